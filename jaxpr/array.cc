@@ -1,0 +1,294 @@
+#include "jaxpr/array.h"
+
+#include <cmath>
+#include <complex>
+
+#include "glog/logging.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace jax2onnx::jaxpr {
+
+float HalfToFloat(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  const uint32_t exp = (h >> 10) & 0x1fu;
+  uint32_t mant = h & 0x3ffu;
+  uint32_t bits;
+  if (exp == 0) {
+    if (mant == 0) {
+      bits = sign;
+    } else {  // subnormal: normalize
+      int e = -1;
+      do {
+        ++e;
+        mant <<= 1;
+      } while ((mant & 0x400u) == 0);
+      mant &= 0x3ffu;
+      bits = sign | (static_cast<uint32_t>(127 - 15 - e) << 23) | (mant << 13);
+    }
+  } else if (exp == 0x1f) {
+    bits = sign | 0x7f800000u | (mant << 13);
+  } else {
+    bits = sign | ((exp + 127 - 15) << 23) | (mant << 13);
+  }
+  float f;
+  std::memcpy(&f, &bits, sizeof(f));
+  return f;
+}
+
+uint16_t FloatToHalf(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  const uint16_t sign = static_cast<uint16_t>((bits >> 16) & 0x8000u);
+  const uint32_t abs = bits & 0x7fffffffu;
+  if (abs >= 0x7f800000u) {  // inf or nan
+    if (abs > 0x7f800000u) {
+      return sign | 0x7e00u | static_cast<uint16_t>((abs >> 13) & 0x3ffu);
+    }
+    return sign | 0x7c00u;
+  }
+  if (abs >= 0x477ff000u) return sign | 0x7c00u;  // rounds to >= 65520: inf
+  if (abs < 0x38800000u) {  // result is subnormal or zero
+    // value = abs_float; half subnormal unit is 2^-24.
+    float f;
+    std::memcpy(&f, &abs, sizeof(f));
+    const float scaled = f * 16777216.0f;  // exact: power of two
+    // Round half to even.
+    float r = std::nearbyint(scaled);
+    return sign | static_cast<uint16_t>(r);
+  }
+  // Normal: rebias exponent and round mantissa to 10 bits, half to even.
+  uint32_t mant = abs & 0x7fffffu;
+  uint32_t exp = (abs >> 23) - 127 + 15;
+  uint32_t half = (exp << 10) | (mant >> 13);
+  const uint32_t rem = mant & 0x1fffu;
+  if (rem > 0x1000u || (rem == 0x1000u && (half & 1u))) ++half;
+  return sign | static_cast<uint16_t>(half);
+}
+
+float BFloat16ToFloat(uint16_t bits) {
+  const uint32_t b = static_cast<uint32_t>(bits) << 16;
+  float f;
+  std::memcpy(&f, &b, sizeof(f));
+  return f;
+}
+
+uint16_t FloatToBFloat16(float value) {
+  uint32_t bits;
+  std::memcpy(&bits, &value, sizeof(bits));
+  if ((bits & 0x7fffffffu) > 0x7f800000u) {  // nan: keep quiet nan
+    return static_cast<uint16_t>((bits >> 16) | 0x40u);
+  }
+  const uint32_t lsb = (bits >> 16) & 1u;
+  bits += 0x7fffu + lsb;
+  return static_cast<uint16_t>(bits >> 16);
+}
+
+int64_t NumElements(absl::Span<const int64_t> shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
+Array::Array(DType dtype, std::vector<int64_t> shape)
+    : dtype_(dtype), shape_(std::move(shape)) {
+  for (int64_t d : shape_) CHECK_GE(d, 0) << "negative dimension";
+  data_.assign(static_cast<size_t>(NumElements(shape_)) * ItemSize(dtype_), 0);
+}
+
+int64_t Array::num_elements() const { return NumElements(shape_); }
+
+std::vector<int64_t> Array::Strides() const {
+  std::vector<int64_t> strides(shape_.size(), 1);
+  for (int i = static_cast<int>(shape_.size()) - 2; i >= 0; --i) {
+    strides[i] = strides[i + 1] * shape_[i + 1];
+  }
+  return strides;
+}
+
+int64_t Array::FlatIndex(absl::Span<const int64_t> index) const {
+  CHECK_EQ(index.size(), shape_.size());
+  int64_t flat = 0;
+  for (size_t i = 0; i < shape_.size(); ++i) flat = flat * shape_[i] + index[i];
+  return flat;
+}
+
+double Array::GetAsDouble(int64_t i) const {
+  const uint8_t* p = data_.data();
+  switch (dtype_) {
+    case DType::kBool:
+      return p[i] ? 1.0 : 0.0;
+    case DType::kI8:
+      return reinterpret_cast<const int8_t*>(p)[i];
+    case DType::kI16:
+      return reinterpret_cast<const int16_t*>(p)[i];
+    case DType::kI32:
+      return reinterpret_cast<const int32_t*>(p)[i];
+    case DType::kI64:
+      return static_cast<double>(reinterpret_cast<const int64_t*>(p)[i]);
+    case DType::kU8:
+      return p[i];
+    case DType::kU16:
+      return reinterpret_cast<const uint16_t*>(p)[i];
+    case DType::kU32:
+      return reinterpret_cast<const uint32_t*>(p)[i];
+    case DType::kU64:
+      return static_cast<double>(reinterpret_cast<const uint64_t*>(p)[i]);
+    case DType::kF16:
+      return HalfToFloat(reinterpret_cast<const uint16_t*>(p)[i]);
+    case DType::kBF16:
+      return BFloat16ToFloat(reinterpret_cast<const uint16_t*>(p)[i]);
+    case DType::kF32:
+      return reinterpret_cast<const float*>(p)[i];
+    case DType::kF64:
+      return reinterpret_cast<const double*>(p)[i];
+    case DType::kC64:
+      return reinterpret_cast<const float*>(p)[2 * i];
+    case DType::kC128:
+      return reinterpret_cast<const double*>(p)[2 * i];
+    default:
+      LOG(FATAL) << "GetAsDouble on unsupported dtype";
+  }
+}
+
+int64_t Array::GetAsInt64(int64_t i) const {
+  const uint8_t* p = data_.data();
+  switch (dtype_) {
+    case DType::kBool:
+      return p[i] ? 1 : 0;
+    case DType::kI8:
+      return reinterpret_cast<const int8_t*>(p)[i];
+    case DType::kI16:
+      return reinterpret_cast<const int16_t*>(p)[i];
+    case DType::kI32:
+      return reinterpret_cast<const int32_t*>(p)[i];
+    case DType::kI64:
+      return reinterpret_cast<const int64_t*>(p)[i];
+    case DType::kU8:
+      return p[i];
+    case DType::kU16:
+      return reinterpret_cast<const uint16_t*>(p)[i];
+    case DType::kU32:
+      return reinterpret_cast<const uint32_t*>(p)[i];
+    case DType::kU64:
+      return static_cast<int64_t>(reinterpret_cast<const uint64_t*>(p)[i]);
+    default:
+      return static_cast<int64_t>(GetAsDouble(i));
+  }
+}
+
+uint64_t Array::GetAsUInt64(int64_t i) const {
+  if (dtype_ == DType::kU64) {
+    return reinterpret_cast<const uint64_t*>(data_.data())[i];
+  }
+  return static_cast<uint64_t>(GetAsInt64(i));
+}
+
+void Array::SetFromDouble(int64_t i, double v) {
+  uint8_t* p = data_.data();
+  switch (dtype_) {
+    case DType::kBool:
+      p[i] = v != 0.0;
+      return;
+    case DType::kI8:
+      reinterpret_cast<int8_t*>(p)[i] = static_cast<int8_t>(v);
+      return;
+    case DType::kI16:
+      reinterpret_cast<int16_t*>(p)[i] = static_cast<int16_t>(v);
+      return;
+    case DType::kI32:
+      reinterpret_cast<int32_t*>(p)[i] = static_cast<int32_t>(v);
+      return;
+    case DType::kI64:
+      reinterpret_cast<int64_t*>(p)[i] = static_cast<int64_t>(v);
+      return;
+    case DType::kU8:
+      p[i] = static_cast<uint8_t>(v);
+      return;
+    case DType::kU16:
+      reinterpret_cast<uint16_t*>(p)[i] = static_cast<uint16_t>(v);
+      return;
+    case DType::kU32:
+      reinterpret_cast<uint32_t*>(p)[i] = static_cast<uint32_t>(v);
+      return;
+    case DType::kU64:
+      reinterpret_cast<uint64_t*>(p)[i] = static_cast<uint64_t>(v);
+      return;
+    case DType::kF16:
+      reinterpret_cast<uint16_t*>(p)[i] = FloatToHalf(static_cast<float>(v));
+      return;
+    case DType::kBF16:
+      reinterpret_cast<uint16_t*>(p)[i] =
+          FloatToBFloat16(static_cast<float>(v));
+      return;
+    case DType::kF32:
+      reinterpret_cast<float*>(p)[i] = static_cast<float>(v);
+      return;
+    case DType::kF64:
+      reinterpret_cast<double*>(p)[i] = v;
+      return;
+    case DType::kC64:
+      reinterpret_cast<float*>(p)[2 * i] = static_cast<float>(v);
+      reinterpret_cast<float*>(p)[2 * i + 1] = 0;
+      return;
+    case DType::kC128:
+      reinterpret_cast<double*>(p)[2 * i] = v;
+      reinterpret_cast<double*>(p)[2 * i + 1] = 0;
+      return;
+    default:
+      LOG(FATAL) << "SetFromDouble on unsupported dtype";
+  }
+}
+
+void Array::SetFromInt64(int64_t i, int64_t v) {
+  uint8_t* p = data_.data();
+  switch (dtype_) {
+    case DType::kBool:
+      p[i] = v != 0;
+      return;
+    case DType::kI8:
+      reinterpret_cast<int8_t*>(p)[i] = static_cast<int8_t>(v);
+      return;
+    case DType::kI16:
+      reinterpret_cast<int16_t*>(p)[i] = static_cast<int16_t>(v);
+      return;
+    case DType::kI32:
+      reinterpret_cast<int32_t*>(p)[i] = static_cast<int32_t>(v);
+      return;
+    case DType::kI64:
+      reinterpret_cast<int64_t*>(p)[i] = v;
+      return;
+    case DType::kU8:
+      p[i] = static_cast<uint8_t>(v);
+      return;
+    case DType::kU16:
+      reinterpret_cast<uint16_t*>(p)[i] = static_cast<uint16_t>(v);
+      return;
+    case DType::kU32:
+      reinterpret_cast<uint32_t*>(p)[i] = static_cast<uint32_t>(v);
+      return;
+    case DType::kU64:
+      reinterpret_cast<uint64_t*>(p)[i] = static_cast<uint64_t>(v);
+      return;
+    default:
+      SetFromDouble(i, static_cast<double>(v));
+  }
+}
+
+std::string Array::TypeString() const {
+  return absl::StrCat(ShortName(dtype_), "[", absl::StrJoin(shape_, ","), "]");
+}
+
+Array Array::ScalarFromDouble(DType dtype, double v) {
+  Array a(dtype, {});
+  a.SetFromDouble(0, v);
+  return a;
+}
+
+Array Array::ScalarFromInt64(DType dtype, int64_t v) {
+  Array a(dtype, {});
+  a.SetFromInt64(0, v);
+  return a;
+}
+
+}  // namespace jax2onnx::jaxpr

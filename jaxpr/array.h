@@ -1,0 +1,87 @@
+// A small n-dimensional array: dtype, shape and row-major (C-order) bytes.
+// It is what npz files load into and what the reference interpreter computes
+// on. Simplicity beats speed here: every element access goes through
+// explicit index math.
+#ifndef JAX2ONNX_JAXPR_ARRAY_H_
+#define JAX2ONNX_JAXPR_ARRAY_H_
+
+#include <cstdint>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "absl/types/span.h"
+#include "jaxpr/dtype.h"
+
+namespace jax2onnx::jaxpr {
+
+// IEEE binary16 and bfloat16 conversions (round to nearest even).
+float HalfToFloat(uint16_t bits);
+uint16_t FloatToHalf(float value);
+float BFloat16ToFloat(uint16_t bits);
+uint16_t FloatToBFloat16(float value);
+
+class Array {
+ public:
+  Array() = default;
+  // Zero-filled array.
+  Array(DType dtype, std::vector<int64_t> shape);
+
+  DType dtype() const { return dtype_; }
+  const std::vector<int64_t>& shape() const { return shape_; }
+  int rank() const { return static_cast<int>(shape_.size()); }
+  int64_t num_elements() const;
+  // Row-major strides in elements.
+  std::vector<int64_t> Strides() const;
+
+  uint8_t* data() { return data_.data(); }
+  const uint8_t* data() const { return data_.data(); }
+  size_t num_bytes() const { return data_.size(); }
+  std::vector<uint8_t>& bytes() { return data_; }
+  const std::vector<uint8_t>& bytes() const { return data_; }
+
+  template <typename T>
+  T* typed_data() {
+    return reinterpret_cast<T*>(data_.data());
+  }
+  template <typename T>
+  const T* typed_data() const {
+    return reinterpret_cast<const T*>(data_.data());
+  }
+
+  // Element i (flat, row-major) converted to double / int64 (bool -> 0/1,
+  // f16/bf16 decoded). Complex dtypes give the real part.
+  double GetAsDouble(int64_t i) const;
+  int64_t GetAsInt64(int64_t i) const;
+  uint64_t GetAsUInt64(int64_t i) const;
+  // Stores a value converted to the array's dtype with a C++ static_cast
+  // (no saturation; callers needing XLA conversion semantics do it first).
+  void SetFromDouble(int64_t i, double v);
+  void SetFromInt64(int64_t i, int64_t v);
+
+  // Flat index of a multi-index.
+  int64_t FlatIndex(absl::Span<const int64_t> index) const;
+
+  // "f32[2,3]".
+  std::string TypeString() const;
+
+  bool operator==(const Array& other) const {
+    return dtype_ == other.dtype_ && shape_ == other.shape_ &&
+           data_ == other.data_;
+  }
+
+  // Scalar helpers.
+  static Array ScalarFromDouble(DType dtype, double v);
+  static Array ScalarFromInt64(DType dtype, int64_t v);
+
+ private:
+  DType dtype_ = DType::kInvalid;
+  std::vector<int64_t> shape_;
+  std::vector<uint8_t> data_;
+};
+
+int64_t NumElements(absl::Span<const int64_t> shape);
+
+}  // namespace jax2onnx::jaxpr
+
+#endif  // JAX2ONNX_JAXPR_ARRAY_H_

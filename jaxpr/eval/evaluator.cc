@@ -1,0 +1,352 @@
+#include "jaxpr/eval/evaluator.h"
+
+#include <algorithm>
+#include <map>
+#include <mutex>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "jaxpr/eval/kernels.h"
+
+namespace jax2onnx::jaxpr {
+namespace {
+
+std::map<std::string, EvalKernel>& KernelTable() {
+  static auto* table = new std::map<std::string, EvalKernel>();
+  return *table;
+}
+
+void EnsureKernelsRegistered() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    RegisterElementwiseKernels();
+    RegisterShapeKernels();
+    RegisterReductionKernels();
+    RegisterLinalgKernels();
+    RegisterIndexingKernels();
+    RegisterSortKernels();
+    RegisterControlFlowKernels();
+  });
+}
+
+// The dtype an untyped literal (printed before JAX 0.6.1) takes: that of a
+// variable operand of the same category, else JAX's default.
+DType InferLiteralDType(const Literal& lit, const Eqn* eqn) {
+  if (lit.kind == Literal::Kind::kBool) return DType::kBool;
+  if (eqn != nullptr) {
+    DType same_kind = DType::kInvalid;
+    DType any_number = DType::kInvalid;
+    for (const Atom& a : eqn->inputs) {
+      if (a.is_literal() || !a.var->aval.is_shaped()) continue;
+      const DType d = a.var->aval.dtype;
+      const bool match = lit.kind == Literal::Kind::kFloat ? IsFloat(d)
+                                                           : IsInteger(d);
+      if (match && same_kind == DType::kInvalid) same_kind = d;
+      if ((IsFloat(d) || IsInteger(d)) && any_number == DType::kInvalid) {
+        any_number = d;
+      }
+    }
+    if (same_kind != DType::kInvalid) return same_kind;
+    if (lit.kind == Literal::Kind::kInt && any_number != DType::kInvalid) {
+      return any_number;
+    }
+  }
+  if (lit.kind == Literal::Kind::kComplex) return DType::kC64;
+  return lit.kind == Literal::Kind::kFloat ? DType::kF32 : DType::kI32;
+}
+
+absl::StatusOr<Array> LiteralToArray(const Literal& lit, const Eqn* eqn,
+                                     const EvalOptions& options) {
+  if (lit.kind == Literal::Kind::kElidedArray) {
+    if (options.elided_literals == nullptr || lit.elided_index < 0 ||
+        lit.elided_index >= static_cast<int>(options.elided_literals->size())) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "literal ", lit.text, " #", lit.elided_index,
+          " is elided in the text and its value (npz literal_",
+          lit.elided_index, ") was not provided"));
+    }
+    return (*options.elided_literals)[lit.elided_index];
+  }
+  DType dtype = lit.aval.has_value() && lit.aval->is_shaped()
+                    ? lit.aval->dtype
+                    : InferLiteralDType(lit, eqn);
+  if (ItemSize(dtype) == 0) {
+    return absl::UnimplementedError(
+        absl::StrCat("literal of unsupported dtype '",
+                     lit.aval ? lit.aval->ToString() : "?", "'"));
+  }
+  Array out(dtype, {});
+  switch (lit.kind) {
+    case Literal::Kind::kBool:
+      out.SetFromInt64(0, lit.bool_value ? 1 : 0);
+      break;
+    case Literal::Kind::kInt:
+      if (IsFloat(dtype) || IsComplex(dtype)) {
+        out.SetFromDouble(0, static_cast<double>(lit.int_value));
+      } else if (dtype == DType::kU64) {
+        out.typed_data<uint64_t>()[0] = lit.uint_value != 0
+                                            ? lit.uint_value
+                                            : static_cast<uint64_t>(
+                                                  lit.int_value);
+      } else {
+        out.SetFromInt64(0, lit.int_value);
+      }
+      break;
+    case Literal::Kind::kFloat:
+      out.SetFromDouble(0, lit.float_value);
+      break;
+    case Literal::Kind::kComplex:
+      out.SetFromDouble(0, lit.float_value);
+      if (dtype == DType::kC64) {
+        out.typed_data<float>()[1] = static_cast<float>(lit.imag_value);
+      } else if (dtype == DType::kC128) {
+        out.typed_data<double>()[1] = lit.imag_value;
+      }
+      break;
+    case Literal::Kind::kElidedArray:
+      break;
+  }
+  return out;
+}
+
+std::string EqnContext(const Eqn& eqn, int index) {
+  std::string where = absl::StrCat("equation #", index, " '", eqn.primitive,
+                                   "'");
+  if (eqn.loc.line > 0) {
+    absl::StrAppend(&where, " at line ", eqn.loc.line, ":", eqn.loc.column);
+  }
+  return where;
+}
+
+absl::Status CheckValueAgainstAval(const Array& value, const Aval& aval,
+                                   const DimBindings& bindings,
+                                   absl::string_view what) {
+  if (!aval.is_shaped() || aval.dtype == DType::kOther) return absl::OkStatus();
+  if (value.dtype() != aval.dtype) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": dtype ", ShortName(value.dtype()),
+                     " does not match declared ", aval.ToString()));
+  }
+  auto shape = aval.ConcreteShape(bindings);
+  if (!shape.ok()) return shape.status();
+  if (*shape != value.shape()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": shape ", value.TypeString(),
+                     " does not match declared ", aval.ToString()));
+  }
+  return absl::OkStatus();
+}
+
+// Binds the symbols in `aval` from a concrete shape. A dim that is a single
+// symbol binds it; a dim with one unbound symbol that is linear in it
+// (c*s + k) is solved; every dim is then checked.
+absl::Status BindSymbols(const Aval& aval, const std::vector<int64_t>& shape,
+                         absl::string_view what, DimBindings* bindings) {
+  if (!aval.is_shaped()) return absl::OkStatus();
+  if (static_cast<int>(shape.size()) != aval.rank()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, ": rank ", shape.size(), " does not match declared ",
+        aval.ToString()));
+  }
+  for (int pass = 0; pass < 2; ++pass) {
+    for (int i = 0; i < aval.rank(); ++i) {
+      const DimExpr& d = aval.shape[i];
+      if (d.is_constant()) continue;
+      std::vector<std::string> symbols;
+      d.CollectSymbols(&symbols);
+      std::vector<std::string> unbound;
+      for (const auto& s : symbols) {
+        if (!bindings->contains(s)) unbound.push_back(s);
+      }
+      if (unbound.size() != 1) continue;
+      if (d.kind() == DimExpr::Kind::kSymbol) {
+        (*bindings)[d.symbol()] = shape[i];
+        continue;
+      }
+      if (pass == 0) continue;  // prefer plain symbols first
+      DimBindings trial = *bindings;
+      trial[unbound[0]] = 0;
+      auto f0 = d.Evaluate(trial);
+      trial[unbound[0]] = 1;
+      auto f1 = d.Evaluate(trial);
+      if (!f0.ok() || !f1.ok() || *f1 == *f0) continue;
+      const int64_t c = *f1 - *f0;
+      if ((shape[i] - *f0) % c != 0) continue;
+      trial[unbound[0]] = (shape[i] - *f0) / c;
+      auto check = d.Evaluate(trial);
+      if (check.ok() && *check == shape[i]) {
+        (*bindings)[unbound[0]] = trial[unbound[0]];
+      }
+    }
+  }
+  for (int i = 0; i < aval.rank(); ++i) {
+    auto v = aval.shape[i].Evaluate(*bindings);
+    if (!v.ok()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          what, ": cannot bind the symbols of dimension '",
+          aval.shape[i].ToString(), "' from size ", shape[i]));
+    }
+    if (*v != shape[i]) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          what, ": dimension ", i, " is ", shape[i], " but '",
+          aval.shape[i].ToString(), "' evaluates to ", *v));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+class Interpreter {
+ public:
+  explicit Interpreter(const EvalOptions& options) : options_(options) {}
+
+  absl::StatusOr<std::vector<Array>> Run(const ClosedJaxpr& jaxpr,
+                                         absl::Span<const Array> consts,
+                                         absl::Span<const Array> args,
+                                         const DimBindings& bindings) const {
+    if (consts.size() != jaxpr.constvars.size()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("expected ", jaxpr.constvars.size(),
+                       " constant values, got ", consts.size()));
+    }
+    if (args.size() != jaxpr.invars.size()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "expected ", jaxpr.invars.size(), " inputs, got ", args.size()));
+    }
+    absl::flat_hash_map<const Var*, Array> env;
+    for (size_t i = 0; i < consts.size(); ++i) {
+      if (auto s = CheckValueAgainstAval(
+              consts[i], jaxpr.constvars[i]->aval, bindings,
+              absl::StrCat("constant ", i, " (", jaxpr.constvars[i]->name,
+                           ")"));
+          !s.ok()) {
+        return s;
+      }
+      env[jaxpr.constvars[i]] = consts[i];
+    }
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (auto s = CheckValueAgainstAval(
+              args[i], jaxpr.invars[i]->aval, bindings,
+              absl::StrCat("input ", i, " (", jaxpr.invars[i]->name, ")"));
+          !s.ok()) {
+        return s;
+      }
+      env[jaxpr.invars[i]] = args[i];
+    }
+    auto read = [&](const Atom& atom,
+                    const Eqn* eqn) -> absl::StatusOr<Array> {
+      if (atom.is_literal()) return LiteralToArray(*atom.literal, eqn, options_);
+      auto it = env.find(atom.var);
+      if (it == env.end()) {
+        return absl::InternalError(
+            absl::StrCat("variable '", atom.var->name, "' read before set"));
+      }
+      return it->second;
+    };
+    for (size_t e = 0; e < jaxpr.eqns.size(); ++e) {
+      const Eqn& eqn = jaxpr.eqns[e];
+      auto it = KernelTable().find(eqn.primitive);
+      if (it == KernelTable().end()) {
+        return absl::UnimplementedError(absl::StrCat(
+            EqnContext(eqn, e), ": the reference interpreter has no kernel "
+                                "for primitive '",
+            eqn.primitive, "'"));
+      }
+      std::vector<Array> inputs;
+      inputs.reserve(eqn.inputs.size());
+      for (const Atom& atom : eqn.inputs) {
+        auto v = read(atom, &eqn);
+        if (!v.ok()) {
+          return absl::Status(v.status().code(),
+                              absl::StrCat(EqnContext(eqn, e), ": ",
+                                           v.status().message()));
+        }
+        inputs.push_back(*std::move(v));
+      }
+      EvalContext ctx(eqn, *this, bindings);
+      auto outs = it->second(ctx, inputs);
+      if (!outs.ok()) {
+        return absl::Status(outs.status().code(),
+                            absl::StrCat(EqnContext(eqn, e), ": ",
+                                         outs.status().message()));
+      }
+      if (outs->size() != eqn.outputs.size()) {
+        return absl::InternalError(absl::StrCat(
+            EqnContext(eqn, e), ": kernel produced ", outs->size(),
+            " outputs, the equation binds ", eqn.outputs.size()));
+      }
+      for (size_t o = 0; o < outs->size(); ++o) {
+        if (auto s = CheckValueAgainstAval(
+                (*outs)[o], eqn.outputs[o]->aval, bindings,
+                absl::StrCat(EqnContext(eqn, e), " output ", o));
+            !s.ok()) {
+          return absl::InternalError(s.message());
+        }
+        if (!eqn.outputs[o]->is_drop) {
+          env[eqn.outputs[o]] = std::move((*outs)[o]);
+        }
+      }
+    }
+    std::vector<Array> results;
+    results.reserve(jaxpr.outvars.size());
+    for (const Atom& atom : jaxpr.outvars) {
+      auto v = read(atom, nullptr);
+      if (!v.ok()) return v.status();
+      results.push_back(*std::move(v));
+    }
+    return results;
+  }
+
+ private:
+  const EvalOptions& options_;
+};
+
+absl::StatusOr<Array> EvalContext::NewOutput(int i) const {
+  auto shape = OutputShape(i);
+  if (!shape.ok()) return shape.status();
+  return Array(OutputDType(i), *std::move(shape));
+}
+
+absl::StatusOr<std::vector<Array>> EvalContext::Call(
+    const ClosedJaxpr& jaxpr, absl::Span<const Array> consts,
+    absl::Span<const Array> args) const {
+  return interp_.Run(jaxpr, consts, args, bindings_);
+}
+
+void RegisterEvalKernel(const std::string& primitive, EvalKernel kernel) {
+  KernelTable()[primitive] = kernel;
+}
+
+std::vector<std::string> EvalPrimitives() {
+  EnsureKernelsRegistered();
+  std::vector<std::string> names;
+  for (const auto& [name, kernel] : KernelTable()) names.push_back(name);
+  return names;
+}
+
+absl::StatusOr<std::vector<Array>> Evaluate(const ClosedJaxpr& jaxpr,
+                                            absl::Span<const Array> consts,
+                                            absl::Span<const Array> inputs,
+                                            const EvalOptions& options) {
+  EnsureKernelsRegistered();
+  if (inputs.size() != jaxpr.invars.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the jaxpr takes ", jaxpr.invars.size(), " inputs, got ",
+        inputs.size()));
+  }
+  DimBindings bindings;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    if (auto s = BindSymbols(jaxpr.invars[i]->aval, inputs[i].shape(),
+                             absl::StrCat("input ", i), &bindings);
+        !s.ok()) {
+      return s;
+    }
+  }
+  Interpreter interp(options);
+  return interp.Run(jaxpr, consts, inputs, bindings);
+}
+
+}  // namespace jax2onnx::jaxpr

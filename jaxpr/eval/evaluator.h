@@ -1,0 +1,74 @@
+// The reference interpreter: executes a ClosedJaxpr directly with JAX/XLA
+// semantics, never through ONNX. It is the test oracle, so every kernel is
+// written to be obviously right rather than fast.
+#ifndef JAX2ONNX_JAXPR_EVAL_EVALUATOR_H_
+#define JAX2ONNX_JAXPR_EVAL_EVALUATOR_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "jaxpr/array.h"
+#include "jaxpr/jaxpr.h"
+
+namespace jax2onnx::jaxpr {
+
+struct EvalOptions {
+  // Values of `[...]` literals (npz literal_k), indexed by elided_index.
+  const std::vector<Array>* elided_literals = nullptr;
+};
+
+// Runs `jaxpr` on constvar values and inputs. Symbolic dims are bound from
+// the input shapes. Errors name the primitive, equation index and source
+// line; unsupported primitives are named.
+absl::StatusOr<std::vector<Array>> Evaluate(const ClosedJaxpr& jaxpr,
+                                            absl::Span<const Array> consts,
+                                            absl::Span<const Array> inputs,
+                                            const EvalOptions& options = {});
+
+class Interpreter;
+
+// What a kernel sees of the equation it computes.
+class EvalContext {
+ public:
+  EvalContext(const Eqn& eqn, const Interpreter& interp,
+              const DimBindings& bindings)
+      : eqn_(eqn), interp_(interp), bindings_(bindings) {}
+
+  const Eqn& eqn() const { return eqn_; }
+  const Params& params() const { return eqn_.params; }
+  const DimBindings& bindings() const { return bindings_; }
+  int num_outputs() const { return static_cast<int>(eqn_.outputs.size()); }
+  // The declared dtype / concrete shape of output i (symbols bound).
+  DType OutputDType(int i) const { return eqn_.outputs[i]->aval.dtype; }
+  absl::StatusOr<std::vector<int64_t>> OutputShape(int i) const {
+    return eqn_.outputs[i]->aval.ConcreteShape(bindings_);
+  }
+  // A zero-filled array of output i's type.
+  absl::StatusOr<Array> NewOutput(int i) const;
+
+  // Evaluates a nested jaxpr (pjit bodies, cond branches, scan bodies, ...)
+  // with the same symbol bindings. `consts` feed its constvars.
+  absl::StatusOr<std::vector<Array>> Call(const ClosedJaxpr& jaxpr,
+                                          absl::Span<const Array> consts,
+                                          absl::Span<const Array> args) const;
+
+ private:
+  const Eqn& eqn_;
+  const Interpreter& interp_;
+  const DimBindings& bindings_;
+};
+
+// A kernel computes all outputs of one equation from its input arrays.
+using EvalKernel = absl::StatusOr<std::vector<Array>> (*)(
+    const EvalContext& ctx, absl::Span<const Array> inputs);
+
+// Registers (or replaces) the kernel for a primitive name.
+void RegisterEvalKernel(const std::string& primitive, EvalKernel kernel);
+// Sorted names of primitives with a kernel.
+std::vector<std::string> EvalPrimitives();
+
+}  // namespace jax2onnx::jaxpr
+
+#endif  // JAX2ONNX_JAXPR_EVAL_EVALUATOR_H_

@@ -1,0 +1,8 @@
+// Placeholder until this kernel family lands; registers nothing.
+#include "jaxpr/eval/kernels.h"
+
+namespace jax2onnx::jaxpr {
+
+void RegisterShapeKernels() {}
+
+}  // namespace jax2onnx::jaxpr

@@ -1,0 +1,120 @@
+#include "jaxpr/jaxpr.h"
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+
+namespace jax2onnx::jaxpr {
+
+Aval Aval::Shaped(DType dtype, std::vector<DimExpr> shape) {
+  Aval a;
+  a.kind = Kind::kShaped;
+  a.dtype = dtype;
+  a.dtype_name = std::string(ShortName(dtype));
+  a.shape = std::move(shape);
+  return a;
+}
+
+Aval Aval::Static(DType dtype, const std::vector<int64_t>& shape) {
+  std::vector<DimExpr> dims;
+  dims.reserve(shape.size());
+  for (int64_t d : shape) dims.push_back(DimExpr::Constant(d));
+  return Shaped(dtype, std::move(dims));
+}
+
+bool Aval::IsStatic() const {
+  if (kind != Kind::kShaped) return false;
+  for (const DimExpr& d : shape) {
+    if (!d.is_constant()) return false;
+  }
+  return true;
+}
+
+std::optional<std::vector<int64_t>> Aval::StaticShape() const {
+  if (!IsStatic()) return std::nullopt;
+  std::vector<int64_t> out;
+  out.reserve(shape.size());
+  for (const DimExpr& d : shape) out.push_back(d.constant_value());
+  return out;
+}
+
+absl::StatusOr<std::vector<int64_t>> Aval::ConcreteShape(
+    const DimBindings& bindings) const {
+  if (kind != Kind::kShaped) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("aval '", ToString(), "' has no array shape"));
+  }
+  std::vector<int64_t> out;
+  out.reserve(shape.size());
+  for (const DimExpr& d : shape) {
+    auto v = d.Evaluate(bindings);
+    if (!v.ok()) return v.status();
+    out.push_back(*v);
+  }
+  return out;
+}
+
+std::string Aval::ToString() const {
+  if (kind != Kind::kShaped) return opaque_text;
+  std::string out = dtype_name.empty() ? std::string(ShortName(dtype))
+                                       : dtype_name;
+  if (!memory_space.empty()) absl::StrAppend(&out, "<", memory_space, ">");
+  out += "[";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i > 0) out += ",";
+    out += shape[i].ToString();
+    if (i < dim_sharding.size() && !dim_sharding[i].empty()) {
+      absl::StrAppend(&out, "@", dim_sharding[i]);
+    }
+  }
+  out += "]";
+  out += suffix;
+  return out;
+}
+
+bool operator==(const Aval& a, const Aval& b) {
+  return a.kind == b.kind && a.dtype == b.dtype &&
+         a.dtype_name == b.dtype_name && a.shape == b.shape &&
+         a.dim_sharding == b.dim_sharding && a.memory_space == b.memory_space &&
+         a.suffix == b.suffix && a.opaque_text == b.opaque_text;
+}
+
+Var* ClosedJaxpr::NewVar(std::string name, Aval aval, bool is_drop) {
+  auto v = std::make_unique<Var>();
+  v->name = std::move(name);
+  v->aval = std::move(aval);
+  v->is_drop = is_drop;
+  vars_.push_back(std::move(v));
+  return vars_.back().get();
+}
+
+std::optional<std::string> JaxprFile::Header(absl::string_view key) const {
+  for (const auto& [k, v] : header) {
+    if (k == key) return v;
+  }
+  return std::nullopt;
+}
+
+namespace {
+void VisitParamJaxprs(const ParamValue& value,
+                      const std::function<void(const Eqn&)>& fn) {
+  if (value.kind() == ParamValue::Kind::kJaxpr && value.jaxpr() != nullptr) {
+    ForEachEqn(*value.jaxpr(), fn);
+  } else if (value.kind() == ParamValue::Kind::kJaxprTuple ||
+             value.kind() == ParamValue::Kind::kTuple) {
+    for (const ParamValue& item : value.items()) VisitParamJaxprs(item, fn);
+  }
+}
+}  // namespace
+
+void ForEachEqn(const ClosedJaxpr& jaxpr,
+                const std::function<void(const Eqn&)>& fn) {
+  for (const Eqn& eqn : jaxpr.eqns) {
+    fn(eqn);
+    for (const auto& [key, value] : eqn.params.entries()) {
+      VisitParamJaxprs(value, fn);
+    }
+  }
+}
+
+}  // namespace jax2onnx::jaxpr

@@ -1,0 +1,109 @@
+// The `jax2onnx` command line: `jax2onnx COMMAND [flags] ARGS...`.
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "gflags/gflags.h"
+#include "tools/commands.h"
+
+DEFINE_bool(json, false, "Print machine-readable JSON instead of text.");
+
+namespace jax2onnx::cli {
+namespace {
+
+const std::vector<Command>& Commands() {
+  static const auto* commands = new std::vector<Command>{
+      {"parse", "parse FILE...",
+       "Parse printed jaxprs and summarize them",
+       "Parses each FILE (a printed ClosedJaxpr, optionally with `# key: "
+       "value` header lines) and prints the number of equations, the "
+       "constvars/invars/outvars and a histogram of primitives. Exits 0 when "
+       "every file parses; parse errors are printed as file:line:col.",
+       {"json"},
+       &RunParse},
+      {"print", "print FILE", "Print a jaxpr in canonical JAX style",
+       "Parses FILE and prints it back in current JAX style to stdout.",
+       {},
+       &RunPrint},
+      {"eval", "eval BUNDLE... [--inputs F.npz] [--out F.npz] [--compare]",
+       "Run bundles through the reference interpreter",
+       "Evaluates each bundle (NAME.jaxpr + NAME.npz) with the reference "
+       "interpreter, which implements JAX/XLA semantics directly. Inputs "
+       "default to the bundle's input_i. With --compare, outputs are checked "
+       "against expected_i using the bundle's rtol/atol (defaults: f32 1e-5, "
+       "f64 1e-7, f16 1e-2; ints and bools exact; NaN equals NaN) and one "
+       "PASS/FAIL line per bundle is printed, ending with `N passed, M "
+       "failed`.",
+       {"inputs", "out", "compare"},
+       &RunEval},
+  };
+  return *commands;
+}
+
+void PrintMainHelp() {
+  std::printf(
+      "jax2onnx: convert printed JAX programs (jaxpr bundles) to ONNX.\n\n"
+      "Usage: jax2onnx COMMAND [flags] ARGS...\n\nCommands:\n");
+  for (const Command& c : Commands()) {
+    std::printf("  %-10s %s\n", c.name, c.summary);
+  }
+  std::printf("\nRun `jax2onnx COMMAND --help` for a command's flags.\n");
+}
+
+void PrintCommandHelp(const Command& c) {
+  std::printf("Usage: jax2onnx %s\n\n%s\n", c.usage, c.help);
+  if (!c.flags.empty()) std::printf("\nFlags:\n");
+  for (const std::string& name : c.flags) {
+    gflags::CommandLineFlagInfo info;
+    if (gflags::GetCommandLineFlagInfo(name.c_str(), &info)) {
+      std::printf("  --%s (%s, default %s)\n      %s\n", info.name.c_str(),
+                  info.type.c_str(),
+                  info.default_value.empty() ? "\"\""
+                                             : info.default_value.c_str(),
+                  info.description.c_str());
+    }
+  }
+}
+
+bool IsHelp(const char* arg) {
+  return std::strcmp(arg, "--help") == 0 || std::strcmp(arg, "-h") == 0 ||
+         std::strcmp(arg, "help") == 0 || std::strcmp(arg, "-help") == 0;
+}
+
+}  // namespace
+}  // namespace jax2onnx::cli
+
+int main(int argc, char** argv) {
+  using jax2onnx::cli::Command;
+  using jax2onnx::cli::Commands;
+  if (argc < 2 || jax2onnx::cli::IsHelp(argv[1])) {
+    jax2onnx::cli::PrintMainHelp();
+    return argc < 2 ? 2 : 0;
+  }
+  const Command* command = nullptr;
+  for (const Command& c : Commands()) {
+    if (std::strcmp(c.name, argv[1]) == 0) command = &c;
+  }
+  if (command == nullptr) {
+    std::fprintf(stderr, "jax2onnx: unknown command '%s'\n\n", argv[1]);
+    jax2onnx::cli::PrintMainHelp();
+    return 2;
+  }
+  for (int i = 2; i < argc; ++i) {
+    if (jax2onnx::cli::IsHelp(argv[i])) {
+      jax2onnx::cli::PrintCommandHelp(*command);
+      return 0;
+    }
+  }
+  // gflags sees "jax2onnx" followed by the command's own arguments.
+  std::vector<char*> rest;
+  rest.push_back(argv[0]);
+  for (int i = 2; i < argc; ++i) rest.push_back(argv[i]);
+  int rest_argc = static_cast<int>(rest.size());
+  char** rest_argv = rest.data();
+  gflags::SetUsageMessage("see `jax2onnx --help`");
+  gflags::ParseCommandLineFlags(&rest_argc, &rest_argv, /*remove_flags=*/true);
+  std::vector<std::string> args(rest_argv + 1, rest_argv + rest_argc);
+  return command->run(args);
+}
