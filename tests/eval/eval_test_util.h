@@ -1,0 +1,59 @@
+// Helpers for interpreter unit tests: build arrays from values, run a small
+// jaxpr given as text, read results back.
+#ifndef JAX2ONNX_TESTS_EVAL_EVAL_TEST_UTIL_H_
+#define JAX2ONNX_TESTS_EVAL_EVAL_TEST_UTIL_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "jaxpr/array.h"
+#include "jaxpr/eval/evaluator.h"
+#include "jaxpr/text/parser.h"
+
+namespace jax2onnx::jaxpr::testing {
+
+// An array of `dtype` and `shape` holding `values` (converted with
+// SetFromDouble; use MakeIntArray for exact 64-bit integers).
+inline Array MakeArray(DType dtype, std::vector<int64_t> shape,
+                       const std::vector<double>& values) {
+  Array a(dtype, std::move(shape));
+  for (size_t i = 0; i < values.size() && i < static_cast<size_t>(a.num_elements()); ++i) {
+    a.SetFromDouble(static_cast<int64_t>(i), values[i]);
+  }
+  return a;
+}
+
+inline Array MakeIntArray(DType dtype, std::vector<int64_t> shape,
+                          const std::vector<int64_t>& values) {
+  Array a(dtype, std::move(shape));
+  for (size_t i = 0; i < values.size() && i < static_cast<size_t>(a.num_elements()); ++i) {
+    a.SetFromInt64(static_cast<int64_t>(i), values[i]);
+  }
+  return a;
+}
+
+inline std::vector<double> ToDoubles(const Array& a) {
+  std::vector<double> out;
+  for (int64_t i = 0; i < a.num_elements(); ++i) out.push_back(a.GetAsDouble(i));
+  return out;
+}
+
+inline std::vector<int64_t> ToInts(const Array& a) {
+  std::vector<int64_t> out;
+  for (int64_t i = 0; i < a.num_elements(); ++i) out.push_back(a.GetAsInt64(i));
+  return out;
+}
+
+// Parses `text` (a printed jaxpr without constvars) and evaluates it.
+inline absl::StatusOr<std::vector<Array>> EvalText(
+    const std::string& text, const std::vector<Array>& inputs,
+    const std::vector<Array>& consts = {}) {
+  auto file = ParseJaxprText(text, "<test>");
+  if (!file.ok()) return file.status();
+  return Evaluate(*file->main, consts, inputs);
+}
+
+}  // namespace jax2onnx::jaxpr::testing
+
+#endif  // JAX2ONNX_TESTS_EVAL_EVAL_TEST_UTIL_H_
