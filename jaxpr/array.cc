@@ -3,9 +3,9 @@
 #include <cmath>
 #include <complex>
 
-#include "glog/logging.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "glog/logging.h"
 
 namespace jax2onnx::jaxpr {
 
@@ -48,7 +48,7 @@ uint16_t FloatToHalf(float value) {
     return sign | 0x7c00u;
   }
   if (abs >= 0x477ff000u) return sign | 0x7c00u;  // rounds to >= 65520: inf
-  if (abs < 0x38800000u) {  // result is subnormal or zero
+  if (abs < 0x38800000u) {                        // result is subnormal or zero
     // value = abs_float; half subnormal unit is 2^-24.
     float f;
     std::memcpy(&f, &abs, sizeof(f));

@@ -18,8 +18,7 @@ int64_t FloorModInt(int64_t a, int64_t b) { return a - FloorDivInt(a, b) * b; }
 
 }  // namespace
 
-DimExpr DimExpr::Make(Kind kind, std::vector<DimExpr> operands,
-                      int64_t value) {
+DimExpr DimExpr::Make(Kind kind, std::vector<DimExpr> operands, int64_t value) {
   auto node = std::make_shared<Node>();
   node->kind = kind;
   node->value = value;

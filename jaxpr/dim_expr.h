@@ -47,9 +47,9 @@ class DimExpr {
 
   Kind kind() const { return node_->kind; }
   bool is_constant() const { return node_->kind == Kind::kConstant; }
-  int64_t constant_value() const { return node_->value; }  // kConstant
+  int64_t constant_value() const { return node_->value; }    // kConstant
   const std::string& symbol() const { return node_->name; }  // kSymbol
-  int64_t exponent() const { return node_->value; }        // kPow
+  int64_t exponent() const { return node_->value; }          // kPow
   const std::vector<DimExpr>& operands() const { return node_->operands; }
 
   // Value under the bindings; an error names any unbound symbol. Division

@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+
 #include "absl/strings/string_view.h"
 
 namespace jax2onnx::jaxpr {

@@ -56,8 +56,8 @@ absl::StatusOr<std::vector<int64_t>> Aval::ConcreteShape(
 
 std::string Aval::ToString() const {
   if (kind != Kind::kShaped) return opaque_text;
-  std::string out = dtype_name.empty() ? std::string(ShortName(dtype))
-                                       : dtype_name;
+  std::string out =
+      dtype_name.empty() ? std::string(ShortName(dtype)) : dtype_name;
   if (!memory_space.empty()) absl::StrAppend(&out, "<", memory_space, ">");
   out += "[";
   for (size_t i = 0; i < shape.size(); ++i) {

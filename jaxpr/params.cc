@@ -429,16 +429,16 @@ absl::StatusOr<std::vector<const ClosedJaxpr*>> Params::GetJaxprs(
   return out;
 }
 
-absl::StatusOr<const ParamValue*> Params::GetCall(absl::string_view key,
-                                                  absl::string_view callee) const {
+absl::StatusOr<const ParamValue*> Params::GetCall(
+    absl::string_view key, absl::string_view callee) const {
   auto v = Get(key);
   if (!v.ok()) return v.status();
   if ((*v)->kind() != ParamValue::Kind::kCall ||
       (!callee.empty() && (*v)->text() != callee)) {
-    return TypeError(What(key),
-                     callee.empty() ? std::string("a call")
-                                    : absl::StrCat(callee, "(...)"),
-                     **v);
+    return TypeError(
+        What(key),
+        callee.empty() ? std::string("a call") : absl::StrCat(callee, "(...)"),
+        **v);
   }
   return *v;
 }

@@ -10,11 +10,11 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include "absl/strings/string_view.h"
 #include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "jaxpr/dtype.h"
 
 namespace jax2onnx::jaxpr {

@@ -10,9 +10,9 @@ namespace jax2onnx::cli {
 
 struct Command {
   const char* name;
-  const char* usage;    // "parse FILE..."
-  const char* summary;  // one line for the command list
-  const char* help;     // paragraph for `jax2onnx CMD --help`
+  const char* usage;               // "parse FILE..."
+  const char* summary;             // one line for the command list
+  const char* help;                // paragraph for `jax2onnx CMD --help`
   std::vector<std::string> flags;  // gflags names this command reads
   int (*run)(const std::vector<std::string>& args);
 };

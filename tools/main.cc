@@ -14,7 +14,8 @@ namespace {
 
 const std::vector<Command>& Commands() {
   static const auto* commands = new std::vector<Command>{
-      {"parse", "parse FILE...",
+      {"parse",
+       "parse FILE...",
        "Parse printed jaxprs and summarize them",
        "Parses each FILE (a printed ClosedJaxpr, optionally with `# key: "
        "value` header lines) and prints the number of equations, the "
@@ -22,11 +23,14 @@ const std::vector<Command>& Commands() {
        "every file parses; parse errors are printed as file:line:col.",
        {"json"},
        &RunParse},
-      {"print", "print FILE", "Print a jaxpr in canonical JAX style",
+      {"print",
+       "print FILE",
+       "Print a jaxpr in canonical JAX style",
        "Parses FILE and prints it back in current JAX style to stdout.",
        {},
        &RunPrint},
-      {"eval", "eval BUNDLE... [--inputs F.npz] [--out F.npz] [--compare]",
+      {"eval",
+       "eval BUNDLE... [--inputs F.npz] [--out F.npz] [--compare]",
        "Run bundles through the reference interpreter",
        "Evaluates each bundle (NAME.jaxpr + NAME.npz) with the reference "
        "interpreter, which implements JAX/XLA semantics directly. Inputs "
@@ -57,11 +61,11 @@ void PrintCommandHelp(const Command& c) {
   for (const std::string& name : c.flags) {
     gflags::CommandLineFlagInfo info;
     if (gflags::GetCommandLineFlagInfo(name.c_str(), &info)) {
-      std::printf("  --%s (%s, default %s)\n      %s\n", info.name.c_str(),
-                  info.type.c_str(),
-                  info.default_value.empty() ? "\"\""
-                                             : info.default_value.c_str(),
-                  info.description.c_str());
+      std::printf(
+          "  --%s (%s, default %s)\n      %s\n", info.name.c_str(),
+          info.type.c_str(),
+          info.default_value.empty() ? "\"\"" : info.default_value.c_str(),
+          info.description.c_str());
     }
   }
 }

@@ -41,8 +41,8 @@ DType InferLiteralDType(const Literal& lit, const Eqn* eqn) {
     for (const Atom& a : eqn->inputs) {
       if (a.is_literal() || !a.var->aval.is_shaped()) continue;
       const DType d = a.var->aval.dtype;
-      const bool match = lit.kind == Literal::Kind::kFloat ? IsFloat(d)
-                                                           : IsInteger(d);
+      const bool match =
+          lit.kind == Literal::Kind::kFloat ? IsFloat(d) : IsInteger(d);
       if (match && same_kind == DType::kInvalid) same_kind = d;
       if ((IsFloat(d) || IsInteger(d)) && any_number == DType::kInvalid) {
         any_number = d;
@@ -62,10 +62,10 @@ absl::StatusOr<Array> LiteralToArray(const Literal& lit, const Eqn* eqn,
   if (lit.kind == Literal::Kind::kElidedArray) {
     if (options.elided_literals == nullptr || lit.elided_index < 0 ||
         lit.elided_index >= static_cast<int>(options.elided_literals->size())) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "literal ", lit.text, " #", lit.elided_index,
-          " is elided in the text and its value (npz literal_",
-          lit.elided_index, ") was not provided"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("literal ", lit.text, " #", lit.elided_index,
+                       " is elided in the text and its value (npz literal_",
+                       lit.elided_index, ") was not provided"));
     }
     return (*options.elided_literals)[lit.elided_index];
   }
@@ -86,10 +86,9 @@ absl::StatusOr<Array> LiteralToArray(const Literal& lit, const Eqn* eqn,
       if (IsFloat(dtype) || IsComplex(dtype)) {
         out.SetFromDouble(0, static_cast<double>(lit.int_value));
       } else if (dtype == DType::kU64) {
-        out.typed_data<uint64_t>()[0] = lit.uint_value != 0
-                                            ? lit.uint_value
-                                            : static_cast<uint64_t>(
-                                                  lit.int_value);
+        out.typed_data<uint64_t>()[0] =
+            lit.uint_value != 0 ? lit.uint_value
+                                : static_cast<uint64_t>(lit.int_value);
       } else {
         out.SetFromInt64(0, lit.int_value);
       }
@@ -112,8 +111,8 @@ absl::StatusOr<Array> LiteralToArray(const Literal& lit, const Eqn* eqn,
 }
 
 std::string EqnContext(const Eqn& eqn, int index) {
-  std::string where = absl::StrCat("equation #", index, " '", eqn.primitive,
-                                   "'");
+  std::string where =
+      absl::StrCat("equation #", index, " '", eqn.primitive, "'");
   if (eqn.loc.line > 0) {
     absl::StrAppend(&where, " at line ", eqn.loc.line, ":", eqn.loc.column);
   }
@@ -146,9 +145,9 @@ absl::Status BindSymbols(const Aval& aval, const std::vector<int64_t>& shape,
                          absl::string_view what, DimBindings* bindings) {
   if (!aval.is_shaped()) return absl::OkStatus();
   if (static_cast<int>(shape.size()) != aval.rank()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        what, ": rank ", shape.size(), " does not match declared ",
-        aval.ToString()));
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": rank ", shape.size(), " does not match declared ",
+                     aval.ToString()));
   }
   for (int pass = 0; pass < 2; ++pass) {
     for (int i = 0; i < aval.rank(); ++i) {
@@ -184,14 +183,14 @@ absl::Status BindSymbols(const Aval& aval, const std::vector<int64_t>& shape,
   for (int i = 0; i < aval.rank(); ++i) {
     auto v = aval.shape[i].Evaluate(*bindings);
     if (!v.ok()) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          what, ": cannot bind the symbols of dimension '",
-          aval.shape[i].ToString(), "' from size ", shape[i]));
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, ": cannot bind the symbols of dimension '",
+                       aval.shape[i].ToString(), "' from size ", shape[i]));
     }
     if (*v != shape[i]) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          what, ": dimension ", i, " is ", shape[i], " but '",
-          aval.shape[i].ToString(), "' evaluates to ", *v));
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, ": dimension ", i, " is ", shape[i], " but '",
+                       aval.shape[i].ToString(), "' evaluates to ", *v));
     }
   }
   return absl::OkStatus();
@@ -236,9 +235,9 @@ class Interpreter {
       }
       env[jaxpr.invars[i]] = args[i];
     }
-    auto read = [&](const Atom& atom,
-                    const Eqn* eqn) -> absl::StatusOr<Array> {
-      if (atom.is_literal()) return LiteralToArray(*atom.literal, eqn, options_);
+    auto read = [&](const Atom& atom, const Eqn* eqn) -> absl::StatusOr<Array> {
+      if (atom.is_literal())
+        return LiteralToArray(*atom.literal, eqn, options_);
       auto it = env.find(atom.var);
       if (it == env.end()) {
         return absl::InternalError(
@@ -250,33 +249,34 @@ class Interpreter {
       const Eqn& eqn = jaxpr.eqns[e];
       auto it = KernelTable().find(eqn.primitive);
       if (it == KernelTable().end()) {
-        return absl::UnimplementedError(absl::StrCat(
-            EqnContext(eqn, e), ": the reference interpreter has no kernel "
-                                "for primitive '",
-            eqn.primitive, "'"));
+        return absl::UnimplementedError(
+            absl::StrCat(EqnContext(eqn, e),
+                         ": the reference interpreter has no kernel "
+                         "for primitive '",
+                         eqn.primitive, "'"));
       }
       std::vector<Array> inputs;
       inputs.reserve(eqn.inputs.size());
       for (const Atom& atom : eqn.inputs) {
         auto v = read(atom, &eqn);
         if (!v.ok()) {
-          return absl::Status(v.status().code(),
-                              absl::StrCat(EqnContext(eqn, e), ": ",
-                                           v.status().message()));
+          return absl::Status(
+              v.status().code(),
+              absl::StrCat(EqnContext(eqn, e), ": ", v.status().message()));
         }
         inputs.push_back(*std::move(v));
       }
       EvalContext ctx(eqn, *this, bindings);
       auto outs = it->second(ctx, inputs);
       if (!outs.ok()) {
-        return absl::Status(outs.status().code(),
-                            absl::StrCat(EqnContext(eqn, e), ": ",
-                                         outs.status().message()));
+        return absl::Status(
+            outs.status().code(),
+            absl::StrCat(EqnContext(eqn, e), ": ", outs.status().message()));
       }
       if (outs->size() != eqn.outputs.size()) {
-        return absl::InternalError(absl::StrCat(
-            EqnContext(eqn, e), ": kernel produced ", outs->size(),
-            " outputs, the equation binds ", eqn.outputs.size()));
+        return absl::InternalError(
+            absl::StrCat(EqnContext(eqn, e), ": kernel produced ", outs->size(),
+                         " outputs, the equation binds ", eqn.outputs.size()));
       }
       for (size_t o = 0; o < outs->size(); ++o) {
         if (auto s = CheckValueAgainstAval(
@@ -333,9 +333,9 @@ absl::StatusOr<std::vector<Array>> Evaluate(const ClosedJaxpr& jaxpr,
                                             const EvalOptions& options) {
   EnsureKernelsRegistered();
   if (inputs.size() != jaxpr.invars.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "the jaxpr takes ", jaxpr.invars.size(), " inputs, got ",
-        inputs.size()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("the jaxpr takes ", jaxpr.invars.size(), " inputs, got ",
+                     inputs.size()));
   }
   DimBindings bindings;
   for (size_t i = 0; i < inputs.size(); ++i) {

@@ -18,7 +18,8 @@ namespace jax2onnx::jaxpr::testing {
 inline Array MakeArray(DType dtype, std::vector<int64_t> shape,
                        const std::vector<double>& values) {
   Array a(dtype, std::move(shape));
-  for (size_t i = 0; i < values.size() && i < static_cast<size_t>(a.num_elements()); ++i) {
+  for (size_t i = 0;
+       i < values.size() && i < static_cast<size_t>(a.num_elements()); ++i) {
     a.SetFromDouble(static_cast<int64_t>(i), values[i]);
   }
   return a;
@@ -27,7 +28,8 @@ inline Array MakeArray(DType dtype, std::vector<int64_t> shape,
 inline Array MakeIntArray(DType dtype, std::vector<int64_t> shape,
                           const std::vector<int64_t>& values) {
   Array a(dtype, std::move(shape));
-  for (size_t i = 0; i < values.size() && i < static_cast<size_t>(a.num_elements()); ++i) {
+  for (size_t i = 0;
+       i < values.size() && i < static_cast<size_t>(a.num_elements()); ++i) {
     a.SetFromInt64(static_cast<int64_t>(i), values[i]);
   }
   return a;
@@ -35,7 +37,8 @@ inline Array MakeIntArray(DType dtype, std::vector<int64_t> shape,
 
 inline std::vector<double> ToDoubles(const Array& a) {
   std::vector<double> out;
-  for (int64_t i = 0; i < a.num_elements(); ++i) out.push_back(a.GetAsDouble(i));
+  for (int64_t i = 0; i < a.num_elements(); ++i)
+    out.push_back(a.GetAsDouble(i));
   return out;
 }
 

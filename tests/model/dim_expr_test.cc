@@ -33,8 +33,9 @@ TEST(DimExprTest, UnboundSymbolIsAnErrorNamingIt) {
   auto v = DimExpr::Symbol("B").Evaluate({});
   ASSERT_FALSE(v.ok());
   EXPECT_NE(v.status().message().find("'B'"), std::string::npos);
-  EXPECT_FALSE(
-      DimExpr::Mod(DimExpr::Constant(1), DimExpr::Constant(0)).Evaluate({}).ok());
+  EXPECT_FALSE(DimExpr::Mod(DimExpr::Constant(1), DimExpr::Constant(0))
+                   .Evaluate({})
+                   .ok());
 }
 
 }  // namespace

@@ -26,7 +26,8 @@ TEST(ParamsTest, WrongTypeErrorNamesTheParamAndWhatItHolds) {
   EXPECT_THAT(v.status().message(), HasSubstr("param 'axes'"));
   EXPECT_THAT(v.status().message(), HasSubstr("None"));
   auto missing = p.GetInt("dimension");
-  EXPECT_THAT(missing.status().message(), HasSubstr("missing param 'dimension'"));
+  EXPECT_THAT(missing.status().message(),
+              HasSubstr("missing param 'dimension'"));
 }
 
 TEST(ParamsTest, ReprsMatchPython) {
@@ -34,8 +35,9 @@ TEST(ParamsTest, ReprsMatchPython) {
   EXPECT_EQ(ParamValue::Tuple({}).ToString(), "()");
   EXPECT_EQ(ParamValue::Float(1e-5).ToString(), "1e-05");
   EXPECT_EQ(ParamValue::Float(2).ToString(), "2.0");
-  EXPECT_EQ(ParamValue::Call("GatherDimensionNumbers",
-                             {{"offset_dims", ParamValue::Tuple({ParamValue::Int(1)})}})
+  EXPECT_EQ(ParamValue::Call(
+                "GatherDimensionNumbers",
+                {{"offset_dims", ParamValue::Tuple({ParamValue::Int(1)})}})
                 .ToString(),
             "GatherDimensionNumbers(offset_dims=(1,))");
 }
