@@ -1,0 +1,42 @@
+#!/usr/bin/env bash
+# Installs what the build needs (Debian packages, and ONNX Runtime from npm
+# when tools/ort exists), then configures and builds into build/.
+# Idempotent and incremental: a second run only rebuilds what changed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(
+  build-essential cmake ninja-build pkg-config git
+  libprotobuf-dev protobuf-compiler libonnx-dev libabsl-dev
+  libgflags-dev libgoogle-glog-dev libgtest-dev libgmock-dev
+  libbenchmark-dev libzip-dev nlohmann-json3-dev libonnx-testdata
+)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  missing+=(nodejs npm)
+fi
+if ((${#missing[@]})); then
+  echo "setup: installing ${missing[*]}" >&2
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
+# ONNX Runtime (npm onnxruntime-node, pinned by package-lock.json).
+if [ -f tools/ort/package-lock.json ]; then
+  stamp=tools/ort/node_modules/.lock-stamp
+  if [ ! -f "$stamp" ] || ! cmp -s tools/ort/package-lock.json "$stamp"; then
+    echo "setup: installing ONNX Runtime (npm ci)" >&2
+    (cd tools/ort && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
+    cp tools/ort/package-lock.json "$stamp"
+  fi
+fi
+
+if [ ! -f build/build.ninja ]; then
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+fi
+ninja -C build -j"$(nproc)" "$@"
