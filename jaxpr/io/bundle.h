@@ -10,6 +10,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "jaxpr/array.h"
+#include "jaxpr/io/npy.h"
 #include "jaxpr/jaxpr.h"
 
 namespace jax2onnx::jaxpr {
@@ -29,7 +30,9 @@ struct Bundle {
   std::vector<std::string> markers;  // `# markers: a, b`
 
   const ClosedJaxpr& jaxpr() const { return *file.main; }
-  bool has_inputs() const { return !inputs.empty() || file.main->invars.empty(); }
+  bool has_inputs() const {
+    return !inputs.empty() || file.main->invars.empty();
+  }
   bool has_expected() const { return !expected.empty(); }
   bool HasMarker(absl::string_view marker) const;
 };
@@ -40,6 +43,13 @@ struct Bundle {
 // dims must be consistent across inputs). Errors name the entry and the
 // mismatch.
 absl::StatusOr<Bundle> LoadBundle(const std::string& path);
+
+// Replaces the bundle's inputs and expected outputs with the input_i and
+// expected_i entries of `arrays` (e.g. from `eval --inputs F.npz`; expected
+// becomes empty when there are none), validated like LoadBundle does. `what`
+// names the source in errors. On error the bundle is unchanged.
+absl::Status SetBundleInputs(Bundle* bundle, const NamedArrays& arrays,
+                             const std::string& what);
 
 }  // namespace jax2onnx::jaxpr
 

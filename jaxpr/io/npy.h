@@ -7,11 +7,11 @@
 #define JAX2ONNX_JAXPR_IO_NPY_H_
 
 #include <string>
-#include "absl/strings/string_view.h"
 #include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "jaxpr/array.h"
 
 namespace jax2onnx::jaxpr {
