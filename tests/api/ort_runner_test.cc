@@ -292,8 +292,9 @@ TEST(OrtRunnerTest, BatchOfFiftyRequestsMatchesHandComputedValues) {
   double per_request_ms =
       std::chrono::duration<double, std::milli>(elapsed).count() / kRequests;
   std::cout << "ORT batch mode: " << kRequests << " requests, "
-            << per_request_ms << " ms per request (including one session "
-            << "load per model and process start)\n";
+            << per_request_ms
+            << " ms per request (including the first session load of each "
+            << "model)\n";
   EXPECT_EQ(runner.process_starts(), starts_before);
 
   // Steady state: sessions are cached, the process is warm.
@@ -409,6 +410,23 @@ TEST(OrtRunnerTest, RestartsOnceWhenTheProcessDies) {
   auto out = runner.Run(CastModel(), {{"x", F32({5}, {2.9f, -2.9f, 0, 1, 2})}});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ((*out)[0].typed_data<int64_t>()[0], 2);
+  EXPECT_EQ(runner.process_starts(), 2);
+}
+
+TEST(OrtRunnerTest, TimeoutKillsTheProcessAndTheNextRequestRestartsIt) {
+  OrtRunner runner;
+  SKIP_IF_ORT_UNAVAILABLE(runner);
+  RunOptions hurried;
+  // Expires before any answer can arrive: the request was only just sent.
+  hurried.timeout = absl::Nanoseconds(1);
+  auto late =
+      runner.Run(CastModel(), {{"x", F32({5}, {1, 2, 3, 4, 5})}}, hurried);
+  ASSERT_FALSE(late.ok());
+  EXPECT_EQ(late.status().code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_THAT(late.status().message(), HasSubstr("did not answer within"));
+  auto out = runner.Run(CastModel(), {{"x", F32({5}, {7.5f, 1, 2, 3, 4})}});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ((*out)[0].typed_data<int64_t>()[0], 7);
   EXPECT_EQ(runner.process_starts(), 2);
 }
 

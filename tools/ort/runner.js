@@ -423,6 +423,10 @@ function usage() {
 
 async function main(argv) {
   if (argv.length === 0 || argv[0] === 'batch') {
+    if (process.stdin.isTTY) {
+      process.stderr.write('batch mode: one JSON request per line (see README.md); ' +
+                           'Ctrl-D ends. `--help` shows the other modes.\n');
+    }
     batchMode();
     return;
   }
