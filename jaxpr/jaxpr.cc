@@ -95,6 +95,31 @@ std::optional<std::string> JaxprFile::Header(absl::string_view key) const {
   return std::nullopt;
 }
 
+DType LiteralDType(const Literal& lit, const Eqn* eqn) {
+  if (lit.aval.has_value() && lit.aval->is_shaped()) return lit.aval->dtype;
+  if (lit.kind == Literal::Kind::kBool) return DType::kBool;
+  if (eqn != nullptr) {
+    DType same_kind = DType::kInvalid;
+    DType any_number = DType::kInvalid;
+    for (const Atom& a : eqn->inputs) {
+      if (a.is_literal() || !a.var->aval.is_shaped()) continue;
+      const DType d = a.var->aval.dtype;
+      const bool match =
+          lit.kind == Literal::Kind::kFloat ? IsFloat(d) : IsInteger(d);
+      if (match && same_kind == DType::kInvalid) same_kind = d;
+      if ((IsFloat(d) || IsInteger(d)) && any_number == DType::kInvalid) {
+        any_number = d;
+      }
+    }
+    if (same_kind != DType::kInvalid) return same_kind;
+    if (lit.kind == Literal::Kind::kInt && any_number != DType::kInvalid) {
+      return any_number;
+    }
+  }
+  if (lit.kind == Literal::Kind::kComplex) return DType::kC64;
+  return lit.kind == Literal::Kind::kFloat ? DType::kF32 : DType::kI32;
+}
+
 namespace {
 void VisitParamJaxprs(const ParamValue& value,
                       const std::function<void(const Eqn&)>& fn) {

@@ -136,6 +136,12 @@ struct JaxprFile {
   std::optional<std::string> Header(absl::string_view key) const;
 };
 
+// The dtype of a literal: its printed aval when typed (JAX >= 0.6.1);
+// otherwise (older texts print bare `2.0`) that of a variable operand of the
+// same kind in `context` (an int literal may also take a float operand's
+// dtype), else JAX's default (bool / int32 / float32 / complex64).
+DType LiteralDType(const Literal& literal, const Eqn* context);
+
 // Visits every equation of a jaxpr and, depth-first, of the jaxprs in its
 // params (each shared jaxpr once per reference).
 void ForEachEqn(const ClosedJaxpr& jaxpr,

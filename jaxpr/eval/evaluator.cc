@@ -31,32 +31,6 @@ void EnsureKernelsRegistered() {
   });
 }
 
-// The dtype an untyped literal (printed before JAX 0.6.1) takes: that of a
-// variable operand of the same category, else JAX's default.
-DType InferLiteralDType(const Literal& lit, const Eqn* eqn) {
-  if (lit.kind == Literal::Kind::kBool) return DType::kBool;
-  if (eqn != nullptr) {
-    DType same_kind = DType::kInvalid;
-    DType any_number = DType::kInvalid;
-    for (const Atom& a : eqn->inputs) {
-      if (a.is_literal() || !a.var->aval.is_shaped()) continue;
-      const DType d = a.var->aval.dtype;
-      const bool match =
-          lit.kind == Literal::Kind::kFloat ? IsFloat(d) : IsInteger(d);
-      if (match && same_kind == DType::kInvalid) same_kind = d;
-      if ((IsFloat(d) || IsInteger(d)) && any_number == DType::kInvalid) {
-        any_number = d;
-      }
-    }
-    if (same_kind != DType::kInvalid) return same_kind;
-    if (lit.kind == Literal::Kind::kInt && any_number != DType::kInvalid) {
-      return any_number;
-    }
-  }
-  if (lit.kind == Literal::Kind::kComplex) return DType::kC64;
-  return lit.kind == Literal::Kind::kFloat ? DType::kF32 : DType::kI32;
-}
-
 absl::StatusOr<Array> LiteralToArray(const Literal& lit, const Eqn* eqn,
                                      const EvalOptions& options) {
   if (lit.kind == Literal::Kind::kElidedArray) {
@@ -69,9 +43,7 @@ absl::StatusOr<Array> LiteralToArray(const Literal& lit, const Eqn* eqn,
     }
     return (*options.elided_literals)[lit.elided_index];
   }
-  DType dtype = lit.aval.has_value() && lit.aval->is_shaped()
-                    ? lit.aval->dtype
-                    : InferLiteralDType(lit, eqn);
+  const DType dtype = LiteralDType(lit, eqn);
   if (ItemSize(dtype) == 0) {
     return absl::UnimplementedError(
         absl::StrCat("literal of unsupported dtype '",
