@@ -118,13 +118,10 @@ OrtRunner::~OrtRunner() {
 }
 
 OrtRunner& OrtRunner::Shared() {
-  static OrtRunner* const runner = [] {
-    // Not leaked: a static object's destructor stops Node and removes the
-    // temporary directory at exit.
-    static OrtRunner instance;
-    return &instance;
-  }();
-  return *runner;
+  // Not leaked on purpose: the destructor at exit stops Node and removes the
+  // temporary directory.
+  static OrtRunner runner;
+  return runner;
 }
 
 absl::Status OrtRunner::Start() {

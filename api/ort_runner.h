@@ -8,6 +8,7 @@
 
 #include <sys/types.h>
 
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <string>
@@ -120,7 +121,7 @@ class OrtRunner {
   std::string version_;
   std::string temp_dir_;
   int64_t next_id_ = 1;
-  int process_starts_ = 0;
+  std::atomic<int> process_starts_ = 0;
 };
 
 }  // namespace jax2onnx::api
