@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "jaxpr/eval/kernels.h"
+#include "jaxpr/literal_value.h"
 
 namespace jax2onnx::jaxpr {
 namespace {
@@ -29,57 +30,6 @@ void EnsureKernelsRegistered() {
     RegisterSortKernels();
     RegisterControlFlowKernels();
   });
-}
-
-absl::StatusOr<Array> LiteralToArray(const Literal& lit, const Eqn* eqn,
-                                     const EvalOptions& options) {
-  if (lit.kind == Literal::Kind::kElidedArray) {
-    if (options.elided_literals == nullptr || lit.elided_index < 0 ||
-        lit.elided_index >= static_cast<int>(options.elided_literals->size())) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("literal ", lit.text, " #", lit.elided_index,
-                       " is elided in the text and its value (npz literal_",
-                       lit.elided_index, ") was not provided"));
-    }
-    return (*options.elided_literals)[lit.elided_index];
-  }
-  const DType dtype = LiteralDType(lit, eqn);
-  if (ItemSize(dtype) == 0) {
-    return absl::UnimplementedError(
-        absl::StrCat("literal of unsupported dtype '",
-                     lit.aval ? lit.aval->ToString() : "?", "'"));
-  }
-  Array out(dtype, {});
-  switch (lit.kind) {
-    case Literal::Kind::kBool:
-      out.SetFromInt64(0, lit.bool_value ? 1 : 0);
-      break;
-    case Literal::Kind::kInt:
-      if (IsFloat(dtype) || IsComplex(dtype)) {
-        out.SetFromDouble(0, static_cast<double>(lit.int_value));
-      } else if (dtype == DType::kU64) {
-        out.typed_data<uint64_t>()[0] =
-            lit.uint_value != 0 ? lit.uint_value
-                                : static_cast<uint64_t>(lit.int_value);
-      } else {
-        out.SetFromInt64(0, lit.int_value);
-      }
-      break;
-    case Literal::Kind::kFloat:
-      out.SetFromDouble(0, lit.float_value);
-      break;
-    case Literal::Kind::kComplex:
-      out.SetFromDouble(0, lit.float_value);
-      if (dtype == DType::kC64) {
-        out.typed_data<float>()[1] = static_cast<float>(lit.imag_value);
-      } else if (dtype == DType::kC128) {
-        out.typed_data<double>()[1] = lit.imag_value;
-      }
-      break;
-    case Literal::Kind::kElidedArray:
-      break;
-  }
-  return out;
 }
 
 std::string EqnContext(const Eqn& eqn, int index) {
@@ -209,7 +159,7 @@ class Interpreter {
     }
     auto read = [&](const Atom& atom, const Eqn* eqn) -> absl::StatusOr<Array> {
       if (atom.is_literal())
-        return LiteralToArray(*atom.literal, eqn, options_);
+        return LiteralValue(*atom.literal, eqn, options_.elided_literals);
       auto it = env.find(atom.var);
       if (it == env.end()) {
         return absl::InternalError(

@@ -1,0 +1,80 @@
+#include "plugin/onnx_types.h"
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "onnx/onnx_pb.h"
+
+namespace jax2onnx::plugin {
+
+using jaxpr::DType;
+using onnx::TensorProto;
+
+absl::StatusOr<int> OnnxDType(DType dtype) {
+  switch (dtype) {
+    case DType::kBool:
+      return TensorProto::BOOL;
+    case DType::kI8:
+      return TensorProto::INT8;
+    case DType::kI16:
+      return TensorProto::INT16;
+    case DType::kI32:
+      return TensorProto::INT32;
+    case DType::kI64:
+      return TensorProto::INT64;
+    case DType::kU8:
+      return TensorProto::UINT8;
+    case DType::kU16:
+      return TensorProto::UINT16;
+    case DType::kU32:
+      return TensorProto::UINT32;
+    case DType::kU64:
+      return TensorProto::UINT64;
+    case DType::kF16:
+      return TensorProto::FLOAT16;
+    case DType::kBF16:
+      return TensorProto::BFLOAT16;
+    case DType::kF32:
+      return TensorProto::FLOAT;
+    case DType::kF64:
+      return TensorProto::DOUBLE;
+    case DType::kC64:
+      return TensorProto::COMPLEX64;
+    case DType::kC128:
+      return TensorProto::COMPLEX128;
+    default:
+      return absl::UnimplementedError(
+          absl::StrCat("dtype '", jaxpr::ShortName(dtype),
+                       "' has no ONNX element type"));
+  }
+}
+
+std::optional<DType> JaxDType(int onnx_dtype) {
+  for (DType d : {DType::kBool, DType::kI8, DType::kI16, DType::kI32,
+                  DType::kI64, DType::kU8, DType::kU16, DType::kU32,
+                  DType::kU64, DType::kF16, DType::kBF16, DType::kF32,
+                  DType::kF64, DType::kC64, DType::kC128}) {
+    if (*OnnxDType(d) == onnx_dtype) return d;
+  }
+  return std::nullopt;
+}
+
+int IrVersionForOpset(int opset) {
+  // ONNX releases: 1.12/1.13 (opset 17/18) IR 8; 1.14/1.15 (19/20) IR 9;
+  // 1.16/1.17 (21/22) IR 10; 1.18 (23) IR 11; later opsets IR 11 as the
+  // lowest IR that every newer runtime reads for them.
+  if (opset <= 18) return 8;
+  if (opset <= 20) return 9;
+  if (opset <= 22) return 10;
+  return 11;
+}
+
+absl::Status CheckOpset(int opset) {
+  if (opset < kMinOpset || opset > kMaxOpset) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "opset ", opset, " is not supported: use ", kMinOpset, "..",
+        kMaxOpset));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace jax2onnx::plugin
