@@ -1,0 +1,34 @@
+// The IR pipeline's entry point: a jaxpr bundle to an ir::Model.
+#ifndef JAX2ONNX_CONVERTER2_CONVERT_H_
+#define JAX2ONNX_CONVERTER2_CONVERT_H_
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "ir/ir.h"
+#include "jaxpr/io/bundle.h"
+
+namespace jax2onnx::converter2 {
+
+struct IrConvertOptions {
+  int opset = 23;
+  std::string model_name = "jax2onnx";
+  std::vector<std::string> input_names;   // default in_0, in_1, ...
+  std::vector<std::string> output_names;  // default out_0, out_1, ...
+  // Called with (step name, model) after lowering and after each pass
+  // (JAX2ONNX_DEBUG_IR_DUMP uses it).
+  std::function<void(const std::string&, const ir::Model&)> dump;
+};
+
+// Lowers the bundle's main jaxpr with the registered IR lowerings, then
+// finalizes: graph I/O typed (symbolic dims as dim_param), outputs named,
+// dead nodes and unused initializers pruned, nodes topologically sorted,
+// ir_version paired with the opset.
+absl::StatusOr<ir::Model> ConvertToIr(const jaxpr::Bundle& bundle,
+                                      const IrConvertOptions& options);
+
+}  // namespace jax2onnx::converter2
+
+#endif  // JAX2ONNX_CONVERTER2_CONVERT_H_

@@ -1,0 +1,354 @@
+#include "converter2/lowering_context.h"
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "jaxpr/literal_value.h"
+#include "jaxpr/status_macros.h"
+#include "plugin/onnx_types.h"
+#include "plugin/registry.h"
+
+namespace jax2onnx::converter2 {
+namespace {
+
+ir::Shape ToIrShape(const std::vector<jaxpr::DimExpr>& dims) {
+  std::vector<ir::Dim> out;
+  out.reserve(dims.size());
+  for (const jaxpr::DimExpr& d : dims) {
+    if (d.is_constant()) {
+      out.emplace_back(d.constant_value());
+    } else {
+      out.emplace_back(d.ToString());
+    }
+  }
+  return ir::Shape(std::move(out));
+}
+
+std::string EqnWhere(const jaxpr::Eqn& eqn, int index) {
+  std::string where = absl::StrCat("'", eqn.primitive, "'");
+  if (index >= 0) where = absl::StrCat("equation #", index, " ", where);
+  if (eqn.loc.line > 0) {
+    absl::StrAppend(&where, " at line ", eqn.loc.line, ":", eqn.loc.column);
+  }
+  return where;
+}
+
+std::string AvalList(const std::vector<jaxpr::Atom>& atoms) {
+  std::vector<std::string> parts;
+  for (const jaxpr::Atom& a : atoms) {
+    if (a.is_literal()) {
+      parts.push_back(a.literal->aval ? a.literal->aval->ToString()
+                                      : a.literal->text);
+    } else {
+      parts.push_back(a.var->aval.ToString());
+    }
+  }
+  return absl::StrJoin(parts, ", ");
+}
+
+}  // namespace
+
+LoweringContext::LoweringContext(ir::Graph* graph, int opset,
+                                 const std::vector<jaxpr::Array>* elided)
+    : graph_(graph), opset_(opset), elided_literals_(elided) {}
+
+const jaxpr::Aval& LoweringContext::InAval(const jaxpr::Eqn& eqn, int i) {
+  const jaxpr::Atom& a = eqn.inputs[i];
+  if (!a.is_literal()) return a.var->aval;
+  static const jaxpr::Aval* unknown = new jaxpr::Aval();
+  return a.literal->aval ? *a.literal->aval : *unknown;
+}
+
+absl::StatusOr<ir::Value*> LoweringContext::Input(const jaxpr::Eqn& eqn,
+                                                  int i) {
+  if (i < 0 || i >= static_cast<int>(eqn.inputs.size())) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "'", eqn.primitive, "' expects at least ", i + 1, " operands, got ",
+        eqn.inputs.size()));
+  }
+  return ValueOf(eqn.inputs[i], &eqn);
+}
+
+absl::StatusOr<ir::Value*> LoweringContext::ValueOf(const jaxpr::Atom& atom,
+                                                    const jaxpr::Eqn* context) {
+  if (atom.is_literal()) {
+    J2O_ASSIGN_OR_RETURN(jaxpr::Array value,
+                         jaxpr::LiteralValue(*atom.literal, context,
+                                             elided_literals_));
+    return ConstArray(value);
+  }
+  auto it = env_.find(atom.var);
+  if (it == env_.end()) {
+    return absl::InternalError(
+        absl::StrCat("variable '", atom.var->name, "' is used before it is "
+                                                    "bound"));
+  }
+  return it->second;
+}
+
+void LoweringContext::Bind(const jaxpr::Var* var, ir::Value* value) {
+  env_[var] = value;
+}
+
+absl::Status LoweringContext::SetOutput(const jaxpr::Eqn& eqn, int i,
+                                        ir::Value* value) {
+  const jaxpr::Var* var = eqn.outputs[i];
+  if (var->aval.is_shaped()) {
+    J2O_ASSIGN_OR_RETURN(int dtype, plugin::OnnxDType(var->aval.dtype));
+    if (value->dtype() != onnx::TensorProto::UNDEFINED &&
+        value->dtype() != dtype) {
+      return absl::InternalError(absl::StrCat(
+          "the lowering of '", eqn.primitive, "' bound output ", i,
+          " to a value of ONNX type ", ir::DataTypeShortName(value->dtype()),
+          " but the JAX var ", var->name, " is ", var->aval.ToString()));
+    }
+    // Graph inputs and initializers keep the types they were declared with.
+    if (value->producer() != nullptr) {
+      value->SetType(ir::Type::Tensor(dtype, ToIrShape(var->aval.shape)));
+    }
+  }
+  env_[var] = value;
+  return absl::OkStatus();
+}
+
+ir::Value* LoweringContext::Op(absl::string_view op_type,
+                               std::vector<ir::Value*> inputs,
+                               std::vector<ir::Attr> attrs) {
+  return OpMulti(op_type, std::move(inputs), 1, std::move(attrs))[0];
+}
+
+std::vector<ir::Value*> LoweringContext::OpMulti(
+    absl::string_view op_type, std::vector<ir::Value*> inputs,
+    int num_outputs, std::vector<ir::Attr> attrs) {
+  ir::Node* node =
+      graph_->AddNode(op_type, inputs, num_outputs, std::move(attrs));
+  return node->outputs();
+}
+
+void LoweringContext::SetType(ir::Value* value, jaxpr::DType dtype,
+                              const std::vector<jaxpr::DimExpr>& shape) {
+  auto onnx_dtype = plugin::OnnxDType(dtype);
+  if (!onnx_dtype.ok()) return;
+  value->SetType(ir::Type::Tensor(*onnx_dtype, ToIrShape(shape)));
+}
+
+ir::Value* LoweringContext::Const(ir::Tensor tensor) {
+  auto key = std::make_tuple(tensor.dtype(), tensor.dims(),
+                             std::string(tensor.bytes()));
+  auto it = consts_.find(key);
+  if (it != consts_.end()) return it->second;
+  const int dtype = tensor.dtype();
+  std::vector<ir::Dim> dims(tensor.dims().begin(), tensor.dims().end());
+  auto value = graph_->AddInitializer(graph_->FreshName("c"),
+                                      std::move(tensor));
+  CHECK(value.ok()) << value.status();
+  (*value)->SetType(ir::Type::Tensor(dtype, ir::Shape(std::move(dims))));
+  consts_.emplace(std::move(key), *value);
+  return *value;
+}
+
+ir::Value* LoweringContext::ConstArray(const jaxpr::Array& array) {
+  auto dtype = plugin::OnnxDType(array.dtype());
+  CHECK(dtype.ok()) << dtype.status();
+  return Const(ir::Tensor(
+      *dtype, array.shape(),
+      std::string(reinterpret_cast<const char*>(array.data()),
+                  array.num_bytes())));
+}
+
+ir::Value* LoweringContext::ConstI64(std::vector<int64_t> values) {
+  const int64_t n = static_cast<int64_t>(values.size());
+  return Const(ir::Tensor::FromVector<int64_t>(onnx::TensorProto::INT64, {n},
+                                               values));
+}
+
+ir::Value* LoweringContext::ConstI64Scalar(int64_t value) {
+  return Const(ir::Tensor::FromVector<int64_t>(
+      onnx::TensorProto::INT64, {}, absl::Span<const int64_t>(&value, 1)));
+}
+
+ir::Value* LoweringContext::ConstScalar(jaxpr::DType dtype, double value) {
+  return ConstArray(jaxpr::Array::ScalarFromDouble(dtype, value));
+}
+
+void LoweringContext::AddDimOrigin(const std::string& symbol, ir::Value* value,
+                                   int axis) {
+  dim_origins_.try_emplace(symbol, value, axis);
+}
+
+absl::StatusOr<ir::Value*> LoweringContext::DimValue(
+    const jaxpr::DimExpr& dim) {
+  using Kind = jaxpr::DimExpr::Kind;
+  if (dim.is_constant()) return ConstI64({dim.constant_value()});
+  const std::string key = dim.ToString();
+  if (auto it = dim_values_.find(key); it != dim_values_.end()) {
+    return it->second;
+  }
+  ir::Value* result = nullptr;
+  if (dim.kind() == Kind::kSymbol) {
+    auto origin = dim_origins_.find(dim.symbol());
+    if (origin == dim_origins_.end()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "symbolic dimension '", dim.symbol(),
+          "' does not appear as a whole dimension of any graph input, so its "
+          "runtime value cannot be computed"));
+    }
+    const int axis = origin->second.second;
+    result = Op("Shape", {origin->second.first},
+                {ir::Attr::Int("start", axis), ir::Attr::Int("end", axis + 1)});
+  } else {
+    std::vector<ir::Value*> operands;
+    for (const jaxpr::DimExpr& op : dim.operands()) {
+      J2O_ASSIGN_OR_RETURN(ir::Value * v, DimValue(op));
+      operands.push_back(v);
+    }
+    auto fold = [&](absl::string_view op_type) {
+      ir::Value* acc = operands[0];
+      for (size_t i = 1; i < operands.size(); ++i) {
+        acc = Op(op_type, {acc, operands[i]});
+      }
+      return acc;
+    };
+    switch (dim.kind()) {
+      case Kind::kSum:
+        result = fold("Add");
+        break;
+      case Kind::kProduct:
+        result = fold("Mul");
+        break;
+      case Kind::kPow:
+        result = operands[0];
+        for (int64_t i = 1; i < dim.exponent(); ++i) {
+          result = Op("Mul", {result, operands[0]});
+        }
+        if (dim.exponent() == 0) result = ConstI64({1});
+        break;
+      case Kind::kFloorDiv: {
+        // ONNX Div truncates; floor division subtracts one where the signs
+        // differ and the division is inexact.
+        ir::Value* q = Op("Div", {operands[0], operands[1]});
+        ir::Value* r = Op("Mod", {operands[0], operands[1]},
+                          {ir::Attr::Int("fmod", 1)});
+        ir::Value* zero = ConstI64({0});
+        ir::Value* inexact = Op("Not", {Op("Equal", {r, zero})});
+        ir::Value* signs_differ =
+            Op("Xor", {Op("Less", {operands[0], zero}),
+                       Op("Less", {operands[1], zero})});
+        ir::Value* adjust = Op("Cast", {Op("And", {inexact, signs_differ})},
+                               {ir::Attr::Int("to", onnx::TensorProto::INT64)});
+        result = Op("Sub", {q, adjust});
+        break;
+      }
+      case Kind::kMod:
+        result = Op("Mod", {operands[0], operands[1]});  // sign of divisor
+        break;
+      case Kind::kMax:
+        result = Op("Max", {operands[0], operands[1]});
+        break;
+      case Kind::kMin:
+        result = Op("Min", {operands[0], operands[1]});
+        break;
+      case Kind::kNonNegative:
+        result = Op("Max", {operands[0], ConstI64({0})});
+        break;
+      default:
+        return absl::InternalError("unexpected DimExpr kind");
+    }
+  }
+  dim_values_[key] = result;
+  return result;
+}
+
+absl::StatusOr<ir::Value*> LoweringContext::ShapeValue(
+    const std::vector<jaxpr::DimExpr>& dims) {
+  std::vector<ir::Value*> pieces;
+  std::vector<int64_t> pending;
+  auto flush = [&] {
+    if (!pending.empty()) pieces.push_back(ConstI64(pending));
+    pending.clear();
+  };
+  for (const jaxpr::DimExpr& d : dims) {
+    if (d.is_constant()) {
+      pending.push_back(d.constant_value());
+      continue;
+    }
+    flush();
+    J2O_ASSIGN_OR_RETURN(ir::Value * v, DimValue(d));
+    pieces.push_back(v);
+  }
+  flush();
+  if (pieces.empty()) return ConstI64({});
+  if (pieces.size() == 1) return pieces[0];
+  return Op("Concat", pieces, {ir::Attr::Int("axis", 0)});
+}
+
+absl::StatusOr<std::vector<ir::Value*>> LoweringContext::Inline(
+    const jaxpr::ClosedJaxpr& jaxpr, absl::Span<ir::Value* const> args) {
+  if (!jaxpr.constvars.empty()) {
+    return absl::UnimplementedError(absl::StrCat(
+        "a nested jaxpr has ", jaxpr.constvars.size(),
+        " constvars whose values are not part of the printed program"));
+  }
+  if (args.size() != jaxpr.invars.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("call passes ", args.size(), " operands to a jaxpr with ",
+                     jaxpr.invars.size(), " inputs"));
+  }
+  for (size_t i = 0; i < args.size(); ++i) Bind(jaxpr.invars[i], args[i]);
+  J2O_RETURN_IF_ERROR(LowerEquations(jaxpr));
+  std::vector<ir::Value*> results;
+  for (const jaxpr::Atom& out : jaxpr.outvars) {
+    J2O_ASSIGN_OR_RETURN(ir::Value * v, ValueOf(out, nullptr));
+    results.push_back(v);
+  }
+  return results;
+}
+
+absl::Status LoweringContext::LowerEquations(const jaxpr::ClosedJaxpr& jaxpr) {
+  const plugin::Registry& registry = plugin::Registry::Global();
+  for (size_t e = 0; e < jaxpr.eqns.size(); ++e) {
+    const jaxpr::Eqn& eqn = jaxpr.eqns[e];
+    const int index = static_cast<int>(e);
+    const plugin::PrimitiveEntry* entry = registry.Find(eqn.primitive);
+    if (entry == nullptr || entry->ir == nullptr) {
+      std::string message =
+          entry == nullptr
+              ? absl::StrCat("unknown primitive '", eqn.primitive, "'")
+              : absl::StrCat("primitive '", eqn.primitive,
+                             "' has no IR-pipeline lowering (only legacy)");
+      if (entry == nullptr) {
+        std::vector<std::string> near = registry.Nearest(eqn.primitive);
+        if (!near.empty()) {
+          absl::StrAppend(&message, "; did you mean ",
+                          absl::StrJoin(near, ", "), "?");
+        }
+      }
+      return EqnError(eqn, index, absl::StatusCode::kUnimplemented, message);
+    }
+    absl::Status status = entry->ir(*this, eqn);
+    if (!status.ok()) {
+      return EqnError(eqn, index, status.code(),
+                      absl::StrCat(status.message(), " (operands: ",
+                                   AvalList(eqn.inputs), ")"));
+    }
+    for (size_t o = 0; o < eqn.outputs.size(); ++o) {
+      const jaxpr::Var* out = eqn.outputs[o];
+      if (!out->is_drop && !IsBound(out)) {
+        return EqnError(
+            eqn, index, absl::StatusCode::kInternal,
+            absl::StrCat("the lowering did not bind output ", o, " (",
+                         out->name, ":", out->aval.ToString(), ")"));
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+absl::Status LoweringContext::EqnError(const jaxpr::Eqn& eqn, int index,
+                                       absl::StatusCode code,
+                                       absl::string_view message) {
+  return absl::Status(code,
+                      absl::StrCat(EqnWhere(eqn, index), ": ", message));
+}
+
+}  // namespace jax2onnx::converter2

@@ -1,0 +1,112 @@
+// The IR pipeline's lowering API (DESIGN.md §5). A lowering in plugins2/
+// receives a LoweringContext and the equation; it reads operands with
+// Input(), emits ONNX nodes with Op(), and binds every non-dropped output
+// with SetOutput(). The core never names an op: everything op-specific lives
+// in plugins2/.
+#ifndef JAX2ONNX_CONVERTER2_LOWERING_CONTEXT_H_
+#define JAX2ONNX_CONVERTER2_LOWERING_CONTEXT_H_
+
+#include <map>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/types/span.h"
+#include "ir/ir.h"
+#include "jaxpr/array.h"
+#include "jaxpr/jaxpr.h"
+
+namespace jax2onnx::converter2 {
+
+class LoweringContext {
+ public:
+  LoweringContext(ir::Graph* graph, int opset,
+                  const std::vector<jaxpr::Array>* elided_literals);
+
+  int opset() const { return opset_; }
+  ir::Graph& graph() { return *graph_; }
+
+  // ---- equation operands and results ----
+  // The value of operand `i`; literals become (deduplicated) constants of
+  // the literal's dtype.
+  absl::StatusOr<ir::Value*> Input(const jaxpr::Eqn& eqn, int i);
+  static const jaxpr::Aval& InAval(const jaxpr::Eqn& eqn, int i);
+  static const jaxpr::Aval& OutAval(const jaxpr::Eqn& eqn, int i) {
+    return eqn.outputs[i]->aval;
+  }
+  // Binds output `i` to `value` and stamps the outvar's dtype and shape on
+  // it. A value whose known ONNX dtype differs from the outvar's is an
+  // internal error (no lowering may change a value's dtype silently).
+  absl::Status SetOutput(const jaxpr::Eqn& eqn, int i, ir::Value* value);
+
+  // Binding of JAX variables, for the core and for call inlining.
+  absl::StatusOr<ir::Value*> ValueOf(const jaxpr::Atom& atom,
+                                     const jaxpr::Eqn* context);
+  void Bind(const jaxpr::Var* var, ir::Value* value);
+  bool IsBound(const jaxpr::Var* var) const { return env_.contains(var); }
+
+  // ---- emitting nodes ----
+  // Appends a node and returns its (single / first) output.
+  ir::Value* Op(absl::string_view op_type, std::vector<ir::Value*> inputs,
+                std::vector<ir::Attr> attrs = {});
+  std::vector<ir::Value*> OpMulti(absl::string_view op_type,
+                                  std::vector<ir::Value*> inputs,
+                                  int num_outputs,
+                                  std::vector<ir::Attr> attrs = {});
+  // Sets the dtype (JAX dtype) and static/symbolic shape of an intermediate
+  // value; optional, but helps shape inference and readable dumps.
+  void SetType(ir::Value* value, jaxpr::DType dtype,
+               const std::vector<jaxpr::DimExpr>& shape);
+
+  // ---- constants (initializers, deduplicated by content) ----
+  ir::Value* Const(ir::Tensor tensor);
+  ir::Value* ConstArray(const jaxpr::Array& array);
+  ir::Value* ConstI64(std::vector<int64_t> values);        // 1-D
+  ir::Value* ConstI64Scalar(int64_t value);                // 0-D
+  ir::Value* ConstScalar(jaxpr::DType dtype, double value);  // 0-D
+
+  // ---- symbolic dimensions ----
+  // Registers that symbolic dim `symbol` can be read at runtime as axis
+  // `axis` of `value` (done for graph inputs by the core).
+  void AddDimOrigin(const std::string& symbol, ir::Value* value, int axis);
+  // 1-D int64 tensor [1] holding the runtime value of `dim` (a constant for
+  // static dims; Shape/arith nodes for symbolic ones). A symbol with no
+  // origin is an error naming it.
+  absl::StatusOr<ir::Value*> DimValue(const jaxpr::DimExpr& dim);
+  // 1-D int64 tensor holding a whole shape (a constant when static).
+  absl::StatusOr<ir::Value*> ShapeValue(
+      const std::vector<jaxpr::DimExpr>& dims);
+
+  // ---- calls ----
+  // Lowers `jaxpr` inline: binds its invars to `args`, lowers its equations
+  // in this graph, returns the values of its outvars.
+  absl::StatusOr<std::vector<ir::Value*>> Inline(
+      const jaxpr::ClosedJaxpr& jaxpr, absl::Span<ir::Value* const> args);
+
+  // Lowers the equations of `jaxpr` (after its vars are bound) with the
+  // registered IR lowerings, applying the per-equation guardrail.
+  absl::Status LowerEquations(const jaxpr::ClosedJaxpr& jaxpr);
+
+  // An error naming the equation (primitive, index when known, source line).
+  static absl::Status EqnError(const jaxpr::Eqn& eqn, absl::StatusCode code,
+                               absl::string_view message);
+
+ private:
+  ir::Graph* graph_;
+  int opset_;
+  const std::vector<jaxpr::Array>* elided_literals_;
+  absl::flat_hash_map<const jaxpr::Var*, ir::Value*> env_;
+  // Constant dedup: (dtype, dims, bytes) -> value.
+  std::map<std::tuple<int, std::vector<int64_t>, std::string>, ir::Value*>
+      consts_;
+  absl::flat_hash_map<std::string, std::pair<ir::Value*, int>> dim_origins_;
+  absl::flat_hash_map<std::string, ir::Value*> dim_values_;
+};
+
+}  // namespace jax2onnx::converter2
+
+#endif  // JAX2ONNX_CONVERTER2_LOWERING_CONTEXT_H_

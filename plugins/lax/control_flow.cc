@@ -1,0 +1,8 @@
+// Placeholder until this family lands; registers nothing.
+#include "plugins/register.h"
+
+namespace jax2onnx::plugins {
+
+void RegisterControlFlow() {}
+
+}  // namespace jax2onnx::plugins

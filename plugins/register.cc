@@ -1,0 +1,20 @@
+#include "plugins/register.h"
+
+#include <mutex>
+
+namespace jax2onnx::plugins {
+
+void RegisterAll() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    RegisterElementwise();
+    RegisterShape();
+    RegisterReductions();
+    RegisterLinalg();
+    RegisterCalls();
+    RegisterIndexing();
+    RegisterControlFlow();
+  });
+}
+
+}  // namespace jax2onnx::plugins

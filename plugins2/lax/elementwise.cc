@@ -1,0 +1,8 @@
+// Placeholder until this family lands; registers nothing.
+#include "plugins2/register.h"
+
+namespace jax2onnx::plugins2 {
+
+void RegisterElementwise() {}
+
+}  // namespace jax2onnx::plugins2
