@@ -1,0 +1,305 @@
+// Python-repr subset parser for param values. Values whose printed form the
+// ParamValue tree could not reproduce (escaped strings, sets, complex
+// numbers, ints beyond int64, `<function ...>`) are rejected so they stay
+// opaque text, which keeps print(parse(x)) faithful.
+#include "jaxpr/text/py_value.h"
+
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+
+namespace jax2onnx::jaxpr {
+namespace {
+
+bool IsIdentStart(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+bool IsIdentChar(char c) { return IsIdentStart(c) || (c >= '0' && c <= '9'); }
+bool IsDigit(char c) { return c >= '0' && c <= '9'; }
+bool IsWs(char c) {
+  return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' ||
+         c == '\v';
+}
+
+class PyValueParser {
+ public:
+  PyValueParser(absl::string_view text, int max_depth)
+      : s_(text), max_depth_(max_depth) {}
+
+  bool ParseAll(ParamValue* out) {
+    if (!Value(out, 0)) return false;
+    Ws();
+    return i_ == s_.size();
+  }
+
+ private:
+  void Ws() {
+    while (i_ < s_.size() && IsWs(s_[i_])) ++i_;
+  }
+  char Peek() {
+    Ws();
+    return i_ < s_.size() ? s_[i_] : '\0';
+  }
+  bool StartsWith(absl::string_view p) const {
+    return s_.substr(i_, p.size()) == p;
+  }
+
+  // Items up to `close`; `trailing_comma` reports `(x,)`.
+  bool Items(char close, std::vector<ParamValue>* items, bool* trailing_comma,
+             int depth) {
+    *trailing_comma = false;
+    if (Peek() == close) {
+      ++i_;
+      return true;
+    }
+    for (;;) {
+      ParamValue v;
+      if (!Value(&v, depth + 1)) return false;
+      items->push_back(std::move(v));
+      const char c = Peek();
+      if (c == ',') {
+        ++i_;
+        if (Peek() == close) {
+          ++i_;
+          *trailing_comma = true;
+          return true;
+        }
+        continue;
+      }
+      if (c == close) {
+        ++i_;
+        return true;
+      }
+      return false;
+    }
+  }
+
+  bool Number(ParamValue* out) {
+    const size_t start = i_;
+    if (s_[i_] == '-') ++i_;
+    if (StartsWith("inf") || StartsWith("nan")) {
+      i_ += 3;
+      if (i_ < s_.size() && IsIdentChar(s_[i_])) return false;
+      const absl::string_view text = s_.substr(start, i_ - start);
+      double v = 0;
+      auto res = std::from_chars(text.data(), text.data() + text.size(), v);
+      if (res.ec != std::errc()) return false;
+      *out = ParamValue::Float(v, std::string(text));
+      return true;
+    }
+    const size_t digits = i_;
+    while (i_ < s_.size() && IsDigit(s_[i_])) ++i_;
+    bool is_float = false;
+    if (i_ < s_.size() && s_[i_] == '.') {
+      is_float = true;
+      ++i_;
+      while (i_ < s_.size() && IsDigit(s_[i_])) ++i_;
+    }
+    if (i_ == digits || (i_ == digits + 1 && is_float)) return false;
+    if (i_ < s_.size() && (s_[i_] == 'e' || s_[i_] == 'E')) {
+      is_float = true;
+      ++i_;
+      if (i_ < s_.size() && (s_[i_] == '+' || s_[i_] == '-')) ++i_;
+      const size_t exp_digits = i_;
+      while (i_ < s_.size() && IsDigit(s_[i_])) ++i_;
+      if (i_ == exp_digits) return false;
+    }
+    // `1j`, `0x1f`, `1L`: not representable here.
+    if (i_ < s_.size() && (IsIdentChar(s_[i_]) || s_[i_] == '.')) return false;
+    const absl::string_view text = s_.substr(start, i_ - start);
+    if (is_float) {
+      double v = 0;
+      auto res = std::from_chars(text.data(), text.data() + text.size(), v);
+      if (res.ec != std::errc() && res.ec != std::errc::result_out_of_range) {
+        return false;
+      }
+      *out = ParamValue::Float(v, std::string(text));
+      return true;
+    }
+    int64_t v = 0;
+    auto res = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (res.ec != std::errc()) return false;  // beyond int64: keep as text
+    const std::string canonical = absl::StrCat(v);
+    *out = ParamValue::Int(v, text == canonical ? "" : std::string(text));
+    return true;
+  }
+
+  bool String(ParamValue* out) {
+    const char quote = s_[i_];
+    const size_t start = ++i_;
+    while (i_ < s_.size() && s_[i_] != quote) {
+      // Escapes and the other quote would not print back the same way.
+      if (s_[i_] == '\\' || s_[i_] == '\'' || s_[i_] == '"' || s_[i_] == '\n') {
+        return false;
+      }
+      ++i_;
+    }
+    if (i_ >= s_.size()) return false;
+    *out = ParamValue::String(std::string(s_.substr(start, i_ - start)));
+    ++i_;
+    return true;
+  }
+
+  bool Name(ParamValue* out, int depth) {
+    const size_t start = i_;
+    for (;;) {
+      while (i_ < s_.size() && IsIdentChar(s_[i_])) ++i_;
+      if (i_ + 1 < s_.size() && s_[i_] == '.' && IsIdentStart(s_[i_ + 1])) {
+        ++i_;
+        continue;
+      }
+      break;
+    }
+    absl::string_view name = s_.substr(start, i_ - start);
+    // PRNG key dtypes print as `key<fry>`.
+    if (name == "key" && i_ < s_.size() && s_[i_] == '<') {
+      const size_t close = s_.find('>', i_);
+      if (close == absl::string_view::npos) return false;
+      for (size_t k = i_ + 1; k < close; ++k) {
+        if (!IsIdentChar(s_[k])) return false;
+      }
+      i_ = close + 1;
+      name = s_.substr(start, i_ - start);
+    }
+    if (i_ < s_.size() && s_[i_] == '(') {
+      ++i_;
+      return Call(std::string(name), out, depth);
+    }
+    if (name == "None") {
+      *out = ParamValue::None();
+    } else if (name == "True" || name == "False") {
+      *out = ParamValue::Bool(name == "True");
+    } else if (name == "inf" || name == "nan") {
+      *out = ParamValue::Float(name == "inf" ? HUGE_VAL : std::nan(""),
+                               std::string(name));
+    } else {
+      *out = ParamValue::Name(std::string(name));
+    }
+    return true;
+  }
+
+  bool Call(std::string callee, ParamValue* out, int depth) {
+    std::vector<std::pair<std::string, ParamValue>> args;
+    if (Peek() == ')') {
+      ++i_;
+      *out = ParamValue::Call(std::move(callee), std::move(args));
+      return true;
+    }
+    for (;;) {
+      Ws();
+      std::string key;
+      // `name=` (but not `==`) introduces a keyword field.
+      size_t j = i_;
+      if (j < s_.size() && IsIdentStart(s_[j])) {
+        while (j < s_.size() && IsIdentChar(s_[j])) ++j;
+        if (j < s_.size() && s_[j] == '=' &&
+            (j + 1 >= s_.size() || s_[j + 1] != '=')) {
+          key = std::string(s_.substr(i_, j - i_));
+          i_ = j + 1;
+        }
+      }
+      ParamValue v;
+      if (!Value(&v, depth + 1)) return false;
+      args.emplace_back(std::move(key), std::move(v));
+      const char c = Peek();
+      if (c == ',') {
+        ++i_;
+        if (Peek() == ')') return false;  // repr never prints `f(a,)`
+        continue;
+      }
+      if (c == ')') {
+        ++i_;
+        break;
+      }
+      return false;
+    }
+    *out = ParamValue::Call(std::move(callee), std::move(args));
+    return true;
+  }
+
+  bool Dict(ParamValue* out, int depth) {
+    std::vector<std::pair<ParamValue, ParamValue>> items;
+    if (Peek() == '}') {
+      ++i_;
+      *out = ParamValue::Dict({});
+      return true;
+    }
+    for (;;) {
+      ParamValue key, value;
+      if (!Value(&key, depth + 1)) return false;
+      if (Peek() != ':') return false;  // a set: not representable
+      ++i_;
+      if (!Value(&value, depth + 1)) return false;
+      items.emplace_back(std::move(key), std::move(value));
+      const char c = Peek();
+      if (c == ',') {
+        ++i_;
+        if (Peek() == '}') return false;
+        continue;
+      }
+      if (c == '}') {
+        ++i_;
+        break;
+      }
+      return false;
+    }
+    *out = ParamValue::Dict(std::move(items));
+    return true;
+  }
+
+  bool Value(ParamValue* out, int depth) {
+    if (depth > max_depth_) return false;
+    const char c = Peek();
+    if (c == '\0' && i_ >= s_.size()) return false;
+    if (c == '(') {
+      ++i_;
+      std::vector<ParamValue> items;
+      bool trailing = false;
+      if (!Items(')', &items, &trailing, depth)) return false;
+      // `(x)` is a parenthesized expression, never a tuple repr.
+      if (items.size() == 1 && !trailing) return false;
+      if (items.size() > 1 && trailing) return false;
+      *out = ParamValue::Tuple(std::move(items));
+      return true;
+    }
+    if (c == '[') {
+      ++i_;
+      std::vector<ParamValue> items;
+      bool trailing = false;
+      if (!Items(']', &items, &trailing, depth) || trailing) return false;
+      *out = ParamValue::List(std::move(items));
+      return true;
+    }
+    if (c == '{') {
+      ++i_;
+      return Dict(out, depth);
+    }
+    if (c == '\'' || c == '"') return String(out);
+    if (c == '-' || IsDigit(c)) return Number(out);
+    if (c == '.' && StartsWith("...")) {
+      i_ += 3;
+      *out = ParamValue::Name("...");
+      return true;
+    }
+    if (IsIdentStart(c)) return Name(out, depth);
+    return false;
+  }
+
+  absl::string_view s_;
+  int max_depth_;
+  size_t i_ = 0;
+};
+
+}  // namespace
+
+bool ParsePyValue(absl::string_view text, int max_depth, ParamValue* out) {
+  PyValueParser parser(text, max_depth);
+  return parser.ParseAll(out);
+}
+
+}  // namespace jax2onnx::jaxpr
