@@ -353,7 +353,8 @@ absl::StatusOr<std::vector<Array>> SelectAndScatterAddKernel(
 
 // select_and_scatter[select_jaxpr scatter_jaxpr ...] operand source init:
 // the output starts as init everywhere; each source value is combined into
-// the position its window selects as scatter_jaxpr(current, source).
+// the position its window selects as scatter_jaxpr(source, current), the
+// argument order of XLA's HloEvaluator.
 absl::StatusOr<std::vector<Array>> SelectAndScatterKernel(
     const EvalContext& ctx, absl::Span<const Array> inputs) {
   if (inputs.size() != 3) {
@@ -401,7 +402,7 @@ absl::StatusOr<std::vector<Array>> SelectAndScatterKernel(
         if ((*keep)[0].GetAsInt64(0) == 0) chosen = elements[i];
       }
       auto combined = ctx.Call(**scatter, {},
-                               {ScalarAt(out, chosen), ScalarAt(source, flat)});
+                               {ScalarAt(source, flat), ScalarAt(out, chosen)});
       if (!combined.ok()) return combined.status();
       if (combined->size() != 1) {
         return absl::InvalidArgumentError(

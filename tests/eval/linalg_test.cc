@@ -441,6 +441,31 @@ TEST(SelectAndScatterAddTest, PaddingIsNeverSelected) {
   EXPECT_THAT(ToDoubles(out), ElementsAre(3, 4));
 }
 
+TEST(SelectAndScatterTest, ScatterJaxprTakesSourceThenCurrent) {
+  // operand [1,3,2], windows of 2 stride 1: both pick index 1. The output
+  // starts at init 0; scatter is `sub a b` with a = source, b = current
+  // (XLA's order): 5 - 0 = 5, then 7 - 5 = 2.
+  const std::string text = R"({ lambda ; a:f32[3] b:f32[2]. let
+    c:f32[3] = select_and_scatter[
+      padding=((0, 0),)
+      scatter_consts=()
+      scatter_jaxpr={ lambda ; d:f32[] e:f32[]. let f:f32[] = sub d e in (f,) }
+      select_consts=()
+      select_jaxpr={ lambda ; g:f32[] h:f32[]. let i:bool[] = ge g h in (i,) }
+      window_dimensions=(2,)
+      window_strides=(1,)
+    ] a b 0.0:f32[]
+  in (c,) })";
+  auto out = EvalText(text, {MakeArray(DType::kF32, {3}, {1, 3, 2}),
+                             MakeArray(DType::kF32, {2}, {5, 7})});
+  if (!out.ok() &&
+      out.status().message().find("no kernel") != std::string::npos) {
+    GTEST_SKIP() << "needs ge/sub kernels: " << out.status();
+  }
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(ToDoubles((*out)[0]), ElementsAre(0, 2, 0));
+}
+
 TEST(SelectAndGatherAddTest, GathersTheTangentOfEachWindowMax) {
   // operand [1,3,2], windows of 2 stride 1: maxima at index 1 both times, so
   // both outputs are tangent[1] = 20.
