@@ -776,7 +776,10 @@ absl::StatusOr<std::vector<Array>> ScatterKernel(
       DnumField(prim, *dnums, "scatter_indices_batching_dims", 4, true));
   IDX_ASSIGN_OR_RETURN(Mode mode, ParseMode(prim, params));
 
-  // The combiner: update_jaxpr when given, else the primitive's own op.
+  // The combiner: update_jaxpr when given (XLA lowers it as the scatter
+  // region), else the primitive's own op. JAX only builds the standard
+  // combiner for scatter-add/-mul/..., so a reference the parser could not
+  // resolve falls back to the primitive name too.
   Combine combine = Combine::kReplace;
   const ClosedJaxpr* update_jaxpr = nullptr;
   const ParamValue* jaxpr_param = params.Find("update_jaxpr");
@@ -785,9 +788,6 @@ absl::StatusOr<std::vector<Array>> ScatterKernel(
       jaxpr_param->jaxpr() != nullptr) {
     update_jaxpr = jaxpr_param->jaxpr().get();
     combine = CombineFromJaxpr(*update_jaxpr);
-  } else if (jaxpr_param != nullptr && !jaxpr_param->is_none()) {
-    return Invalid(prim, absl::StrCat("update_jaxpr is not a jaxpr: ",
-                                      jaxpr_param->ToString()));
   } else {
     std::optional<Combine> op = CombineFromPrimitive(prim);
     if (!op.has_value()) {
