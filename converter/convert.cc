@@ -1,0 +1,315 @@
+// ConvertToProto: the legacy pipeline's conversion loop and finalize. Graph
+// inputs and constvars are bound, the equations lowered through State, the
+// outputs named, and the GraphProto finalized from shape_env (I/O types,
+// value_info, pruning of dead nodes and unused initializers).
+#include "converter/convert.h"
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "converter/state.h"
+#include "jaxpr/status_macros.h"
+#include "plugin/onnx_types.h"
+
+namespace jax2onnx::converter {
+namespace {
+
+std::string NameAt(const std::vector<std::string>& names, size_t i,
+                   absl::string_view prefix) {
+  if (i < names.size() && !names[i].empty()) return names[i];
+  return absl::StrCat(prefix, i);
+}
+
+absl::StatusOr<ValueInfo> InfoOfAval(const jaxpr::Aval& aval,
+                                     absl::string_view what) {
+  absl::StatusOr<ValueInfo> info = ValueInfo::OfAval(aval);
+  if (!info.ok()) {
+    return absl::UnimplementedError(
+        absl::StrCat(what, ": ", info.status().message()));
+  }
+  return info;
+}
+
+jaxpr::Aval LiteralAval(const jaxpr::Literal& lit) {
+  if (lit.aval.has_value()) return *lit.aval;
+  return jaxpr::Aval::Static(jaxpr::LiteralDType(lit, nullptr), {});
+}
+
+// Calls fn on every body (If branches, Loop/Scan bodies) held by the node's
+// attributes; not recursive.
+void ForEachBody(const onnx::NodeProto& node,
+                 const std::function<void(const onnx::GraphProto&)>& fn) {
+  for (const onnx::AttributeProto& attr : node.attribute()) {
+    if (attr.has_g()) fn(attr.g());
+    for (const onnx::GraphProto& g : attr.graphs()) fn(g);
+  }
+}
+
+void ForEachMutableBody(onnx::NodeProto& node,
+                        const std::function<void(onnx::GraphProto&)>& fn) {
+  for (onnx::AttributeProto& attr : *node.mutable_attribute()) {
+    if (attr.has_g()) fn(*attr.mutable_g());
+    for (onnx::GraphProto& g : *attr.mutable_graphs()) fn(g);
+  }
+}
+
+// Every value name the node reads: its inputs and, for nodes with bodies,
+// every name the bodies read (outer-scope captures included).
+void CollectUses(const onnx::NodeProto& node,
+                 absl::flat_hash_set<std::string>* uses) {
+  for (const std::string& in : node.input()) {
+    if (!in.empty()) uses->insert(in);
+  }
+  ForEachBody(node, [&](const onnx::GraphProto& body) {
+    for (const onnx::NodeProto& n : body.node()) CollectUses(n, uses);
+    for (const onnx::ValueInfoProto& out : body.output()) {
+      uses->insert(out.name());
+    }
+  });
+}
+
+// Renames every read of `from` in `graph` and its bodies (names are unique
+// model-wide, so no body shadows it).
+void RenameUses(onnx::GraphProto& graph, const std::string& from,
+                const std::string& to) {
+  for (onnx::NodeProto& node : *graph.mutable_node()) {
+    for (std::string& in : *node.mutable_input()) {
+      if (in == from) in = to;
+    }
+    ForEachMutableBody(
+        node, [&](onnx::GraphProto& body) { RenameUses(body, from, to); });
+  }
+  for (onnx::ValueInfoProto& out : *graph.mutable_output()) {
+    if (out.name() == from) out.set_name(to);
+  }
+}
+
+// Error unless every node output in `graph` and its bodies has a shape_env
+// entry: finalize writes value_info from it, and a missing entry means a
+// lowering bypassed State::AddNode.
+absl::Status CheckRegistered(const onnx::GraphProto& graph, const State& s) {
+  for (const onnx::NodeProto& node : graph.node()) {
+    for (const std::string& out : node.output()) {
+      if (!out.empty() && s.Info(out) == nullptr) {
+        return absl::InternalError(absl::StrCat(
+            "node '", node.name(), "' (", node.op_type(), ") output '", out,
+            "' has no shape_env entry; lowerings must add nodes through "
+            "State::AddNode so every output's type is registered"));
+      }
+    }
+    absl::Status status = absl::OkStatus();
+    ForEachBody(node, [&](const onnx::GraphProto& body) {
+      if (status.ok()) status = CheckRegistered(body, s);
+    });
+    J2O_RETURN_IF_ERROR(status);
+  }
+  return absl::OkStatus();
+}
+
+// value_info for every node output of `graph` and its bodies that is not a
+// graph output, in node order.
+void WriteValueInfo(onnx::GraphProto& graph, const State& s) {
+  absl::flat_hash_set<std::string> outputs;
+  for (const onnx::ValueInfoProto& out : graph.output()) {
+    outputs.insert(out.name());
+  }
+  graph.clear_value_info();
+  for (onnx::NodeProto& node : *graph.mutable_node()) {
+    for (const std::string& out : node.output()) {
+      if (out.empty() || outputs.contains(out)) continue;
+      s.Info(out)->WriteTo(out, graph.add_value_info());
+    }
+    ForEachMutableBody(
+        node, [&](onnx::GraphProto& body) { WriteValueInfo(body, s); });
+  }
+}
+
+// Drops nodes none of whose outputs reach a graph output, and initializers
+// nothing reads. Node order (topological by construction) is kept.
+void Prune(onnx::GraphProto& graph) {
+  absl::flat_hash_set<std::string> needed;
+  for (const onnx::ValueInfoProto& out : graph.output()) {
+    needed.insert(out.name());
+  }
+  std::vector<bool> keep(graph.node_size(), false);
+  for (int i = graph.node_size() - 1; i >= 0; --i) {
+    const onnx::NodeProto& node = graph.node(i);
+    for (const std::string& out : node.output()) {
+      if (needed.contains(out)) keep[i] = true;
+    }
+    if (keep[i]) CollectUses(node, &needed);
+  }
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
+  for (int i = 0; i < graph.node_size(); ++i) {
+    if (keep[i]) nodes.Add(std::move(*graph.mutable_node(i)));
+  }
+  graph.mutable_node()->Swap(&nodes);
+  google::protobuf::RepeatedPtrField<onnx::TensorProto> inits;
+  for (onnx::TensorProto& t : *graph.mutable_initializer()) {
+    if (needed.contains(t.name())) inits.Add(std::move(t));
+  }
+  graph.mutable_initializer()->Swap(&inits);
+}
+
+// Error naming the first node that reads a value before it is produced.
+absl::Status CheckTopologicalOrder(const onnx::GraphProto& graph) {
+  absl::flat_hash_set<std::string> defined;
+  for (const onnx::ValueInfoProto& in : graph.input())
+    defined.insert(in.name());
+  for (const onnx::TensorProto& t : graph.initializer())
+    defined.insert(t.name());
+  for (const onnx::NodeProto& node : graph.node()) {
+    for (const std::string& in : node.input()) {
+      if (!in.empty() && !defined.contains(in)) {
+        return absl::InternalError(absl::StrCat(
+            "node '", node.name(), "' (", node.op_type(), ") reads '", in,
+            "', which no earlier node, input or initializer defines"));
+      }
+    }
+    for (const std::string& out : node.output()) defined.insert(out);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<onnx::ModelProto> ConvertToProto(
+    const jaxpr::Bundle& bundle, const LegacyConvertOptions& options) {
+  J2O_RETURN_IF_ERROR(plugin::CheckOpset(options.opset));
+  const jaxpr::ClosedJaxpr& main = bundle.jaxpr();
+  if (!options.input_names.empty() &&
+      options.input_names.size() != main.invars.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--input_names gives ", options.input_names.size(),
+        " names but the jaxpr has ", main.invars.size(), " inputs"));
+  }
+  if (!options.output_names.empty() &&
+      options.output_names.size() != main.outvars.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--output_names gives ", options.output_names.size(),
+        " names but the jaxpr has ", main.outvars.size(), " outputs"));
+  }
+  if (bundle.consts.size() != main.constvars.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the jaxpr has ", main.constvars.size(),
+                     " constvars but the bundle provides ",
+                     bundle.consts.size(), " const_i values"));
+  }
+
+  onnx::ModelProto model;
+  model.set_ir_version(plugin::IrVersionForOpset(options.opset));
+  model.set_producer_name("jax2onnx");
+  model.set_producer_version("0.1.0");
+  onnx::OperatorSetIdProto* opset_import = model.add_opset_import();
+  opset_import->set_domain("");
+  opset_import->set_version(options.opset);
+  onnx::GraphProto& graph = *model.mutable_graph();
+  graph.set_name(options.model_name);
+
+  // Reserve the I/O names so no intermediate value takes them.
+  State s(&graph, options.opset, &bundle.literals);
+  std::vector<std::string> input_names, output_names;
+  absl::flat_hash_set<std::string> io_names;
+  for (size_t i = 0; i < main.invars.size(); ++i) {
+    input_names.push_back(NameAt(options.input_names, i, "in_"));
+  }
+  for (size_t i = 0; i < main.outvars.size(); ++i) {
+    output_names.push_back(NameAt(options.output_names, i, "out_"));
+  }
+  for (const std::vector<std::string>* names : {&input_names, &output_names}) {
+    for (const std::string& name : *names) {
+      if (!io_names.insert(name).second) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("the name '", name, "' is used twice for graph I/O"));
+      }
+      s.ReserveName(name);
+    }
+  }
+
+  for (size_t i = 0; i < main.invars.size(); ++i) {
+    const jaxpr::Var* var = main.invars[i];
+    J2O_ASSIGN_OR_RETURN(
+        ValueInfo info,
+        InfoOfAval(var->aval, absl::StrCat("input ", i, " (", var->name, ")")));
+    info.WriteTo(input_names[i], graph.add_input());
+    s.SetInfo(input_names[i], std::move(info));
+    s.Bind(var, input_names[i]);
+    for (int axis = 0; axis < var->aval.rank(); ++axis) {
+      const jaxpr::DimExpr& d = var->aval.shape[axis];
+      if (d.kind() == jaxpr::DimExpr::Kind::kSymbol) {
+        s.AddDimOrigin(d.symbol(), input_names[i], axis);
+      }
+    }
+  }
+  for (size_t i = 0; i < main.constvars.size(); ++i) {
+    absl::StatusOr<onnx::TensorProto> tensor = TensorOf(bundle.consts[i]);
+    if (!tensor.ok()) {
+      return absl::UnimplementedError(
+          absl::StrCat("constvar ", i, " (", main.constvars[i]->name,
+                       "): ", tensor.status().message()));
+    }
+    s.Bind(main.constvars[i],
+           s.AddInitializer(absl::StrCat("const_", i), *std::move(tensor)));
+  }
+
+  J2O_RETURN_IF_ERROR(s.LowerEquations(main));
+
+  // Producer of every main-graph value, for renaming outputs in place.
+  absl::flat_hash_map<std::string, int> producer;
+  for (int n = 0; n < graph.node_size(); ++n) {
+    for (const std::string& out : graph.node(n).output()) producer[out] = n;
+  }
+  absl::flat_hash_set<std::string> is_output;
+  for (size_t i = 0; i < main.outvars.size(); ++i) {
+    const jaxpr::Atom& atom = main.outvars[i];
+    J2O_ASSIGN_OR_RETURN(std::string value, s.Name(atom, nullptr));
+    const jaxpr::Aval aval =
+        atom.is_literal() ? LiteralAval(*atom.literal) : atom.var->aval;
+    J2O_ASSIGN_OR_RETURN(ValueInfo info,
+                         InfoOfAval(aval, absl::StrCat("output ", i)));
+    const ValueInfo* have = s.Info(value);
+    if (have == nullptr || have->dtype != info.dtype) {
+      return absl::InternalError(
+          absl::StrCat("output ", i, " is value '", value, "' of type ",
+                       have == nullptr ? "unknown" : have->ToString(),
+                       " but the jaxpr declares ", aval.ToString()));
+    }
+    const std::string& name = output_names[i];
+    auto it = producer.find(value);
+    if (it != producer.end() && !is_output.contains(value)) {
+      for (std::string& out :
+           *graph.mutable_node(it->second)->mutable_output()) {
+        if (out == value) out = name;
+      }
+      RenameUses(graph, value, name);
+      producer[name] = it->second;
+      producer.erase(value);
+      s.shape_env().erase(value);
+    } else {
+      // A graph input, initializer or value already named as an output.
+      const std::string copy = s.AddNode("Identity", {value}, info);
+      graph.mutable_node(graph.node_size() - 1)->set_output(0, name);
+      s.shape_env().erase(copy);
+    }
+    s.SetInfo(name, std::move(info));
+    is_output.insert(name);
+    graph.add_output()->set_name(name);
+  }
+
+  // Finalize.
+  J2O_RETURN_IF_ERROR(CheckRegistered(graph, s));
+  Prune(graph);
+  J2O_RETURN_IF_ERROR(CheckTopologicalOrder(graph));
+  for (onnx::ValueInfoProto& out : *graph.mutable_output()) {
+    s.Info(out.name())->WriteTo(out.name(), &out);
+  }
+  WriteValueInfo(graph, s);
+  return model;
+}
+
+}  // namespace jax2onnx::converter
