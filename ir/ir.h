@@ -179,6 +179,7 @@ class Value {
   friend class Node;
   friend class Function;
   friend size_t ReplaceAllUsesWith(Value* old_value, Value* new_value);
+  friend class IrTestPeer;  // tests corrupt internals to exercise Verify
   explicit Value(std::string name) : name_(std::move(name)) {}
 
   std::string name_;
@@ -256,6 +257,7 @@ class Node {
  private:
   friend class Graph;
   friend class NodeIterator;
+  friend class IrTestPeer;
   Node() = default;
   // Removes this node from the use lists of its inputs, recursively for the
   // nodes of its subgraphs (so outer values forget inner uses).

@@ -1,0 +1,89 @@
+// The pass interface and the pass manager. A pass rewrites a Model in place
+// and reports whether it changed anything; the manager runs passes (single
+// or as a fixpoint group), verifies the IR around each pass when asked
+// (always in debug builds), frees erased nodes between passes and hands the
+// model to an optional dump callback after each pass.
+#ifndef JAX2ONNX_IR_PASS_H_
+#define JAX2ONNX_IR_PASS_H_
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "ir/ir.h"
+#include "ir/verifier.h"
+
+namespace jax2onnx::ir {
+
+class Pass {
+ public:
+  virtual ~Pass() = default;
+  // Stable kebab-case name, e.g. "dead-node-elimination".
+  virtual absl::string_view name() const = 0;
+  // Returns whether the model changed; an error leaves the model in an
+  // unspecified but verifiable state.
+  virtual absl::StatusOr<bool> Run(Model& model) = 0;
+};
+
+// The generic passes, by name (nullptr for an unknown name).
+std::unique_ptr<Pass> CreatePass(absl::string_view name);
+std::vector<std::string> RegisteredPassNames();
+
+#ifdef NDEBUG
+inline constexpr bool kVerifyPassesByDefault = false;
+#else
+inline constexpr bool kVerifyPassesByDefault = true;
+#endif
+
+struct PassManagerOptions {
+  // Run the verifier before and after every pass.
+  bool verify_each_pass = kVerifyPassesByDefault;
+  VerifyOptions verify_options;
+  // Fixpoint groups give up with an error after this many rounds in which
+  // some pass still reported a change.
+  int max_fixpoint_iterations = 16;
+  // Called after every pass run with a running step number (0, 1, ...), the
+  // pass name and the model (e.g. to write JAX2ONNX_DEBUG_IR_DUMP files).
+  std::function<void(int step, absl::string_view pass_name, const Model&)> dump;
+};
+
+class PassManager {
+ public:
+  explicit PassManager(PassManagerOptions options = {});
+  ~PassManager();
+
+  void Add(std::unique_ptr<Pass> pass);
+  // Adds a generic pass by name; NotFound (listing the known names) if
+  // there is none.
+  absl::Status AddByName(absl::string_view name);
+  // Adds a group run round after round until no pass in it changes the
+  // model (at most options.max_fixpoint_iterations rounds).
+  void AddFixpoint(std::string group_name,
+                   std::vector<std::unique_ptr<Pass>> passes);
+
+  // Runs every step in order; returns whether anything changed.
+  absl::StatusOr<bool> Run(Model& model);
+
+ private:
+  struct Step {
+    std::string group_name;  // empty for a single pass
+    std::vector<std::unique_ptr<Pass>> passes;
+  };
+  absl::StatusOr<bool> RunOne(Pass& pass, Model& model);
+
+  PassManagerOptions options_;
+  std::vector<Step> steps_;
+  int dump_step_ = 0;
+};
+
+// Graphs a pass should visit: the main graph and every function body,
+// each followed by its subgraphs.
+std::vector<Graph*> AllGraphs(Model& model);
+
+}  // namespace jax2onnx::ir
+
+#endif  // JAX2ONNX_IR_PASS_H_

@@ -1,0 +1,142 @@
+// The pass manager and the name -> factory table of the generic passes.
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "ir/pass.h"
+#include "ir/passes/passes.h"
+
+namespace jax2onnx::ir {
+namespace {
+
+struct PassFactory {
+  const char* name;
+  std::unique_ptr<Pass> (*create)();
+};
+
+constexpr PassFactory kPassFactories[] = {
+    {"dead-node-elimination", &CreateDeadNodeEliminationPass},
+    {"topological-sort", &CreateTopologicalSortPass},
+    {"unused-initializer-pruning", &CreateUnusedInitializerPruningPass},
+};
+
+void ReleaseErased(Model& model) {
+  for (Graph* g : AllGraphs(model)) g->ReleaseErasedNodes();
+}
+
+}  // namespace
+
+std::unique_ptr<Pass> CreatePass(absl::string_view name) {
+  for (const PassFactory& f : kPassFactories) {
+    if (name == f.name) return f.create();
+  }
+  return nullptr;
+}
+
+std::vector<std::string> RegisteredPassNames() {
+  std::vector<std::string> names;
+  for (const PassFactory& f : kPassFactories) names.push_back(f.name);
+  return names;
+}
+
+std::vector<Graph*> AllGraphs(Model& model) {
+  std::vector<Graph*> out = GraphAndSubgraphs(&model.graph());
+  for (Function* f : model.functions()) {
+    for (Graph* g : GraphAndSubgraphs(&f->body())) out.push_back(g);
+  }
+  return out;
+}
+
+PassManager::PassManager(PassManagerOptions options)
+    : options_(std::move(options)) {}
+PassManager::~PassManager() = default;
+
+void PassManager::Add(std::unique_ptr<Pass> pass) {
+  Step step;
+  step.passes.push_back(std::move(pass));
+  steps_.push_back(std::move(step));
+}
+
+absl::Status PassManager::AddByName(absl::string_view name) {
+  std::unique_ptr<Pass> pass = CreatePass(name);
+  if (pass == nullptr) {
+    return absl::NotFoundError(absl::StrCat(
+        "unknown IR pass '", name,
+        "'; known passes: ", absl::StrJoin(RegisteredPassNames(), ", ")));
+  }
+  Add(std::move(pass));
+  return absl::OkStatus();
+}
+
+void PassManager::AddFixpoint(std::string group_name,
+                              std::vector<std::unique_ptr<Pass>> passes) {
+  Step step;
+  step.group_name = std::move(group_name);
+  step.passes = std::move(passes);
+  steps_.push_back(std::move(step));
+}
+
+absl::StatusOr<bool> PassManager::RunOne(Pass& pass, Model& model) {
+  if (options_.verify_each_pass) {
+    if (absl::Status s = Verify(model, options_.verify_options); !s.ok()) {
+      return absl::Status(s.code(),
+                          absl::StrCat("IR verification failed before pass '",
+                                       pass.name(), "': ", s.message()));
+    }
+  }
+  absl::StatusOr<bool> changed = pass.Run(model);
+  if (!changed.ok()) {
+    return absl::Status(
+        changed.status().code(),
+        absl::StrCat("pass '", pass.name(), "': ", changed.status().message()));
+  }
+  ReleaseErased(model);
+  if (options_.verify_each_pass) {
+    if (absl::Status s = Verify(model, options_.verify_options); !s.ok()) {
+      return absl::Status(s.code(),
+                          absl::StrCat("IR verification failed after pass '",
+                                       pass.name(), "': ", s.message()));
+    }
+  }
+  if (options_.dump) options_.dump(dump_step_++, pass.name(), model);
+  return *changed;
+}
+
+absl::StatusOr<bool> PassManager::Run(Model& model) {
+  bool any_change = false;
+  for (Step& step : steps_) {
+    if (step.group_name.empty()) {
+      absl::StatusOr<bool> changed = RunOne(*step.passes[0], model);
+      if (!changed.ok()) return changed.status();
+      any_change |= *changed;
+      continue;
+    }
+    bool converged = false;
+    std::vector<std::string> last_changers;
+    for (int round = 0; round < options_.max_fixpoint_iterations; ++round) {
+      bool round_changed = false;
+      last_changers.clear();
+      for (auto& pass : step.passes) {
+        absl::StatusOr<bool> changed = RunOne(*pass, model);
+        if (!changed.ok()) return changed.status();
+        if (*changed) last_changers.emplace_back(pass->name());
+        round_changed |= *changed;
+      }
+      any_change |= round_changed;
+      if (!round_changed) {
+        converged = true;
+        break;
+      }
+    }
+    if (!converged) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          "pass group '", step.group_name, "' did not converge within ",
+          options_.max_fixpoint_iterations,
+          " rounds; still changing in the last round: ",
+          absl::StrJoin(last_changers, ", ")));
+    }
+  }
+  return any_change;
+}
+
+}  // namespace jax2onnx::ir
