@@ -111,23 +111,35 @@ ComputeT<D> RoundTo(ComputeT<D> v) {
 // Scalar semantics.
 
 // max/min propagate NaN; +0 counts as larger than -0 (llvm.maximum).
+// Complex values order lexicographically (real part, then imaginary), as
+// JAX's lowering of max/min on complex does.
 template <typename C>
 C MaxValue(C a, C b) {
+  if constexpr (kIsComplex<C>) {
+    const bool a_larger =
+        a.real() > b.real() || (a.real() == b.real() && a.imag() > b.imag());
+    return a_larger ? a : b;
+  }
   if constexpr (kIsFloat<C>) {
     if (std::isnan(a)) return a;
     if (std::isnan(b)) return b;
     if (a == b) return std::signbit(a) ? b : a;
   }
-  return a > b ? a : b;
+  if constexpr (!kIsComplex<C>) return a > b ? a : b;
 }
 template <typename C>
 C MinValue(C a, C b) {
+  if constexpr (kIsComplex<C>) {
+    const bool a_smaller =
+        a.real() < b.real() || (a.real() == b.real() && a.imag() < b.imag());
+    return a_smaller ? a : b;
+  }
   if constexpr (kIsFloat<C>) {
     if (std::isnan(a)) return a;
     if (std::isnan(b)) return b;
     if (a == b) return std::signbit(a) ? a : b;
   }
-  return a < b ? a : b;
+  if constexpr (!kIsComplex<C>) return a < b ? a : b;
 }
 
 template <typename C>
@@ -435,7 +447,7 @@ struct PowOp {
 };
 struct MaxOp {
   template <typename C>
-  static constexpr bool kAccepts = kIsReal<C> || kIsBool<C>;
+  static constexpr bool kAccepts = kIsNumber<C> || kIsBool<C>;
   template <typename C>
   static C Apply(C a, C b) {
     return MaxValue(a, b);
@@ -443,7 +455,7 @@ struct MaxOp {
 };
 struct MinOp {
   template <typename C>
-  static constexpr bool kAccepts = kIsReal<C> || kIsBool<C>;
+  static constexpr bool kAccepts = kIsNumber<C> || kIsBool<C>;
   template <typename C>
   static C Apply(C a, C b) {
     return MinValue(a, b);
@@ -695,37 +707,42 @@ Result CompareKernel(const EvalContext& ctx, absl::Span<const Array> in) {
 // ---------------------------------------------------------------------------
 // Unary ops with the operand's dtype as result dtype.
 
-// Float math: F is float (f16/bf16/f32, the float overloads) or double.
-#define JAX2ONNX_FLOAT_UNARY(NAME, EXPR)          \
-  struct NAME {                                   \
-    template <typename C>                         \
-    static constexpr bool kAccepts = kIsFloat<C>; \
-    template <typename F>                         \
-    static F Apply(F x) {                         \
-      return EXPR;                                \
-    }                                             \
+// Float math: F is float (f16/bf16/f32, the float overloads) or double;
+// the _C variant also takes std::complex where <complex> has the function.
+#define JAX2ONNX_UNARY_OP(NAME, ACCEPTS, EXPR) \
+  struct NAME {                                \
+    template <typename C>                      \
+    static constexpr bool kAccepts = ACCEPTS;  \
+    template <typename F>                      \
+    static F Apply(F x) {                      \
+      return EXPR;                             \
+    }                                          \
   }
-JAX2ONNX_FLOAT_UNARY(ExpOp, std::exp(x));
+#define JAX2ONNX_FLOAT_UNARY(NAME, EXPR) \
+  JAX2ONNX_UNARY_OP(NAME, kIsFloat<C>, EXPR)
+#define JAX2ONNX_FLOAT_UNARY_C(NAME, EXPR) \
+  JAX2ONNX_UNARY_OP(NAME, kIsFloat<C> || kIsComplex<C>, EXPR)
+JAX2ONNX_FLOAT_UNARY_C(ExpOp, std::exp(x));
 JAX2ONNX_FLOAT_UNARY(Exp2Op, std::exp2(x));
 JAX2ONNX_FLOAT_UNARY(Expm1Op, std::expm1(x));
-JAX2ONNX_FLOAT_UNARY(LogOp, std::log(x));
+JAX2ONNX_FLOAT_UNARY_C(LogOp, std::log(x));
 JAX2ONNX_FLOAT_UNARY(Log1pOp, std::log1p(x));
-JAX2ONNX_FLOAT_UNARY(SqrtOp, std::sqrt(x));
-JAX2ONNX_FLOAT_UNARY(RsqrtOp, F{1} / std::sqrt(x));
+JAX2ONNX_FLOAT_UNARY_C(SqrtOp, std::sqrt(x));
+JAX2ONNX_FLOAT_UNARY_C(RsqrtOp, F{1} / std::sqrt(x));
 JAX2ONNX_FLOAT_UNARY(CbrtOp, std::cbrt(x));
-JAX2ONNX_FLOAT_UNARY(TanhOp, std::tanh(x));
+JAX2ONNX_FLOAT_UNARY_C(TanhOp, std::tanh(x));
 JAX2ONNX_FLOAT_UNARY(LogisticOp, F{1} / (F{1} + std::exp(-x)));
-JAX2ONNX_FLOAT_UNARY(SinOp, std::sin(x));
-JAX2ONNX_FLOAT_UNARY(CosOp, std::cos(x));
-JAX2ONNX_FLOAT_UNARY(TanOp, std::tan(x));
-JAX2ONNX_FLOAT_UNARY(AsinOp, std::asin(x));
-JAX2ONNX_FLOAT_UNARY(AcosOp, std::acos(x));
-JAX2ONNX_FLOAT_UNARY(AtanOp, std::atan(x));
-JAX2ONNX_FLOAT_UNARY(SinhOp, std::sinh(x));
-JAX2ONNX_FLOAT_UNARY(CoshOp, std::cosh(x));
-JAX2ONNX_FLOAT_UNARY(AsinhOp, std::asinh(x));
-JAX2ONNX_FLOAT_UNARY(AcoshOp, std::acosh(x));
-JAX2ONNX_FLOAT_UNARY(AtanhOp, std::atanh(x));
+JAX2ONNX_FLOAT_UNARY_C(SinOp, std::sin(x));
+JAX2ONNX_FLOAT_UNARY_C(CosOp, std::cos(x));
+JAX2ONNX_FLOAT_UNARY_C(TanOp, std::tan(x));
+JAX2ONNX_FLOAT_UNARY_C(AsinOp, std::asin(x));
+JAX2ONNX_FLOAT_UNARY_C(AcosOp, std::acos(x));
+JAX2ONNX_FLOAT_UNARY_C(AtanOp, std::atan(x));
+JAX2ONNX_FLOAT_UNARY_C(SinhOp, std::sinh(x));
+JAX2ONNX_FLOAT_UNARY_C(CoshOp, std::cosh(x));
+JAX2ONNX_FLOAT_UNARY_C(AsinhOp, std::asinh(x));
+JAX2ONNX_FLOAT_UNARY_C(AcoshOp, std::acosh(x));
+JAX2ONNX_FLOAT_UNARY_C(AtanhOp, std::atanh(x));
 JAX2ONNX_FLOAT_UNARY(ErfOp, std::erf(x));
 JAX2ONNX_FLOAT_UNARY(ErfcOp, std::erfc(x));
 JAX2ONNX_FLOAT_UNARY(ErfInvOp, static_cast<F>(ErfInv(x)));
@@ -736,7 +753,9 @@ JAX2ONNX_FLOAT_UNARY(CeilOp, std::ceil(x));
 JAX2ONNX_FLOAT_UNARY(RoundAwayOp, std::round(x));
 // nearbyint under the default rounding mode (to nearest, ties to even).
 JAX2ONNX_FLOAT_UNARY(RoundEvenOp, std::nearbyint(x));
+#undef JAX2ONNX_FLOAT_UNARY_C
 #undef JAX2ONNX_FLOAT_UNARY
+#undef JAX2ONNX_UNARY_OP
 
 struct NegOp {
   template <typename C>
@@ -807,15 +826,6 @@ struct ClzOp {
         std::countl_zero(static_cast<std::make_unsigned_t<C>>(x)));
   }
 };
-struct ConjOp {
-  template <typename C>
-  static constexpr bool kAccepts = kIsComplex<C>;
-  template <typename C>
-  static C Apply(C x) {
-    return std::conj(x);
-  }
-};
-
 template <typename Op>
 Result UnaryKernel(const EvalContext& ctx, absl::Span<const Array> in) {
   if (in.size() != 1) return ArityError(ctx, in.size(), "1");
@@ -894,6 +904,25 @@ Result ComplexPartKernel(const EvalContext& ctx, absl::Span<const Array> in) {
       return std::vector<Array>{std::move(out)};
     }
   });
+}
+
+// conj of a real operand yields the complex dtype the equation declares.
+Result ConjKernel(const EvalContext& ctx, absl::Span<const Array> in) {
+  if (in.size() != 1) return ArityError(ctx, in.size(), "1");
+  const DType out_dtype = ctx.OutputDType(0);
+  if (!IsComplex(out_dtype)) return DTypeError(ctx, out_dtype);
+  auto z = ConvertArray(in[0], out_dtype);
+  if (!z.ok()) return z.status();
+  VisitDType(out_dtype, [&](auto tag) -> absl::Status {
+    constexpr DType D = decltype(tag)::value;
+    if constexpr (kIsComplex<ComputeT<D>>) {
+      for (int64_t i = 0; i < z->num_elements(); ++i) {
+        Store<D>(&*z, i, std::conj(Load<D>(*z, i)));
+      }
+    }
+    return absl::OkStatus();
+  }).IgnoreError();
+  return std::vector<Array>{*std::move(z)};
 }
 
 Result IsFiniteKernel(const EvalContext& ctx, absl::Span<const Array> in) {
@@ -1259,15 +1288,15 @@ void RegisterElementwiseKernels() {
   RegisterEvalKernel("integer_pow", &IntegerPowKernel);
   RegisterEvalKernel("real", &ComplexPartKernel<false>);
   RegisterEvalKernel("imag", &ComplexPartKernel<true>);
-  RegisterEvalKernel("conj", &UnaryKernel<ConjOp>);
+  RegisterEvalKernel("conj", &ConjKernel);
 
   RegisterEvalKernel("select_n", &SelectNKernel);
   RegisterEvalKernel("clamp", &ClampKernel);
   RegisterEvalKernel("convert_element_type", &ConvertElementTypeKernel);
   RegisterEvalKernel("bitcast_convert_type", &BitcastConvertTypeKernel);
   RegisterEvalKernel("reduce_precision", &ReducePrecisionKernel);
-  for (const char* name :
-       {"copy", "copy_p", "stop_gradient", "optimization_barrier"}) {
+  for (const char* name : {"copy", "copy_p", "stop_gradient",
+                           "optimization_barrier", "device_put"}) {
     RegisterEvalKernel(name, &IdentityKernel);
   }
 }

@@ -3,6 +3,7 @@
 // select_n/clamp and both rounding methods. Each expectation carries its
 // derivation.
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <string>
 #include <vector>
@@ -437,6 +438,30 @@ TEST(ElementwiseIdentityTest, OptimizationBarrierPassesAllOperands) {
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_THAT(ToDoubles((*out)[0]), ElementsAre(1.5, 2));
   EXPECT_THAT(ToInts((*out)[1]), ElementsAre(7));
+}
+
+TEST(ElementwiseComplexTest, MaxIsLexicographicAndConjOfRealIsComplex) {
+  Array a(DType::kC64, {2});
+  Array b(DType::kC64, {2});
+  // (1+5i) vs (2+0i): real parts decide -> 2+0i. (1+1i) vs (1+3i): equal
+  // real parts, the imaginary part decides -> 1+3i.
+  const float av[] = {1, 5, 1, 1};
+  const float bv[] = {2, 0, 1, 3};
+  std::memcpy(a.data(), av, sizeof(av));
+  std::memcpy(b.data(), bv, sizeof(bv));
+  const Array m = Eval1(
+      "{ lambda ; a:c64[2] b:c64[2]. let c:c64[2] = max a b in (c,) }", {a, b});
+  ASSERT_EQ(m.num_elements(), 2);
+  const float* got = m.typed_data<float>();
+  EXPECT_THAT(std::vector<float>(got, got + 4), ElementsAre(2, 0, 1, 3));
+  // conj(3.0) = 3 - 0i, typed as the declared c64.
+  const Array c = Eval1(
+      "{ lambda ; a:f32[1]. let b:c64[1] = conj[input_dtype=float32] a "
+      "in (b,) }",
+      {MakeArray(DType::kF32, {1}, {3})});
+  ASSERT_EQ(c.dtype(), DType::kC64);
+  EXPECT_EQ(c.typed_data<float>()[0], 3);
+  EXPECT_EQ(c.typed_data<float>()[1], 0);
 }
 
 TEST(ElementwiseErrorTest, UnsupportedDTypeIsNamed) {
