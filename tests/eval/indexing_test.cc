@@ -360,6 +360,21 @@ TEST(ScatterTest, NonStandardUpdateJaxprIsCalled) {
   EXPECT_THAT(ToDoubles((*out)[0]), ElementsAre(-7));
 }
 
+TEST(ScatterTest, ScatterApplyCombinerRunsOncePerUpdate) {
+  // lax.scatter_apply binds plain `scatter` with update_jaxpr
+  // `lambda x, _: f(x)`. f = neg applied at index 1 twice: -(-2) = 2; at
+  // index 2 once: -3.
+  auto out = EvalText(
+      ScatterText("scatter", "f32[3]", "i32[3,1]", "f32[3]", kElementScatter,
+                  "GatherScatterMode.FILL_OR_DROP",
+                  "{ lambda ; e:f32[] f:f32[]. let g:f32[] = neg e in (g,) }"),
+      {MakeArray(DType::kF32, {3}, {1, 2, 3}),
+       MakeIntArray(DType::kI32, {3, 1}, {1, 2, 1}),
+       MakeArray(DType::kF32, {3}, {0, 0, 0})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(ToDoubles((*out)[0]), ElementsAre(1, 2, -3));
+}
+
 TEST(ScatterTest, SharedCombinerReferenceIsResolved) {
   // The combiner hoisted as `let jaxpr = ...` (JAX caches it):
   // [1, 1]; +5 @0, +7 @0 -> [13, 1].
