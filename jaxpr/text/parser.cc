@@ -697,7 +697,10 @@ absl::Status Parser::ParseShape(Aval* aval) {
     if (c == ')') --depth;
     if (c == ']' && depth <= 0) break;
     if (c == ';') named_shape = true;
-    if (c == '\n' || c == '[' || c == '{' || c == '}') {
+    const bool allowed = IsIdentChar(c) || c == ' ' || c == ',' || c == '(' ||
+                         c == ')' || c == '*' || c == '^' || c == '+' ||
+                         c == '-' || c == '@' || c == ';' || c == ':';
+    if (!allowed) {
       return ErrorAt(close, absl::StrCat("unexpected ", Found(close),
                                          " in the shape of a type"));
     }
@@ -1088,8 +1091,9 @@ absl::Status Parser::ParseLiteral(Literal* lit) {
     // Python complex: (1+0j), (-0-1j), (nan+nanj)
     const size_t real_len = NumberLength(rest.substr(1), true);
     const size_t sign = 1 + real_len;
-    const size_t imag_len =
-        real_len == 0 ? 0 : NumberLength(rest.substr(sign + 1), false);
+    const size_t imag_len = real_len == 0 || sign + 1 > rest.size()
+                                ? 0
+                                : NumberLength(rest.substr(sign + 1), false);
     const size_t close = sign + 1 + imag_len;
     if (real_len == 0 || (At(p_ + sign) != '+' && At(p_ + sign) != '-') ||
         imag_len == 0 || rest[close - 1] != 'j' || At(p_ + close) != ')') {
