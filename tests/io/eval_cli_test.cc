@@ -1,0 +1,190 @@
+// End-to-end tests of `jax2onnx eval`: runs the built binary on small
+// bundles written here (hand-computed values) and checks its output lines,
+// --out/--inputs files, exit codes and the conformance policy flags.
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "jaxpr/io/npy.h"
+
+namespace jax2onnx::jaxpr {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::HasSubstr;
+
+constexpr char kAdd[] = R"({ lambda ; a:f32[2] b:f32[2]. let
+    c:f32[2] = add a b
+  in (c,) }
+)";
+
+Array F32(std::vector<double> values) {
+  Array a(DType::kF32, {static_cast<int64_t>(values.size())});
+  for (size_t i = 0; i < values.size(); ++i) a.SetFromDouble(i, values[i]);
+  return a;
+}
+
+struct RunResult {
+  int exit_code = -1;
+  std::string output;
+  std::string last_line;
+};
+
+class EvalCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    binary_ = std::string(JAX2ONNX_BINARY_DIR) + "/bin/jax2onnx";
+    if (!fs::exists(binary_)) GTEST_SKIP() << binary_ << " is not built";
+    dir_ = fs::path(::testing::TempDir()) /
+           absl::StrCat(
+               "eval_cli_test_",
+               ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_ / "g");
+    // 1+3 = 4, 2+4 = 6: `good` expects that, `bad` expects 7 at index 1.
+    WriteBundle("g/good", {{"input_0", F32({1, 2})},
+                           {"input_1", F32({3, 4})},
+                           {"expected_0", F32({4, 6})}});
+    WriteBundle("g/bad", {{"input_0", F32({1, 2})},
+                          {"input_1", F32({3, 4})},
+                          {"expected_0", F32({4, 7})}});
+  }
+  void WriteBundle(const std::string& stem, const NamedArrays& arrays) {
+    std::ofstream((dir_ / (stem + ".jaxpr")).string()) << kAdd;
+    ASSERT_TRUE(WriteNpzFile((dir_ / (stem + ".npz")).string(), arrays).ok());
+  }
+  std::string P(const std::string& rel) { return (dir_ / rel).string(); }
+  RunResult Run(const std::string& args) {
+    RunResult r;
+    const std::string command = absl::StrCat(binary_, " eval ", args, " 2>&1");
+    FILE* pipe = popen(command.c_str(), "r");
+    if (pipe == nullptr) return r;
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof(buf), pipe)) > 0) r.output.append(buf, n);
+    const int status = pclose(pipe);
+    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    std::vector<std::string> lines =
+        absl::StrSplit(r.output, '\n', absl::SkipEmpty());
+    if (!lines.empty()) r.last_line = lines.back();
+    return r;
+  }
+  std::string binary_;
+  fs::path dir_;
+};
+
+TEST_F(EvalCliTest, CompareReportsPassFailWorstElementAndSummary) {
+  const RunResult r = Run("--compare " + P(""));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  // Directory bundles are sorted: g/bad before g/good.
+  EXPECT_THAT(r.output, HasSubstr("FAIL g/bad.jaxpr: out_0: 1 of 2 elements "
+                                  "differ; worst at [1]: got 6, expected 7"));
+  EXPECT_THAT(r.output, HasSubstr("PASS g/good.jaxpr"));
+  EXPECT_LT(r.output.find("g/bad.jaxpr"), r.output.find("g/good.jaxpr"));
+  EXPECT_EQ(r.last_line, "1 passed, 1 failed");
+  const RunResult one = Run("--compare " + P("g/good.jaxpr"));
+  EXPECT_EQ(one.exit_code, 0) << one.output;
+  EXPECT_EQ(one.last_line, "1 passed, 0 failed");
+  // Isolated children give the same verdicts.
+  const RunResult iso = Run("--compare --isolate " + P(""));
+  EXPECT_EQ(iso.exit_code, 1) << iso.output;
+  EXPECT_THAT(iso.output, HasSubstr("worst at [1]: got 6, expected 7"));
+  EXPECT_EQ(iso.last_line, "1 passed, 1 failed");
+}
+
+TEST_F(EvalCliTest, OutAndInputsFiles) {
+  const RunResult r = Run(P("g/good.jaxpr") + " --out " + P("out.npz"));
+  ASSERT_EQ(r.exit_code, 0) << r.output;
+  auto out = ReadNpzFile(P("out.npz"));
+  ASSERT_TRUE(out.ok()) << out.status();
+  ASSERT_EQ(out->size(), 1u);
+  EXPECT_EQ((*out)[0].first, "out_0");
+  EXPECT_EQ((*out)[0].second, F32({4, 6}));
+  // Other inputs: 10+0.5 = 10.5, -1+1 = 0.
+  ASSERT_TRUE(WriteNpzFile(P("in.npz"), {{"input_0", F32({10, -1})},
+                                         {"input_1", F32({0.5, 1})}})
+                  .ok());
+  const RunResult r2 = Run(P("g/good.jaxpr") + " --inputs " + P("in.npz") +
+                           " --out " + P("out2.npz"));
+  ASSERT_EQ(r2.exit_code, 0) << r2.output;
+  EXPECT_EQ((*ReadNpzFile(P("out2.npz")))[0].second, F32({10.5, 0}));
+  // Printing without --out shows the values.
+  const RunResult r3 = Run(P("g/good.jaxpr"));
+  EXPECT_THAT(r3.output, HasSubstr("out_0: f32[2] = [4, 6]"));
+  // --out with several bundles is a usage error.
+  EXPECT_EQ(Run(P("") + " --out " + P("x.npz")).exit_code, 2);
+}
+
+TEST_F(EvalCliTest, MissingPathIsReportedAsNotExisting) {
+  const RunResult r = Run("--compare " + P("nothing_here"));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.output, HasSubstr("does not exist"));
+}
+
+TEST_F(EvalCliTest, PolicyAcceptsListedFailuresAboveThePassRate) {
+  std::ofstream(P("known.txt")) << "# comment\n"
+                                << "g/bad.jaxpr: expected_0 was edited\n";
+  const RunResult ok =
+      Run("--compare --min_pass_rate=0.5 --known_failures=" + P("known.txt") +
+          " " + P(""));
+  EXPECT_EQ(ok.exit_code, 0) << ok.output;
+  EXPECT_THAT(ok.output, HasSubstr("policy: OK"));
+  EXPECT_EQ(ok.last_line, "1 passed, 1 failed");
+  // 50% < 60%.
+  const RunResult rate =
+      Run("--compare --min_pass_rate=0.6 --known_failures=" + P("known.txt") +
+          " " + P(""));
+  EXPECT_EQ(rate.exit_code, 1) << rate.output;
+  EXPECT_THAT(rate.output, HasSubstr("pass rate 50.00% is below"));
+  // A must-pass group rejects even listed failures.
+  const RunResult group =
+      Run("--compare --must_pass_groups=x,g* "
+          "--known_failures=" +
+          P("known.txt") + " " + P(""));
+  EXPECT_EQ(group.exit_code, 1) << group.output;
+  EXPECT_THAT(group.output,
+              HasSubstr("must-pass group 'g' has a failure: g/bad.jaxpr"));
+}
+
+TEST_F(EvalCliTest, PolicyRejectsUnlistedFailures) {
+  std::ofstream(P("empty.txt")) << "";
+  const RunResult r =
+      Run("--compare --known_failures=" + P("empty.txt") + " " + P(""));
+  EXPECT_EQ(r.exit_code, 1) << r.output;
+  EXPECT_THAT(r.output,
+              HasSubstr("policy: failure not in known failures: g/bad.jaxpr"));
+}
+
+TEST_F(EvalCliTest, KnownFailureThatPassesFailsOnlyWhenStrict) {
+  std::ofstream(P("lax.txt")) << "g/bad.jaxpr: edited\n"
+                              << "g/good.jaxpr: was broken once\n";
+  const RunResult lax =
+      Run("--compare --known_failures=" + P("lax.txt") + " " + P(""));
+  EXPECT_EQ(lax.exit_code, 0) << lax.output;
+  EXPECT_THAT(lax.output,
+              HasSubstr("policy: known failure now passes: g/good.jaxpr"));
+  std::ofstream(P("strict.txt")) << "g/bad.jaxpr: edited\n"
+                                 << "strict g/good.jaxpr: was broken once\n";
+  const RunResult strict =
+      Run("--compare --known_failures=" + P("strict.txt") + " " + P(""));
+  EXPECT_EQ(strict.exit_code, 1) << strict.output;
+}
+
+TEST_F(EvalCliTest, KnownFailureLinesNeedAReason) {
+  std::ofstream(P("bad.txt")) << "g/bad.jaxpr:\n";
+  const RunResult r =
+      Run("--compare --known_failures=" + P("bad.txt") + " " + P(""));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(r.output, HasSubstr("bad.txt:1: g/bad.jaxpr has no reason"));
+}
+
+}  // namespace
+}  // namespace jax2onnx::jaxpr
