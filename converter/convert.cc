@@ -265,9 +265,12 @@ absl::StatusOr<onnx::ModelProto> ConvertToProto(
     for (const std::string& out : graph.node(n).output()) producer[out] = n;
   }
   absl::flat_hash_set<std::string> is_output;
+  // Old name -> output name, for vars returned more than once.
+  absl::flat_hash_map<std::string, std::string> renamed;
   for (size_t i = 0; i < main.outvars.size(); ++i) {
     const jaxpr::Atom& atom = main.outvars[i];
     J2O_ASSIGN_OR_RETURN(std::string value, s.Name(atom, nullptr));
+    if (auto r = renamed.find(value); r != renamed.end()) value = r->second;
     const jaxpr::Aval aval =
         atom.is_literal() ? LiteralAval(*atom.literal) : atom.var->aval;
     J2O_ASSIGN_OR_RETURN(ValueInfo info,
@@ -290,6 +293,7 @@ absl::StatusOr<onnx::ModelProto> ConvertToProto(
       producer[name] = it->second;
       producer.erase(value);
       s.shape_env().erase(value);
+      renamed[value] = name;
     } else {
       // A graph input, initializer or value already named as an output.
       const std::string copy = s.AddNode("Identity", {value}, info);
