@@ -4,6 +4,7 @@
 // numbers from ONNX Runtime against the reference interpreter.
 #include "converter/convert.h"
 
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <string>
@@ -359,6 +360,45 @@ TEST(ConvertTest, CallsAreInlined) {
   ASSERT_TRUE(model.ok()) << model.status();
   EXPECT_THAT(OpTypes(model->graph()), ElementsAre("Tanh", "Mul"));
   EXPECT_EQ(OnnxValidate(*model), "");
+}
+
+TEST(ConvertTest, SubgraphsCaptureOuterValuesAndKeepThemAlive) {
+  jaxpr::Bundle bundle = BundleFromText(
+      "{ lambda ; p:bool[] a:f32[2,3]. let\n"
+      "    b:f32[2,3] = test_if_neg_exp p a\n"
+      "  in (b,) }");
+  absl::StatusOr<onnx::ModelProto> model = Convert(bundle);
+  ASSERT_TRUE(model.ok()) << model.status();
+  const onnx::GraphProto& g = model->graph();
+  // The Exp is read only inside the then-branch; pruning must keep it.
+  EXPECT_THAT(OpTypes(g), ElementsAre("Exp", "If"));
+  const onnx::NodeProto& if_node = g.node(1);
+  ASSERT_EQ(if_node.attribute_size(), 2);
+  EXPECT_THAT(OpTypes(if_node.attribute(0).g()), ElementsAre("Neg"));
+  // The else-branch returned an outer value: an Identity inside the body.
+  EXPECT_THAT(OpTypes(if_node.attribute(1).g()), ElementsAre("Identity"));
+  EXPECT_EQ(OnnxValidate(*model), "");
+  api::OrtRunner& ort = api::OrtRunner::Shared();
+  std::string reason;
+  if (!ort.IsAvailable(&reason)) GTEST_SKIP() << reason;
+  const std::string path = ::testing::TempDir() + "/legacy_if.onnx";
+  {
+    std::ofstream out(path, std::ios::binary);
+    out << SerializeDeterministic(*model);
+  }
+  const jaxpr::Array x = Iota(jaxpr::DType::kF32, {2, 3}, 0.5, -1);
+  for (bool pred : {true, false}) {
+    jaxpr::Array p(jaxpr::DType::kBool, {});
+    p.SetFromInt64(0, pred);
+    absl::StatusOr<std::vector<jaxpr::Array>> got =
+        ort.Run(path, {{"in_0", p}, {"in_1", x}});
+    ASSERT_TRUE(got.ok()) << got.status();
+    for (int64_t i = 0; i < x.num_elements(); ++i) {
+      const double want = pred ? -std::exp(x.GetAsDouble(i)) : x.GetAsDouble(i);
+      EXPECT_NEAR((*got)[0].GetAsDouble(i), want, 1e-5) << i;
+    }
+  }
+  std::remove(path.c_str());
 }
 
 TEST(ConvertTest, LoweringErrorsNameTheEquationAndOperands) {

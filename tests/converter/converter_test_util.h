@@ -111,6 +111,33 @@ inline absl::Status LowerWithDeadParts(State& s, const jaxpr::Eqn& eqn) {
   return s.SetOutput(eqn, 0, s.AddNode("Identity", {x}, out));
 }
 
+// out = If(pred, then: Neg(exp(x)), else: x), with exp(x) computed in the
+// outer graph and read only inside the then-branch, and the else-branch
+// returning an outer value directly.
+inline absl::Status LowerIfNegExp(State& s, const jaxpr::Eqn& eqn) {
+  J2O_ASSIGN_OR_RETURN(std::string pred, s.Input(eqn, 0));
+  J2O_ASSIGN_OR_RETURN(std::string x, s.Input(eqn, 1));
+  J2O_ASSIGN_OR_RETURN(ValueInfo out, State::OutInfo(eqn, 0));
+  const std::string e = s.AddNode("Exp", {x}, out);
+  J2O_ASSIGN_OR_RETURN(
+      onnx::GraphProto then_branch,
+      s.BuildSubgraph(
+          "then", [&]() -> absl::StatusOr<std::vector<std::string>> {
+            return std::vector<std::string>{s.AddNode("Neg", {e}, out)};
+          }));
+  J2O_ASSIGN_OR_RETURN(
+      onnx::GraphProto else_branch,
+      s.BuildSubgraph("else",
+                      [&]() -> absl::StatusOr<std::vector<std::string>> {
+                        return std::vector<std::string>{x};
+                      }));
+  return s.SetOutput(
+      eqn, 0,
+      s.AddNode("If", {pred}, out,
+                {AttrGraph("then_branch", std::move(then_branch)),
+                 AttrGraph("else_branch", std::move(else_branch))}));
+}
+
 // Registers the test-only lowerings (idempotent).
 inline void RegisterTestLowerings() {
   plugin::Registry& r = plugin::Registry::Global();
@@ -120,6 +147,7 @@ inline void RegisterTestLowerings() {
   r.RegisterLegacy("test_shape_value", &LowerShapeValue);
   r.RegisterLegacy("test_call", &LowerCall);
   r.RegisterLegacy("test_with_dead_parts", &LowerWithDeadParts);
+  r.RegisterLegacy("test_if_neg_exp", &LowerIfNegExp);
 }
 
 inline absl::StatusOr<onnx::ModelProto> Convert(const jaxpr::Bundle& bundle,
