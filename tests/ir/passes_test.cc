@@ -7,11 +7,13 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "ir/ir.h"
 #include "ir/pass.h"
 #include "ir/printer.h"
+#include "ir/verifier.h"
 
 namespace jax2onnx::ir {
 namespace {
@@ -218,6 +220,34 @@ TEST(TopologicalSortTest, RefusesACycle) {
   absl::StatusOr<bool> r = CreatePass("topological-sort")->Run(m);
   EXPECT_THAT(r.status().message(),
               HasSubstr("has a dependency cycle through node"));
+}
+
+TEST(TopologicalSortTest, ReversedLongChainSortsWithoutDeepRecursion) {
+  // 200k nodes in reverse dependency order: the DFS must be iterative and
+  // the whole pipeline linear for this to finish quickly.
+  constexpr int kNodes = 200000;
+  Model m;
+  Graph& g = m.graph();
+  Value* v = g.AddInput("x", F32({2}));
+  std::vector<Node*> chain;
+  for (int i = 0; i < kNodes; ++i) {
+    chain.push_back(
+        g.Append(Node::Create("", "Neg", {v}, {absl::StrCat("v", i)})));
+    v = chain.back()->output(0);
+  }
+  v->SetType(F32({2}));
+  g.AddOutput(v);
+  std::vector<Node*> reversed(chain.rbegin(), chain.rend());
+  g.Reorder(reversed);
+  EXPECT_FALSE(Verify(m).ok());
+  EXPECT_TRUE(RunPass("topological-sort", m));
+  EXPECT_EQ(g.first_node(), chain.front());
+  EXPECT_EQ(g.last_node(), chain.back());
+  EXPECT_TRUE(Verify(m).ok());
+  EXPECT_FALSE(RunPass("dead-node-elimination", m));
+  ASSERT_TRUE(g.Erase(g.last_node(), /*force=*/true).ok());
+  EXPECT_TRUE(RunPass("dead-node-elimination", m));  // whole chain is dead
+  EXPECT_EQ(g.num_nodes(), 0u);
 }
 
 // Reports a change `changes` times, then no change.
