@@ -133,8 +133,8 @@ absl::StatusOr<ir::Model> ConvertToIr(const jaxpr::Bundle& bundle,
   for (size_t i = 0; i < main.outvars.size(); ++i) {
     const jaxpr::Atom& atom = main.outvars[i];
     J2O_ASSIGN_OR_RETURN(ir::Value * value, ctx.ValueOf(atom, nullptr));
-    const jaxpr::Aval aval = atom.is_literal() ? LiteralAval(*atom.literal)
-                                               : atom.var->aval;
+    const jaxpr::Aval aval =
+        atom.is_literal() ? LiteralAval(*atom.literal) : atom.var->aval;
     J2O_ASSIGN_OR_RETURN(ir::Type type,
                          TypeOfAval(aval, absl::StrCat("output ", i)));
     const std::string name = NameAt(options.output_names, i, "out_");

@@ -62,9 +62,9 @@ const jaxpr::Aval& LoweringContext::InAval(const jaxpr::Eqn& eqn, int i) {
 absl::StatusOr<ir::Value*> LoweringContext::Input(const jaxpr::Eqn& eqn,
                                                   int i) {
   if (i < 0 || i >= static_cast<int>(eqn.inputs.size())) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "'", eqn.primitive, "' expects at least ", i + 1, " operands, got ",
-        eqn.inputs.size()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", eqn.primitive, "' expects at least ", i + 1,
+                     " operands, got ", eqn.inputs.size()));
   }
   return ValueOf(eqn.inputs[i], &eqn);
 }
@@ -72,16 +72,16 @@ absl::StatusOr<ir::Value*> LoweringContext::Input(const jaxpr::Eqn& eqn,
 absl::StatusOr<ir::Value*> LoweringContext::ValueOf(const jaxpr::Atom& atom,
                                                     const jaxpr::Eqn* context) {
   if (atom.is_literal()) {
-    J2O_ASSIGN_OR_RETURN(jaxpr::Array value,
-                         jaxpr::LiteralValue(*atom.literal, context,
-                                             elided_literals_));
+    J2O_ASSIGN_OR_RETURN(
+        jaxpr::Array value,
+        jaxpr::LiteralValue(*atom.literal, context, elided_literals_));
     return ConstArray(value);
   }
   auto it = env_.find(atom.var);
   if (it == env_.end()) {
-    return absl::InternalError(
-        absl::StrCat("variable '", atom.var->name, "' is used before it is "
-                                                    "bound"));
+    return absl::InternalError(absl::StrCat("variable '", atom.var->name,
+                                            "' is used before it is "
+                                            "bound"));
   }
   return it->second;
 }
@@ -117,9 +117,10 @@ ir::Value* LoweringContext::Op(absl::string_view op_type,
   return OpMulti(op_type, std::move(inputs), 1, std::move(attrs))[0];
 }
 
-std::vector<ir::Value*> LoweringContext::OpMulti(
-    absl::string_view op_type, std::vector<ir::Value*> inputs,
-    int num_outputs, std::vector<ir::Attr> attrs) {
+std::vector<ir::Value*> LoweringContext::OpMulti(absl::string_view op_type,
+                                                 std::vector<ir::Value*> inputs,
+                                                 int num_outputs,
+                                                 std::vector<ir::Attr> attrs) {
   ir::Node* node =
       graph_->AddNode(op_type, inputs, num_outputs, std::move(attrs));
   return node->outputs();
@@ -139,8 +140,8 @@ ir::Value* LoweringContext::Const(ir::Tensor tensor) {
   if (it != consts_.end()) return it->second;
   const int dtype = tensor.dtype();
   std::vector<ir::Dim> dims(tensor.dims().begin(), tensor.dims().end());
-  auto value = graph_->AddInitializer(graph_->FreshName("c"),
-                                      std::move(tensor));
+  auto value =
+      graph_->AddInitializer(graph_->FreshName("c"), std::move(tensor));
   CHECK(value.ok()) << value.status();
   (*value)->SetType(ir::Type::Tensor(dtype, ir::Shape(std::move(dims))));
   consts_.emplace(std::move(key), *value);
@@ -150,16 +151,16 @@ ir::Value* LoweringContext::Const(ir::Tensor tensor) {
 ir::Value* LoweringContext::ConstArray(const jaxpr::Array& array) {
   auto dtype = plugin::OnnxDType(array.dtype());
   CHECK(dtype.ok()) << dtype.status();
-  return Const(ir::Tensor(
-      *dtype, array.shape(),
-      std::string(reinterpret_cast<const char*>(array.data()),
-                  array.num_bytes())));
+  return Const(
+      ir::Tensor(*dtype, array.shape(),
+                 std::string(reinterpret_cast<const char*>(array.data()),
+                             array.num_bytes())));
 }
 
 ir::Value* LoweringContext::ConstI64(std::vector<int64_t> values) {
   const int64_t n = static_cast<int64_t>(values.size());
-  return Const(ir::Tensor::FromVector<int64_t>(onnx::TensorProto::INT64, {n},
-                                               values));
+  return Const(
+      ir::Tensor::FromVector<int64_t>(onnx::TensorProto::INT64, {n}, values));
 }
 
 ir::Value* LoweringContext::ConstI64Scalar(int64_t value) {
@@ -194,8 +195,9 @@ absl::StatusOr<ir::Value*> LoweringContext::DimValue(
           "runtime value cannot be computed"));
     }
     const int axis = origin->second.second;
-    result = Op("Shape", {origin->second.first},
-                {ir::Attr::Int("start", axis), ir::Attr::Int("end", axis + 1)});
+    result =
+        Op("Shape", {origin->second.first},
+           Attrs(ir::Attr::Int("start", axis), ir::Attr::Int("end", axis + 1)));
   } else {
     std::vector<ir::Value*> operands;
     for (const jaxpr::DimExpr& op : dim.operands()) {
@@ -228,14 +230,14 @@ absl::StatusOr<ir::Value*> LoweringContext::DimValue(
         // differ and the division is inexact.
         ir::Value* q = Op("Div", {operands[0], operands[1]});
         ir::Value* r = Op("Mod", {operands[0], operands[1]},
-                          {ir::Attr::Int("fmod", 1)});
+                          Attrs(ir::Attr::Int("fmod", 1)));
         ir::Value* zero = ConstI64({0});
         ir::Value* inexact = Op("Not", {Op("Equal", {r, zero})});
-        ir::Value* signs_differ =
-            Op("Xor", {Op("Less", {operands[0], zero}),
-                       Op("Less", {operands[1], zero})});
-        ir::Value* adjust = Op("Cast", {Op("And", {inexact, signs_differ})},
-                               {ir::Attr::Int("to", onnx::TensorProto::INT64)});
+        ir::Value* signs_differ = Op("Xor", {Op("Less", {operands[0], zero}),
+                                             Op("Less", {operands[1], zero})});
+        ir::Value* adjust =
+            Op("Cast", {Op("And", {inexact, signs_differ})},
+               Attrs(ir::Attr::Int("to", onnx::TensorProto::INT64)));
         result = Op("Sub", {q, adjust});
         break;
       }
@@ -279,7 +281,7 @@ absl::StatusOr<ir::Value*> LoweringContext::ShapeValue(
   flush();
   if (pieces.empty()) return ConstI64({});
   if (pieces.size() == 1) return pieces[0];
-  return Op("Concat", pieces, {ir::Attr::Int("axis", 0)});
+  return Op("Concat", pieces, Attrs(ir::Attr::Int("axis", 0)));
 }
 
 absl::StatusOr<std::vector<ir::Value*>> LoweringContext::Inline(
@@ -328,8 +330,8 @@ absl::Status LoweringContext::LowerEquations(const jaxpr::ClosedJaxpr& jaxpr) {
     absl::Status status = entry->ir(*this, eqn);
     if (!status.ok()) {
       return EqnError(eqn, index, status.code(),
-                      absl::StrCat(status.message(), " (operands: ",
-                                   AvalList(eqn.inputs), ")"));
+                      absl::StrCat(status.message(),
+                                   " (operands: ", AvalList(eqn.inputs), ")"));
     }
     for (size_t o = 0; o < eqn.outputs.size(); ++o) {
       const jaxpr::Var* out = eqn.outputs[o];
@@ -347,8 +349,7 @@ absl::Status LoweringContext::LowerEquations(const jaxpr::ClosedJaxpr& jaxpr) {
 absl::Status LoweringContext::EqnError(const jaxpr::Eqn& eqn, int index,
                                        absl::StatusCode code,
                                        absl::string_view message) {
-  return absl::Status(code,
-                      absl::StrCat(EqnWhere(eqn, index), ": ", message));
+  return absl::Status(code, absl::StrCat(EqnWhere(eqn, index), ": ", message));
 }
 
 }  // namespace jax2onnx::converter2

@@ -22,6 +22,16 @@
 
 namespace jax2onnx::converter2 {
 
+// Builds an attribute list (ir::Attr is move-only, so a braced list cannot
+// be used): Op("Shape", {x}, Attrs(ir::Attr::Int("start", 1))).
+template <typename... A>
+std::vector<ir::Attr> Attrs(A&&... attrs) {
+  std::vector<ir::Attr> out;
+  out.reserve(sizeof...(attrs));
+  (out.push_back(std::forward<A>(attrs)), ...);
+  return out;
+}
+
 class LoweringContext {
  public:
   LoweringContext(ir::Graph* graph, int opset,
@@ -65,8 +75,8 @@ class LoweringContext {
   // ---- constants (initializers, deduplicated by content) ----
   ir::Value* Const(ir::Tensor tensor);
   ir::Value* ConstArray(const jaxpr::Array& array);
-  ir::Value* ConstI64(std::vector<int64_t> values);        // 1-D
-  ir::Value* ConstI64Scalar(int64_t value);                // 0-D
+  ir::Value* ConstI64(std::vector<int64_t> values);          // 1-D
+  ir::Value* ConstI64Scalar(int64_t value);                  // 0-D
   ir::Value* ConstScalar(jaxpr::DType dtype, double value);  // 0-D
 
   // ---- symbolic dimensions ----
@@ -91,8 +101,9 @@ class LoweringContext {
   // registered IR lowerings, applying the per-equation guardrail.
   absl::Status LowerEquations(const jaxpr::ClosedJaxpr& jaxpr);
 
-  // An error naming the equation (primitive, index when known, source line).
-  static absl::Status EqnError(const jaxpr::Eqn& eqn, absl::StatusCode code,
+  // An error naming the equation (primitive, index when >= 0, source line).
+  static absl::Status EqnError(const jaxpr::Eqn& eqn, int index,
+                               absl::StatusCode code,
                                absl::string_view message);
 
  private:

@@ -17,9 +17,12 @@ struct Command {
   int (*run)(const std::vector<std::string>& args);
 };
 
-int RunParse(const std::vector<std::string>& args);  // cmd_parse.cc
-int RunPrint(const std::vector<std::string>& args);  // cmd_parse.cc
-int RunEval(const std::vector<std::string>& args);   // cmd_eval.cc
+int RunParse(const std::vector<std::string>& args);    // cmd_parse.cc
+int RunPrint(const std::vector<std::string>& args);    // cmd_parse.cc
+int RunEval(const std::vector<std::string>& args);     // cmd_eval.cc
+int RunConvert(const std::vector<std::string>& args);  // cmd_convert.cc
+int RunCheck(const std::vector<std::string>& args);    // cmd_convert.cc
+int RunPlugins(const std::vector<std::string>& args);  // cmd_convert.cc
 
 }  // namespace jax2onnx::cli
 

@@ -41,6 +41,36 @@ const std::vector<Command>& Commands() {
        "failed`.",
        {"inputs", "out", "compare"},
        &RunEval},
+      {"convert",
+       "convert BUNDLE -o OUT.onnx [--use_onnx_ir] [--opset N] "
+       "[--input_names a,b] [--output_names c]",
+       "Convert a bundle to an ONNX model",
+       "Converts the bundle (NAME.jaxpr + optional NAME.npz with const_i / "
+       "literal_i) to ONNX and writes it atomically. The pipeline is legacy by "
+       "default; --use_onnx_ir or JAX2ONNX_USE_ONNX_IR=1 selects the IR "
+       "pipeline (the environment variable wins over the flag). Nothing is "
+       "written on failure; errors name the primitive, equation and source "
+       "line.",
+       {"o", "use_onnx_ir", "opset", "input_names", "output_names"},
+       &RunConvert},
+      {"check",
+       "check BUNDLE_OR_DIR... [--use_onnx_ir] [--json] [--seed N]",
+       "Convert, run in ONNX Runtime and compare with the oracle",
+       "For each bundle: converts it, runs the model in ONNX Runtime on the "
+       "bundle's input_i (or seeded random inputs, symbolic dims bound to "
+       "small sizes) and compares with expected_i (or the reference "
+       "interpreter) using the bundle's rtol/atol (defaults f32 1e-5, f64 "
+       "1e-7, f16 1e-2; ints/bools exact). Prints one PASS/FAIL line per "
+       "bundle with a reason for each FAIL, then `N passed, M failed`.",
+       {"use_onnx_ir", "opset", "json", "seed"},
+       &RunCheck},
+      {"plugins",
+       "plugins [--json]",
+       "List primitives and which pipelines lower them",
+       "Prints the shared registry: each primitive with its legacy and IR "
+       "lowerings and the ONNX ops they use.",
+       {"json"},
+       &RunPlugins},
   };
   return *commands;
 }

@@ -1,0 +1,186 @@
+#include "api/check.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "api/convert_internal.h"
+#include "jaxpr/eval/evaluator.h"
+#include "jaxpr/io/compare.h"
+#include "jaxpr/status_macros.h"
+
+namespace jax2onnx::api {
+namespace {
+
+// splitmix64: a tiny PRNG whose sequence is the same on every platform.
+class Rng {
+ public:
+  explicit Rng(uint64_t seed) : state_(seed) {}
+  uint64_t Next() {
+    uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+  }
+  double Uniform(double lo, double hi) {
+    return lo + (hi - lo) * (static_cast<double>(Next() >> 11) * 0x1.0p-53);
+  }
+  int64_t Int(int64_t lo, int64_t hi) {  // inclusive
+    return lo +
+           static_cast<int64_t>(Next() % static_cast<uint64_t>(hi - lo + 1));
+  }
+
+ private:
+  uint64_t state_;
+};
+
+jaxpr::Array RandomArray(jaxpr::DType dtype, std::vector<int64_t> shape,
+                         Rng& rng) {
+  jaxpr::Array a(dtype, std::move(shape));
+  for (int64_t i = 0; i < a.num_elements(); ++i) {
+    if (dtype == jaxpr::DType::kBool) {
+      a.SetFromInt64(i, rng.Int(0, 1));
+    } else if (jaxpr::IsSignedInt(dtype)) {
+      a.SetFromInt64(i, rng.Int(-5, 5));
+    } else if (jaxpr::IsUnsignedInt(dtype)) {
+      a.SetFromInt64(i, rng.Int(0, 10));
+    } else {
+      a.SetFromDouble(i, rng.Uniform(-2.0, 2.0));
+    }
+  }
+  return a;
+}
+
+std::string FirstLine(absl::string_view text) {
+  const size_t nl = text.find('\n');
+  return std::string(nl == absl::string_view::npos ? text : text.substr(0, nl));
+}
+
+}  // namespace
+
+absl::StatusOr<std::vector<jaxpr::Array>> InputsFor(
+    const Bundle& bundle, const CheckOptions& options) {
+  if (!bundle.inputs.empty()) return bundle.inputs;
+  const jaxpr::ClosedJaxpr& main = bundle.jaxpr();
+  std::vector<std::string> symbols;
+  for (const jaxpr::Var* v : main.invars) {
+    for (const jaxpr::DimExpr& d : v->aval.shape) d.CollectSymbols(&symbols);
+  }
+  jaxpr::DimBindings bindings;
+  for (size_t k = 0; k < symbols.size(); ++k) {
+    bindings[symbols[k]] = options.first_symbol_size + static_cast<int64_t>(k);
+  }
+  Rng rng(options.seed * 0x100000001b3ull + 12345);
+  std::vector<jaxpr::Array> inputs;
+  for (size_t i = 0; i < main.invars.size(); ++i) {
+    const jaxpr::Aval& aval = main.invars[i]->aval;
+    if (!aval.is_shaped() || jaxpr::ItemSize(aval.dtype) == 0) {
+      return absl::UnimplementedError(absl::StrCat(
+          "cannot generate input ", i, " of type ", aval.ToString()));
+    }
+    J2O_ASSIGN_OR_RETURN(std::vector<int64_t> shape,
+                         aval.ConcreteShape(bindings));
+    inputs.push_back(RandomArray(aval.dtype, std::move(shape), rng));
+  }
+  return inputs;
+}
+
+absl::StatusOr<std::vector<jaxpr::Array>> OracleOutputs(
+    const Bundle& bundle, const std::vector<jaxpr::Array>& inputs,
+    std::string* oracle_name) {
+  if (!bundle.inputs.empty() && bundle.has_expected()) {
+    *oracle_name = "expected";
+    return bundle.expected;
+  }
+  *oracle_name = "interpreter";
+  jaxpr::EvalOptions eval_options;
+  eval_options.elided_literals = &bundle.literals;
+  return jaxpr::Evaluate(bundle.jaxpr(), bundle.consts, inputs, eval_options);
+}
+
+absl::StatusOr<std::vector<jaxpr::Array>> RunModel(
+    const onnx::ModelProto& model, const std::vector<jaxpr::Array>& inputs,
+    OrtRunner& runner) {
+  if (static_cast<int>(inputs.size()) != model.graph().input_size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the model has ", model.graph().input_size(),
+                     " inputs, got ", inputs.size(), " values"));
+  }
+  char path[] = "/tmp/jax2onnx_check_XXXXXX";
+  const int fd = mkstemp(path);
+  if (fd < 0) return absl::InternalError("cannot create a temporary file");
+  close(fd);
+  const std::string model_path = absl::StrCat(path, ".onnx");
+  std::rename(path, model_path.c_str());
+  absl::Status written = WriteModel(model, model_path);
+  if (!written.ok()) {
+    std::remove(model_path.c_str());
+    return written;
+  }
+  NamedArrays named;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    named.emplace_back(model.graph().input(static_cast<int>(i)).name(),
+                       inputs[i]);
+  }
+  auto outputs = runner.Run(model_path, named);
+  std::remove(model_path.c_str());
+  return outputs;
+}
+
+CheckResult CheckBundle(const std::string& bundle_path,
+                        const CheckOptions& options, OrtRunner& runner) {
+  CheckResult result;
+  result.bundle = bundle_path;
+  auto fail = [&](absl::string_view stage, const absl::Status& status) {
+    result.passed = false;
+    result.stage = std::string(stage);
+    result.reason = FirstLine(status.message());
+    return result;
+  };
+  auto pipeline = ResolvePipelineFromEnvironment(
+      options.convert.use_onnx_ir, options.convert.cli_use_onnx_ir);
+  if (!pipeline.ok()) return fail("route", pipeline.status());
+  result.pipeline = *pipeline;
+  auto bundle = jaxpr::LoadBundle(bundle_path);
+  if (!bundle.ok()) return fail("load", bundle.status());
+  const auto start = std::chrono::steady_clock::now();
+  auto model = ConvertWithPipeline(*pipeline, *bundle, options.convert);
+  result.convert_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  if (!model.ok()) return fail("convert", model.status());
+  auto inputs = InputsFor(*bundle, options);
+  if (!inputs.ok()) return fail("inputs", inputs.status());
+  auto expected = OracleOutputs(*bundle, *inputs, &result.oracle);
+  if (!expected.ok()) return fail("oracle", expected.status());
+  auto got = RunModel(*model, *inputs, runner);
+  if (!got.ok()) return fail("run", got.status());
+  if (got->size() != expected->size()) {
+    return fail("compare", absl::InternalError(absl::StrCat(
+                               "the model returned ", got->size(),
+                               " outputs, expected ", expected->size())));
+  }
+  result.passed = true;
+  for (size_t i = 0; i < got->size(); ++i) {
+    jaxpr::CompareResult cmp = jaxpr::CompareArrays((*expected)[i], (*got)[i],
+                                                    bundle->rtol, bundle->atol);
+    OutputCheck out;
+    out.index = static_cast<int>(i);
+    out.ok = cmp.ok;
+    out.summary = cmp.Summary();
+    out.max_abs_error = cmp.worst_abs_diff;
+    if (!cmp.ok && result.passed) {
+      result.passed = false;
+      result.stage = "compare";
+      result.reason = absl::StrCat("output ", i, ": ", out.summary);
+    }
+    result.outputs.push_back(std::move(out));
+  }
+  return result;
+}
+
+}  // namespace jax2onnx::api

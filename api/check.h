@@ -1,0 +1,68 @@
+// `check`: convert a bundle, run the model in ONNX Runtime and compare with
+// the oracle (the bundle's expected_i, else the reference interpreter), on
+// the bundle's inputs or on seeded random inputs with symbolic dims bound to
+// small sizes.
+#ifndef JAX2ONNX_API_CHECK_H_
+#define JAX2ONNX_API_CHECK_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "api/ort_runner.h"
+#include "api/router.h"
+#include "jax2onnx/jax2onnx.h"
+#include "jaxpr/array.h"
+
+namespace jax2onnx::api {
+
+struct CheckOptions {
+  ConvertOptions convert;
+  uint64_t seed = 0;
+  // Sizes given to symbolic dims when inputs are generated: the k-th symbol
+  // (in order of appearance) gets first_symbol_size + k.
+  int64_t first_symbol_size = 2;
+};
+
+struct OutputCheck {
+  int index = 0;
+  bool ok = false;
+  std::string summary;  // CompareResult::Summary()
+  double max_abs_error = 0;
+};
+
+struct CheckResult {
+  std::string bundle;  // path of the .jaxpr
+  Pipeline pipeline = Pipeline::kLegacy;
+  bool passed = false;
+  std::string stage;   // where it failed: load, convert, run, compare
+  std::string reason;  // one line
+  std::string oracle;  // "expected" or "interpreter"
+  std::vector<OutputCheck> outputs;
+  double convert_seconds = 0;
+};
+
+// Inputs for `bundle`: its input_i, else seeded random values (floats in
+// [-2, 2], signed ints in [-5, 5], unsigned in [0, 10], random bools).
+absl::StatusOr<std::vector<jaxpr::Array>> InputsFor(
+    const Bundle& bundle, const CheckOptions& options);
+
+// The oracle's outputs for `inputs`: expected_i when the bundle's inputs are
+// used and it has them, else the reference interpreter.
+absl::StatusOr<std::vector<jaxpr::Array>> OracleOutputs(
+    const Bundle& bundle, const std::vector<jaxpr::Array>& inputs,
+    std::string* oracle_name);
+
+// Never fails as a whole: failures are reported in the result.
+CheckResult CheckBundle(const std::string& bundle_path,
+                        const CheckOptions& options, OrtRunner& runner);
+
+// Runs a converted model on inputs (writes it to a private temp file).
+absl::StatusOr<std::vector<jaxpr::Array>> RunModel(
+    const onnx::ModelProto& model, const std::vector<jaxpr::Array>& inputs,
+    OrtRunner& runner);
+
+}  // namespace jax2onnx::api
+
+#endif  // JAX2ONNX_API_CHECK_H_
