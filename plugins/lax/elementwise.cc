@@ -111,13 +111,13 @@ void RegisterElementwise() {
       "max", &LowerMax,
       {{"Max", "Or"},
        17,
-       "bool as Or; NaN propagation follows ONNX Runtime's Max; complex "
+       "bool as Or; NaN propagates like XLA (ONNX Max does); complex "
        "refused"});
   registry.RegisterLegacy(
       "min", &LowerMin,
       {{"Min", "And"},
        17,
-       "bool as And; NaN propagation follows ONNX Runtime's Min; complex "
+       "bool as And; NaN propagates like XLA (ONNX Min does); complex "
        "refused"});
 }
 

@@ -300,6 +300,21 @@ TEST(ConvertTest, IntegerAndBoolSpecialCasesMatchTheInterpreterInOrt) {
                            {Iota(jaxpr::DType::kU8, {4}, 100, 0), b, c});
 }
 
+TEST(ConvertTest, MaxAndMinPropagateNaNLikeTheInterpreter) {
+  jaxpr::Bundle bundle = BundleFromText(
+      "{ lambda ; a:f32[4] b:f32[4]. let\n"
+      "    c:f32[4] = max a b\n"
+      "    d:f32[4] = min a b\n"
+      "  in (c, d) }");
+  absl::StatusOr<onnx::ModelProto> model = Convert(bundle);
+  ASSERT_TRUE(model.ok()) << model.status();
+  jaxpr::Array a = Iota(jaxpr::DType::kF32, {4}, 1, 0);
+  jaxpr::Array b = Iota(jaxpr::DType::kF32, {4}, -1, 2);
+  a.SetFromDouble(0, std::nan(""));
+  b.SetFromDouble(3, std::nan(""));
+  ExpectMatchesInterpreter(bundle, *model, {a, b});
+}
+
 TEST(ConvertTest, RuntimeDimValuesFollowFloorSemantics) {
   // Each dim is compared with DimExpr::Evaluate (the jaxpr library's own
   // Python-semantics implementation) at B = 5 and B = 8.
