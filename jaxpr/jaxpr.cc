@@ -95,10 +95,60 @@ std::optional<std::string> JaxprFile::Header(absl::string_view key) const {
   return std::nullopt;
 }
 
+namespace {
+
+// For an operand of a call or control-flow equation, the aval of the nested
+// jaxpr's invar that receives it: an untyped literal passed to `pjit` takes
+// the callee's type, not a sibling operand's.
+const Aval* CalleeInvarAval(const Eqn& eqn, const Literal& lit) {
+  int index = -1;
+  for (size_t i = 0; i < eqn.inputs.size(); ++i) {
+    if (eqn.inputs[i].literal.get() == &lit) index = static_cast<int>(i);
+  }
+  if (index < 0) return nullptr;
+  auto invar = [](const ClosedJaxpr* j, int i) -> const Aval* {
+    if (j == nullptr || i < 0 || i >= static_cast<int>(j->invars.size())) {
+      return nullptr;
+    }
+    return &j->invars[i]->aval;
+  };
+  const Params& p = eqn.params;
+  if (eqn.primitive == "cond") {
+    auto branches = p.GetJaxprs("branches");
+    if (!branches.ok() || branches->empty()) return nullptr;
+    return invar((*branches)[0], index - 1);
+  }
+  if (eqn.primitive == "while") {
+    auto cond_nconsts = p.GetInt("cond_nconsts");
+    if (!cond_nconsts.ok()) return nullptr;
+    if (index < *cond_nconsts) {
+      auto cond = p.GetJaxpr("cond_jaxpr");
+      return cond.ok() ? invar(*cond, index) : nullptr;
+    }
+    auto body = p.GetJaxpr("body_jaxpr");
+    return body.ok() ? invar(*body, index - static_cast<int>(*cond_nconsts))
+                     : nullptr;
+  }
+  for (const char* key : {"jaxpr", "call_jaxpr", "fun_jaxpr"}) {
+    if (p.Has(key)) {
+      auto j = p.GetJaxpr(key);
+      // Scan bodies see xs without the leading axis: the dtype still holds.
+      return j.ok() ? invar(*j, index) : nullptr;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
 DType LiteralDType(const Literal& lit, const Eqn* eqn) {
   if (lit.aval.has_value() && lit.aval->is_shaped()) return lit.aval->dtype;
   if (lit.kind == Literal::Kind::kBool) return DType::kBool;
   if (eqn != nullptr) {
+    if (const Aval* callee = CalleeInvarAval(*eqn, lit);
+        callee != nullptr && callee->is_shaped()) {
+      return callee->dtype;
+    }
     DType same_kind = DType::kInvalid;
     DType any_number = DType::kInvalid;
     for (const Atom& a : eqn->inputs) {
