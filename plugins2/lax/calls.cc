@@ -1,8 +1,101 @@
-// Placeholder until this family lands; registers nothing.
+// IR lowerings of calls and identity-like primitives: every call primitive
+// (pjit, jit, closed_call, core_call, remat2, checkpoint, custom_jvp_call,
+// custom_vjp_call, custom_vjp_call_jaxpr) inlines its jaxpr; stop_gradient,
+// copy, copy_p and optimization_barrier forward their operands; add_any is
+// Add.
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "converter2/lowering_context.h"
+#include "jaxpr/status_macros.h"
+#include "plugin/registry.h"
 #include "plugins2/register.h"
 
 namespace jax2onnx::plugins2 {
+namespace {
 
-void RegisterCalls() {}
+using converter2::LoweringContext;
+
+absl::Status LowerCall(LoweringContext& ctx, const jaxpr::Eqn& eqn) {
+  // jit/pjit name it `jaxpr`, closed_call/core_call/custom_*_call
+  // `call_jaxpr`, custom_vjp_call_jaxpr (<= 0.6.0) `fun_jaxpr`.
+  const char* key = nullptr;
+  for (const char* k : {"jaxpr", "call_jaxpr", "fun_jaxpr"}) {
+    if (eqn.params.Has(k)) {
+      key = k;
+      break;
+    }
+  }
+  if (key == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "'", eqn.primitive, "' has no jaxpr/call_jaxpr/fun_jaxpr param"));
+  }
+  J2O_ASSIGN_OR_RETURN(const jaxpr::ClosedJaxpr* callee,
+                       eqn.params.GetJaxpr(key));
+  std::vector<ir::Value*> args;
+  for (size_t i = 0; i < eqn.inputs.size(); ++i) {
+    J2O_ASSIGN_OR_RETURN(ir::Value * v, ctx.Input(eqn, static_cast<int>(i)));
+    args.push_back(v);
+  }
+  J2O_ASSIGN_OR_RETURN(std::vector<ir::Value*> results,
+                       ctx.Inline(*callee, args));
+  if (results.size() != eqn.outputs.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the called jaxpr returns ", results.size(),
+                     " values for ", eqn.outputs.size(), " outputs"));
+  }
+  for (size_t i = 0; i < results.size(); ++i) {
+    if (eqn.outputs[i]->is_drop) continue;
+    J2O_RETURN_IF_ERROR(ctx.SetOutput(eqn, static_cast<int>(i), results[i]));
+  }
+  return absl::OkStatus();
+}
+
+// Output i is operand i (optimization_barrier has many; the rest one).
+absl::Status LowerIdentity(LoweringContext& ctx, const jaxpr::Eqn& eqn) {
+  if (eqn.inputs.size() != eqn.outputs.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", eqn.primitive, "' has ", eqn.inputs.size(),
+                     " operands but ", eqn.outputs.size(), " outputs"));
+  }
+  for (size_t i = 0; i < eqn.inputs.size(); ++i) {
+    if (eqn.outputs[i]->is_drop) continue;
+    J2O_ASSIGN_OR_RETURN(ir::Value * v, ctx.Input(eqn, static_cast<int>(i)));
+    J2O_RETURN_IF_ERROR(ctx.SetOutput(eqn, static_cast<int>(i), v));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status LowerAddAny(LoweringContext& ctx, const jaxpr::Eqn& eqn) {
+  const jaxpr::DType dtype = LoweringContext::OutAval(eqn, 0).dtype;
+  if (jaxpr::IsComplex(dtype)) {
+    return absl::UnimplementedError(
+        absl::StrCat("add_any on ", jaxpr::ShortName(dtype),
+                     ": ONNX has no complex arithmetic"));
+  }
+  J2O_ASSIGN_OR_RETURN(ir::Value * a, ctx.Input(eqn, 0));
+  J2O_ASSIGN_OR_RETURN(ir::Value * b, ctx.Input(eqn, 1));
+  // Bool cotangents do not occur; Add has no bool kernel, so Or is the sum.
+  return ctx.SetOutput(
+      eqn, 0, ctx.Op(dtype == jaxpr::DType::kBool ? "Or" : "Add", {a, b}));
+}
+
+}  // namespace
+
+void RegisterCalls() {
+  plugin::Registry& r = plugin::Registry::Global();
+  for (const char* name : {"pjit", "jit", "closed_call", "core_call", "remat",
+                           "remat2", "checkpoint", "custom_jvp_call",
+                           "custom_vjp_call", "custom_vjp_call_jaxpr"}) {
+    r.RegisterIr(name, &LowerCall, {{}, 17, "inlined"});
+  }
+  for (const char* name :
+       {"stop_gradient", "copy", "copy_p", "optimization_barrier"}) {
+    r.RegisterIr(name, &LowerIdentity, {{}, 17, "identity"});
+  }
+  r.RegisterIr("add_any", &LowerAddAny, {{"Add", "Or"}, 17, "complex refused"});
+}
 
 }  // namespace jax2onnx::plugins2
