@@ -1,0 +1,578 @@
+#include "api/corpus.h"
+
+#include <algorithm>
+#include <chrono>
+#include <exception>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <sstream>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
+#include "api/convert_internal.h"
+#include "api/expect_graph.h"
+#include "jaxpr/io/compare.h"
+#include "jaxpr/text/parser.h"
+#include "onnx/checker.h"
+#include "onnx/defs/schema.h"
+#include "onnx/shape_inference/implementation.h"
+
+namespace jax2onnx::api {
+namespace {
+
+bool IsXfailMarker(absl::string_view name) {
+  return absl::EndsWith(name, "_xfail");
+}
+
+bool IsIdentChar(char c) { return absl::ascii_isalnum(c) || c == '_'; }
+
+std::string FirstLine(absl::string_view text) {
+  const size_t nl = text.find('\n');
+  return std::string(nl == absl::string_view::npos ? text : text.substr(0, nl));
+}
+
+absl::StatusOr<std::optional<double>> HeaderTolerance(
+    const jaxpr::JaxprFile& file, absl::string_view key) {
+  auto text = file.Header(key);
+  if (!text) return std::optional<double>();
+  double value;
+  if (!absl::SimpleAtod(absl::StripAsciiWhitespace(*text), &value) ||
+      !(value >= 0)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "header '# ", key, ": ", *text, "' is not a non-negative number"));
+  }
+  return std::optional<double>(value);
+}
+
+absl::StatusOr<std::optional<int>> HeaderOpset(const jaxpr::JaxprFile& file) {
+  auto text = file.Header("opset");
+  if (!text) return std::optional<int>();
+  int opset;
+  if (!absl::SimpleAtoi(absl::StripAsciiWhitespace(*text), &opset) ||
+      opset < 17 || opset > 26) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "header '# opset: ", *text, "' is not an opset in 17..26"));
+  }
+  return std::optional<int>(opset);
+}
+
+std::string DisplayName(const std::string& path, const std::string& root) {
+  std::string name = path;
+  if (!root.empty()) {
+    std::error_code ec;
+    const auto rel = std::filesystem::relative(path, root, ec);
+    if (!ec && !rel.empty() && !absl::StartsWith(rel.string(), "..")) {
+      name = rel.string();
+    }
+  }
+  if (absl::EndsWith(name, ".jaxpr")) name.resize(name.size() - 6);
+  return name;
+}
+
+absl::StatusOr<std::string> ReadText(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+const Marker* FindMarker(const std::vector<Marker>& markers,
+                         absl::string_view name) {
+  for (const Marker& m : markers) {
+    if (m.name == name) return &m;
+  }
+  return nullptr;
+}
+
+std::string MarkerText(const Marker& m) {
+  std::string s = m.name;
+  if (m.strict) s += "(strict)";
+  if (!m.reason.empty()) absl::StrAppend(&s, ": ", m.reason);
+  return s;
+}
+
+// One case to run: a bundle (possibly generated) and the markers that make
+// a failure expected.
+struct Case {
+  std::string name;
+  const Bundle* bundle = nullptr;
+  int opset = 23;
+  std::vector<std::string> expect_graph;
+  std::vector<const Marker*> xfail;  // any of them makes a failure expected
+};
+
+class Reporter {
+ public:
+  Reporter(const CorpusOptions& options, CorpusSummary* summary)
+      : options_(options), summary_(summary) {}
+
+  void Add(CaseResult r) {
+    switch (r.outcome) {
+      case Outcome::kPass:
+        summary_->passed++;
+        break;
+      case Outcome::kFail:
+        summary_->failed++;
+        break;
+      case Outcome::kSkip:
+        summary_->skipped++;
+        break;
+      case Outcome::kXfail:
+        summary_->xfailed++;
+        break;
+      case Outcome::kXpass:
+        summary_->xpassed++;
+        if (r.strict_xpass) summary_->failed++;
+        break;
+    }
+    if (options_.out != nullptr) {
+      std::fprintf(options_.out, "%s %s [%s]%s%s\n", OutcomeName(r.outcome),
+                   r.name.c_str(), PipelineName(options_.pipeline),
+                   r.reason.empty() ? "" : " ", r.reason.c_str());
+      std::fflush(options_.out);
+    }
+    summary_->cases.push_back(std::move(r));
+  }
+
+ private:
+  const CorpusOptions& options_;
+  CorpusSummary* summary_;
+};
+
+void RunCase(const Case& c, const CorpusOptions& options, OrtRunner& runner,
+             Reporter& reporter) {
+  CheckOptions check;
+  check.seed = options.seed;
+  check.convert.opset = c.opset;
+  CheckResult r = CheckLoadedBundle(*c.bundle, options.pipeline, check, runner,
+                                    c.expect_graph, nullptr);
+  CaseResult out;
+  out.name = c.name;
+  std::vector<std::string> markers;
+  bool strict = false;
+  for (const Marker* m : c.xfail) {
+    markers.push_back(MarkerText(*m));
+    strict = strict || m->strict;
+  }
+  const std::string failure = absl::StrCat(r.stage, ": ", r.reason);
+  if (r.passed) {
+    out.outcome = c.xfail.empty() ? Outcome::kPass : Outcome::kXpass;
+    if (!c.xfail.empty()) {
+      out.strict_xpass = strict;
+      out.reason = absl::StrCat(
+          strict ? "passes despite a strict xfail marker (fails the run): "
+                 : "passes despite ",
+          absl::StrJoin(markers, "; "));
+    }
+  } else if (c.xfail.empty()) {
+    out.outcome = Outcome::kFail;
+    out.reason = failure;
+  } else {
+    out.outcome = Outcome::kXfail;
+    out.reason = absl::StrCat("(", absl::StrJoin(markers, "; "), ") ", failure);
+  }
+  reporter.Add(std::move(out));
+}
+
+void RunBundle(const std::string& path, const CorpusOptions& options,
+               OrtRunner& runner, Reporter& reporter) {
+  const std::string name = DisplayName(path, options.display_root);
+  auto fail = [&](const std::string& case_name, absl::string_view stage,
+                  const absl::Status& status) {
+    CaseResult r;
+    r.name = case_name;
+    r.outcome = Outcome::kFail;
+    r.reason = absl::StrCat(stage, ": ", FirstLine(status.message()));
+    reporter.Add(std::move(r));
+  };
+  auto skip = [&](const std::string& case_name, const std::string& why) {
+    CaseResult r;
+    r.name = case_name;
+    r.outcome = Outcome::kSkip;
+    r.reason = why;
+    reporter.Add(std::move(r));
+  };
+
+  auto bundle = LoadBundle(path);
+  if (!bundle.ok()) return fail(name, "load", bundle.status());
+  auto markers = ParseMarkers(bundle->file);
+  if (!markers.ok()) return fail(name, "header", markers.status());
+  auto opset = HeaderOpset(bundle->file);
+  if (!opset.ok()) return fail(name, "header", opset.status());
+
+  const bool ir = options.pipeline == Pipeline::kIr;
+  if (const Marker* only = FindMarker(*markers, ir ? "legacy_only" : "ir_only")) {
+    return skip(name, MarkerText(*only));
+  }
+  const Marker* pipeline_xfail =
+      FindMarker(*markers, ir ? "ir_xfail" : "legacy_xfail");
+  Marker listed;
+  if (!pipeline_xfail) {
+    auto it = options.expected_failures.find(name);
+    if (it != options.expected_failures.end()) {
+      listed.name = "expected_failures";
+      listed.reason = it->second;
+      pipeline_xfail = &listed;
+    }
+  }
+
+  Case base;
+  base.name = name;
+  base.bundle = &*bundle;
+  base.opset = opset->value_or(options.opset);
+  for (const auto& [key, value] : bundle->file.header) {
+    if (key == "expect_graph" ||
+        key == (ir ? "expect_graph_ir" : "expect_graph_legacy")) {
+      base.expect_graph.push_back(value);
+    }
+  }
+  if (pipeline_xfail) base.xfail.push_back(pipeline_xfail);
+  RunCase(base, options, runner, reporter);
+
+  if (options.f64_variants && bundle->npz_path.empty() &&
+      AllF32Signature(bundle->jaxpr())) {
+    const std::string f64_name = name + "[f64]";
+    if (const Marker* no = FindMarker(*markers, "no_f64")) {
+      skip(f64_name, MarkerText(*no));
+    } else {
+      auto text = ReadText(bundle->jaxpr_path);
+      if (!text.ok()) return fail(f64_name, "load", text.status());
+      auto file = jaxpr::ParseJaxprText(PromoteF32ToF64(*text),
+                                        bundle->jaxpr_path + "[f64]");
+      if (!file.ok()) return fail(f64_name, "promote", file.status());
+      Bundle f64;
+      f64.name = bundle->name + "[f64]";
+      f64.jaxpr_path = bundle->jaxpr_path;
+      f64.file = *std::move(file);
+      if (f64.file.path.empty()) f64.file.path = f64.jaxpr_path;
+      auto rtol = HeaderTolerance(f64.file, "f64_rtol");
+      if (!rtol.ok()) return fail(f64_name, "header", rtol.status());
+      auto atol = HeaderTolerance(f64.file, "f64_atol");
+      if (!atol.ok()) return fail(f64_name, "header", atol.status());
+      f64.rtol = *rtol;
+      f64.atol = *atol;
+      f64.markers = bundle->markers;
+      Case variant;
+      variant.name = f64_name;
+      variant.bundle = &f64;
+      variant.opset = base.opset;
+      if (pipeline_xfail) variant.xfail.push_back(pipeline_xfail);
+      if (const Marker* m = FindMarker(*markers, "f64_xfail")) {
+        variant.xfail.push_back(m);
+      }
+      RunCase(variant, options, runner, reporter);
+    }
+  }
+
+  if (options.also_opset17 && base.opset != 17) {
+    Case variant;
+    variant.name = name + "[opset17]";
+    variant.bundle = &*bundle;
+    variant.opset = 17;
+    if (pipeline_xfail) variant.xfail.push_back(pipeline_xfail);
+    if (const Marker* m = FindMarker(*markers, "opset17_xfail")) {
+      variant.xfail.push_back(m);
+    }
+    RunCase(variant, options, runner, reporter);
+  }
+}
+
+}  // namespace
+
+const std::vector<std::string>& KnownMarkers() {
+  static const auto* known = new std::vector<std::string>{
+      "legacy_only", "ir_only",       "legacy_xfail", "ir_xfail",
+      "f64_xfail",   "no_f64",        "opset17_xfail"};
+  return *known;
+}
+
+absl::StatusOr<std::vector<Marker>> ParseMarkersLine(absl::string_view value) {
+  const absl::string_view line = absl::StripAsciiWhitespace(value);
+  auto error = [&](absl::string_view what) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("markers '", line, "': ", what));
+  };
+  // The marker list ends at the first ':' outside parentheses.
+  size_t end = line.size();
+  int depth = 0;
+  for (size_t i = 0; i < line.size(); ++i) {
+    if (line[i] == '(') depth++;
+    if (line[i] == ')') depth--;
+    if (line[i] == ':' && depth == 0) {
+      end = i;
+      break;
+    }
+  }
+  const std::string reason =
+      end < line.size()
+          ? std::string(absl::StripAsciiWhitespace(line.substr(end + 1)))
+          : "";
+  std::vector<Marker> markers;
+  absl::string_view list = line.substr(0, end);
+  // Split on ',' outside parentheses.
+  std::vector<absl::string_view> items;
+  depth = 0;
+  size_t start = 0;
+  for (size_t i = 0; i <= list.size(); ++i) {
+    if (i < list.size() && list[i] == '(') depth++;
+    if (i < list.size() && list[i] == ')') depth--;
+    if (i == list.size() || (list[i] == ',' && depth == 0)) {
+      items.push_back(absl::StripAsciiWhitespace(list.substr(start, i - start)));
+      start = i + 1;
+    }
+  }
+  for (absl::string_view item : items) {
+    if (item.empty()) return error("empty marker");
+    Marker m;
+    const size_t paren = item.find('(');
+    absl::string_view name = absl::StripAsciiWhitespace(item.substr(0, paren));
+    if (paren != absl::string_view::npos) {
+      absl::string_view flags = item.substr(paren + 1);
+      if (!absl::ConsumeSuffix(&flags, ")")) {
+        return error(absl::StrCat("'", item, "' lacks ')'"));
+      }
+      for (absl::string_view flag : absl::StrSplit(flags, ',')) {
+        flag = absl::StripAsciiWhitespace(flag);
+        if (flag != "strict") {
+          return error(absl::StrCat("unknown flag '", flag, "' in '", item,
+                                    "' (only `strict`)"));
+        }
+        m.strict = true;
+      }
+    }
+    for (char c : name) {
+      if (!IsIdentChar(c)) {
+        return error(absl::StrCat("'", item,
+                                  "' is not a marker (separate markers with "
+                                  "',' and put the reason after ':')"));
+      }
+    }
+    const auto& known = KnownMarkers();
+    if (std::find(known.begin(), known.end(), name) == known.end()) {
+      return error(absl::StrCat("unknown marker '", name, "' (known: ",
+                                absl::StrJoin(known, ", "), ")"));
+    }
+    if (m.strict && !IsXfailMarker(name)) {
+      return error(absl::StrCat("'", name, "' is not an xfail marker; only "
+                                "xfail markers take (strict)"));
+    }
+    m.name = std::string(name);
+    m.reason = reason;
+    markers.push_back(std::move(m));
+  }
+  return markers;
+}
+
+absl::StatusOr<std::vector<Marker>> ParseMarkers(const jaxpr::JaxprFile& file) {
+  std::vector<Marker> all;
+  for (const auto& [key, value] : file.header) {
+    if (key != "markers") continue;
+    auto markers = ParseMarkersLine(value);
+    if (!markers.ok()) return markers.status();
+    for (Marker& m : *markers) all.push_back(std::move(m));
+  }
+  if (FindMarker(all, "legacy_only") && FindMarker(all, "ir_only")) {
+    return absl::InvalidArgumentError(
+        "markers: legacy_only and ir_only together skip every pipeline");
+  }
+  return all;
+}
+
+std::string PromoteF32ToF64(absl::string_view text) {
+  std::string out;
+  out.reserve(text.size() + 64);
+  bool first = true;
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    if (!first) out.push_back('\n');
+    first = false;
+    if (absl::StartsWith(absl::StripLeadingAsciiWhitespace(line), "#")) {
+      out.append(line.data(), line.size());
+      continue;
+    }
+    for (size_t i = 0; i < line.size();) {
+      const bool boundary = i == 0 || !IsIdentChar(line[i - 1]);
+      auto replace = [&](absl::string_view from, absl::string_view to) {
+        if (!boundary || !absl::StartsWith(line.substr(i), from)) return false;
+        const size_t after = i + from.size();
+        if (after < line.size() && IsIdentChar(line[after])) return false;
+        out.append(to.data(), to.size());
+        i = after;
+        return true;
+      };
+      if (replace("f32", "f64") || replace("float32", "float64")) continue;
+      out.push_back(line[i++]);
+    }
+  }
+  return out;
+}
+
+bool AllF32Signature(const jaxpr::ClosedJaxpr& jaxpr) {
+  if (jaxpr.invars.empty() && jaxpr.outvars.empty()) return false;
+  for (const jaxpr::Var* v : jaxpr.invars) {
+    if (v->aval.dtype != jaxpr::DType::kF32) return false;
+  }
+  for (const jaxpr::Atom& a : jaxpr.outvars) {
+    if (a.is_literal()) {
+      if (!a.literal->aval || a.literal->aval->dtype != jaxpr::DType::kF32) {
+        return false;
+      }
+    } else if (a.var->aval.dtype != jaxpr::DType::kF32) {
+      return false;
+    }
+  }
+  return true;
+}
+
+absl::Status ValidateWithOnnxChecker(const onnx::ModelProto& model) {
+  onnx::ModelProto copy = model;
+  copy.set_ir_version(8);
+  try {
+    onnx::checker::check_model(copy);
+  } catch (const std::exception& e) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("onnx::checker::check_model: ", FirstLine(e.what())));
+  }
+  try {
+    onnx::shape_inference::InferShapes(
+        copy, onnx::OpSchemaRegistry::Instance(),
+        onnx::ShapeInferenceOptions(/*check_type_val=*/true,
+                                    /*strict_mode_val=*/1));
+  } catch (const std::exception& e) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("strict shape inference: ", FirstLine(e.what())));
+  }
+  return absl::OkStatus();
+}
+
+const char* OutcomeName(Outcome outcome) {
+  switch (outcome) {
+    case Outcome::kPass:
+      return "PASS";
+    case Outcome::kFail:
+      return "FAIL";
+    case Outcome::kXfail:
+      return "XFAIL";
+    case Outcome::kXpass:
+      return "XPASS";
+    case Outcome::kSkip:
+      return "SKIP";
+  }
+  return "?";
+}
+
+std::string CorpusSummary::Line() const {
+  return absl::StrCat(passed, " passed, ", failed, " failed, ", skipped,
+                      " skipped, ", xfailed, " xfailed, ", xpassed,
+                      " xpassed");
+}
+
+CheckResult CheckLoadedBundle(const Bundle& bundle, Pipeline pipeline,
+                              const CheckOptions& options, OrtRunner& runner,
+                              const std::vector<std::string>& expect_graph,
+                              onnx::ModelProto* converted) {
+  CheckResult result;
+  result.bundle = bundle.jaxpr_path;
+  auto fail = [&](absl::string_view stage, const absl::Status& status) {
+    result.passed = false;
+    result.stage = std::string(stage);
+    result.reason = FirstLine(status.message());
+    return result;
+  };
+  result.pipeline = pipeline;
+  // Expectations are parsed first so a malformed line is reported even when
+  // the conversion fails.
+  std::vector<GraphExpectation> expectations;
+  for (const std::string& line : expect_graph) {
+    auto e = ParseGraphExpectation(line);
+    if (!e.ok()) return fail("header", e.status());
+    expectations.push_back(*std::move(e));
+  }
+  const auto start = std::chrono::steady_clock::now();
+  auto model = ConvertWithPipeline(pipeline, bundle, options.convert);
+  result.convert_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  if (!model.ok()) return fail("convert", model.status());
+  if (converted != nullptr) *converted = *model;
+  auto inputs = InputsFor(bundle, options);
+  if (!inputs.ok()) return fail("inputs", inputs.status());
+  auto expected = OracleOutputs(bundle, *inputs, &result.oracle);
+  if (!expected.ok()) return fail("oracle", expected.status());
+  auto got = RunModel(*model, *inputs, runner);
+  if (!got.ok()) return fail("run", got.status());
+  if (got->size() != expected->size()) {
+    return fail("compare", absl::InternalError(absl::StrCat(
+                               "the model returned ", got->size(),
+                               " outputs, expected ", expected->size())));
+  }
+  result.passed = true;
+  for (size_t i = 0; i < got->size(); ++i) {
+    jaxpr::CompareResult cmp = jaxpr::CompareArrays(
+        (*expected)[i], (*got)[i], bundle.rtol, bundle.atol);
+    OutputCheck out;
+    out.index = static_cast<int>(i);
+    out.ok = cmp.ok;
+    out.summary = cmp.Summary();
+    out.max_abs_error = cmp.worst_abs_diff;
+    if (!cmp.ok && result.passed) {
+      result.passed = false;
+      result.stage = "compare";
+      result.reason = absl::StrCat("output ", i, ": ", out.summary);
+    }
+    result.outputs.push_back(std::move(out));
+  }
+  if (!result.passed) return result;
+  for (const GraphExpectation& e : expectations) {
+    absl::Status s = CheckGraphExpectation(*model, e);
+    if (!s.ok()) return fail("expect_graph", s);
+  }
+  if (options.convert.opset == 17) {
+    absl::Status s = ValidateWithOnnxChecker(*model);
+    if (!s.ok()) return fail("onnx_checker", s);
+  }
+  return result;
+}
+
+CorpusSummary RunCorpus(const std::vector<std::string>& bundle_paths,
+                        const CorpusOptions& options, OrtRunner& runner) {
+  CorpusSummary summary;
+  Reporter reporter(options, &summary);
+  for (const std::string& path : bundle_paths) {
+    RunBundle(path, options, runner, reporter);
+  }
+  return summary;
+}
+
+absl::StatusOr<std::vector<std::string>> FindBundles(
+    const std::vector<std::string>& paths_or_dirs) {
+  std::vector<std::string> bundles;
+  for (const std::string& arg : paths_or_dirs) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(arg, ec)) {
+      std::vector<std::string> found;
+      for (const auto& entry :
+           std::filesystem::recursive_directory_iterator(arg, ec)) {
+        if (entry.is_regular_file() && entry.path().extension() == ".jaxpr") {
+          found.push_back(entry.path().string());
+        }
+      }
+      std::sort(found.begin(), found.end());
+      bundles.insert(bundles.end(), found.begin(), found.end());
+    } else if (std::filesystem::exists(arg, ec)) {
+      bundles.push_back(arg);
+    } else {
+      return absl::NotFoundError(
+          absl::StrCat("no such file or directory: ", arg));
+    }
+  }
+  return bundles;
+}
+
+}  // namespace jax2onnx::api
