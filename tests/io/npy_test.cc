@@ -397,6 +397,35 @@ TEST_F(NpyTest, CorruptNpzFilesNameFileAndEntry) {
             absl::StatusCode::kNotFound);
 }
 
+TEST_F(NpyTest, RandomlyCorruptedNpzNeverCrashes) {
+  for (bool compress : {false, true}) {
+    ASSERT_TRUE(WriteNpzFile(Path("base.npz"),
+                             {{"input_0", Pattern(DType::kF32, {6, 7}, 1)},
+                              {"expected_0", Pattern(DType::kI64, {5}, 2)}},
+                             compress)
+                    .ok());
+    std::ifstream in(Path("base.npz"), std::ios::binary);
+    const std::string bytes((std::istreambuf_iterator<char>(in)),
+                            std::istreambuf_iterator<char>());
+    std::mt19937 rng(compress ? 7 : 8);
+    int failures = 0;
+    for (int trial = 0; trial < 300; ++trial) {
+      std::string bad = bytes;
+      for (int f = 0; f < 1 + trial % 5; ++f) {
+        bad[rng() % bad.size()] = static_cast<char>(rng() & 0xff);
+      }
+      std::ofstream(Path("bad.npz"), std::ios::binary | std::ios::trunc) << bad;
+      auto r = ReadNpzFile(Path("bad.npz"));
+      if (!r.ok()) {
+        ++failures;
+        EXPECT_THAT(r.status().message(), HasSubstr("bad.npz"));
+      }
+    }
+    // Most flips hit checksummed data or structure and must be detected.
+    EXPECT_GT(failures, 150);
+  }
+}
+
 TEST_F(NpyTest, WriteRejectsDuplicateNamesAndOpaqueDTypes) {
   const Array a = Pattern(DType::kI8, {2}, 0);
   EXPECT_FALSE(WriteNpzFile(Path("d.npz"), {{"x", a}, {"x", a}}).ok());
