@@ -1,13 +1,20 @@
-// Legacy lowerings of the elementwise family (lax arithmetic and math).
-// Primitives that map 1:1 onto an ONNX op share LowerOneToOne and a table;
-// anything needing dtype-specific handling gets its own short function.
+// Legacy lowerings of the elementwise family (lax arithmetic, math, bitwise,
+// comparisons, select_n, clamp, convert_element_type). The recipes live in
+// plugin/elementwise_plan.h and are shared with the IR pipeline, so both
+// pipelines emit the same node structure; this file supplies the legacy
+// emitter (State::AddNode with shape_env types) and registers them.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "converter/state.h"
+#include "glog/logging.h"
+#include "jaxpr/jaxpr.h"
 #include "jaxpr/status_macros.h"
+#include "plugin/elementwise_plan.h"
+#include "plugin/onnx_types.h"
 #include "plugin/registry.h"
 #include "plugins/register.h"
 
@@ -16,109 +23,79 @@ namespace {
 
 using converter::State;
 using converter::ValueInfo;
+using jaxpr::DType;
+namespace ew = plugin::elementwise;
 
-struct OneToOne {
-  const char* primitive;
-  const char* onnx_op;
+// Emits NodeProtos for one equation; every value it hands out is registered
+// in shape_env with its ONNX dtype (shape left unknown; SetOutput refines
+// bound outputs from the JAX avals).
+class LegacyEmitter {
+ public:
+  using Value = std::string;
+
+  LegacyEmitter(State& s, const jaxpr::Eqn& eqn) : s_(s), eqn_(eqn) {}
+
+  const jaxpr::Eqn& eqn() const { return eqn_; }
+  const jaxpr::Aval& InAval(int i) const { return State::InAval(eqn_, i); }
+  const jaxpr::Aval& OutAval() const { return State::OutAval(eqn_, 0); }
+  DType InType(int i) const { return State::InDType(eqn_, i); }
+  DType OutType() const { return OutAval().dtype; }
+
+  absl::StatusOr<Value> In(int i) { return s_.Input(eqn_, i); }
+  DType TypeOf(const Value& v) const {
+    const ValueInfo* info = s_.Info(v);
+    CHECK(info != nullptr) << "value '" << v << "' has no shape_env entry";
+    std::optional<DType> d = plugin::JaxDType(info->dtype);
+    CHECK(d.has_value()) << "value '" << v << "' has ONNX type " << info->dtype
+                         << " with no JAX dtype";
+    return *d;
+  }
+  Value Op(absl::string_view op_type, std::vector<Value> inputs, DType out,
+           std::vector<ew::IntAttr> int_attrs = {}) {
+    std::vector<onnx::AttributeProto> attrs;
+    for (const ew::IntAttr& a : int_attrs) {
+      attrs.push_back(converter::AttrInt(a.name, a.value));
+    }
+    return s_.AddNode(op_type, std::move(inputs),
+                      ValueInfo::UnknownShape(ew::OnnxType(out)),
+                      std::move(attrs));
+  }
+  Value BitShift(const Value& x, const Value& amount, bool left) {
+    return s_.AddNode(
+        "BitShift", {x, amount},
+        ValueInfo::UnknownShape(ew::OnnxType(TypeOf(x))),
+        {converter::AttrString("direction", left ? "LEFT" : "RIGHT")});
+  }
+  Value Const(const jaxpr::Array& a) {
+    absl::StatusOr<std::string> v = s_.ConstArray(a);
+    CHECK(v.ok()) << v.status();
+    return *v;
+  }
+  absl::StatusOr<Value> ShapeValue(const std::vector<jaxpr::DimExpr>& dims) {
+    return s_.ShapeValue(dims);
+  }
+  absl::Status SetOut(const Value& v) { return s_.SetOutput(eqn_, 0, v); }
+
+ private:
+  State& s_;
+  const jaxpr::Eqn& eqn_;
 };
 
-// Primitives whose JAX semantics equal the ONNX op's for every dtype JAX
-// allows them on (integer overflow wraps in both; broadcasting of scalar
-// literals is numpy-style in both).
-constexpr OneToOne kOneToOne[] = {
-    {"add", "Add"}, {"sub", "Sub"},   {"mul", "Mul"},
-    {"exp", "Exp"}, {"tanh", "Tanh"},
-};
-
-const OneToOne* FindOneToOne(absl::string_view primitive) {
-  for (const OneToOne& entry : kOneToOne) {
-    if (primitive == entry.primitive) return &entry;
-  }
-  return nullptr;
-}
-
-// ONNX has no complex arithmetic; refuse instead of emitting an op ORT
-// rejects later.
-absl::Status RefuseComplex(const jaxpr::Eqn& eqn) {
-  const jaxpr::DType dtype = State::OutAval(eqn, 0).dtype;
-  if (jaxpr::IsComplex(dtype)) {
-    return absl::UnimplementedError(
-        absl::StrCat("'", eqn.primitive, "' on ", jaxpr::ShortName(dtype),
-                     ": ONNX has no complex arithmetic"));
-  }
-  return absl::OkStatus();
-}
-
-// Applies `onnx_op` to all operands, producing output 0.
-absl::Status EmitSameOp(State& s, const jaxpr::Eqn& eqn,
-                        absl::string_view onnx_op) {
-  std::vector<std::string> inputs;
-  for (int i = 0; i < static_cast<int>(eqn.inputs.size()); ++i) {
-    J2O_ASSIGN_OR_RETURN(std::string in, s.Input(eqn, i));
-    inputs.push_back(std::move(in));
-  }
-  J2O_ASSIGN_OR_RETURN(ValueInfo out, State::OutInfo(eqn, 0));
-  return s.SetOutput(eqn, 0, s.AddNode(onnx_op, std::move(inputs), out));
-}
-
-absl::Status LowerOneToOne(State& s, const jaxpr::Eqn& eqn) {
-  const OneToOne* entry = FindOneToOne(eqn.primitive);
-  if (entry == nullptr) {
-    return absl::InternalError(absl::StrCat("LowerOneToOne is registered for '",
-                                            eqn.primitive,
-                                            "', which is not in its table"));
-  }
-  J2O_RETURN_IF_ERROR(RefuseComplex(eqn));
-  return EmitSameOp(s, eqn, entry->onnx_op);
-}
-
-// ONNX Neg is signed-only; on unsigned ints JAX's neg wraps, i.e. 0 - x.
-absl::Status LowerNeg(State& s, const jaxpr::Eqn& eqn) {
-  J2O_RETURN_IF_ERROR(RefuseComplex(eqn));
-  const jaxpr::DType dtype = State::OutAval(eqn, 0).dtype;
-  if (!jaxpr::IsUnsignedInt(dtype)) return EmitSameOp(s, eqn, "Neg");
-  J2O_ASSIGN_OR_RETURN(std::string x, s.Input(eqn, 0));
-  J2O_ASSIGN_OR_RETURN(std::string zero, s.ConstScalar(dtype, 0));
-  J2O_ASSIGN_OR_RETURN(ValueInfo out, State::OutInfo(eqn, 0));
-  return s.SetOutput(eqn, 0, s.AddNode("Sub", {zero, x}, out));
-}
-
-// ONNX Max/Min reject bool, where JAX's max/min are logical or/and.
-absl::Status LowerMax(State& s, const jaxpr::Eqn& eqn) {
-  J2O_RETURN_IF_ERROR(RefuseComplex(eqn));
-  const bool is_bool = State::OutAval(eqn, 0).dtype == jaxpr::DType::kBool;
-  return EmitSameOp(s, eqn, is_bool ? "Or" : "Max");
-}
-
-absl::Status LowerMin(State& s, const jaxpr::Eqn& eqn) {
-  J2O_RETURN_IF_ERROR(RefuseComplex(eqn));
-  const bool is_bool = State::OutAval(eqn, 0).dtype == jaxpr::DType::kBool;
-  return EmitSameOp(s, eqn, is_bool ? "And" : "Min");
+absl::Status LowerElementwise(State& s, const jaxpr::Eqn& eqn) {
+  LegacyEmitter emitter(s, eqn);
+  return ew::LowerElementwise(emitter);
 }
 
 }  // namespace
 
 void RegisterElementwise() {
   plugin::Registry& registry = plugin::Registry::Global();
-  for (const OneToOne& entry : kOneToOne) {
-    registry.RegisterLegacy(entry.primitive, &LowerOneToOne,
-                            {{entry.onnx_op}, 17, "complex refused"});
+  for (const ew::Rule<LegacyEmitter>& rule : ew::Rules<LegacyEmitter>()) {
+    registry.RegisterLegacy(rule.primitive, &LowerElementwise,
+                            {rule.onnx_ops, plugin::kMinOpset,
+                             absl::StrCat(rule.notes, rule.notes[0] ? "; " : "",
+                                          "complex refused")});
   }
-  registry.RegisterLegacy(
-      "neg", &LowerNeg,
-      {{"Neg", "Sub"}, 17, "unsigned ints as 0 - x; complex refused"});
-  registry.RegisterLegacy(
-      "max", &LowerMax,
-      {{"Max", "Or"},
-       17,
-       "bool as Or; NaN propagates like XLA (ONNX Max does); complex "
-       "refused"});
-  registry.RegisterLegacy(
-      "min", &LowerMin,
-      {{"Min", "And"},
-       17,
-       "bool as And; NaN propagates like XLA (ONNX Min does); complex "
-       "refused"});
 }
 
 }  // namespace jax2onnx::plugins

@@ -1,8 +1,113 @@
-// Placeholder until this family lands; registers nothing.
+// IR lowerings of the elementwise family (lax arithmetic, math, bitwise,
+// comparisons, select_n, clamp, convert_element_type). The recipes live in
+// plugin/elementwise_plan.h and are shared with the legacy pipeline; this
+// file supplies the IR emitter they build with and registers them.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "converter2/lowering_context.h"
+#include "glog/logging.h"
+#include "jaxpr/jaxpr.h"
+#include "jaxpr/status_macros.h"
+#include "plugin/elementwise_plan.h"
+#include "plugin/onnx_types.h"
+#include "plugin/registry.h"
 #include "plugins2/register.h"
 
 namespace jax2onnx::plugins2 {
+namespace {
 
-void RegisterElementwise() {}
+using converter2::Attrs;
+using converter2::LoweringContext;
+using jaxpr::DType;
+namespace ew = plugin::elementwise;
+
+// Emits IR nodes for one equation and remembers the JAX dtype of every value
+// it hands out (IR values carry no dtype until SetOutput stamps one).
+class IrEmitter {
+ public:
+  using Value = ir::Value*;
+
+  IrEmitter(LoweringContext& ctx, const jaxpr::Eqn& eqn)
+      : ctx_(ctx), eqn_(eqn) {}
+
+  const jaxpr::Eqn& eqn() const { return eqn_; }
+  const jaxpr::Aval& InAval(int i) const {
+    return LoweringContext::InAval(eqn_, i);
+  }
+  const jaxpr::Aval& OutAval() const {
+    return LoweringContext::OutAval(eqn_, 0);
+  }
+  DType InType(int i) const {
+    const jaxpr::Atom& a = eqn_.inputs[i];
+    if (!a.is_literal()) return a.var->aval.dtype;
+    return jaxpr::LiteralDType(*a.literal, &eqn_);
+  }
+  DType OutType() const { return OutAval().dtype; }
+
+  absl::StatusOr<Value> In(int i) {
+    J2O_ASSIGN_OR_RETURN(Value v, ctx_.Input(eqn_, i));
+    types_[v] = InType(i);
+    return v;
+  }
+  DType TypeOf(Value v) const {
+    auto it = types_.find(v);
+    CHECK(it != types_.end()) << "elementwise emitter lost a value's dtype";
+    return it->second;
+  }
+  Value Op(absl::string_view op_type, std::vector<Value> inputs, DType out,
+           std::vector<ew::IntAttr> int_attrs = {}) {
+    std::vector<ir::Attr> attrs;
+    for (const ew::IntAttr& a : int_attrs) {
+      attrs.push_back(ir::Attr::Int(a.name, a.value));
+    }
+    return Typed(ctx_.Op(op_type, std::move(inputs), std::move(attrs)), out);
+  }
+  Value BitShift(Value x, Value amount, bool left) {
+    return Typed(
+        ctx_.Op("BitShift", {x, amount},
+                Attrs(ir::Attr::String("direction", left ? "LEFT" : "RIGHT"))),
+        TypeOf(x));
+  }
+  Value Const(const jaxpr::Array& a) {
+    return Typed(ctx_.ConstArray(a), a.dtype());
+  }
+  absl::StatusOr<Value> ShapeValue(const std::vector<jaxpr::DimExpr>& dims) {
+    J2O_ASSIGN_OR_RETURN(Value v, ctx_.ShapeValue(dims));
+    return Typed(v, DType::kI64);
+  }
+  absl::Status SetOut(Value v) { return ctx_.SetOutput(eqn_, 0, v); }
+
+ private:
+  Value Typed(Value v, DType d) {
+    types_[v] = d;
+    return v;
+  }
+
+  LoweringContext& ctx_;
+  const jaxpr::Eqn& eqn_;
+  absl::flat_hash_map<Value, DType> types_;
+};
+
+absl::Status LowerElementwise(LoweringContext& ctx, const jaxpr::Eqn& eqn) {
+  IrEmitter emitter(ctx, eqn);
+  return ew::LowerElementwise(emitter);
+}
+
+}  // namespace
+
+void RegisterElementwise() {
+  plugin::Registry& registry = plugin::Registry::Global();
+  for (const ew::Rule<IrEmitter>& rule : ew::Rules<IrEmitter>()) {
+    registry.RegisterIr(rule.primitive, &LowerElementwise,
+                        {rule.onnx_ops, plugin::kMinOpset,
+                         absl::StrCat(rule.notes, rule.notes[0] ? "; " : "",
+                                      "complex refused")});
+  }
+}
 
 }  // namespace jax2onnx::plugins2

@@ -1,0 +1,993 @@
+// Pipeline-independent lowering recipes for the elementwise family (lax
+// arithmetic, math, bitwise, comparisons, select_n, clamp, conversions).
+//
+// Both pipelines lower these primitives the same way, so the recipes are
+// written once against an "emitter" (template parameter E) that each pipeline
+// implements in its plugins*/lax/elementwise.cc. An emitter provides:
+//   using Value;                                  // a value handle
+//   const jaxpr::Eqn& eqn() const;
+//   jaxpr::DType InType(int i) const;             // JAX dtype of operand i
+//   jaxpr::DType OutType() const;                 // JAX dtype of output 0
+//   absl::StatusOr<Value> In(int i);              // operand i
+//   jaxpr::DType TypeOf(const Value&) const;      // JAX dtype of a value
+//   Value Op(op_type, inputs, out_dtype, int_attrs = {});
+//   Value BitShift(x, amount, bool left);         // ONNX BitShift
+//   Value Const(const jaxpr::Array&);
+//   absl::StatusOr<Value> ShapeValue(dims);       // 1-D int64 shape
+//   absl::Status SetOut(const Value&);            // binds output 0
+//
+// The recipes reproduce XLA's CPU semantics as the reference interpreter
+// (jaxpr/eval/elementwise.cc) documents them, using only ops and dtypes ONNX
+// Runtime has CPU kernels for (probed against onnxruntime-node 1.30): f16
+// and bf16 compute in f32 and round back per primitive, as XLA CPU does;
+// integer corner cases (division by zero, INT_MIN / -1, shift amounts >= the
+// bit width, float->int saturation) are emulated explicitly because ONNX
+// leaves them undefined.
+#ifndef JAX2ONNX_PLUGIN_ELEMENTWISE_PLAN_H_
+#define JAX2ONNX_PLUGIN_ELEMENTWISE_PLAN_H_
+
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "jaxpr/array.h"
+#include "jaxpr/dtype.h"
+#include "jaxpr/jaxpr.h"
+#include "jaxpr/status_macros.h"
+
+namespace jax2onnx::plugin::elementwise {
+
+using jaxpr::DType;
+
+struct IntAttr {
+  const char* name;
+  int64_t value;
+};
+
+// ---- dtype tables (elementwise_plan.cc) ----
+
+// The dtype float math runs in: f16/bf16 -> f32, others unchanged.
+DType FloatCompute(DType d);
+// A dtype ORT's Where has a kernel for that holds every value of `d`
+// bijectively (bool -> u8, i8 -> u8 by wrap, 16-bit -> i32, u32/u64 -> i64).
+DType WhereCarrier(DType d);
+// Max/Min/Clip carrier: i16/u16 -> i32, f16/bf16 -> f32.
+DType OrderCarrier(DType d);
+// The unsigned dtype shifts and bit counting run in: same width, except
+// 16-bit -> u32 (ORT's BitShift has only u8/u32/u64 kernels).
+DType BitCarrier(DType d);
+// Bits of an integer dtype.
+int BitWidth(DType d);
+// ONNX TensorProto data type of `d` (the recipes only use dtypes ONNX has).
+int OnnxType(DType d);
+// Value bits of an integer dtype excluding the sign (i32 -> 31, u32 -> 32).
+int ValueBits(DType d);
+// Mantissa bits including the implicit one (f32 -> 24, f64 -> 53).
+int MantissaBits(DType d);
+
+// Error for a dtype the primitive cannot take (complex, or a dtype JAX
+// forbids, or one ORT cannot compute exactly).
+absl::Status Refuse(const jaxpr::Eqn& eqn, DType d, absl::string_view why);
+
+// A recipe and what the registry should say about it.
+template <class E>
+struct Rule {
+  const char* primitive;
+  absl::Status (*lower)(E&);
+  std::vector<std::string> onnx_ops;
+  const char* notes;
+};
+
+// ---- building blocks ----
+
+template <class E>
+using V = typename E::Value;
+
+template <class E>
+V<E> Cast(E& e, V<E> v, DType to) {
+  if (e.TypeOf(v) == to) return v;
+  return e.Op("Cast", {v}, to, {{"to", OnnxType(to)}});
+}
+template <class E>
+V<E> FConst(E& e, DType d, double x) {
+  return e.Const(jaxpr::Array::ScalarFromDouble(d, x));
+}
+// Integer constants are built from int64 bits so u64 values keep every bit
+// (-1 is all ones in any width).
+template <class E>
+V<E> IConst(E& e, DType d, int64_t x) {
+  return e.Const(jaxpr::Array::ScalarFromInt64(d, x));
+}
+template <class E>
+V<E> Bin(E& e, absl::string_view op, V<E> a, V<E> b) {
+  return e.Op(op, {a, b}, e.TypeOf(a));
+}
+template <class E>
+V<E> Un(E& e, absl::string_view op, V<E> a) {
+  return e.Op(op, {a}, e.TypeOf(a));
+}
+template <class E>
+V<E> Cmp(E& e, absl::string_view op, V<E> a, V<E> b) {
+  return e.Op(op, {a, b}, DType::kBool);
+}
+template <class E>
+V<E> Pred(E& e, absl::string_view op, V<E> a) {
+  return e.Op(op, {a}, DType::kBool);
+}
+template <class E>
+V<E> AndB(E& e, V<E> a, V<E> b) {
+  return e.Op("And", {a, b}, DType::kBool);
+}
+template <class E>
+V<E> OrB(E& e, V<E> a, V<E> b) {
+  return e.Op("Or", {a, b}, DType::kBool);
+}
+// Where(c, a, b) in a carrier ORT has a kernel for; a and b share a dtype.
+template <class E>
+V<E> Select(E& e, V<E> c, V<E> a, V<E> b) {
+  const DType d = e.TypeOf(a);
+  const DType w = WhereCarrier(d);
+  return Cast(e, e.Op("Where", {c, Cast(e, a, w), Cast(e, b, w)}, w), d);
+}
+
+// Applies `fn` to the operands cast to FloatCompute and rounds back; refuses
+// non-float dtypes.
+template <class E, class Fn>
+absl::Status FloatMath(E& e, int arity, Fn fn) {
+  const DType d = e.OutType();
+  for (int i = 0; i < arity; ++i) {
+    if (!jaxpr::IsFloat(e.InType(i))) {
+      return Refuse(e.eqn(), e.InType(i), "only floating dtypes are accepted");
+    }
+  }
+  const DType c = FloatCompute(d);
+  std::vector<V<E>> xs;
+  for (int i = 0; i < arity; ++i) {
+    J2O_ASSIGN_OR_RETURN(V<E> x, e.In(i));
+    xs.push_back(Cast(e, x, c));
+  }
+  J2O_ASSIGN_OR_RETURN(V<E> r, fn(e, xs, c));
+  return e.SetOut(Cast(e, r, d));
+}
+
+// ---- float math pieces ----
+
+// expm1 without cancellation (Kahan): u = e^x; (u - 1) * x / log(u).
+template <class E>
+V<E> Expm1(E& e, V<E> x) {
+  const DType c = e.TypeOf(x);
+  V<E> one = FConst(e, c, 1.0);
+  V<E> u = Un(e, "Exp", x);
+  V<E> um1 = Bin(e, "Sub", u, one);
+  V<E> r = Bin(e, "Div", Bin(e, "Mul", um1, x), Un(e, "Log", u));
+  r = Select(e, Cmp(e, "Equal", u, one), x, r);
+  r = Select(e, Cmp(e, "Equal", um1, FConst(e, c, -1.0)), um1, r);
+  return Select(e, Pred(e, "IsInf", u), u, r);
+}
+// log1p without cancellation (Kahan): u = 1 + x; log(u) * x / (u - 1).
+template <class E>
+V<E> Log1p(E& e, V<E> x) {
+  const DType c = e.TypeOf(x);
+  V<E> one = FConst(e, c, 1.0);
+  V<E> u = Bin(e, "Add", one, x);
+  V<E> log_u = Un(e, "Log", u);
+  V<E> r = Bin(e, "Div", Bin(e, "Mul", log_u, x), Bin(e, "Sub", u, one));
+  r = Select(e, Cmp(e, "Equal", u, one), x, r);
+  return Select(
+      e, OrB(e, Pred(e, "IsInf", u), Cmp(e, "Equal", u, FConst(e, c, 0))),
+      log_u, r);
+}
+// sign-symmetric odd function: r(|x|) with x's sign.
+template <class E>
+V<E> WithSignOf(E& e, V<E> x, V<E> magnitude) {
+  const DType c = e.TypeOf(x);
+  return Select(e, Cmp(e, "Less", x, FConst(e, c, 0)), Un(e, "Neg", magnitude),
+                magnitude);
+}
+// atan: ORT's Atan is float32-only; f64 starts from the f32 result and takes
+// two Newton steps on sin(y) - x cos(y) = 0 in f64 (quadratic convergence
+// from ~1e-7 reaches f64 precision).
+template <class E>
+V<E> Atan(E& e, V<E> x) {
+  const DType c = e.TypeOf(x);
+  if (c != DType::kF64) return Un(e, "Atan", x);
+  V<E> y0 = Cast(e, Un(e, "Atan", Cast(e, x, DType::kF32)), DType::kF64);
+  V<E> y = y0;
+  for (int step = 0; step < 2; ++step) {
+    V<E> s = Un(e, "Sin", y);
+    V<E> co = Un(e, "Cos", y);
+    V<E> f = Bin(e, "Sub", s, Bin(e, "Mul", x, co));
+    V<E> df = Bin(e, "Add", co, Bin(e, "Mul", x, s));
+    y = Bin(e, "Sub", y, Bin(e, "Div", f, df));
+  }
+  return Select(e, Pred(e, "IsInf", x), y0, y);
+}
+// atan2 from atan(y / x) plus quadrant, signed-zero and infinity fixes
+// (IEEE / C99 atan2).
+template <class E>
+V<E> Atan2(E& e, V<E> y, V<E> x) {
+  const DType c = e.TypeOf(x);
+  const double pi = 3.14159265358979323846;
+  V<E> zero = FConst(e, c, 0.0);
+  V<E> one = FConst(e, c, 1.0);
+  // Sign bits, which for zeros only 1/v reveals.
+  V<E> y_neg =
+      Cmp(e, "Less",
+          Select(e, Cmp(e, "Equal", y, zero), Bin(e, "Div", one, y), y), zero);
+  V<E> x_neg =
+      Cmp(e, "Less",
+          Select(e, Cmp(e, "Equal", x, zero), Bin(e, "Div", one, x), x), zero);
+  auto signed_const = [&](double k) {
+    return Select(e, y_neg, FConst(e, c, -k), FConst(e, c, k));
+  };
+  V<E> t = Atan(e, Bin(e, "Div", y, x));
+  V<E> r =
+      Select(e, Cmp(e, "Less", x, zero), Bin(e, "Add", t, signed_const(pi)), t);
+  V<E> both_zero = AndB(e, Cmp(e, "Equal", x, zero), Cmp(e, "Equal", y, zero));
+  r = Select(e, both_zero, Select(e, x_neg, signed_const(pi), y), r);
+  V<E> both_inf = AndB(e, Pred(e, "IsInf", x), Pred(e, "IsInf", y));
+  r = Select(e, both_inf,
+             Select(e, x_neg, signed_const(3 * pi / 4), signed_const(pi / 4)),
+             r);
+  return r;
+}
+// f64 tan/sinh/cosh/asinh/acosh/atanh: ORT has f32-only kernels; these
+// identities avoid cancellation.
+template <class E>
+V<E> SinhF64(E& e, V<E> x) {
+  V<E> a = Un(e, "Abs", x);
+  V<E> t = Expm1(e, a);
+  const DType c = e.TypeOf(x);
+  V<E> one = FConst(e, c, 1.0);
+  V<E> s = Bin(e, "Mul", FConst(e, c, 0.5),
+               Bin(e, "Add", t, Bin(e, "Div", t, Bin(e, "Add", t, one))));
+  s = Select(e, Pred(e, "IsInf", t), t, s);
+  return WithSignOf(e, x, s);
+}
+template <class E>
+V<E> CoshF64(E& e, V<E> x) {
+  const DType c = e.TypeOf(x);
+  V<E> a = Un(e, "Abs", x);
+  V<E> ea = Un(e, "Exp", a);
+  return Bin(e, "Mul", FConst(e, c, 0.5),
+             Bin(e, "Add", ea, Bin(e, "Div", FConst(e, c, 1.0), ea)));
+}
+template <class E>
+V<E> AsinhF64(E& e, V<E> x) {
+  const DType c = e.TypeOf(x);
+  V<E> one = FConst(e, c, 1.0);
+  V<E> a = Un(e, "Abs", x);
+  V<E> a2 = Bin(e, "Mul", a, a);
+  V<E> small = Log1p(
+      e, Bin(e, "Add", a,
+             Bin(e, "Div", a2,
+                 Bin(e, "Add", one, Un(e, "Sqrt", Bin(e, "Add", a2, one))))));
+  V<E> big = Bin(e, "Add", Un(e, "Log", a), FConst(e, c, 0.693147180559945309));
+  V<E> r =
+      Select(e, Cmp(e, "Greater", a, FConst(e, c, 268435456.0)), big, small);
+  return WithSignOf(e, x, r);
+}
+template <class E>
+V<E> AcoshF64(E& e, V<E> x) {
+  const DType c = e.TypeOf(x);
+  V<E> t = Bin(e, "Sub", x, FConst(e, c, 1.0));
+  V<E> small = Log1p(
+      e, Bin(e, "Add", t,
+             Un(e, "Sqrt",
+                Bin(e, "Add", Bin(e, "Add", t, t), Bin(e, "Mul", t, t)))));
+  V<E> big = Bin(e, "Add", Un(e, "Log", x), FConst(e, c, 0.693147180559945309));
+  return Select(e, Cmp(e, "Greater", x, FConst(e, c, 268435456.0)), big, small);
+}
+template <class E>
+V<E> AtanhF64(E& e, V<E> x) {
+  const DType c = e.TypeOf(x);
+  V<E> a = Un(e, "Abs", x);
+  V<E> r = Bin(e, "Mul", FConst(e, c, 0.5),
+               Log1p(e, Bin(e, "Div", Bin(e, "Add", a, a),
+                            Bin(e, "Sub", FConst(e, c, 1.0), a))));
+  return WithSignOf(e, x, r);
+}
+
+// ---- integer pieces ----
+
+// All-ones mask of the low `bits` bits in dtype `d`.
+template <class E>
+V<E> LowMask(E& e, DType d, int bits) {
+  const int64_t mask = bits >= 64
+                           ? int64_t{-1}
+                           : static_cast<int64_t>((uint64_t{1} << bits) - 1);
+  return IConst(e, d, mask);
+}
+// SWAR population count of the low `bits` bits of unsigned `x` (dtype u8,
+// u32 or u64, zero above `bits`).
+template <class E>
+V<E> PopCount(E& e, V<E> x) {
+  const DType u = e.TypeOf(x);
+  const int w = BitWidth(u);
+  auto k = [&](uint64_t pattern) {
+    return IConst(e, u, static_cast<int64_t>(pattern));
+  };
+  auto shr = [&](V<E> v, int n) {
+    return e.BitShift(v, IConst(e, u, n), /*left=*/false);
+  };
+  x = Bin(e, "Sub", x,
+          Bin(e, "BitwiseAnd", shr(x, 1), k(0x5555555555555555ull)));
+  x = Bin(e, "Add", Bin(e, "BitwiseAnd", x, k(0x3333333333333333ull)),
+          Bin(e, "BitwiseAnd", shr(x, 2), k(0x3333333333333333ull)));
+  x = Bin(e, "BitwiseAnd", Bin(e, "Add", x, shr(x, 4)),
+          k(0x0F0F0F0F0F0F0F0Full));
+  if (w > 8) x = shr(Bin(e, "Mul", x, k(0x0101010101010101ull)), w - 8);
+  return x;
+}
+
+// ---- recipes: one per primitive ----
+
+template <class E>
+absl::Status SetOutCast(E& e, V<E> v) {
+  return e.SetOut(Cast(e, v, e.OutType()));
+}
+
+// add / sub / mul: integers wrap in ORT's kernels as in XLA; bool add is
+// or, bool mul is and.
+template <class E>
+absl::Status Arith(E& e, absl::string_view op) {
+  const DType d = e.OutType();
+  J2O_ASSIGN_OR_RETURN(V<E> a, e.In(0));
+  J2O_ASSIGN_OR_RETURN(V<E> b, e.In(1));
+  if (d == DType::kBool) {
+    if (op == "Sub") return Refuse(e.eqn(), d, "JAX has no bool subtraction");
+    return e.SetOut(op == "Add" ? OrB(e, a, b) : AndB(e, a, b));
+  }
+  const DType c = FloatCompute(d);
+  return SetOutCast(e, Bin(e, op, Cast(e, a, c), Cast(e, b, c)));
+}
+
+// Integer division with XLA's guards: a zero divisor, and INT_MIN / -1 (which
+// traps in the CPU's divide), are replaced by 1 before ONNX Div.
+template <class E>
+struct IntDivParts {
+  V<E> q, b_safe, divisor_zero;
+};
+template <class E>
+IntDivParts<E> GuardedIntDiv(E& e, V<E> a, V<E> b) {
+  const DType d = e.TypeOf(a);
+  V<E> divisor_zero = Cmp(e, "Equal", b, IConst(e, d, 0));
+  V<E> bad = divisor_zero;
+  if (jaxpr::IsSignedInt(d)) {
+    const int64_t min = static_cast<int64_t>(uint64_t{1} << (BitWidth(d) - 1));
+    V<E> overflow = AndB(e, Cmp(e, "Equal", a, IConst(e, d, min)),
+                         Cmp(e, "Equal", b, IConst(e, d, -1)));
+    bad = OrB(e, bad, overflow);
+  }
+  V<E> b_safe = Select(e, bad, IConst(e, d, 1), b);
+  return {Bin(e, "Div", a, b_safe), b_safe, divisor_zero};
+}
+
+template <class E>
+absl::Status LowerDiv(E& e) {
+  const DType d = e.OutType();
+  J2O_ASSIGN_OR_RETURN(V<E> a, e.In(0));
+  J2O_ASSIGN_OR_RETURN(V<E> b, e.In(1));
+  if (jaxpr::IsFloat(d)) {
+    const DType c = FloatCompute(d);
+    return SetOutCast(e, Bin(e, "Div", Cast(e, a, c), Cast(e, b, c)));
+  }
+  if (!jaxpr::IsInteger(d)) return Refuse(e.eqn(), d, "not a number type");
+  IntDivParts<E> p = GuardedIntDiv(e, a, b);
+  // x / 0 is all ones (-1 signed, max unsigned); INT_MIN / -1 = INT_MIN.
+  return e.SetOut(Select(e, p.divisor_zero, IConst(e, d, -1), p.q));
+}
+
+template <class E>
+absl::Status LowerRem(E& e) {
+  const DType d = e.OutType();
+  J2O_ASSIGN_OR_RETURN(V<E> a, e.In(0));
+  J2O_ASSIGN_OR_RETURN(V<E> b, e.In(1));
+  if (jaxpr::IsFloat(d)) {
+    const DType c = FloatCompute(d);
+    return SetOutCast(
+        e, e.Op("Mod", {Cast(e, a, c), Cast(e, b, c)}, c, {{"fmod", 1}}));
+  }
+  if (!jaxpr::IsInteger(d)) return Refuse(e.eqn(), d, "not a number type");
+  // a - trunc(a / b) * b; x % 0 = x; INT_MIN % -1 = INT_MIN - INT_MIN*1 = 0.
+  // (ORT's integer Mod with fmod=1 goes through double, losing i64 bits.)
+  IntDivParts<E> p = GuardedIntDiv(e, a, b);
+  V<E> r = Bin(e, "Sub", a, Bin(e, "Mul", p.q, p.b_safe));
+  return e.SetOut(Select(e, p.divisor_zero, a, r));
+}
+
+// Integer pow by square-and-multiply over every exponent bit (wrapping like
+// XLA); negative exponents give 0 except for bases 1 and -1.
+template <class E>
+V<E> IntPow(E& e, V<E> base, V<E> ex) {
+  const DType d = e.TypeOf(base);
+  const int w = BitWidth(d);
+  V<E> zero = IConst(e, d, 0);
+  V<E> one = IConst(e, d, 1);
+  V<E> acc = one;
+  V<E> b = base;
+  for (int i = 0; i < w; ++i) {
+    V<E> bit_set =
+        e.Op("Not",
+             {Cmp(e, "Equal",
+                  Bin(e, "BitwiseAnd", ex,
+                      IConst(e, d, static_cast<int64_t>(uint64_t{1} << i))),
+                  zero)},
+             DType::kBool);
+    // acc *= bit ? b : 1, as 1 + bit * (b - 1) (exact under wraparound).
+    V<E> factor =
+        Bin(e, "Add", one,
+            Bin(e, "Mul", Cast(e, bit_set, d), Bin(e, "Sub", b, one)));
+    acc = Bin(e, "Mul", acc, factor);
+    if (i + 1 < w) b = Bin(e, "Mul", b, b);
+  }
+  if (!jaxpr::IsSignedInt(d)) return acc;
+  V<E> minus_one = IConst(e, d, -1);
+  V<E> even = Cmp(e, "Equal", Bin(e, "BitwiseAnd", ex, one), zero);
+  V<E> special = Select(e, Cmp(e, "Equal", base, one), one,
+                        Select(e, Cmp(e, "Equal", base, minus_one),
+                               Select(e, even, one, minus_one), zero));
+  return Select(e, Cmp(e, "Less", ex, zero), special, acc);
+}
+
+template <class E>
+absl::Status LowerPow(E& e) {
+  const DType d = e.OutType();
+  J2O_ASSIGN_OR_RETURN(V<E> base, e.In(0));
+  J2O_ASSIGN_OR_RETURN(V<E> ex, e.In(1));
+  if (jaxpr::IsFloat(d)) {
+    const DType c = FloatCompute(d);
+    // An integer exponent is converted to the base's dtype first (JAX).
+    V<E> exf =
+        e.TypeOf(ex) == d
+            ? ex
+            : (jaxpr::IsFloat(e.TypeOf(ex)) ? ex : Cast(e, Cast(e, ex, c), d));
+    return SetOutCast(e, Bin(e, "Pow", Cast(e, base, c), Cast(e, exf, c)));
+  }
+  if (!jaxpr::IsInteger(d) || e.TypeOf(ex) != d) {
+    return Refuse(e.eqn(), d,
+                  "integer pow needs an exponent of the same dtype");
+  }
+  return e.SetOut(IntPow(e, base, ex));
+}
+
+template <class E>
+absl::Status MaxMin(E& e, bool is_max) {
+  const DType d = e.OutType();
+  J2O_ASSIGN_OR_RETURN(V<E> a, e.In(0));
+  J2O_ASSIGN_OR_RETURN(V<E> b, e.In(1));
+  if (d == DType::kBool) {
+    return e.SetOut(is_max ? OrB(e, a, b) : AndB(e, a, b));
+  }
+  const DType c = OrderCarrier(d);
+  return SetOutCast(
+      e, Bin(e, is_max ? "Max" : "Min", Cast(e, a, c), Cast(e, b, c)));
+}
+
+template <class E>
+absl::Status NativeFloat(E& e, absl::string_view op) {
+  return FloatMath(
+      e, 1,
+      [&](E& e, const std::vector<V<E>>& x, DType) -> absl::StatusOr<V<E>> {
+        return Un(e, op, x[0]);
+      });
+}
+// ORT has these only for float32 (and f16): f64 takes `f64_form`.
+template <class E>
+absl::Status F32OnlyFloat(E& e, absl::string_view op,
+                          V<E> (*f64_form)(E&, V<E>)) {
+  return FloatMath(
+      e, 1,
+      [&](E& e, const std::vector<V<E>>& x, DType c) -> absl::StatusOr<V<E>> {
+        if (c == DType::kF64) return f64_form(e, x[0]);
+        return Un(e, op, x[0]);
+      });
+}
+template <class E>
+V<E> TanF64(E& e, V<E> x) {
+  return Bin(e, "Div", Un(e, "Sin", x), Un(e, "Cos", x));
+}
+template <class E>
+V<E> AsinF64(E& e, V<E> x) {
+  const DType c = e.TypeOf(x);
+  V<E> one = FConst(e, c, 1.0);
+  V<E> root = Un(e, "Sqrt",
+                 Bin(e, "Mul", Bin(e, "Sub", one, x), Bin(e, "Add", one, x)));
+  return Atan2(e, x, root);
+}
+template <class E>
+V<E> AcosF64(E& e, V<E> x) {
+  const DType c = e.TypeOf(x);
+  V<E> one = FConst(e, c, 1.0);
+  V<E> root = Un(e, "Sqrt",
+                 Bin(e, "Mul", Bin(e, "Sub", one, x), Bin(e, "Add", one, x)));
+  return Atan2(e, root, x);
+}
+
+// erfc(|x|) = t exp(-x^2 + P(t)), t = 1 / (1 + |x|/2) (Numerical Recipes
+// erfcc, relative error < 1.2e-7 everywhere), evaluated in f64 so no
+// cancellation of 1 - erf(x) limits float32 results.
+template <class E>
+V<E> ErfcF64Approx(E& e, V<E> x64) {
+  const DType c = DType::kF64;
+  static constexpr double kP[] = {
+      -1.26551223, 1.00002368,  0.37409196, 0.09678418,  -0.18628806,
+      0.27886807,  -1.13520398, 1.48851587, -0.82215223, 0.17087277};
+  V<E> z = Un(e, "Abs", x64);
+  V<E> t = Bin(
+      e, "Div", FConst(e, c, 1.0),
+      Bin(e, "Add", FConst(e, c, 1.0), Bin(e, "Mul", FConst(e, c, 0.5), z)));
+  V<E> poly = FConst(e, c, kP[9]);
+  for (int i = 8; i >= 0; --i) {
+    poly = Bin(e, "Add", FConst(e, c, kP[i]), Bin(e, "Mul", t, poly));
+  }
+  V<E> ans =
+      Bin(e, "Mul", t, Un(e, "Exp", Bin(e, "Sub", poly, Bin(e, "Mul", z, z))));
+  return Select(e, Cmp(e, "Less", x64, FConst(e, c, 0.0)),
+                Bin(e, "Sub", FConst(e, c, 2.0), ans), ans);
+}
+
+template <class E>
+absl::Status LowerErf(E& e, bool complement) {
+  const DType d = e.OutType();
+  if (d == DType::kF64) {
+    return Refuse(e.eqn(), d,
+                  "ONNX Runtime has Erf only for float32/float16, and "
+                  "computing float64 erf in float32 would lose precision");
+  }
+  return FloatMath(
+      e, 1,
+      [&](E& e, const std::vector<V<E>>& x, DType c) -> absl::StatusOr<V<E>> {
+        if (!complement) return Un(e, "Erf", x[0]);
+        return Cast(e, ErfcF64Approx(e, Cast(e, x[0], DType::kF64)), c);
+      });
+}
+
+template <class E>
+absl::Status LowerCbrt(E& e) {
+  return FloatMath(
+      e, 1,
+      [](E& e, const std::vector<V<E>>& x, DType c) -> absl::StatusOr<V<E>> {
+        V<E> a = Un(e, "Abs", x[0]);
+        V<E> y = Bin(e, "Pow", a, FConst(e, c, 1.0 / 3.0));
+        // One Newton step y -= (y^3 - a) / (3 y^2) removes pow's error from the
+        // rounded 1/3 exponent; 0 and inf are already exact.
+        V<E> y2 = Bin(e, "Mul", y, y);
+        V<E> step = Bin(e, "Div", Bin(e, "Sub", Bin(e, "Mul", y2, y), a),
+                        Bin(e, "Mul", FConst(e, c, 3.0), y2));
+        V<E> refined = Bin(e, "Sub", y, step);
+        y = Select(
+            e,
+            OrB(e, Cmp(e, "Equal", y, FConst(e, c, 0.0)), Pred(e, "IsInf", y)),
+            y, refined);
+        return WithSignOf(e, x[0], y);
+      });
+}
+
+// Reads rounding_method printed as an int or as the enum's name.
+absl::StatusOr<int> RoundingMethod(const jaxpr::Eqn& eqn);
+
+template <class E>
+absl::Status LowerRound(E& e) {
+  J2O_ASSIGN_OR_RETURN(int method, RoundingMethod(e.eqn()));
+  return FloatMath(
+      e, 1,
+      [method](E& e, const std::vector<V<E>>& x,
+               DType c) -> absl::StatusOr<V<E>> {
+        if (method == 1) return Un(e, "Round", x[0]);  // ONNX: half to even
+        // Half away from zero: floor(|x|) + (frac >= 0.5), with x's sign; exact
+        // for every float (|x| + 0.5 would round for large odd values).
+        V<E> a = Un(e, "Abs", x[0]);
+        V<E> t = Un(e, "Floor", a);
+        V<E> up = Cast(
+            e, Cmp(e, "GreaterOrEqual", Bin(e, "Sub", a, t), FConst(e, c, 0.5)),
+            c);
+        V<E> r = Select(e, Pred(e, "IsInf", a), a, Bin(e, "Add", t, up));
+        r = WithSignOf(e, x[0], r);
+        return Select(e, Cmp(e, "Equal", x[0], FConst(e, c, 0.0)), x[0], r);
+      });
+}
+
+template <class E>
+absl::Status LowerSign(E& e) {
+  const DType d = e.OutType();
+  J2O_ASSIGN_OR_RETURN(V<E> x, e.In(0));
+  if (jaxpr::IsInteger(d)) return e.SetOut(Un(e, "Sign", x));
+  if (!jaxpr::IsFloat(d)) return Refuse(e.eqn(), d, "not a number type");
+  const DType c = FloatCompute(d);
+  V<E> xc = Cast(e, x, c);
+  // ORT's Sign keeps NaN but turns -0 into +0; XLA keeps signed zeros.
+  return SetOutCast(e, Select(e, Cmp(e, "Equal", xc, FConst(e, c, 0.0)), xc,
+                              Un(e, "Sign", xc)));
+}
+
+template <class E>
+absl::Status LowerAbs(E& e) {
+  const DType d = e.OutType();
+  J2O_ASSIGN_OR_RETURN(V<E> x, e.In(0));
+  if (!jaxpr::IsInteger(d) && !jaxpr::IsFloat(d)) {
+    return Refuse(e.eqn(), d, "not a number type");
+  }
+  // Integer Abs(INT_MIN) wraps to INT_MIN in ORT as in XLA.
+  return SetOutCast(e, Un(e, "Abs", Cast(e, x, FloatCompute(d))));
+}
+
+template <class E>
+absl::Status LowerNeg(E& e) {
+  const DType d = e.OutType();
+  J2O_ASSIGN_OR_RETURN(V<E> x, e.In(0));
+  if (jaxpr::IsUnsignedInt(d)) {  // ONNX Neg is signed-only; 0 - x wraps
+    return e.SetOut(Bin(e, "Sub", IConst(e, d, 0), x));
+  }
+  if (!jaxpr::IsInteger(d) && !jaxpr::IsFloat(d)) {
+    return Refuse(e.eqn(), d, "not a number type");
+  }
+  return SetOutCast(e, Un(e, "Neg", Cast(e, x, FloatCompute(d))));
+}
+
+template <class E>
+absl::Status LowerSquare(E& e) {
+  const DType d = e.OutType();
+  J2O_ASSIGN_OR_RETURN(V<E> x, e.In(0));
+  if (!jaxpr::IsInteger(d) && !jaxpr::IsFloat(d)) {
+    return Refuse(e.eqn(), d, "not a number type");
+  }
+  V<E> xc = Cast(e, x, FloatCompute(d));
+  return SetOutCast(e, Bin(e, "Mul", xc, xc));
+}
+
+// integer_pow: square-and-multiply like JAX's lowering, rounding to the
+// operand dtype after every multiply; 1/acc for negative y on floats.
+template <class E>
+absl::Status LowerIntegerPow(E& e) {
+  const DType d = e.OutType();
+  J2O_ASSIGN_OR_RETURN(int64_t y, e.eqn().params.GetInt("y"));
+  J2O_ASSIGN_OR_RETURN(V<E> x, e.In(0));
+  if (!jaxpr::IsInteger(d) && !jaxpr::IsFloat(d)) {
+    return Refuse(e.eqn(), d, "not a number type");
+  }
+  if (y < 0 && jaxpr::IsInteger(d)) {
+    return Refuse(e.eqn(), d,
+                  absl::StrCat("negative exponent y=", y, " on an integer"));
+  }
+  const DType c = FloatCompute(d);
+  if (y == 0) {
+    V<E> shape = e.Op("Shape", {x}, DType::kI64);
+    return e.SetOut(e.Op("Expand", {IConst(e, d, 1), shape}, d));
+  }
+  auto mul = [&](V<E> p, V<E> q) {
+    V<E> r = Bin(e, "Mul", p, q);
+    return c == d ? r : Cast(e, Cast(e, r, d), c);
+  };
+  V<E> b = Cast(e, x, c);
+  uint64_t n =
+      y < 0 ? uint64_t{0} - static_cast<uint64_t>(y) : static_cast<uint64_t>(y);
+  std::optional<V<E>> acc;
+  while (n > 0) {
+    if (n & 1) acc = acc ? mul(*acc, b) : b;
+    n >>= 1;
+    if (n > 0) b = mul(b, b);
+  }
+  V<E> r = *acc;
+  if (y < 0) r = Bin(e, "Div", FConst(e, c, 1.0), r);
+  return SetOutCast(e, r);
+}
+
+template <class E>
+absl::Status LowerIsFinite(E& e) {
+  const DType d = e.InType(0);
+  if (!jaxpr::IsFloat(d)) return Refuse(e.eqn(), d, "only floats");
+  J2O_ASSIGN_OR_RETURN(V<E> x, e.In(0));
+  V<E> xc = Cast(e, x, FloatCompute(d));
+  return e.SetOut(e.Op("Not",
+                       {OrB(e, Pred(e, "IsNaN", xc), Pred(e, "IsInf", xc))},
+                       DType::kBool));
+}
+
+// not/and/or/xor: logical on bool, bitwise on integers.
+template <class E>
+absl::Status Bitwise(E& e, absl::string_view logical,
+                     absl::string_view bitwise) {
+  const DType d = e.OutType();
+  if (d != DType::kBool && !jaxpr::IsInteger(d)) {
+    return Refuse(e.eqn(), d, "only bool and integers");
+  }
+  std::vector<V<E>> xs;
+  for (int i = 0; i < static_cast<int>(e.eqn().inputs.size()); ++i) {
+    J2O_ASSIGN_OR_RETURN(V<E> x, e.In(i));
+    xs.push_back(x);
+  }
+  return e.SetOut(e.Op(d == DType::kBool ? logical : bitwise, xs, d));
+}
+
+// Shifts in the unsigned carrier: amounts are read as unsigned like XLA, so
+// negative ones are >= the width; such amounts give 0 (logical) or the sign
+// fill (arithmetic), where ONNX BitShift is undefined.
+enum class ShiftKind { kLeft, kRightLogical, kRightArithmetic };
+template <class E>
+V<E> ToBitCarrier(E& e, V<E> v, int w) {
+  const DType u = BitCarrier(e.TypeOf(v));
+  v = Cast(e, v, u);
+  if (w < BitWidth(u)) v = Bin(e, "BitwiseAnd", v, LowMask(e, u, w));
+  return v;
+}
+template <class E>
+absl::Status Shift(E& e, ShiftKind kind) {
+  const DType d = e.OutType();
+  if (!jaxpr::IsInteger(d)) return Refuse(e.eqn(), d, "only integers");
+  const int w = BitWidth(d);
+  const DType u = BitCarrier(d);
+  J2O_ASSIGN_OR_RETURN(V<E> x0, e.In(0));
+  J2O_ASSIGN_OR_RETURN(V<E> n0, e.In(1));
+  V<E> x = ToBitCarrier(e, x0, w);
+  V<E> n = ToBitCarrier(e, n0, w);
+  V<E> r;
+  if (kind == ShiftKind::kRightArithmetic) {
+    // sra(x, n) = ~(~x >> n) for negative x; clamping n to w-1 gives the
+    // sign fill for large amounts.
+    V<E> neg = Cmp(e, "GreaterOrEqual", x,
+                   IConst(e, u, static_cast<int64_t>(uint64_t{1} << (w - 1))));
+    V<E> flip_mask = Bin(e, "Mul", Cast(e, neg, u), LowMask(e, u, w));
+    V<E> clamped = Bin(e, "Min", n, IConst(e, u, w - 1));
+    r = Bin(e, "BitwiseXor",
+            e.BitShift(Bin(e, "BitwiseXor", x, flip_mask), clamped, false),
+            flip_mask);
+  } else {
+    V<E> in_range = Cmp(e, "Less", n, IConst(e, u, w));
+    r = Bin(e, "Mul", e.BitShift(x, n, kind == ShiftKind::kLeft),
+            Cast(e, in_range, u));
+  }
+  return SetOutCast(e, r);
+}
+
+template <class E>
+absl::Status LowerPopulationCount(E& e) {
+  const DType d = e.OutType();
+  if (!jaxpr::IsInteger(d)) return Refuse(e.eqn(), d, "only integers");
+  J2O_ASSIGN_OR_RETURN(V<E> x, e.In(0));
+  return SetOutCast(e, PopCount(e, ToBitCarrier(e, x, BitWidth(d))));
+}
+
+// clz = w - popcount(x with every bit below the highest one set).
+template <class E>
+absl::Status LowerClz(E& e) {
+  const DType d = e.OutType();
+  if (!jaxpr::IsInteger(d)) return Refuse(e.eqn(), d, "only integers");
+  const int w = BitWidth(d);
+  J2O_ASSIGN_OR_RETURN(V<E> x0, e.In(0));
+  V<E> x = ToBitCarrier(e, x0, w);
+  const DType u = e.TypeOf(x);
+  for (int s = 1; s < w; s *= 2) {
+    x = Bin(e, "BitwiseOr", x, e.BitShift(x, IConst(e, u, s), false));
+  }
+  return SetOutCast(e, Bin(e, "Sub", IConst(e, u, w), PopCount(e, x)));
+}
+
+template <class E>
+absl::Status Compare(E& e, absl::string_view op, bool negate) {
+  const DType d = e.InType(0);
+  J2O_ASSIGN_OR_RETURN(V<E> a, e.In(0));
+  J2O_ASSIGN_OR_RETURN(V<E> b, e.In(1));
+  // ORT's ordering kernels reject bool (false < true as u8).
+  const DType c = d == DType::kBool
+                      ? (op == "Equal" ? DType::kBool : DType::kU8)
+                      : FloatCompute(d);
+  V<E> r = Cmp(e, op, Cast(e, a, c), Cast(e, b, c));
+  if (negate) r = e.Op("Not", {r}, DType::kBool);
+  return e.SetOut(r);
+}
+
+// Operand `i`, expanded to the output shape when its shape differs, so every
+// Where under select_n sees explicit identical shapes.
+template <class E>
+absl::StatusOr<V<E>> InAsOutShape(E& e, int i) {
+  J2O_ASSIGN_OR_RETURN(V<E> v, e.In(i));
+  const auto& out_shape = e.OutAval().shape;
+  if (e.InAval(i).shape == out_shape) return v;
+  J2O_ASSIGN_OR_RETURN(V<E> shape, e.ShapeValue(out_shape));
+  return e.Op("Expand", {v, shape}, e.TypeOf(v));
+}
+
+// select_n(which, *cases): bool picks case 1 when true; an integer index is
+// clamped to [0, n-1] as JAX's lowering (a tree of compares) does.
+template <class E>
+absl::Status LowerSelectN(E& e) {
+  const int num_cases = static_cast<int>(e.eqn().inputs.size()) - 1;
+  if (num_cases < 1)
+    return Refuse(e.eqn(), e.OutType(), "needs at least one case");
+  const DType wd = e.InType(0);
+  if (wd != DType::kBool && !jaxpr::IsInteger(wd)) {
+    return Refuse(e.eqn(), wd, "the predicate must be bool or an integer");
+  }
+  if (wd == DType::kBool && num_cases > 2) {
+    return Refuse(e.eqn(), wd,
+                  "a bool predicate selects among at most 2 cases");
+  }
+  J2O_ASSIGN_OR_RETURN(V<E> which, InAsOutShape(e, 0));
+  J2O_ASSIGN_OR_RETURN(V<E> r, InAsOutShape(e, 1));
+  if (num_cases == 1) return e.SetOut(Un(e, "Identity", r));
+  for (int k = 1; k < num_cases; ++k) {
+    J2O_ASSIGN_OR_RETURN(V<E> case_k, InAsOutShape(e, 1 + k));
+    V<E> pick = wd == DType::kBool
+                    ? which
+                    : Cmp(e, "GreaterOrEqual", which, IConst(e, wd, k));
+    r = Select(e, pick, case_k, r);
+  }
+  return e.SetOut(r);
+}
+
+// clamp(lo, x, hi) = min(max(lo, x), hi); ORT's Max/Min propagate NaN like
+// XLA's.
+template <class E>
+absl::Status LowerClamp(E& e) {
+  const DType d = e.OutType();
+  J2O_ASSIGN_OR_RETURN(V<E> lo, e.In(0));
+  J2O_ASSIGN_OR_RETURN(V<E> x, e.In(1));
+  J2O_ASSIGN_OR_RETURN(V<E> hi, e.In(2));
+  if (d == DType::kBool) return e.SetOut(AndB(e, OrB(e, lo, x), hi));
+  if (!jaxpr::IsInteger(d) && !jaxpr::IsFloat(d)) {
+    return Refuse(e.eqn(), d, "not a real number type");
+  }
+  const DType c = OrderCarrier(d);
+  V<E> r = Bin(e, "Max", Cast(e, lo, c), Cast(e, x, c));
+  return SetOutCast(e, Bin(e, "Min", r, Cast(e, hi, c)));
+}
+
+// convert_element_type with XLA's semantics: float -> int truncates toward
+// zero and saturates (NaN -> 0), where ONNX Cast is undefined out of range;
+// x -> bool is x != 0 (NaN -> true); int -> f16/bf16 rounds through f32.
+template <class E>
+absl::Status LowerConvert(E& e) {
+  const DType from = e.InType(0);
+  const DType to = e.OutType();
+  J2O_ASSIGN_OR_RETURN(V<E> x, e.In(0));
+  if (from == to) return e.SetOut(Un(e, "Identity", x));
+  if (to == DType::kBool) {
+    const DType c = FloatCompute(from);
+    V<E> xc = Cast(e, x, c);
+    return e.SetOut(
+        e.Op("Not", {Cmp(e, "Equal", xc, FConst(e, c, 0.0))}, DType::kBool));
+  }
+  if (from == DType::kBool ||
+      (jaxpr::IsInteger(from) && jaxpr::IsInteger(to))) {
+    return e.SetOut(Cast(e, x, to));
+  }
+  if (jaxpr::IsFloat(to)) {
+    // f16 <-> bf16 and int -> f16/bf16 go through f32.
+    if (FloatCompute(to) != to && from != DType::kF32 && from != DType::kF64) {
+      x = Cast(e, x, DType::kF32);
+    }
+    return e.SetOut(Cast(e, x, to));
+  }
+  // float -> int.
+  const DType c = FloatCompute(from);
+  V<E> xc = Cast(e, x, c);
+  xc = Select(e, Pred(e, "IsNaN", xc), FConst(e, c, 0.0), xc);
+  const int p = ValueBits(to);
+  const int m = MantissaBits(c);
+  const double two_p = std::ldexp(1.0, p);
+  const double lo = jaxpr::IsSignedInt(to) ? -two_p : 0.0;
+  // The largest float <= the integer maximum.
+  const double hi = p <= m ? two_p - 1 : two_p - std::ldexp(1.0, p - m);
+  V<E> clipped =
+      Bin(e, "Max", Bin(e, "Min", xc, FConst(e, c, hi)), FConst(e, c, lo));
+  V<E> r = Cast(e, clipped, to);
+  if (p > m) {
+    // Values >= 2^p saturate to 2^p - 1, which the float type cannot hold.
+    V<E> over = Cmp(e, "GreaterOrEqual", xc, FConst(e, c, two_p));
+    const int64_t gap = static_cast<int64_t>((uint64_t{1} << (p - m)) - 1);
+    r = Bin(e, "Add", r, Bin(e, "Mul", Cast(e, over, to), IConst(e, to, gap)));
+  }
+  return e.SetOut(r);
+}
+
+template <class E>
+absl::Status RefuseAlways(E& e, absl::string_view why) {
+  return Refuse(e.eqn(), e.OutType(), why);
+}
+
+// The table both pipelines register. Notes land in LoweringInfo.
+template <class E>
+const std::vector<Rule<E>>& Rules() {
+  using S = absl::Status;
+  static const std::vector<Rule<E>>* const rules = new std::vector<Rule<E>>{
+      {"add", +[](E& e) -> S { return Arith(e, "Add"); }, {"Add", "Or"}, "bool as Or; f16/bf16 in f32"},
+      {"sub", +[](E& e) -> S { return Arith(e, "Sub"); }, {"Sub"}, "f16/bf16 in f32"},
+      {"mul", +[](E& e) -> S { return Arith(e, "Mul"); }, {"Mul", "And"}, "bool as And; f16/bf16 in f32"},
+      {"div", &LowerDiv<E>, {"Div", "Where", "Equal"}, "integers: x/0 = -1 (all ones), INT_MIN/-1 = INT_MIN, guarded before Div"},
+      {"rem", &LowerRem<E>, {"Mod", "Div", "Mul", "Sub", "Where"}, "floats: Mod fmod=1; integers: a - trunc(a/b)*b with x%0 = x"},
+      {"pow", &LowerPow<E>, {"Pow", "BitwiseAnd", "Mul", "Where"}, "integer pow unrolled square-and-multiply (wrapping; negative exponents 0 except bases +-1)"},
+      {"max", +[](E& e) -> S { return MaxMin(e, true); }, {"Max", "Or"}, "bool as Or; NaN propagates (ORT Max); i16/u16 in i32; +-0 order follows ORT"},
+      {"min", +[](E& e) -> S { return MaxMin(e, false); }, {"Min", "And"}, "bool as And; NaN propagates (ORT Min); i16/u16 in i32; +-0 order follows ORT"},
+      {"neg", &LowerNeg<E>, {"Neg", "Sub"}, "unsigned as 0 - x"},
+      {"abs", &LowerAbs<E>, {"Abs"}, "INT_MIN wraps"},
+      {"sign", &LowerSign<E>, {"Sign", "Where"}, "keeps NaN and signed zeros"},
+      {"floor", +[](E& e) -> S { return NativeFloat(e, "Floor"); }, {"Floor"}, "f16/bf16 in f32"},
+      {"ceil", +[](E& e) -> S { return NativeFloat(e, "Ceil"); }, {"Ceil"}, "f16/bf16 in f32"},
+      {"round", &LowerRound<E>, {"Round", "Floor", "Where"}, "rounding_method 0 (away from zero) emulated with Floor; 1 is ONNX Round"},
+      {"is_finite", &LowerIsFinite<E>, {"IsNaN", "IsInf", "Or", "Not"}, ""},
+      {"exp", +[](E& e) -> S { return NativeFloat(e, "Exp"); }, {"Exp"}, "f16/bf16 in f32"},
+      {"exp2", +[](E& e) -> S { return FloatMath(e, 1, [](E& e, const std::vector<V<E>>& x, DType c) -> absl::StatusOr<V<E>> { return Bin(e, "Pow", FConst(e, c, 2.0), x[0]); }); }, {"Pow"}, "as Pow(2, x)"},
+      {"expm1", +[](E& e) -> S { return FloatMath(e, 1, [](E& e, const std::vector<V<E>>& x, DType) -> absl::StatusOr<V<E>> { return Expm1(e, x[0]); }); }, {"Exp", "Log", "Where"}, "Kahan's (e^x - 1) x / log(e^x), no cancellation"},
+      {"log", +[](E& e) -> S { return NativeFloat(e, "Log"); }, {"Log"}, "f16/bf16 in f32"},
+      {"log1p", +[](E& e) -> S { return FloatMath(e, 1, [](E& e, const std::vector<V<E>>& x, DType) -> absl::StatusOr<V<E>> { return Log1p(e, x[0]); }); }, {"Log", "Where"}, "Kahan's log(1+x) x / ((1+x) - 1), no cancellation"},
+      {"sqrt", +[](E& e) -> S { return NativeFloat(e, "Sqrt"); }, {"Sqrt"}, "f16/bf16 in f32"},
+      {"rsqrt", +[](E& e) -> S { return FloatMath(e, 1, [](E& e, const std::vector<V<E>>& x, DType c) -> absl::StatusOr<V<E>> { return Bin(e, "Div", FConst(e, c, 1.0), Un(e, "Sqrt", x[0])); }); }, {"Sqrt", "Div"}, "1 / Sqrt (two roundings)"},
+      {"cbrt", &LowerCbrt<E>, {"Pow", "Abs", "Where"}, "Pow(|x|, 1/3) plus one Newton step, x's sign"},
+      {"tanh", +[](E& e) -> S { return NativeFloat(e, "Tanh"); }, {"Tanh"}, "f16/bf16 in f32"},
+      {"logistic", +[](E& e) -> S { return NativeFloat(e, "Sigmoid"); }, {"Sigmoid"}, "f16/bf16 in f32"},
+      {"sin", +[](E& e) -> S { return NativeFloat(e, "Sin"); }, {"Sin"}, "f16/bf16 in f32"},
+      {"cos", +[](E& e) -> S { return NativeFloat(e, "Cos"); }, {"Cos"}, "f16/bf16 in f32"},
+      {"tan", +[](E& e) -> S { return F32OnlyFloat<E>(e, "Tan", &TanF64<E>); }, {"Tan", "Sin", "Cos"}, "f64 as Sin/Cos (ORT Tan is f32-only)"},
+      {"asin", +[](E& e) -> S { return F32OnlyFloat<E>(e, "Asin", &AsinF64<E>); }, {"Asin", "Atan"}, "f64 as atan2(x, sqrt(1-x^2)) with Newton-refined atan"},
+      {"acos", +[](E& e) -> S { return F32OnlyFloat<E>(e, "Acos", &AcosF64<E>); }, {"Acos", "Atan"}, "f64 as atan2(sqrt(1-x^2), x) with Newton-refined atan"},
+      {"atan", +[](E& e) -> S { return F32OnlyFloat<E>(e, "Atan", &Atan<E>); }, {"Atan", "Sin", "Cos"}, "f64: f32 Atan plus two f64 Newton steps"},
+      {"atan2", +[](E& e) -> S { return FloatMath(e, 2, [](E& e, const std::vector<V<E>>& x, DType) -> absl::StatusOr<V<E>> { return Atan2(e, x[0], x[1]); }); }, {"Atan", "Div", "Where"}, "atan(y/x) with quadrant, signed-zero and infinity fixes"},
+      {"sinh", +[](E& e) -> S { return F32OnlyFloat<E>(e, "Sinh", &SinhF64<E>); }, {"Sinh", "Exp"}, "f64 via expm1 (ORT Sinh is f32-only)"},
+      {"cosh", +[](E& e) -> S { return F32OnlyFloat<E>(e, "Cosh", &CoshF64<E>); }, {"Cosh", "Exp"}, "f64 via Exp (ORT Cosh is f32-only)"},
+      {"asinh", +[](E& e) -> S { return F32OnlyFloat<E>(e, "Asinh", &AsinhF64<E>); }, {"Asinh", "Log"}, "f64 via log1p (ORT Asinh is f32-only)"},
+      {"acosh", +[](E& e) -> S { return F32OnlyFloat<E>(e, "Acosh", &AcoshF64<E>); }, {"Acosh", "Log"}, "f64 via log1p (ORT Acosh is f32-only)"},
+      {"atanh", +[](E& e) -> S { return F32OnlyFloat<E>(e, "Atanh", &AtanhF64<E>); }, {"Atanh", "Log"}, "f64 via log1p (ORT Atanh is f32-only)"},
+      {"erf", +[](E& e) -> S { return LowerErf(e, false); }, {"Erf"}, "f64 refused: ORT Erf is f32-only"},
+      {"erfc", +[](E& e) -> S { return LowerErf(e, true); }, {"Exp"}, "Numerical Recipes erfcc in f64 (rel. error < 1.2e-7); f64 refused"},
+      {"erf_inv", +[](E& e) -> S { return RefuseAlways(e, "ONNX has no inverse error function and no exact composition of its ops computes one"); }, {}, "refused"},
+      {"integer_pow", &LowerIntegerPow<E>, {"Mul", "Div", "Expand"}, "square-and-multiply rounding per multiply like JAX's lowering"},
+      {"square", &LowerSquare<E>, {"Mul"}, ""},
+      {"not", +[](E& e) -> S { return Bitwise(e, "Not", "BitwiseNot"); }, {"Not", "BitwiseNot"}, ""},
+      {"and", +[](E& e) -> S { return Bitwise(e, "And", "BitwiseAnd"); }, {"And", "BitwiseAnd"}, ""},
+      {"or", +[](E& e) -> S { return Bitwise(e, "Or", "BitwiseOr"); }, {"Or", "BitwiseOr"}, ""},
+      {"xor", +[](E& e) -> S { return Bitwise(e, "Xor", "BitwiseXor"); }, {"Xor", "BitwiseXor"}, ""},
+      {"shift_left", +[](E& e) -> S { return Shift(e, ShiftKind::kLeft); }, {"BitShift", "Mul", "Less"}, "in an unsigned carrier; amounts >= width give 0"},
+      {"shift_right_logical", +[](E& e) -> S { return Shift(e, ShiftKind::kRightLogical); }, {"BitShift", "Mul", "Less"}, "in an unsigned carrier; amounts >= width give 0"},
+      {"shift_right_arithmetic", +[](E& e) -> S { return Shift(e, ShiftKind::kRightArithmetic); }, {"BitShift", "BitwiseXor", "Min"}, "~(~x >> n) for negative x; amounts >= width give the sign fill"},
+      {"population_count", &LowerPopulationCount<E>, {"BitShift", "BitwiseAnd", "Sub", "Add", "Mul"}, "SWAR bit count"},
+      {"clz", &LowerClz<E>, {"BitShift", "BitwiseOr", "Sub"}, "bit smear then SWAR count"},
+      {"eq", +[](E& e) -> S { return Compare(e, "Equal", false); }, {"Equal"}, ""},
+      {"ne", +[](E& e) -> S { return Compare(e, "Equal", true); }, {"Equal", "Not"}, ""},
+      {"lt", +[](E& e) -> S { return Compare(e, "Less", false); }, {"Less"}, "bool as u8"},
+      {"le", +[](E& e) -> S { return Compare(e, "LessOrEqual", false); }, {"LessOrEqual"}, "bool as u8"},
+      {"gt", +[](E& e) -> S { return Compare(e, "Greater", false); }, {"Greater"}, "bool as u8"},
+      {"ge", +[](E& e) -> S { return Compare(e, "GreaterOrEqual", false); }, {"GreaterOrEqual"}, "bool as u8"},
+      {"select_n", &LowerSelectN<E>, {"Where", "GreaterOrEqual", "Expand"}, "nested Where on operands expanded to the output shape; Where carriers for dtypes ORT lacks"},
+      {"clamp", &LowerClamp<E>, {"Max", "Min"}, "min(max(lo, x), hi)"},
+      {"convert_element_type", &LowerConvert<E>, {"Cast", "Equal", "Not", "Max", "Min", "Where"}, "float->int saturates (NaN -> 0) before Cast"},
+      {"nextafter", +[](E& e) -> S { return RefuseAlways(e, "needs the float's bit pattern, and ONNX has no bitcast between float and integer tensors"); }, {}, "refused"},
+      {"reduce_precision", +[](E& e) -> S { return RefuseAlways(e, "needs the float's bit pattern, and ONNX has no bitcast between float and integer tensors"); }, {}, "refused"},
+  };
+  return *rules;
+}
+
+// Runs the recipe registered for the equation's primitive after refusing
+// dtypes ONNX cannot compute (complex, f8 and other pass-through types).
+template <class E>
+absl::Status LowerElementwise(E& e) {
+  const jaxpr::Eqn& eqn = e.eqn();
+  std::vector<DType> dtypes = {e.OutType()};
+  for (int i = 0; i < static_cast<int>(eqn.inputs.size()); ++i) {
+    dtypes.push_back(e.InType(i));
+  }
+  for (DType d : dtypes) {
+    if (jaxpr::IsComplex(d)) {
+      return Refuse(eqn, d, "ONNX has no complex arithmetic");
+    }
+    if (d == DType::kOther || d == DType::kInvalid) {
+      return Refuse(eqn, d, "ONNX cannot compute on this dtype");
+    }
+  }
+  for (const Rule<E>& rule : Rules<E>()) {
+    if (eqn.primitive == rule.primitive) return rule.lower(e);
+  }
+  return absl::InternalError(
+      absl::StrCat("no elementwise recipe for '", eqn.primitive, "'"));
+}
+
+}  // namespace jax2onnx::plugin::elementwise
+
+#endif  // JAX2ONNX_PLUGIN_ELEMENTWISE_PLAN_H_
