@@ -85,6 +85,17 @@ int MantissaBits(DType d) {
   }
 }
 
+int MinNormalExponent(DType d) {
+  switch (d) {
+    case DType::kF16:
+      return -14;
+    case DType::kF64:
+      return -1022;
+    default:
+      return -126;  // f32, bf16
+  }
+}
+
 absl::Status Refuse(const jaxpr::Eqn& eqn, DType d, absl::string_view why) {
   return absl::UnimplementedError(absl::StrCat("'", eqn.primitive, "' on ",
                                                jaxpr::ShortName(d), ": ", why));

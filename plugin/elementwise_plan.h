@@ -28,6 +28,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -71,6 +72,8 @@ int OnnxType(DType d);
 int ValueBits(DType d);
 // Mantissa bits including the implicit one (f32 -> 24, f64 -> 53).
 int MantissaBits(DType d);
+// Exponent of the smallest normal number (f32 -> -126).
+int MinNormalExponent(DType d);
 
 // Error for a dtype the primitive cannot take (complex, or a dtype JAX
 // forbids, or one ORT cannot compute exactly).
@@ -660,7 +663,8 @@ absl::Status LowerIntegerPow(E& e) {
   const DType c = FloatCompute(d);
   if (y == 0) {
     V<E> shape = e.Op("Shape", {x}, DType::kI64);
-    return e.SetOut(e.Op("Expand", {IConst(e, d, 1), shape}, d));
+    V<E> one = jaxpr::IsFloat(d) ? FConst(e, d, 1.0) : IConst(e, d, 1);
+    return e.SetOut(e.Op("Expand", {one, shape}, d));
   }
   auto mul = [&](V<E> p, V<E> q) {
     V<E> r = Bin(e, "Mul", p, q);
@@ -888,6 +892,100 @@ absl::Status LowerConvert(E& e) {
   return e.SetOut(r);
 }
 
+// nextafter without bit access: |x| +- one ulp of x's binade, the binade
+// found from log2 and corrected with exact powers of two. Runs in the
+// compute dtype with the operand dtype's precision (f16 steps by f16 ulps).
+template <class E>
+absl::Status LowerNextAfter(E& e) {
+  const DType d = e.OutType();
+  const int p = MantissaBits(d);
+  const int emin = MinNormalExponent(d);
+  return FloatMath(
+      e, 2,
+      [p, emin](E& e, const std::vector<V<E>>& xs,
+                DType c) -> absl::StatusOr<V<E>> {
+        V<E> x = xs[0];
+        V<E> y = xs[1];
+        V<E> zero = FConst(e, c, 0.0);
+        V<E> two = FConst(e, c, 2.0);
+        V<E> a = Un(e, "Abs", x);
+        V<E> e0 = Un(
+            e, "Floor",
+            Bin(e, "Div", Un(e, "Log", a), FConst(e, c, 0.693147180559945309)));
+        V<E> p2 = Bin(e, "Pow", two, e0);
+        e0 = Bin(e, "Sub", e0, Cast(e, Cmp(e, "Greater", p2, a), c));
+        p2 = Bin(e, "Pow", two, e0);
+        e0 = Bin(e, "Add", e0,
+                 Cast(e, Cmp(e, "LessOrEqual", Bin(e, "Mul", two, p2), a), c));
+        V<E> ex = Bin(e, "Max", e0, FConst(e, c, emin));
+        V<E> ulp = Bin(e, "Pow", two, Bin(e, "Sub", ex, FConst(e, c, p - 1)));
+        // Stepping down from an exact power of two lands in the binade below.
+        V<E> at_binade_start =
+            AndB(e, Cmp(e, "Equal", a, Bin(e, "Pow", two, ex)),
+                 Cmp(e, "Greater", ex, FConst(e, c, emin)));
+        V<E> down_ulp = Select(e, at_binade_start,
+                               Bin(e, "Mul", ulp, FConst(e, c, 0.5)), ulp);
+        V<E> away =
+            Cmp(e, "Equal", Cmp(e, "Less", x, y), Cmp(e, "Greater", x, zero));
+        V<E> mag =
+            Select(e, away, Bin(e, "Add", a, ulp), Bin(e, "Sub", a, down_ulp));
+        V<E> r = WithSignOf(e, x, mag);
+        const double denorm_min = std::ldexp(1.0, emin - p + 1);
+        V<E> from_zero =
+            Select(e, Cmp(e, "Less", y, zero), FConst(e, c, -denorm_min),
+                   FConst(e, c, denorm_min));
+        r = Select(e, Cmp(e, "Equal", x, zero), from_zero, r);
+        r = Select(e, Cmp(e, "Equal", x, y), y, r);
+        V<E> any_nan = OrB(e, Pred(e, "IsNaN", x), Pred(e, "IsNaN", y));
+        return Select(e, any_nan, Bin(e, "Add", x, y), r);
+      });
+}
+
+// erf_inv for 32-bit and narrower floats: Giles' single-precision
+// polynomial, the one XLA uses for f32; |x| = 1 gives +-inf.
+template <class E>
+absl::Status LowerErfInv(E& e) {
+  const DType d = e.OutType();
+  if (d == DType::kF64) {
+    return Refuse(e.eqn(), d,
+                  "ONNX has no inverse error function, and no float64 "
+                  "approximation is implemented");
+  }
+  return FloatMath(
+      e, 1,
+      [](E& e, const std::vector<V<E>>& xs, DType c) -> absl::StatusOr<V<E>> {
+        static constexpr double kSmall[] = {
+            2.81022636e-08,  3.43273939e-07, -3.5233877e-06,
+            -4.39150654e-06, 0.00021858087,  -0.00125372503,
+            -0.00417768164,  0.246640727,    1.50140941};
+        static constexpr double kLarge[] = {
+            -0.000200214257, 0.000100950558, 0.00134934322,
+            -0.00367342844,  0.00573950773,  -0.0076224613,
+            0.00943887047,   1.00167406,     2.83297682};
+        V<E> x = xs[0];
+        V<E> one = FConst(e, c, 1.0);
+        V<E> w =
+            Un(e, "Neg",
+               Un(e, "Log",
+                  Bin(e, "Mul", Bin(e, "Sub", one, x), Bin(e, "Add", one, x))));
+        auto poly = [&](const double* k, V<E> t) {
+          V<E> acc = FConst(e, c, k[0]);
+          for (int i = 1; i < 9; ++i) {
+            acc = Bin(e, "Add", FConst(e, c, k[i]), Bin(e, "Mul", acc, t));
+          }
+          return acc;
+        };
+        V<E> small = poly(kSmall, Bin(e, "Sub", w, FConst(e, c, 2.5)));
+        V<E> large =
+            poly(kLarge, Bin(e, "Sub", Un(e, "Sqrt", w), FConst(e, c, 3.0)));
+        V<E> pv = Select(e, Cmp(e, "Less", w, FConst(e, c, 5.0)), small, large);
+        V<E> r = Bin(e, "Mul", pv, x);
+        V<E> inf = FConst(e, c, std::numeric_limits<double>::infinity());
+        return Select(e, Cmp(e, "Equal", Un(e, "Abs", x), one),
+                      Bin(e, "Mul", x, inf), r);
+      });
+}
+
 template <class E>
 absl::Status RefuseAlways(E& e, absl::string_view why) {
   return Refuse(e.eqn(), e.OutType(), why);
@@ -937,7 +1035,7 @@ const std::vector<Rule<E>>& Rules() {
       {"atanh", +[](E& e) -> S { return F32OnlyFloat<E>(e, "Atanh", &AtanhF64<E>); }, {"Atanh", "Log"}, "f64 via log1p (ORT Atanh is f32-only)"},
       {"erf", +[](E& e) -> S { return LowerErf(e, false); }, {"Erf"}, "f64 refused: ORT Erf is f32-only"},
       {"erfc", +[](E& e) -> S { return LowerErf(e, true); }, {"Exp"}, "Numerical Recipes erfcc in f64 (rel. error < 1.2e-7); f64 refused"},
-      {"erf_inv", +[](E& e) -> S { return RefuseAlways(e, "ONNX has no inverse error function and no exact composition of its ops computes one"); }, {}, "refused"},
+      {"erf_inv", &LowerErfInv<E>, {"Log", "Sqrt", "Mul", "Add", "Where"}, "Giles' f32 polynomial (as XLA for f32); f64 refused"},
       {"integer_pow", &LowerIntegerPow<E>, {"Mul", "Div", "Expand"}, "square-and-multiply rounding per multiply like JAX's lowering"},
       {"square", &LowerSquare<E>, {"Mul"}, ""},
       {"not", +[](E& e) -> S { return Bitwise(e, "Not", "BitwiseNot"); }, {"Not", "BitwiseNot"}, ""},
@@ -958,7 +1056,7 @@ const std::vector<Rule<E>>& Rules() {
       {"select_n", &LowerSelectN<E>, {"Where", "GreaterOrEqual", "Expand"}, "nested Where on operands expanded to the output shape; Where carriers for dtypes ORT lacks"},
       {"clamp", &LowerClamp<E>, {"Max", "Min"}, "min(max(lo, x), hi)"},
       {"convert_element_type", &LowerConvert<E>, {"Cast", "Equal", "Not", "Max", "Min", "Where"}, "float->int saturates (NaN -> 0) before Cast"},
-      {"nextafter", +[](E& e) -> S { return RefuseAlways(e, "needs the float's bit pattern, and ONNX has no bitcast between float and integer tensors"); }, {}, "refused"},
+      {"nextafter", &LowerNextAfter<E>, {"Log", "Pow", "Floor", "Where"}, "ulp from the binade (log2 corrected by exact powers of two), no bitcast"},
       {"reduce_precision", +[](E& e) -> S { return RefuseAlways(e, "needs the float's bit pattern, and ONNX has no bitcast between float and integer tensors"); }, {}, "refused"},
   };
   return *rules;
