@@ -276,6 +276,7 @@ class Parser {
   absl::Status ParseBinders(ClosedJaxpr* jaxpr, Scope* scope, char terminator,
                             std::vector<Var*>* out);
   absl::Status ParseAval(Aval* aval);
+  absl::Status ParseAvalUncached(Aval* aval);
   absl::Status ParseShape(Aval* aval);
   absl::Status ParseEqn(ClosedJaxpr* owner, Scope* scope, Eqn* eqn);
   absl::Status ParseRefIndex(absl::string_view* ref_name, std::string* index);
@@ -317,6 +318,7 @@ class Parser {
   absl::flat_hash_map<std::string, SharedSlot> shared_;
   std::vector<std::string> shared_order_;
   std::string current_def_;  // shared definition being parsed, or ""
+  absl::flat_hash_map<absl::string_view, Aval> aval_cache_;
 };
 
 absl::Status Parser::ParseHeaderLines(JaxprFile* file) {
@@ -591,6 +593,32 @@ absl::Status Parser::ParseAval(Aval* aval) {
   const size_t start = p_;
   const absl::string_view ident = IdentAt(p_);
   if (ident.empty()) return Expected("a type such as 'f32[3]'");
+  // Fast path: the same plain `dtype[dims]` text recurs in almost every
+  // binder of a jaxpr; reuse the parsed Aval (its DimExprs are shared).
+  size_t plain_end = absl::string_view::npos;
+  if (At(p_ + ident.size()) == '[') {
+    const size_t close = s_.find(']', p_ + ident.size());
+    if (close != absl::string_view::npos && close - p_ < 256 &&
+        At(close + 1) != '{') {
+      plain_end = close + 1;
+      auto it = aval_cache_.find(s_.substr(p_, plain_end - p_));
+      if (it != aval_cache_.end()) {
+        *aval = it->second;
+        p_ = plain_end;
+        return absl::OkStatus();
+      }
+    }
+  }
+  absl::Status status = ParseAvalUncached(aval);
+  if (status.ok() && plain_end == p_ && aval->kind == Aval::Kind::kShaped) {
+    aval_cache_.emplace(s_.substr(start, p_ - start), *aval);
+  }
+  return status;
+}
+
+absl::Status Parser::ParseAvalUncached(Aval* aval) {
+  const size_t start = p_;
+  const absl::string_view ident = IdentAt(p_);
   p_ += ident.size();
   std::string dtype_name(ident);
   std::string memory_space;

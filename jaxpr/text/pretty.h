@@ -6,6 +6,7 @@
 #define JAX2ONNX_JAXPR_TEXT_PRETTY_H_
 
 #include <cstdint>
+#include <deque>
 #include <string>
 #include <vector>
 
@@ -38,7 +39,8 @@ class DocArena {
   DocId Add(Node node);
   bool Fits(DocId doc, int64_t width) const;
 
-  std::vector<Node> nodes_;
+  // A deque: growing never moves existing nodes (large docs stay linear).
+  std::deque<Node> nodes_;
 };
 
 }  // namespace jax2onnx::jaxpr::pretty

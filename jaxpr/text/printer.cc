@@ -64,6 +64,9 @@ class DocPrinter {
 
   // pp_vars: fill-style list, each break in its own group.
   DocId Vars(const std::vector<std::string>& texts, absl::string_view sep) {
+    // Without breaks the nest/group wrappers cannot change the layout.
+    if (texts.empty()) return arena_.Nil();
+    if (texts.size() == 1) return arena_.Text(texts[0]);
     std::vector<DocId> docs;
     docs.reserve(texts.size());
     for (const std::string& t : texts) docs.push_back(arena_.Text(t));
