@@ -1,8 +1,115 @@
-// Placeholder until this family lands; registers nothing.
+// Legacy lowerings of the indexing family: gather, scatter, scatter-add/
+// -sub/-mul/-min/-max, dynamic_slice, dynamic_update_slice. The plans and
+// the emission recipe live in plugin/gather_scatter_plan.h and are shared
+// with the IR pipeline; this file adapts converter::State to the recipe's
+// builder interface and registers the lowerings.
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "converter/state.h"
+#include "jaxpr/jaxpr.h"
+#include "jaxpr/status_macros.h"
+#include "plugin/gather_scatter_plan.h"
+#include "plugin/onnx_types.h"
+#include "plugin/registry.h"
 #include "plugins/register.h"
 
 namespace jax2onnx::plugins {
+namespace {
 
-void RegisterIndexing() {}
+using converter::State;
+using plugin::OnnxAttr;
+
+class LegacyBuilder {
+ public:
+  using Value = std::string;
+  explicit LegacyBuilder(State& s) : s_(s) {}
+
+  int opset() const { return s_.opset(); }
+  absl::StatusOr<Value> Input(const jaxpr::Eqn& eqn, int i) {
+    return s_.Input(eqn, i);
+  }
+  Value Op(absl::string_view op, std::vector<Value> inputs,
+           std::vector<OnnxAttr> attrs, jaxpr::DType dtype) {
+    std::vector<onnx::AttributeProto> protos;
+    for (const OnnxAttr& a : attrs) {
+      switch (a.kind) {
+        case OnnxAttr::Kind::kInt:
+          protos.push_back(converter::AttrInt(a.name, a.i));
+          break;
+        case OnnxAttr::Kind::kInts:
+          protos.push_back(converter::AttrInts(a.name, a.ints));
+          break;
+        case OnnxAttr::Kind::kString:
+          protos.push_back(converter::AttrString(a.name, a.s));
+          break;
+      }
+    }
+    auto code = plugin::OnnxDType(dtype);
+    return s_.AddNode(op, std::move(inputs),
+                      converter::ValueInfo::UnknownShape(
+                          code.ok() ? *code : onnx::TensorProto::UNDEFINED),
+                      std::move(protos));
+  }
+  Value ConstI64(std::vector<int64_t> v) { return s_.ConstI64(v); }
+  Value ConstI64Scalar(int64_t v) { return s_.ConstI64Scalar(v); }
+  absl::StatusOr<Value> ConstArray(const jaxpr::Array& a) {
+    return s_.ConstArray(a);
+  }
+  absl::StatusOr<Value> DimValue(const jaxpr::DimExpr& d) {
+    return s_.DimValue(d);
+  }
+  absl::StatusOr<Value> ShapeValue(const std::vector<jaxpr::DimExpr>& dims) {
+    return s_.ShapeValue(dims);
+  }
+  absl::Status SetOutput(const jaxpr::Eqn& eqn, int i, const Value& v) {
+    return s_.SetOutput(eqn, i, v);
+  }
+
+ private:
+  State& s_;
+};
+
+absl::Status LowerGather(State& s, const jaxpr::Eqn& eqn) {
+  LegacyBuilder b(s);
+  return plugin::IndexingEmitter<LegacyBuilder>(b).Gather(eqn);
+}
+absl::Status LowerScatter(State& s, const jaxpr::Eqn& eqn) {
+  LegacyBuilder b(s);
+  return plugin::IndexingEmitter<LegacyBuilder>(b).Scatter(eqn);
+}
+absl::Status LowerDynamicSlice(State& s, const jaxpr::Eqn& eqn) {
+  LegacyBuilder b(s);
+  return plugin::IndexingEmitter<LegacyBuilder>(b).DynamicSlice(eqn);
+}
+absl::Status LowerDynamicUpdateSlice(State& s, const jaxpr::Eqn& eqn) {
+  LegacyBuilder b(s);
+  return plugin::IndexingEmitter<LegacyBuilder>(b).DynamicUpdateSlice(eqn);
+}
+
+}  // namespace
+
+void RegisterIndexing() {
+  auto& r = plugin::Registry::Global();
+  r.RegisterLegacy("gather", &LowerGather,
+                   {{"Gather", "GatherND", "Where", "Transpose", "Slice"},
+                    17,
+                    "row gather -> Gather; collapsed indexed dims -> "
+                    "GatherND (batch_dims); else index grid + GatherND"});
+  for (const char* name : {"scatter", "scatter-add", "scatter-sub",
+                           "scatter-mul", "scatter-min", "scatter-max"}) {
+    r.RegisterLegacy(name, &LowerScatter,
+                     {{"ScatterND", "Concat", "Slice", "Where"},
+                      17,
+                      "dropped windows and losing duplicates go to a scratch "
+                      "row; min/max and non-unique scatter need opset 18"});
+  }
+  r.RegisterLegacy("dynamic_slice", &LowerDynamicSlice,
+                   {{"Slice"}, 17, "XLA start clamping"});
+  r.RegisterLegacy("dynamic_update_slice", &LowerDynamicUpdateSlice,
+                   {{"ScatterND"}, 17, "XLA start clamping; index grid"});
+}
 
 }  // namespace jax2onnx::plugins
