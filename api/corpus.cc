@@ -208,7 +208,8 @@ void RunBundle(const std::string& path, const CorpusOptions& options,
   if (!opset.ok()) return fail(name, "header", opset.status());
 
   const bool ir = options.pipeline == Pipeline::kIr;
-  if (const Marker* only = FindMarker(*markers, ir ? "legacy_only" : "ir_only")) {
+  if (const Marker* only =
+          FindMarker(*markers, ir ? "legacy_only" : "ir_only")) {
     return skip(name, MarkerText(*only));
   }
   const Marker* pipeline_xfail =
@@ -288,8 +289,8 @@ void RunBundle(const std::string& path, const CorpusOptions& options,
 
 const std::vector<std::string>& KnownMarkers() {
   static const auto* known = new std::vector<std::string>{
-      "legacy_only", "ir_only",       "legacy_xfail", "ir_xfail",
-      "f64_xfail",   "no_f64",        "opset17_xfail"};
+      "legacy_only", "ir_only", "legacy_xfail", "ir_xfail",
+      "f64_xfail",   "no_f64",  "opset17_xfail"};
   return *known;
 }
 
@@ -324,7 +325,8 @@ absl::StatusOr<std::vector<Marker>> ParseMarkersLine(absl::string_view value) {
     if (i < list.size() && list[i] == '(') depth++;
     if (i < list.size() && list[i] == ')') depth--;
     if (i == list.size() || (list[i] == ',' && depth == 0)) {
-      items.push_back(absl::StripAsciiWhitespace(list.substr(start, i - start)));
+      items.push_back(
+          absl::StripAsciiWhitespace(list.substr(start, i - start)));
       start = i + 1;
     }
   }
@@ -356,11 +358,12 @@ absl::StatusOr<std::vector<Marker>> ParseMarkersLine(absl::string_view value) {
     }
     const auto& known = KnownMarkers();
     if (std::find(known.begin(), known.end(), name) == known.end()) {
-      return error(absl::StrCat("unknown marker '", name, "' (known: ",
-                                absl::StrJoin(known, ", "), ")"));
+      return error(absl::StrCat("unknown marker '", name,
+                                "' (known: ", absl::StrJoin(known, ", "), ")"));
     }
     if (m.strict && !IsXfailMarker(name)) {
-      return error(absl::StrCat("'", name, "' is not an xfail marker; only "
+      return error(absl::StrCat("'", name,
+                                "' is not an xfail marker; only "
                                 "xfail markers take (strict)"));
     }
     m.name = std::string(name);
@@ -469,8 +472,7 @@ const char* OutcomeName(Outcome outcome) {
 
 std::string CorpusSummary::Line() const {
   return absl::StrCat(passed, " passed, ", failed, " failed, ", skipped,
-                      " skipped, ", xfailed, " xfailed, ", xpassed,
-                      " xpassed");
+                      " skipped, ", xfailed, " xfailed, ", xpassed, " xpassed");
 }
 
 CheckResult CheckLoadedBundle(const Bundle& bundle, Pipeline pipeline,
@@ -514,8 +516,8 @@ CheckResult CheckLoadedBundle(const Bundle& bundle, Pipeline pipeline,
   }
   result.passed = true;
   for (size_t i = 0; i < got->size(); ++i) {
-    jaxpr::CompareResult cmp = jaxpr::CompareArrays(
-        (*expected)[i], (*got)[i], bundle.rtol, bundle.atol);
+    jaxpr::CompareResult cmp = jaxpr::CompareArrays((*expected)[i], (*got)[i],
+                                                    bundle.rtol, bundle.atol);
     OutputCheck out;
     out.index = static_cast<int>(i);
     out.ok = cmp.ok;

@@ -161,11 +161,11 @@ class PathMatcher {
       std::vector<std::string> found;
       for (int n : best_) {
         const onnx::NodeProto& node = graph_.node(n);
-        found.push_back(absl::StrCat(node.op_type(), ":",
-                                     ShapeText(TypeOf(node))));
+        found.push_back(
+            absl::StrCat(node.op_type(), ":", ShapeText(TypeOf(node))));
       }
-      absl::StrAppend(&out, "longest matching prefix: ",
-                      absl::StrJoin(found, " -> "));
+      absl::StrAppend(
+          &out, "longest matching prefix: ", absl::StrJoin(found, " -> "));
       if (best_.size() < path_.size()) {
         std::vector<std::string> next;
         for (const std::string& output : graph_.node(best_.back()).output()) {
@@ -181,8 +181,8 @@ class PathMatcher {
       }
     }
     if (!shape_misses_.empty()) {
-      absl::StrAppend(&out, "; same op, other shape: ",
-                      absl::StrJoin(shape_misses_, ", "));
+      absl::StrAppend(
+          &out, "; same op, other shape: ", absl::StrJoin(shape_misses_, ", "));
     }
     return out;
   }
@@ -198,8 +198,8 @@ class PathMatcher {
     const onnx::NodeProto& node = graph_.node(n);
     if (node.op_type() != path_[step].op_type) return false;
     if (!ShapeMatches(path_[step], TypeOf(node))) {
-      const std::string miss = absl::StrCat(node.op_type(), ":",
-                                            ShapeText(TypeOf(node)));
+      const std::string miss =
+          absl::StrCat(node.op_type(), ":", ShapeText(TypeOf(node)));
       if (shape_misses_.size() < 4 &&
           std::find(shape_misses_.begin(), shape_misses_.end(), miss) ==
               shape_misses_.end()) {
@@ -319,8 +319,8 @@ absl::StatusOr<GraphExpectation> ParseGraphExpectation(absl::string_view line) {
       int n;
       if (!IsOpTypeName(kv.first) || !absl::SimpleAtoi(kv.second, &n) ||
           n < 0) {
-        return Malformed(line, absl::StrCat("'", words[i],
-                                            "' is not `Op=N` with N >= 0"));
+        return Malformed(
+            line, absl::StrCat("'", words[i], "' is not `Op=N` with N >= 0"));
       }
       e.counts.emplace_back(std::string(kv.first), n);
     }
@@ -353,10 +353,10 @@ absl::Status CheckGraphExpectation(const onnx::ModelProto& model,
       }
       if (e.kind == Kind::kExactPath &&
           graph.node_size() != static_cast<int>(e.path.size())) {
-        return Failed(e, absl::StrCat("the path is there but the graph has ",
-                                      graph.node_size(), " nodes, not ",
-                                      e.path.size(),
-                                      "; ops: ", OpHistogram(graph)));
+        return Failed(
+            e, absl::StrCat("the path is there but the graph has ",
+                            graph.node_size(), " nodes, not ", e.path.size(),
+                            "; ops: ", OpHistogram(graph)));
       }
       return absl::OkStatus();
     }
@@ -390,10 +390,11 @@ absl::Status CheckGraphExpectation(const onnx::ModelProto& model,
         }
       }
       if (!present.empty()) {
-        return Failed(e, absl::StrCat("present (graph, subgraphs and "
-                                      "functions): ",
-                                      absl::StrJoin(present, ", "),
-                                      "; main graph ops: ", OpHistogram(graph)));
+        return Failed(e,
+                      absl::StrCat("present (graph, subgraphs and "
+                                   "functions): ",
+                                   absl::StrJoin(present, ", "),
+                                   "; main graph ops: ", OpHistogram(graph)));
       }
       return absl::OkStatus();
     }

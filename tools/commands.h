@@ -23,6 +23,7 @@ int RunEval(const std::vector<std::string>& args);     // cmd_eval.cc
 int RunConvert(const std::vector<std::string>& args);  // cmd_convert.cc
 int RunCheck(const std::vector<std::string>& args);    // cmd_convert.cc
 int RunPlugins(const std::vector<std::string>& args);  // cmd_convert.cc
+int RunCorpus(const std::vector<std::string>& args);   // cmd_corpus.cc
 
 }  // namespace jax2onnx::cli
 

@@ -71,6 +71,24 @@ const std::vector<Command>& Commands() {
        "lowerings and the ONNX ops they use.",
        {"json"},
        &RunPlugins},
+      {"corpus",
+       "corpus DIR_OR_BUNDLE... [--pipeline=legacy|ir] [--also_opset17] "
+       "[--f64=false] [--expected_failures FILE] [--missing_ok]",
+       "Run a bundle corpus through one pipeline (markers, expect_graph)",
+       "Checks every bundle like `check`, in one process with one ONNX "
+       "Runtime, honouring the header lines `# markers:` (legacy_only, "
+       "ir_only, legacy_xfail, ir_xfail, f64_xfail, no_f64, opset17_xfail; "
+       "`name(strict)`; `: reason`), `# expect_graph:` and `# opset:`. "
+       "All-f32 bundles without npz also run as NAME[f64] (f32 promoted to "
+       "f64); --also_opset17 adds NAME[opset17], checked with "
+       "onnx::checker and strict shape inference. Prints one "
+       "PASS/FAIL/XFAIL/XPASS/SKIP line per case, then `N passed, M failed, "
+       "K skipped, X xfailed, Y xpassed`. Exit 1 on any FAIL or strict "
+       "XPASS; 77 (skipped) when ONNX Runtime is missing and CI is not set. "
+       "Grammar: docs/testing.md.",
+       {"pipeline", "use_onnx_ir", "opset", "seed", "also_opset17", "f64",
+        "root", "expected_failures", "missing_ok"},
+       &RunCorpus},
   };
   return *commands;
 }

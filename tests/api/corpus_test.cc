@@ -1,0 +1,291 @@
+// The corpus runner: marker grammar, f32->f64 promotion, the ONNX checker
+// wrapper, and outcomes (PASS/FAIL/XFAIL/XPASS/SKIP) on small generated
+// bundles through both pipelines.
+#include "api/corpus.h"
+
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "jaxpr/text/parser.h"
+
+namespace jax2onnx::api {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+TEST(MarkersTest, ParsesNamesStrictAndSharedReason) {
+  auto m = ParseMarkersLine("ir_xfail(strict), legacy_xfail: ORT lacks X, Y");
+  ASSERT_TRUE(m.ok()) << m.status();
+  ASSERT_EQ(m->size(), 2u);
+  EXPECT_EQ((*m)[0].name, "ir_xfail");
+  EXPECT_TRUE((*m)[0].strict);
+  EXPECT_EQ((*m)[0].reason, "ORT lacks X, Y");
+  EXPECT_EQ((*m)[1].name, "legacy_xfail");
+  EXPECT_FALSE((*m)[1].strict);
+  EXPECT_EQ((*m)[1].reason, "ORT lacks X, Y");
+  auto bare = ParseMarkersLine("legacy_only");
+  ASSERT_TRUE(bare.ok());
+  EXPECT_EQ((*bare)[0].reason, "");
+}
+
+TEST(MarkersTest, RejectsUnknownMalformedAndMisplacedStrict) {
+  EXPECT_THAT(ParseMarkersLine("ir_xfial").status().message(),
+              HasSubstr("unknown marker 'ir_xfial'"));
+  EXPECT_THAT(ParseMarkersLine("legacy_only(strict)").status().message(),
+              HasSubstr("only xfail markers take (strict)"));
+  EXPECT_THAT(ParseMarkersLine("ir_xfail(loose)").status().message(),
+              HasSubstr("unknown flag 'loose'"));
+  EXPECT_FALSE(ParseMarkersLine("ir_xfail legacy_xfail").ok());  // no comma
+  EXPECT_FALSE(ParseMarkersLine("ir_xfail,").ok());
+  EXPECT_FALSE(ParseMarkersLine("ir_xfail(strict").ok());
+}
+
+TEST(MarkersTest, CollectsEveryMarkersLineAndRejectsContradictions) {
+  auto file = jaxpr::ParseJaxprText(
+      "# markers: ir_xfail: a\n# markers: no_f64: b\n"
+      "{ lambda ; a:f32[2]. let  in (a,) }\n");
+  ASSERT_TRUE(file.ok()) << file.status();
+  auto m = ParseMarkers(*file);
+  ASSERT_TRUE(m.ok()) << m.status();
+  ASSERT_EQ(m->size(), 2u);
+  EXPECT_EQ((*m)[1].name, "no_f64");
+  EXPECT_EQ((*m)[1].reason, "b");
+  auto both = jaxpr::ParseJaxprText(
+      "# markers: ir_only, legacy_only\n{ lambda ; a:f32[2]. let  in (a,) }\n");
+  ASSERT_TRUE(both.ok());
+  EXPECT_FALSE(ParseMarkers(*both).ok());
+}
+
+TEST(PromoteTest, PromotesF32TypesAndDtypeParamsButNotHeadersOrNames) {
+  const std::string text =
+      "# note: f32 stays here\n"
+      "{ lambda ; a:f32[B,3] f32x:i32[]. let\n"
+      "    b:f32[B,3] = mul a 2.0:f32[]\n"
+      "    c:f32[B,3] = convert_element_type[new_dtype=float32 "
+      "weak_type=False] b\n"
+      "    d:bf16[3] = iota[dtype=bfloat16 dimension=0 shape=(3,)] \n"
+      "  in (c,) }";
+  EXPECT_EQ(PromoteF32ToF64(text),
+            "# note: f32 stays here\n"
+            "{ lambda ; a:f64[B,3] f32x:i32[]. let\n"
+            "    b:f64[B,3] = mul a 2.0:f64[]\n"
+            "    c:f64[B,3] = convert_element_type[new_dtype=float64 "
+            "weak_type=False] b\n"
+            "    d:bf16[3] = iota[dtype=bfloat16 dimension=0 shape=(3,)] \n"
+            "  in (c,) }");
+}
+
+TEST(PromoteTest, AllF32SignatureNeedsF32InvarsAndOutvars) {
+  auto f32 = jaxpr::ParseJaxprText(
+      "{ lambda ; a:f32[2]. let b:f32[2] = neg a in (b,) }");
+  auto mixed = jaxpr::ParseJaxprText(
+      "{ lambda ; a:f32[2] i:i32[]. let b:f32[2] = neg a in (b,) }");
+  auto int_out = jaxpr::ParseJaxprText(
+      "{ lambda ; a:f32[2]. let b:i32[2] = "
+      "convert_element_type[new_dtype=int32 "
+      "weak_type=False] a in (b,) }");
+  ASSERT_TRUE(f32.ok() && mixed.ok() && int_out.ok());
+  EXPECT_TRUE(AllF32Signature(*f32->main));
+  EXPECT_FALSE(AllF32Signature(*mixed->main));
+  EXPECT_FALSE(AllF32Signature(*int_out->main));
+}
+
+// A one-node opset-17 model: Relu on f32[2].
+onnx::ModelProto ReluModel(const std::string& op_type) {
+  onnx::ModelProto m;
+  m.set_ir_version(10);
+  auto* opset = m.add_opset_import();
+  opset->set_domain("");
+  opset->set_version(17);
+  auto* g = m.mutable_graph();
+  g->set_name("g");
+  for (auto* v : {g->add_input(), g->add_output()}) {
+    v->set_name(v == &g->input(0) ? "x" : "y");
+    auto* t = v->mutable_type()->mutable_tensor_type();
+    t->set_elem_type(onnx::TensorProto::FLOAT);
+    t->mutable_shape()->add_dim()->set_dim_value(2);
+  }
+  auto* n = g->add_node();
+  n->set_op_type(op_type);
+  n->add_input("x");
+  n->add_output("y");
+  return m;
+}
+
+TEST(OnnxCheckerTest, AcceptsValidModelStampedWithNewerIr) {
+  EXPECT_TRUE(ValidateWithOnnxChecker(ReluModel("Relu")).ok());
+}
+
+TEST(OnnxCheckerTest, RejectsUnknownOpAndWrongDeclaredShape) {
+  EXPECT_THAT(ValidateWithOnnxChecker(ReluModel("NoSuchOp")).message(),
+              HasSubstr("check_model"));
+  onnx::ModelProto m = ReluModel("Relu");
+  m.mutable_graph()
+      ->mutable_output(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->mutable_dim(0)
+      ->set_dim_value(3);
+  EXPECT_THAT(ValidateWithOnnxChecker(m).message(),
+              HasSubstr("shape inference"));
+}
+
+class CorpusRunTest : public ::testing::TestWithParam<Pipeline> {
+ protected:
+  void SetUp() override {
+    std::string reason;
+    if (!OrtRunner::Shared().IsAvailable(&reason)) {
+      GTEST_SKIP() << "ONNX Runtime unavailable: " << reason;
+    }
+    dir_ = std::filesystem::temp_directory_path() /
+           ("jax2onnx_corpus_test_" + std::to_string(::getpid()));
+    std::filesystem::create_directories(dir_);
+  }
+  void TearDown() override {
+    std::error_code ec;
+    if (!dir_.empty()) std::filesystem::remove_all(dir_, ec);
+  }
+
+  std::string Write(const std::string& name, const std::string& text) {
+    const std::string path = (dir_ / (name + ".jaxpr")).string();
+    std::ofstream(path) << text;
+    return path;
+  }
+
+  // Runs and returns "OUTCOME name" per case.
+  std::vector<std::string> Run(const std::vector<std::string>& paths,
+                               CorpusSummary* summary_out = nullptr,
+                               bool also_opset17 = false) {
+    CorpusOptions options;
+    options.pipeline = GetParam();
+    options.display_root = dir_.string();
+    options.out = nullptr;
+    options.also_opset17 = also_opset17;
+    CorpusSummary summary = RunCorpus(paths, options, OrtRunner::Shared());
+    std::vector<std::string> lines;
+    for (const CaseResult& c : summary.cases) {
+      lines.push_back(std::string(OutcomeName(c.outcome)) + " " + c.name);
+      last_reasons_.push_back(c.reason);
+    }
+    if (summary_out) *summary_out = summary;
+    return lines;
+  }
+
+  std::filesystem::path dir_;
+  std::vector<std::string> last_reasons_;
+};
+
+constexpr char kNeg[] =
+    "{ lambda ; a:f32[B,3]. let b:f32[B,3] = neg a in (b,) }\n";
+
+TEST_P(CorpusRunTest, PassingBundleRunsWithItsF64Variant) {
+  CorpusSummary s;
+  EXPECT_THAT(Run({Write("neg", kNeg)}, &s),
+              ElementsAre("PASS neg", "PASS neg[f64]"));
+  EXPECT_EQ(s.Line(), "2 passed, 0 failed, 0 skipped, 0 xfailed, 0 xpassed");
+  EXPECT_TRUE(s.ok());
+}
+
+TEST_P(CorpusRunTest, NonF32BundleHasNoF64VariantAndNoF64Skips) {
+  EXPECT_THAT(
+      Run({Write("ineg",
+                 "{ lambda ; a:i32[3]. let b:i32[3] = neg a in (b,) }")}),
+      ElementsAre("PASS ineg"));
+  EXPECT_THAT(
+      Run({Write("nof64", std::string("# markers: no_f64: why\n") + kNeg)}),
+      ElementsAre("PASS nof64", "SKIP nof64[f64]"));
+  EXPECT_EQ(last_reasons_.back(), "no_f64: why");
+}
+
+TEST_P(CorpusRunTest, ExpectedFailureIsXfailAndUnexpectedIsFail) {
+  const std::string bad =
+      "{ lambda ; a:f32[3]. let b:f32[3] = no_such_primitive a in (b,) }\n";
+  CorpusSummary s;
+  EXPECT_THAT(Run({Write("bad", bad)}, &s),
+              ElementsAre("FAIL bad", "FAIL bad[f64]"));
+  EXPECT_THAT(last_reasons_[0], HasSubstr("convert: "));
+  EXPECT_FALSE(s.ok());
+  EXPECT_THAT(
+      Run({Write("xbad",
+                 "# markers: ir_xfail, legacy_xfail: not lowered\n" + bad)},
+          &s),
+      ElementsAre("XFAIL xbad", "XFAIL xbad[f64]"));
+  EXPECT_TRUE(s.ok());
+  EXPECT_EQ(s.xfailed, 2);
+}
+
+TEST_P(CorpusRunTest, XpassFailsTheRunOnlyWhenStrict) {
+  CorpusSummary s;
+  EXPECT_THAT(Run({Write("xp", std::string("# markers: ir_xfail, "
+                                           "legacy_xfail: was broken\n") +
+                                   kNeg)},
+                  &s),
+              ElementsAre("XPASS xp", "XPASS xp[f64]"));
+  EXPECT_TRUE(s.ok());
+  EXPECT_EQ(s.xpassed, 2);
+  EXPECT_THAT(Run({Write("xps", std::string("# markers: ir_xfail(strict), "
+                                            "legacy_xfail(strict)\n") +
+                                    kNeg)},
+                  &s),
+              ElementsAre("XPASS xps", "XPASS xps[f64]"));
+  EXPECT_FALSE(s.ok());
+  EXPECT_EQ(s.failed, 2);
+  EXPECT_TRUE(s.cases[0].strict_xpass);
+}
+
+TEST_P(CorpusRunTest, OnlyMarkersSkipTheOtherPipeline) {
+  const bool ir = GetParam() == Pipeline::kIr;
+  const std::string path =
+      Write("only", std::string("# markers: legacy_only: needs X\n") + kNeg);
+  if (ir) {
+    EXPECT_THAT(Run({path}), ElementsAre("SKIP only"));
+    EXPECT_EQ(last_reasons_[0], "legacy_only: needs X");
+  } else {
+    EXPECT_THAT(Run({path}), ElementsAre("PASS only", "PASS only[f64]"));
+  }
+}
+
+TEST_P(CorpusRunTest, ExpectGraphLinesAreChecked) {
+  EXPECT_THAT(Run({Write("eg", std::string("# expect_graph: Neg\n"
+                                           "# expect_graph: counts Neg=1\n") +
+                                   kNeg)}),
+              ElementsAre("PASS eg", "PASS eg[f64]"));
+  CorpusSummary s;
+  EXPECT_THAT(
+      Run({Write("egbad",
+                 std::string("# expect_graph: must_absent Neg\n") + kNeg)},
+          &s),
+      ElementsAre("FAIL egbad", "PASS egbad[f64]"));
+  EXPECT_THAT(s.cases[0].reason, HasSubstr("expect_graph: "));
+  EXPECT_THAT(s.cases[0].reason, HasSubstr("Neg=1"));
+}
+
+TEST_P(CorpusRunTest, BadHeaderIsAFailure) {
+  EXPECT_THAT(Run({Write("hdr", std::string("# markers: typo\n") + kNeg)}),
+              ElementsAre("FAIL hdr"));
+  EXPECT_THAT(last_reasons_[0], HasSubstr("unknown marker 'typo'"));
+}
+
+TEST_P(CorpusRunTest, Opset17VariantRunsTheChecker) {
+  CorpusSummary s;
+  EXPECT_THAT(Run({Write("o", kNeg)}, &s, /*also_opset17=*/true),
+              ElementsAre("PASS o", "PASS o[f64]", "PASS o[opset17]"));
+  EXPECT_THAT(
+      Run({Write("o17", std::string("# opset: 17\n") + kNeg)}, &s, true),
+      ElementsAre("PASS o17", "PASS o17[f64]"));
+}
+
+INSTANTIATE_TEST_SUITE_P(BothPipelines, CorpusRunTest,
+                         ::testing::Values(Pipeline::kLegacy, Pipeline::kIr),
+                         [](const auto& info) {
+                           return std::string(PipelineName(info.param));
+                         });
+
+}  // namespace
+}  // namespace jax2onnx::api
