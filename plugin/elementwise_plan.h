@@ -233,8 +233,12 @@ V<E> Atan2(E& e, V<E> y, V<E> x) {
   V<E> t = Atan(e, Bin(e, "Div", y, x));
   V<E> r =
       Select(e, Cmp(e, "Less", x, zero), Bin(e, "Add", t, signed_const(pi)), t);
-  V<E> both_zero = AndB(e, Cmp(e, "Equal", x, zero), Cmp(e, "Equal", y, zero));
-  r = Select(e, both_zero, Select(e, x_neg, signed_const(pi), y), r);
+  // x = +-0: +-pi/2 by y's sign; both zero: y (x = +0) or +-pi (x = -0).
+  V<E> x_zero = Cmp(e, "Equal", x, zero);
+  V<E> at_zero_x =
+      Select(e, Cmp(e, "Equal", y, zero), Select(e, x_neg, signed_const(pi), y),
+             signed_const(pi / 2));
+  r = Select(e, x_zero, at_zero_x, r);
   V<E> both_inf = AndB(e, Pred(e, "IsInf", x), Pred(e, "IsInf", y));
   r = Select(e, both_inf,
              Select(e, x_neg, signed_const(3 * pi / 4), signed_const(pi / 4)),
