@@ -320,6 +320,39 @@ class IndexingEmitter {
     return perm;
   }
 
+  // Where(mask, x, fill) for any dtype: ONNX Runtime's Where has no kernel
+  // for bool and several integer types, so those go through And/Or or an
+  // exact round trip through a wider type.
+  absl::StatusOr<V> SelectFill(V mask, V x, const jaxpr::Array& fill) {
+    const DType dt = fill.dtype();
+    if (dt == DType::kBool) {
+      if (fill.GetAsInt64(0) != 0) {
+        return Op("Or", {x, Op("Not", {mask}, DType::kBool)}, DType::kBool);
+      }
+      return Op("And", {x, mask}, DType::kBool);
+    }
+    DType wd = dt;
+    switch (dt) {
+      case DType::kF32:
+      case DType::kF64:
+      case DType::kI32:
+      case DType::kI64:
+      case DType::kU8:
+        break;
+      case DType::kF16:
+      case DType::kBF16:
+        wd = DType::kF32;
+        break;
+      default:
+        wd = DType::kI64;  // integer casts wrap, so the round trip is exact
+        break;
+    }
+    J2O_ASSIGN_OR_RETURN(V fv, b_.ConstArray(fill));
+    J2O_ASSIGN_OR_RETURN(V xw, Cast(x, dt, wd));
+    J2O_ASSIGN_OR_RETURN(V fw, Cast(fv, dt, wd));
+    return Cast(Op("Where", {mask, xw, fw}, wd), wd, dt);
+  }
+
   // A scalar start index; untyped integer literals become int64 constants
   // (their context dtype would be the operand's).
   absl::StatusOr<V> IndexInput(const jaxpr::Eqn& eqn, int i, DType* dtype) {
@@ -468,8 +501,7 @@ absl::Status IndexingEmitter<B>::Gather(const jaxpr::Eqn& eqn) {
       if (!tags[j].is_batch) waxes.push_back(static_cast<int64_t>(j));
     }
     V m = Unsqueeze(mask, waxes, DType::kBool);
-    J2O_ASSIGN_OR_RETURN(V fv, b_.ConstArray(p.fill));
-    produced = Op("Where", {m, produced, fv}, dt);
+    J2O_ASSIGN_OR_RETURN(produced, SelectFill(m, produced, p.fill));
   }
   produced = Transpose(produced, PermFromTags(tags, p.output_tags), dt);
   return b_.SetOutput(eqn, 0, produced);
@@ -759,6 +791,13 @@ absl::Status IndexingEmitter<B>::DynamicUpdateSlice(const jaxpr::Eqn& eqn) {
   int k = r;
   while (k > 0 && up_aval.shape[k - 1] == op_aval.shape[k - 1]) --k;
   if (k == 0) return b_.SetOutput(eqn, 0, Op("Identity", {u}, dt));
+  for (const DimExpr& d : up_aval.shape) {
+    // An empty update changes nothing (and an empty index grid trips
+    // shape inference).
+    if (d.is_constant() && d.constant_value() == 0) {
+      return b_.SetOutput(eqn, 0, Op("Identity", {x}, dt));
+    }
+  }
   std::vector<DimExpr> grid_shape(up_aval.shape.begin(),
                                   up_aval.shape.begin() + k);
   std::vector<V> comps;
