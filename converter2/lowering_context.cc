@@ -50,7 +50,7 @@ std::string AvalList(const std::vector<jaxpr::Atom>& atoms) {
 
 LoweringContext::LoweringContext(ir::Graph* graph, int opset,
                                  const std::vector<jaxpr::Array>* elided)
-    : graph_(graph), opset_(opset), elided_literals_(elided) {}
+    : main_(graph), graph_(graph), opset_(opset), elided_literals_(elided) {}
 
 const jaxpr::Aval& LoweringContext::InAval(const jaxpr::Eqn& eqn, int i) {
   const jaxpr::Atom& a = eqn.inputs[i];
@@ -121,8 +121,18 @@ std::vector<ir::Value*> LoweringContext::OpMulti(absl::string_view op_type,
                                                  std::vector<ir::Value*> inputs,
                                                  int num_outputs,
                                                  std::vector<ir::Attr> attrs) {
-  ir::Node* node =
-      graph_->AddNode(op_type, inputs, num_outputs, std::move(attrs));
+  if (graph_ == main_) {
+    ir::Node* node =
+        graph_->AddNode(op_type, inputs, num_outputs, std::move(attrs));
+    return node->outputs();
+  }
+  // A body being built is detached from the model until its node exists, so
+  // its names come from the main graph's table to stay unique model-wide.
+  std::vector<std::string> names;
+  for (int i = 0; i < num_outputs; ++i)
+    names.push_back(main_->FreshName(op_type));
+  ir::Node* node = graph_->Append(ir::Node::Create(
+      "", op_type, inputs, std::move(names), std::move(attrs)));
   return node->outputs();
 }
 
@@ -140,8 +150,7 @@ ir::Value* LoweringContext::Const(ir::Tensor tensor) {
   if (it != consts_.end()) return it->second;
   const int dtype = tensor.dtype();
   std::vector<ir::Dim> dims(tensor.dims().begin(), tensor.dims().end());
-  auto value =
-      graph_->AddInitializer(graph_->FreshName("c"), std::move(tensor));
+  auto value = main_->AddInitializer(main_->FreshName("c"), std::move(tensor));
   CHECK(value.ok()) << value.status();
   (*value)->SetType(ir::Type::Tensor(dtype, ir::Shape(std::move(dims))));
   consts_.emplace(std::move(key), *value);
@@ -304,6 +313,46 @@ absl::StatusOr<std::vector<ir::Value*>> LoweringContext::Inline(
     results.push_back(v);
   }
   return results;
+}
+
+absl::StatusOr<std::unique_ptr<ir::Graph>> LoweringContext::BuildSubgraph(
+    absl::string_view name,
+    const std::function<absl::StatusOr<std::vector<ir::Value*>>()>& build) {
+  auto body = std::make_unique<ir::Graph>(std::string(name));
+  ir::Graph* outer = graph_;
+  // Runtime dims computed inside the body are not visible outside it.
+  absl::flat_hash_map<std::string, ir::Value*> outer_dims = dim_values_;
+  graph_ = body.get();
+  absl::StatusOr<std::vector<ir::Value*>> outputs = build();
+  if (outputs.ok()) {
+    for (ir::Value* out : *outputs) {
+      if (out->type() == nullptr) {
+        outputs = absl::InternalError(absl::StrCat(
+            "body '", name, "' output '", out->name(), "' has no type"));
+        break;
+      }
+      // Outer values, body inputs and repeated outputs get an Identity so
+      // every output is a distinct value produced inside the body.
+      const bool local = out->producer() != nullptr &&
+                         out->producer()->graph() == body.get() &&
+                         !out->is_graph_output();
+      if (!local) {
+        ir::Value* id = Op("Identity", {out});
+        id->SetType(*out->type());
+        out = id;
+      }
+      body->AddOutput(out);
+    }
+  }
+  graph_ = outer;
+  dim_values_ = std::move(outer_dims);
+  if (!outputs.ok()) return outputs.status();
+  return body;
+}
+
+ir::Value* LoweringContext::AddGraphInput(absl::string_view hint,
+                                          ir::Type type) {
+  return graph_->AddInput(main_->FreshName(hint), std::move(type));
 }
 
 absl::Status LoweringContext::LowerEquations(const jaxpr::ClosedJaxpr& jaxpr) {

@@ -6,6 +6,7 @@
 #ifndef JAX2ONNX_CONVERTER2_LOWERING_CONTEXT_H_
 #define JAX2ONNX_CONVERTER2_LOWERING_CONTEXT_H_
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -97,6 +98,20 @@ class LoweringContext {
   absl::StatusOr<std::vector<ir::Value*>> Inline(
       const jaxpr::ClosedJaxpr& jaxpr, absl::Span<ir::Value* const> args);
 
+  // ---- subgraphs (If/Loop/Scan bodies) ----
+  // Builds a body graph: while `build` runs, Op() appends to a fresh graph
+  // named `name`; `build` declares the body's inputs with AddGraphInput and
+  // returns its outputs, each of which must carry a type (SetType). The body
+  // may use values of enclosing graphs (ONNX outer-scope references);
+  // initializers always go to the main graph and every name is fresh in the
+  // whole model. An output not produced by a node of the body gets an
+  // Identity. The caller attaches the result with ir::Attr::GraphValue.
+  absl::StatusOr<std::unique_ptr<ir::Graph>> BuildSubgraph(
+      absl::string_view name,
+      const std::function<absl::StatusOr<std::vector<ir::Value*>>()>& build);
+  // Declares an input of the body being built.
+  ir::Value* AddGraphInput(absl::string_view hint, ir::Type type);
+
   // Lowers the equations of `jaxpr` (after its vars are bound) with the
   // registered IR lowerings, applying the per-equation guardrail.
   absl::Status LowerEquations(const jaxpr::ClosedJaxpr& jaxpr);
@@ -107,7 +122,8 @@ class LoweringContext {
                                absl::string_view message);
 
  private:
-  ir::Graph* graph_;
+  ir::Graph* main_;   // owns initializers and the model's name table
+  ir::Graph* graph_;  // where Op() appends: main_ or a body being built
   int opset_;
   const std::vector<jaxpr::Array>* elided_literals_;
   absl::flat_hash_map<const jaxpr::Var*, ir::Value*> env_;
@@ -115,6 +131,7 @@ class LoweringContext {
   std::map<std::tuple<int, std::vector<int64_t>, std::string>, ir::Value*>
       consts_;
   absl::flat_hash_map<std::string, std::pair<ir::Value*, int>> dim_origins_;
+  // DimExpr text -> value; scoped to the graph being built.
   absl::flat_hash_map<std::string, ir::Value*> dim_values_;
 };
 

@@ -14,6 +14,8 @@ void RegisterAll() {
     RegisterCalls();
     RegisterIndexing();
     RegisterControlFlow();
+    RegisterConv();
+    RegisterSort();
   });
 }
 

@@ -17,6 +17,8 @@ void RegisterLinalg();
 void RegisterCalls();
 void RegisterIndexing();
 void RegisterControlFlow();
+void RegisterConv();
+void RegisterSort();
 
 }  // namespace jax2onnx::plugins2
 

@@ -1,0 +1,433 @@
+// Pipeline-independent lowering recipes for convolutions and windowed
+// reductions (conv_general_dilated, reduce_window_{sum,max,min}, generic
+// reduce_window with an add/max/min body), written once against the emitter
+// interface of plugin/emit.h and instantiated by plugins/ and plugins2/.
+//
+// conv_general_dilated: operands are transposed to N,C,spatial / O,I,spatial,
+// lhs_dilation is built explicitly (Gather + Where on static spatial dims),
+// padding is a Slice (negative parts) then Conv pads, rhs_dilation becomes
+// Conv dilations, feature_group_count Conv's group, batch_group_count is
+// folded into groups (lhs batch split group-major, as XLA does). ONNX
+// Runtime's CPU Conv has only float kernels, so every convolution runs in
+// f32 and is cast to the output dtype; f64 and integer types wider than 8
+// bits are refused with a precise error (f32 would round them).
+//
+// reduce_window: padding and base-dilation holes take the op's identity (XLA
+// skips them), a generic reduce_window's init joins each window once; windows
+// are combined explicitly (one strided Slice per window offset, joined with
+// Add/Max/Min) so every dtype, window_dilation and base_dilation is exact.
+#ifndef JAX2ONNX_PLUGIN_WINDOW_PLAN_H_
+#define JAX2ONNX_PLUGIN_WINDOW_PLAN_H_
+
+#include <algorithm>
+#include <cstdint>
+#include <limits>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "jaxpr/array.h"
+#include "jaxpr/dtype.h"
+#include "jaxpr/jaxpr.h"
+#include "jaxpr/status_macros.h"
+#include "plugin/elementwise_plan.h"
+#include "plugin/emit.h"
+#include "plugin/lax_plan.h"
+
+namespace jax2onnx::plugin {
+
+// ---- parameter decoding (window_plan.cc) ----
+struct ConvParams {
+  std::vector<int64_t> lhs_spec, rhs_spec, out_spec;  // batch/feature first
+  std::vector<int64_t> strides, lhs_dilation, rhs_dilation;
+  std::vector<std::pair<int64_t, int64_t>> padding;
+  int64_t feature_group_count = 1;
+  int64_t batch_group_count = 1;
+};
+absl::StatusOr<ConvParams> ParseConvParams(const jaxpr::Eqn& eqn);
+
+enum class WindowOp { kAdd, kMax, kMin };
+struct WindowParams {
+  WindowOp op = WindowOp::kAdd;
+  // True for generic reduce_window: operand 1 is the init value, combined
+  // once more with every window (XLA semantics).
+  bool init_operand = false;
+  std::vector<int64_t> window, strides, base_dilation, window_dilation;
+  std::vector<std::pair<int64_t, int64_t>> padding;
+};
+absl::StatusOr<WindowParams> ParseWindowParams(const jaxpr::Eqn& eqn);
+
+// Identity of `op` on `dtype` (0, lowest, highest; -inf/+inf for floats).
+jaxpr::Array WindowIdentity(WindowOp op, jaxpr::DType dtype);
+
+namespace window_internal {
+
+inline int OnnxTypeOf(jaxpr::DType d) { return elementwise::OnnxType(d); }
+
+template <class E>
+using V = typename E::Value;
+
+// Inserts (factor - 1) copies of `fill` between neighbours along `axis` of
+// `x` (length `n`, static): Gather of row floor(i/f) and Where(i % f == 0).
+template <class E>
+V<E> Dilate(E& e, V<E> x, jaxpr::DType dtype, int axis, int rank, int64_t n,
+            int64_t factor, V<E> fill) {
+  if (factor == 1 || n == 0) return x;
+  const int64_t len = (n - 1) * factor + 1;
+  std::vector<int64_t> rows(len);
+  std::vector<uint8_t> keep(len);
+  for (int64_t i = 0; i < len; ++i) {
+    rows[i] = i / factor;
+    keep[i] = i % factor == 0;
+  }
+  std::vector<int64_t> mask_shape(rank - axis, 1);
+  mask_shape[0] = len;
+  jaxpr::Array mask(jaxpr::DType::kBool, mask_shape);
+  for (int64_t i = 0; i < len; ++i) mask.data()[i] = keep[i];
+  V<E> gathered =
+      e.Op("Gather", {x, e.ConstI64(rows)}, dtype, {OpAttr::Int("axis", axis)});
+  return e.Op("Where", {e.Const(mask), gathered, fill}, dtype);
+}
+
+// Slices away negative padding (lo < 0 drops leading rows, hi < 0 trailing).
+template <class E>
+V<E> CropNegative(E& e, V<E> x, jaxpr::DType dtype,
+                  const std::vector<int64_t>& axes,
+                  const std::vector<std::pair<int64_t, int64_t>>& padding) {
+  std::vector<int64_t> starts, ends, slice_axes;
+  for (size_t i = 0; i < axes.size(); ++i) {
+    const auto [lo, hi] = padding[i];
+    if (lo >= 0 && hi >= 0) continue;
+    starts.push_back(lo < 0 ? -lo : 0);
+    ends.push_back(hi < 0 ? hi : std::numeric_limits<int64_t>::max());
+    slice_axes.push_back(axes[i]);
+  }
+  if (slice_axes.empty()) return x;
+  return e.Op("Slice",
+              {x, e.ConstI64(starts), e.ConstI64(ends), e.ConstI64(slice_axes)},
+              dtype);
+}
+
+inline std::vector<int64_t> InversePerm(const std::vector<int64_t>& p) {
+  std::vector<int64_t> inv(p.size());
+  for (size_t i = 0; i < p.size(); ++i) inv[p[i]] = static_cast<int64_t>(i);
+  return inv;
+}
+
+inline bool IsIdentity(const std::vector<int64_t>& p) {
+  for (size_t i = 0; i < p.size(); ++i) {
+    if (p[i] != static_cast<int64_t>(i)) return false;
+  }
+  return true;
+}
+
+template <class E>
+V<E> Transpose(E& e, V<E> x, jaxpr::DType dtype,
+               const std::vector<int64_t>& perm) {
+  if (IsIdentity(perm)) return x;
+  return e.Op("Transpose", {x}, dtype, {OpAttr::Ints("perm", perm)});
+}
+
+}  // namespace window_internal
+
+template <class E>
+absl::Status LowerConv(E& e) {
+  namespace wi = window_internal;
+  using jaxpr::DType;
+  using wi::OnnxTypeOf;
+  const jaxpr::Eqn& eqn = e.eqn();
+  J2O_ASSIGN_OR_RETURN(ConvParams p, ParseConvParams(eqn));
+  const jaxpr::Aval& lhs = eqn.inputs[0].var->aval;
+  const jaxpr::Aval& rhs = eqn.inputs[1].var->aval;
+  const DType out_dtype = eqn.outputs[0]->aval.dtype;
+  const int rank = lhs.rank();
+  const int spatial = rank - 2;
+  if (spatial < 1) {
+    return absl::UnimplementedError(
+        "conv_general_dilated without spatial dimensions (ONNX Conv needs at "
+        "least one)");
+  }
+  if (jaxpr::IsComplex(out_dtype) || jaxpr::IsComplex(lhs.dtype)) {
+    return absl::UnimplementedError(
+        "conv_general_dilated on complex operands: ONNX has no complex Conv");
+  }
+  // ONNX Runtime's CPU Conv has only f32 (and f16) kernels. f32 holds every
+  // product and partial sum of 8-bit integers exactly (< 2^24 for up to 1024
+  // terms per output); wider types would be rounded, so they are refused.
+  const DType compute = DType::kF32;
+  auto exact_in_f32 = [](DType d) {
+    return d == DType::kF32 || d == DType::kF16 || d == DType::kBF16 ||
+           d == DType::kBool || d == DType::kI8 || d == DType::kU8;
+  };
+  // An integer output only receives the exact f32 result of 8-bit inputs.
+  for (DType d : {lhs.dtype, rhs.dtype, out_dtype}) {
+    if (!exact_in_f32(d) &&
+        !(d == out_dtype && jaxpr::IsInteger(d) &&
+          jaxpr::IsInteger(lhs.dtype) && exact_in_f32(lhs.dtype))) {
+      return absl::UnimplementedError(absl::StrCat(
+          "conv_general_dilated on ", jaxpr::ShortName(d),
+          ": ONNX Runtime's Conv computes only in f32, which cannot hold ",
+          jaxpr::ShortName(d), " convolutions exactly"));
+    }
+  }
+  // An empty output (window larger than the padded input): ORT's Conv
+  // rejects it, and it has no elements to compute anyway.
+  for (const jaxpr::DimExpr& d : eqn.outputs[0]->aval.shape) {
+    if (d.is_constant() && d.constant_value() == 0) {
+      J2O_ASSIGN_OR_RETURN(auto shape,
+                           e.ShapeValue(eqn.outputs[0]->aval.shape));
+      return e.SetOut(
+          0,
+          e.Op("Expand",
+               {e.Const(jaxpr::Array::ScalarFromDouble(out_dtype, 0)), shape},
+               out_dtype));
+    }
+  }
+  int64_t terms = 1;
+  for (int i = 1; i < rank; ++i) {
+    const jaxpr::DimExpr& d = rhs.shape[p.rhs_spec[i]];
+    terms *= d.is_constant() ? d.constant_value() : 1 << 30;
+  }
+  if (jaxpr::IsInteger(lhs.dtype) && terms > 1024) {
+    return absl::UnimplementedError(absl::StrCat(
+        "conv_general_dilated on ", jaxpr::ShortName(lhs.dtype), " with ",
+        terms,
+        " products per output: f32 (ONNX Runtime's only Conv type) "
+        "is exact for at most 1024"));
+  }
+  J2O_ASSIGN_OR_RETURN(auto x, e.In(0));
+  J2O_ASSIGN_OR_RETURN(auto w, e.In(1));
+  if (lhs.dtype != compute) {
+    x = e.Op("Cast", {x}, compute, {OpAttr::Int("to", OnnxTypeOf(compute))});
+  }
+  if (rhs.dtype != compute) {
+    w = e.Op("Cast", {w}, compute, {OpAttr::Int("to", OnnxTypeOf(compute))});
+  }
+  x = wi::Transpose(e, x, compute, p.lhs_spec);
+  w = wi::Transpose(e, w, compute, p.rhs_spec);
+  // Shapes in N,C,spatial order.
+  std::vector<jaxpr::DimExpr> x_shape;
+  for (int64_t a : p.lhs_spec) x_shape.push_back(lhs.shape[a]);
+  std::vector<int64_t> spatial_axes;
+  for (int i = 0; i < spatial; ++i) spatial_axes.push_back(2 + i);
+  // lhs_dilation (zeros between input rows), static dims only.
+  for (int i = 0; i < spatial; ++i) {
+    if (p.lhs_dilation[i] == 1) continue;
+    const jaxpr::DimExpr& d = x_shape[2 + i];
+    if (!d.is_constant()) {
+      return absl::UnimplementedError(absl::StrCat(
+          "conv_general_dilated: lhs_dilation on the symbolic spatial "
+          "dimension '",
+          d.ToString(), "'"));
+    }
+    x = wi::Dilate(e, x, compute, 2 + i, rank, d.constant_value(),
+                   p.lhs_dilation[i],
+                   e.Const(jaxpr::Array::ScalarFromDouble(compute, 0)));
+  }
+  x = wi::CropNegative(e, x, compute, spatial_axes, p.padding);
+  std::vector<int64_t> pads(2 * spatial);
+  for (int i = 0; i < spatial; ++i) {
+    pads[i] = std::max<int64_t>(0, p.padding[i].first);
+    pads[spatial + i] = std::max<int64_t>(0, p.padding[i].second);
+  }
+  int64_t group = p.feature_group_count;
+  if (p.batch_group_count > 1) {
+    // XLA splits the lhs batch group-major: [G, N/G]. Moving G next to the
+    // features turns batch groups into feature groups.
+    const int64_t g = p.batch_group_count;
+    if (p.feature_group_count != 1) {
+      return absl::InvalidArgumentError(
+          "conv_general_dilated: batch_group_count and feature_group_count "
+          "both > 1");
+    }
+    const jaxpr::DimExpr& n = x_shape[0];
+    if (!n.is_constant() || n.constant_value() % g != 0) {
+      return absl::UnimplementedError(absl::StrCat(
+          "conv_general_dilated: batch_group_count=", g,
+          " needs a static batch divisible by it, got '", n.ToString(), "'"));
+    }
+    std::vector<jaxpr::DimExpr> full = {
+        jaxpr::DimExpr::Constant(g),
+        jaxpr::DimExpr::Constant(n.constant_value() / g)};
+    for (int i = 1; i < rank; ++i) {
+      jaxpr::DimExpr d = x_shape[i];
+      if (i >= 2 && p.lhs_dilation[i - 2] > 1 && d.is_constant()) {
+        d = jaxpr::DimExpr::Constant(
+            (d.constant_value() - 1) * p.lhs_dilation[i - 2] + 1);
+      }
+      if (i >= 2) {
+        const auto [lo, hi] = p.padding[i - 2];
+        if ((lo < 0 || hi < 0) && d.is_constant()) {
+          d = jaxpr::DimExpr::Constant(d.constant_value() +
+                                       std::min<int64_t>(lo, 0) +
+                                       std::min<int64_t>(hi, 0));
+        }
+      }
+      full.push_back(d);
+    }
+    J2O_ASSIGN_OR_RETURN(auto split_value, e.ShapeValue(full));
+    x = e.Op("Reshape", {x, split_value}, compute);
+    std::vector<int64_t> perm = {1, 0};
+    for (int i = 2; i <= rank; ++i) perm.push_back(i);
+    x = e.Op("Transpose", {x}, compute, {OpAttr::Ints("perm", perm)});
+    std::vector<jaxpr::DimExpr> merged_dims = {full[1]};
+    jaxpr::DimExpr channels = full[2];
+    if (!channels.is_constant()) {
+      return absl::UnimplementedError(
+          "conv_general_dilated: batch_group_count with symbolic features");
+    }
+    merged_dims.push_back(
+        jaxpr::DimExpr::Constant(channels.constant_value() * g));
+    for (int i = 0; i < spatial; ++i) merged_dims.push_back(full[3 + i]);
+    J2O_ASSIGN_OR_RETURN(auto merged_value, e.ShapeValue(merged_dims));
+    x = e.Op("Reshape", {x, merged_value}, compute);
+    group = g;
+  }
+  std::vector<OpAttr> attrs = {OpAttr::Ints("strides", p.strides),
+                               OpAttr::Ints("dilations", p.rhs_dilation),
+                               OpAttr::Ints("pads", pads),
+                               OpAttr::Int("group", group)};
+  auto y = e.Op("Conv", {x, w}, compute, std::move(attrs));
+  if (compute != out_dtype) {
+    y = e.Op("Cast", {y}, out_dtype,
+             {OpAttr::Int("to", OnnxTypeOf(out_dtype))});
+  }
+  y = wi::Transpose(e, y, out_dtype, wi::InversePerm(p.out_spec));
+  return e.SetOut(0, y);
+}
+
+template <class E>
+absl::Status LowerReduceWindow(E& e) {
+  namespace wi = window_internal;
+  using jaxpr::DType;
+  using wi::OnnxTypeOf;
+  const jaxpr::Eqn& eqn = e.eqn();
+  J2O_ASSIGN_OR_RETURN(WindowParams p, ParseWindowParams(eqn));
+  const jaxpr::Aval& in = eqn.inputs[0].var->aval;
+  const jaxpr::Aval& out = eqn.outputs[0]->aval;
+  const int rank = in.rank();
+  const DType dtype = in.dtype;
+  J2O_ASSIGN_OR_RETURN(
+      DType compute, ComputeDType(dtype,
+                                  p.op == WindowOp::kAdd ? ArithUse::kWrapping
+                                                         : ArithUse::kOrdering,
+                                  absl::StrCat("'", eqn.primitive, "'")));
+  if (jaxpr::IsComplex(dtype)) {
+    return absl::UnimplementedError(
+        absl::StrCat("'", eqn.primitive, "' on complex operands"));
+  }
+  J2O_ASSIGN_OR_RETURN(auto x, e.In(0));
+  if (compute != dtype) {
+    x = e.Op("Cast", {x}, compute, {OpAttr::Int("to", OnnxTypeOf(compute))});
+  }
+  // Padding and base-dilation holes are skipped by XLA, i.e. they hold the
+  // op's identity; a generic reduce_window's init joins every window once.
+  auto fill = e.Const(WindowIdentity(p.op, dtype));
+  if (dtype != compute) {
+    fill =
+        e.Op("Cast", {fill}, compute, {OpAttr::Int("to", OnnxTypeOf(compute))});
+  }
+  std::optional<typename E::Value> init;
+  if (p.init_operand) {
+    J2O_ASSIGN_OR_RETURN(init, e.In(1));
+    if (dtype != compute) {
+      init = e.Op("Cast", {*init}, compute,
+                  {OpAttr::Int("to", OnnxTypeOf(compute))});
+    }
+  }
+  std::vector<int64_t> all_axes;
+  for (int i = 0; i < rank; ++i) all_axes.push_back(i);
+  for (int i = 0; i < rank; ++i) {
+    if (p.base_dilation[i] == 1) continue;
+    if (!in.shape[i].is_constant()) {
+      return absl::UnimplementedError(absl::StrCat(
+          "'", eqn.primitive, "': base_dilation on the symbolic dimension '",
+          in.shape[i].ToString(), "'"));
+    }
+    x = wi::Dilate(e, x, compute, i, rank, in.shape[i].constant_value(),
+                   p.base_dilation[i], fill);
+  }
+  x = wi::CropNegative(e, x, compute, all_axes, p.padding);
+  std::vector<int64_t> pads(2 * rank);
+  bool any_pad = false;
+  for (int i = 0; i < rank; ++i) {
+    pads[i] = std::max<int64_t>(0, p.padding[i].first);
+    pads[rank + i] = std::max<int64_t>(0, p.padding[i].second);
+    any_pad = any_pad || pads[i] > 0 || pads[rank + i] > 0;
+  }
+  if (any_pad) {
+    x = e.Op("Pad", {x, e.ConstI64(pads), fill}, compute,
+             {OpAttr::String("mode", "constant")});
+  }
+  // Axes the window actually moves over; the others pass through (a
+  // symbolic batch among them).
+  std::vector<int64_t> axes;
+  for (int i = 0; i < rank; ++i) {
+    if (p.window[i] != 1 || p.strides[i] != 1) {
+      if (!out.shape[i].is_constant()) {
+        return absl::UnimplementedError(absl::StrCat(
+            "'", eqn.primitive, "': a window over the symbolic dimension '",
+            out.shape[i].ToString(), "'"));
+      }
+      axes.push_back(i);
+    }
+  }
+  int64_t offsets = 1;
+  for (int64_t a : axes) offsets *= p.window[a];
+  constexpr int64_t kMaxOffsets = 4096;
+  if (offsets > kMaxOffsets) {
+    return absl::UnimplementedError(absl::StrCat(
+        "'", eqn.primitive, "': windows of ", offsets,
+        " elements exceed the explicit construction's limit of ", kMaxOffsets));
+  }
+  const char* combine = p.op == WindowOp::kAdd   ? "Add"
+                        : p.op == WindowOp::kMax ? "Max"
+                                                 : "Min";
+  bool any_out_empty = false;
+  for (int64_t a : axes) any_out_empty |= out.shape[a].constant_value() == 0;
+  std::optional<typename E::Value> acc;
+  if (axes.empty()) {
+    acc = x;
+  } else if (any_out_empty) {
+    std::vector<int64_t> zeros(axes.size(), 0);
+    acc = e.Op("Slice",
+               {x, e.ConstI64(zeros), e.ConstI64(zeros), e.ConstI64(axes)},
+               compute);
+  } else {
+    std::vector<int64_t> offset(axes.size(), 0);
+    for (int64_t k = 0; k < offsets; ++k) {
+      std::vector<int64_t> starts, ends, steps;
+      for (size_t j = 0; j < axes.size(); ++j) {
+        const int64_t a = axes[j];
+        const int64_t start = offset[j] * p.window_dilation[a];
+        starts.push_back(start);
+        ends.push_back(start +
+                       (out.shape[a].constant_value() - 1) * p.strides[a] + 1);
+        steps.push_back(p.strides[a]);
+      }
+      auto slice = e.Op("Slice",
+                        {x, e.ConstI64(starts), e.ConstI64(ends),
+                         e.ConstI64(axes), e.ConstI64(steps)},
+                        compute);
+      acc = acc ? e.Op(combine, {*acc, slice}, compute) : slice;
+      for (int j = static_cast<int>(axes.size()) - 1; j >= 0; --j) {
+        if (++offset[j] < p.window[axes[j]]) break;
+        offset[j] = 0;
+      }
+    }
+  }
+  auto y = *acc;
+  if (init) y = e.Op(combine, {y, *init}, compute);
+  if (compute != dtype) {
+    y = e.Op("Cast", {y}, dtype, {OpAttr::Int("to", OnnxTypeOf(dtype))});
+  }
+  return e.SetOut(0, y);
+}
+
+}  // namespace jax2onnx::plugin
+
+#endif  // JAX2ONNX_PLUGIN_WINDOW_PLAN_H_

@@ -1,0 +1,85 @@
+// The legacy pipeline's implementation of the neutral emitter interface
+// (plugin/emit.h) used by the shared conv/window/sort recipes. Intermediate
+// values are registered in shape_env with their dtype and an unknown shape;
+// SetOutput refines bound outputs from the JAX avals.
+#ifndef JAX2ONNX_PLUGINS_LAX_LEGACY_EMITTER_H_
+#define JAX2ONNX_PLUGINS_LAX_LEGACY_EMITTER_H_
+
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "converter/state.h"
+#include "glog/logging.h"
+#include "jaxpr/jaxpr.h"
+#include "plugin/emit.h"
+#include "plugin/onnx_types.h"
+
+namespace jax2onnx::plugins {
+
+class NeutralLegacyEmitter {
+ public:
+  using Value = std::string;
+
+  NeutralLegacyEmitter(converter::State& s, const jaxpr::Eqn& eqn)
+      : s_(s), eqn_(eqn) {}
+
+  const jaxpr::Eqn& eqn() const { return eqn_; }
+  absl::StatusOr<Value> In(int i) { return s_.Input(eqn_, i); }
+  Value Op(absl::string_view op_type, std::vector<Value> inputs,
+           jaxpr::DType out, std::vector<plugin::OpAttr> attrs = {}) {
+    return OpMulti(op_type, std::move(inputs), {out}, std::move(attrs))[0];
+  }
+  std::vector<Value> OpMulti(absl::string_view op_type,
+                             std::vector<Value> inputs,
+                             std::vector<jaxpr::DType> outs,
+                             std::vector<plugin::OpAttr> attrs = {}) {
+    std::vector<onnx::AttributeProto> protos;
+    for (const plugin::OpAttr& a : attrs) protos.push_back(ToProto(a));
+    std::vector<converter::ValueInfo> infos;
+    for (jaxpr::DType d : outs) {
+      auto dtype = plugin::OnnxDType(d);
+      CHECK(dtype.ok()) << dtype.status();
+      infos.push_back(converter::ValueInfo::UnknownShape(*dtype));
+    }
+    return s_.AddNodeMulti(op_type, std::move(inputs), std::move(infos),
+                           std::move(protos));
+  }
+  Value Const(const jaxpr::Array& a) {
+    auto v = s_.ConstArray(a);
+    CHECK(v.ok()) << v.status();
+    return *v;
+  }
+  Value ConstI64(std::vector<int64_t> v) { return s_.ConstI64(v); }
+  absl::StatusOr<Value> DimValue(const jaxpr::DimExpr& d) {
+    return s_.DimValue(d);
+  }
+  absl::StatusOr<Value> ShapeValue(const std::vector<jaxpr::DimExpr>& d) {
+    return s_.ShapeValue(d);
+  }
+  absl::Status SetOut(int i, const Value& v) {
+    return s_.SetOutput(eqn_, i, v);
+  }
+
+ private:
+  static onnx::AttributeProto ToProto(const plugin::OpAttr& a) {
+    if (auto* i = std::get_if<int64_t>(&a.value)) {
+      return converter::AttrInt(a.name, *i);
+    }
+    if (auto* is = std::get_if<std::vector<int64_t>>(&a.value)) {
+      return converter::AttrInts(a.name, *is);
+    }
+    if (auto* f = std::get_if<float>(&a.value)) {
+      return converter::AttrFloat(a.name, *f);
+    }
+    return converter::AttrString(a.name, std::get<std::string>(a.value));
+  }
+
+  converter::State& s_;
+  const jaxpr::Eqn& eqn_;
+};
+
+}  // namespace jax2onnx::plugins
+
+#endif  // JAX2ONNX_PLUGINS_LAX_LEGACY_EMITTER_H_

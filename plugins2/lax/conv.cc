@@ -1,0 +1,51 @@
+// IR lowerings of convolutions and windowed reductions; the recipes are in
+// plugin/window_plan.h, shared with the legacy pipeline.
+#include "plugin/onnx_types.h"
+#include "plugin/registry.h"
+#include "plugin/window_plan.h"
+#include "plugins2/lax/ir_emitter.h"
+#include "plugins2/register.h"
+
+namespace jax2onnx::plugins2 {
+namespace {
+
+absl::Status LowerConv(converter2::LoweringContext& ctx,
+                       const jaxpr::Eqn& eqn) {
+  NeutralIrEmitter e(ctx, eqn);
+  return plugin::LowerConv(e);
+}
+
+absl::Status LowerReduceWindow(converter2::LoweringContext& ctx,
+                               const jaxpr::Eqn& eqn) {
+  NeutralIrEmitter e(ctx, eqn);
+  return plugin::LowerReduceWindow(e);
+}
+
+}  // namespace
+
+void RegisterConv() {
+  plugin::Registry& registry = plugin::Registry::Global();
+  registry.RegisterIr(
+      "conv_general_dilated", &LowerConv,
+      {{"Conv", "Transpose", "Gather", "Where", "Slice", "Reshape", "Cast"},
+       plugin::kMinOpset,
+       "any dimension numbers via Transpose; lhs_dilation built with "
+       "Gather+Where (static spatial dims); negative padding sliced; "
+       "batch_group_count folded into groups; computed in f32 (ORT has no "
+       "other Conv kernel): f64 and ints wider than 8 bits refused, 8-bit "
+       "ints exact up to 1024 products per output"});
+  for (const char* prim : {"reduce_window_sum", "reduce_window_max",
+                           "reduce_window_min", "reduce_window"}) {
+    registry.RegisterIr(
+        prim, &LowerReduceWindow,
+        {{"Slice", "Add", "Max", "Min", "Pad", "Gather", "Where"},
+         plugin::kMinOpset,
+         "one strided Slice per window offset combined with Add/Max/Min "
+         "(at most 4096 offsets); padding and base_dilation holes take the "
+         "identity, the generic init joins each window once; generic "
+         "reduce_window only with an add/max/min "
+         "combiner"});
+  }
+}
+
+}  // namespace jax2onnx::plugins2

@@ -1,0 +1,77 @@
+// The IR pipeline's implementation of the neutral emitter interface
+// (plugin/emit.h) used by the shared conv/window/sort recipes.
+#ifndef JAX2ONNX_PLUGINS2_LAX_IR_EMITTER_H_
+#define JAX2ONNX_PLUGINS2_LAX_IR_EMITTER_H_
+
+#include <string>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "converter2/lowering_context.h"
+#include "jaxpr/jaxpr.h"
+#include "plugin/emit.h"
+#include "plugin/onnx_types.h"
+
+namespace jax2onnx::plugins2 {
+
+class NeutralIrEmitter {
+ public:
+  using Value = ir::Value*;
+
+  NeutralIrEmitter(converter2::LoweringContext& ctx, const jaxpr::Eqn& eqn)
+      : ctx_(ctx), eqn_(eqn) {}
+
+  const jaxpr::Eqn& eqn() const { return eqn_; }
+  absl::StatusOr<Value> In(int i) { return ctx_.Input(eqn_, i); }
+  Value Op(absl::string_view op_type, std::vector<Value> inputs,
+           jaxpr::DType out, std::vector<plugin::OpAttr> attrs = {}) {
+    return OpMulti(op_type, std::move(inputs), {out}, std::move(attrs))[0];
+  }
+  std::vector<Value> OpMulti(absl::string_view op_type,
+                             std::vector<Value> inputs,
+                             std::vector<jaxpr::DType> outs,
+                             std::vector<plugin::OpAttr> attrs = {}) {
+    std::vector<ir::Attr> ir_attrs;
+    for (plugin::OpAttr& a : attrs) ir_attrs.push_back(ToIr(std::move(a)));
+    std::vector<Value> values =
+        ctx_.OpMulti(op_type, std::move(inputs), static_cast<int>(outs.size()),
+                     std::move(ir_attrs));
+    for (size_t i = 0; i < outs.size(); ++i) {
+      auto dtype = plugin::OnnxDType(outs[i]);
+      if (dtype.ok()) values[i]->SetDtype(*dtype);
+    }
+    return values;
+  }
+  Value Const(const jaxpr::Array& a) { return ctx_.ConstArray(a); }
+  Value ConstI64(std::vector<int64_t> v) { return ctx_.ConstI64(std::move(v)); }
+  absl::StatusOr<Value> DimValue(const jaxpr::DimExpr& d) {
+    return ctx_.DimValue(d);
+  }
+  absl::StatusOr<Value> ShapeValue(const std::vector<jaxpr::DimExpr>& d) {
+    return ctx_.ShapeValue(d);
+  }
+  absl::Status SetOut(int i, Value v) { return ctx_.SetOutput(eqn_, i, v); }
+
+ private:
+  static ir::Attr ToIr(plugin::OpAttr a) {
+    if (auto* i = std::get_if<int64_t>(&a.value)) {
+      return ir::Attr::Int(std::move(a.name), *i);
+    }
+    if (auto* is = std::get_if<std::vector<int64_t>>(&a.value)) {
+      return ir::Attr::Ints(std::move(a.name), std::move(*is));
+    }
+    if (auto* f = std::get_if<float>(&a.value)) {
+      return ir::Attr::Float(std::move(a.name), *f);
+    }
+    return ir::Attr::String(std::move(a.name),
+                            std::move(std::get<std::string>(a.value)));
+  }
+
+  converter2::LoweringContext& ctx_;
+  const jaxpr::Eqn& eqn_;
+};
+
+}  // namespace jax2onnx::plugins2
+
+#endif  // JAX2ONNX_PLUGINS2_LAX_IR_EMITTER_H_

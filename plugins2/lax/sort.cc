@@ -1,0 +1,44 @@
+// IR lowerings of sort and top_k; the recipes are in plugin/sort_plan.h,
+// shared with the legacy pipeline.
+#include "plugin/onnx_types.h"
+#include "plugin/registry.h"
+#include "plugin/sort_plan.h"
+#include "plugins2/lax/ir_emitter.h"
+#include "plugins2/register.h"
+
+namespace jax2onnx::plugins2 {
+namespace {
+
+absl::Status LowerSort(converter2::LoweringContext& ctx,
+                       const jaxpr::Eqn& eqn) {
+  NeutralIrEmitter e(ctx, eqn);
+  return plugin::LowerSort(e);
+}
+
+absl::Status LowerTopK(converter2::LoweringContext& ctx,
+                       const jaxpr::Eqn& eqn) {
+  NeutralIrEmitter e(ctx, eqn);
+  return plugin::LowerTopK(e);
+}
+
+}  // namespace
+
+void RegisterSort() {
+  plugin::Registry& registry = plugin::Registry::Global();
+  registry.RegisterIr(
+      "sort", &LowerSort,
+      {{"TopK", "GatherElements", "IsNaN", "Where", "Cast"},
+       plugin::kMinOpset,
+       "stable: one full-length TopK pass per key (least significant first, "
+       "ties by lower index), NaN last, -0.0 == +0.0; any num_keys; u64 via "
+       "sign-flipped i64; complex keys refused"});
+  registry.RegisterIr(
+      "top_k", &LowerTopK,
+      {{"TopK", "GatherElements", "Slice", "IsNaN", "Where", "Cast"},
+       plugin::kMinOpset,
+       "descending, ties by lower index, NaN first and +0.0 above -0.0 via "
+       "extra stable passes; every NaN ranks as +NaN (ONNX cannot see a "
+       "NaN's sign); complex refused"});
+}
+
+}  // namespace jax2onnx::plugins2
