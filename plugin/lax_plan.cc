@@ -3,6 +3,7 @@
 #include "plugin/lax_plan.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -62,6 +63,39 @@ bool Contains(const std::vector<int64_t>& v, int64_t x) {
   return std::find(v.begin(), v.end(), x) != v.end();
 }
 
+// `limit_indices` as ints. Under shape polymorphism a limit that is a whole
+// symbolic dim prints as that dim's expression (`(B, 7)`); it becomes
+// INT64_MAX, which ONNX Slice clamps to the dim. Any other symbolic limit is
+// refused.
+absl::StatusOr<std::vector<int64_t>> SliceLimits(const jaxpr::Eqn& eqn,
+                                                 const jaxpr::Aval& in) {
+  auto param = eqn.params.Get("limit_indices");
+  if (!param.ok()) return param.status();
+  std::vector<int64_t> limits;
+  const auto& items = (*param)->items();
+  for (size_t d = 0; d < items.size(); ++d) {
+    auto v = items[d].AsInt("limit_indices");
+    if (v.ok()) {
+      limits.push_back(*v);
+      continue;
+    }
+    if (d < in.shape.size() && !in.shape[d].is_constant() &&
+        items[d].ToString() == in.shape[d].ToString()) {
+      limits.push_back(std::numeric_limits<int64_t>::max());
+      continue;
+    }
+    return absl::UnimplementedError(absl::StrCat(
+        "slice limit ", items[d].ToString(), " on axis ", d, " of ",
+        in.ToString(), " is symbolic and not the whole dimension"));
+  }
+  if ((*param)->kind() != jaxpr::ParamValue::Kind::kTuple &&
+      (*param)->kind() != jaxpr::ParamValue::Kind::kList) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "param 'limit_indices' must be a tuple, got ", (*param)->ToString()));
+  }
+  return limits;
+}
+
 }  // namespace
 
 absl::StatusOr<std::vector<PadDim>> ParsePaddingConfig(const jaxpr::Eqn& eqn,
@@ -92,7 +126,7 @@ absl::StatusOr<SlicePlan> PlanSlice(const jaxpr::Eqn& eqn) {
   const jaxpr::Aval& in = OperandAval(eqn, 0);
   auto starts = eqn.params.GetIntList("start_indices");
   if (!starts.ok()) return starts.status();
-  auto limits = eqn.params.GetIntList("limit_indices");
+  auto limits = SliceLimits(eqn, in);
   if (!limits.ok()) return limits.status();
   auto strides = eqn.params.GetOptionalIntList("strides");
   if (!strides.ok()) return strides.status();
@@ -110,9 +144,11 @@ absl::StatusOr<SlicePlan> PlanSlice(const jaxpr::Eqn& eqn) {
       return absl::InvalidArgumentError(
           absl::StrCat("slice stride ", stride, " on axis ", d, " is < 1"));
     }
-    const bool whole = (*starts)[d] == 0 && stride == 1 &&
-                       in.shape[d].is_constant() &&
-                       in.shape[d].constant_value() == (*limits)[d];
+    const int64_t limit = (*limits)[d];
+    const bool whole =
+        (*starts)[d] == 0 && stride == 1 &&
+        (limit == std::numeric_limits<int64_t>::max() ||
+         (in.shape[d].is_constant() && in.shape[d].constant_value() == limit));
     if (whole) continue;
     plan.starts.push_back((*starts)[d]);
     plan.ends.push_back((*limits)[d]);
@@ -236,8 +272,11 @@ absl::StatusOr<DType> ComputeDType(DType dtype, ArithUse use,
     case DType::kU16:
       return DType::kI32;
     case DType::kU32:
-      return use == ArithUse::kMoving ? DType::kU32 : DType::kI64;
+      return use == ArithUse::kMoving || use == ArithUse::kElementwiseOrdering
+                 ? DType::kU32
+                 : DType::kI64;
     case DType::kU64:
+      if (use == ArithUse::kElementwiseOrdering) return DType::kU64;
       if (use == ArithUse::kOrdering) {
         return absl::UnimplementedError(absl::StrCat(
             what,

@@ -67,6 +67,9 @@ enum class ArithUse {
   // Comparisons (ReduceMax/Min, ArgMax/Min, Max/Min): the wider type must
   // hold every value.
   kOrdering,
+  // Elementwise Max/Min (scans): like kOrdering, but ORT's Max/Min also take
+  // u32 and u64 directly.
+  kElementwiseOrdering,
   // Data movement only (Pad): any type of the same values.
   kMoving,
 };

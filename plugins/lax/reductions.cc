@@ -26,8 +26,8 @@ using converter::State;
 using jaxpr::DType;
 using plugin::ArithUse;
 
-// Builds an attribute list by moving (ir::Attr is move-only, so a braced
-// list, which copies, cannot be used).
+// Builds an attribute list by moving (kept identical to the IR twin, where
+// attributes are move-only).
 template <typename... T>
 std::vector<std::common_type_t<T...>> Attrs(T... attrs) {
   std::vector<std::common_type_t<T...>> v;
@@ -212,10 +212,10 @@ absl::Status LowerCumulativeScan(LaxLegacyCtx& ctx, const jaxpr::Eqn& eqn) {
   }
   const int64_t n = in.shape[axis].constant_value();
   J2O_ASSIGN_OR_RETURN(
-      DType work,
-      plugin::ComputeDType(in.dtype,
-                           is_prod ? ArithUse::kWrapping : ArithUse::kOrdering,
-                           eqn.primitive));
+      DType work, plugin::ComputeDType(in.dtype,
+                                       is_prod ? ArithUse::kWrapping
+                                               : ArithUse::kElementwiseOrdering,
+                                       eqn.primitive));
   J2O_ASSIGN_OR_RETURN(std::string x, ctx.Input(eqn, 0));
   J2O_ASSIGN_OR_RETURN(x, CastTo(ctx, x, work));
   std::string axes = ctx.ConstI64({axis});

@@ -25,8 +25,8 @@ using converter::State;
 using jaxpr::DimExpr;
 using jaxpr::DType;
 
-// Builds an attribute list by moving (ir::Attr is move-only, so a braced
-// list, which copies, cannot be used).
+// Builds an attribute list by moving (kept identical to the IR twin, where
+// attributes are move-only).
 template <typename... T>
 std::vector<std::common_type_t<T...>> Attrs(T... attrs) {
   std::vector<std::common_type_t<T...>> v;

@@ -211,10 +211,10 @@ absl::Status LowerCumulativeScan(LoweringContext& ctx, const jaxpr::Eqn& eqn) {
   }
   const int64_t n = in.shape[axis].constant_value();
   J2O_ASSIGN_OR_RETURN(
-      DType work,
-      plugin::ComputeDType(in.dtype,
-                           is_prod ? ArithUse::kWrapping : ArithUse::kOrdering,
-                           eqn.primitive));
+      DType work, plugin::ComputeDType(in.dtype,
+                                       is_prod ? ArithUse::kWrapping
+                                               : ArithUse::kElementwiseOrdering,
+                                       eqn.primitive));
   J2O_ASSIGN_OR_RETURN(ir::Value * x, ctx.Input(eqn, 0));
   J2O_ASSIGN_OR_RETURN(x, CastTo(ctx, x, work));
   ir::Value* axes = ctx.ConstI64({axis});
