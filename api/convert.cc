@@ -9,6 +9,7 @@
 #include "absl/strings/str_format.h"
 #include "api/convert_internal.h"
 #include "api/router.h"
+#include "api/shadow.h"
 #include "converter2/convert.h"
 #include "ir/printer.h"
 #include "ir/serde.h"
@@ -72,6 +73,13 @@ absl::StatusOr<onnx::ModelProto> ToOnnx(const Bundle& bundle,
   J2O_ASSIGN_OR_RETURN(api::Pipeline pipeline,
                        api::ResolvePipelineFromEnvironment(
                            options.use_onnx_ir, options.cli_use_onnx_ir));
+  // JAX2ONNX_SHADOW_COMPARE: convert with both pipelines, report, and return
+  // the routed result (api/shadow.h).
+  J2O_ASSIGN_OR_RETURN(api::ShadowMode shadow,
+                       api::ShadowModeFromEnvironment());
+  if (shadow != api::ShadowMode::kOff) {
+    return api::ConvertWithShadow(pipeline, shadow, bundle, options);
+  }
   return api::ConvertWithPipeline(pipeline, bundle, options);
 }
 

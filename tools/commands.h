@@ -24,6 +24,8 @@ int RunConvert(const std::vector<std::string>& args);  // cmd_convert.cc
 int RunCheck(const std::vector<std::string>& args);    // cmd_convert.cc
 int RunPlugins(const std::vector<std::string>& args);  // cmd_convert.cc
 int RunCorpus(const std::vector<std::string>& args);   // cmd_corpus.cc
+int RunShadow(const std::vector<std::string>& args);   // cmd_shadow.cc
+int RunParityCommand(const std::vector<std::string>& args);  // cmd_shadow.cc
 
 }  // namespace jax2onnx::cli
 

@@ -89,6 +89,33 @@ const std::vector<Command>& Commands() {
        {"pipeline", "use_onnx_ir", "opset", "seed", "also_opset17", "f64",
         "root", "expected_failures", "missing_ok"},
        &RunCorpus},
+      {"shadow",
+       "shadow BUNDLE_OR_DIR... [--json] [--opset N] [--seed N]",
+       "Compare the legacy and IR pipelines on bundles",
+       "Converts each bundle with both pipelines and prints a verdict: "
+       "IDENTICAL (same canonical graph), EQUIVALENT (graphs differ, outputs "
+       "agree in ONNX Runtime within tolerance), DIFFERENT, LEGACY_FAILED, "
+       "IR_FAILED or BOTH_FAILED, with a name-independent structural diff "
+       "(op histogram, aligned nodes, I/O signature, initializer digests) and "
+       "per-output errors against each other and the oracle. --json prints "
+       "the stable format of docs/shadow_and_parity.md. Exit 1 when some "
+       "bundle is DIFFERENT.",
+       {"json", "opset", "seed"},
+       &RunShadow},
+      {"parity",
+       "parity DIR_OR_BUNDLE... --out DIR [--f64_variants=false]",
+       "Build the legacy-vs-IR parity dashboard",
+       "Runs every bundle through both pipelines (one ONNX Runtime process) "
+       "and writes DIR/parity.json, DIR/PARITY.md and DIR/index.html (a "
+       "static page with an SVG chart of pass counts per primitive), then "
+       "prints the summary line `parity: N cases; legacy L pass, ir I pass, "
+       "both B; identical X, equivalent Y, different Z`. Failing cases are "
+       "reported, not errors: exit 0 unless the tool itself fails; 77 when "
+       "ONNX Runtime is missing. Refresh the committed snapshot with "
+       "`build/bin/jax2onnx parity testdata ../shared/vectors --out "
+       "docs/parity`.",
+       {"out", "opset", "seed", "f64_variants", "json"},
+       &RunParityCommand},
   };
   return *commands;
 }

@@ -1,0 +1,521 @@
+// Parity dashboard: runs a corpus through ShadowCompare and renders the
+// results as JSON, Markdown and a static HTML page (see parity.h).
+#include "api/parity.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/strip.h"
+#include "api/corpus.h"
+#include "jaxpr/text/parser.h"
+
+namespace jax2onnx::api {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct Found {
+  std::string path;
+  std::string name;
+};
+
+std::string StripJaxpr(std::string s) {
+  if (absl::EndsWith(s, ".jaxpr")) s.resize(s.size() - 6);
+  return s;
+}
+
+absl::StatusOr<std::vector<Found>> FindCases(
+    const std::vector<std::string>& args) {
+  std::vector<Found> found;
+  for (const std::string& arg : args) {
+    std::error_code ec;
+    if (fs::is_directory(arg, ec)) {
+      const fs::path dir = fs::path(arg).lexically_normal();
+      std::string label = dir.filename().string();
+      if (label.empty()) label = dir.parent_path().filename().string();
+      std::vector<Found> here;
+      for (const auto& entry : fs::recursive_directory_iterator(arg, ec)) {
+        if (entry.is_regular_file() && entry.path().extension() == ".jaxpr") {
+          here.push_back(
+              {entry.path().string(),
+               StripJaxpr(absl::StrCat(
+                   label, "/",
+                   entry.path().lexically_relative(arg).generic_string()))});
+        }
+      }
+      std::sort(here.begin(), here.end(),
+                [](const Found& a, const Found& b) { return a.name < b.name; });
+      found.insert(found.end(), here.begin(), here.end());
+    } else if (fs::exists(arg, ec)) {
+      found.push_back({arg, StripJaxpr(arg)});
+    } else {
+      return absl::NotFoundError(
+          absl::StrCat("parity: no such file or directory: ", arg));
+    }
+  }
+  return found;
+}
+
+std::optional<double> HeaderDouble(const jaxpr::JaxprFile& file,
+                                   absl::string_view key) {
+  auto text = file.Header(key);
+  double v;
+  if (!text || !absl::SimpleAtod(absl::StripAsciiWhitespace(*text), &v)) {
+    return std::nullopt;
+  }
+  return v;
+}
+
+std::vector<std::string> Primitives(const jaxpr::ClosedJaxpr& jaxpr) {
+  std::set<std::string> names;
+  jaxpr::ForEachEqn(
+      jaxpr, [&](const jaxpr::Eqn& eqn) { names.insert(eqn.primitive); });
+  return {names.begin(), names.end()};
+}
+
+std::string MarkersText(const jaxpr::JaxprFile& file) {
+  std::vector<std::string> lines;
+  for (const auto& [key, value] : file.header) {
+    if (key == "markers") {
+      lines.push_back(std::string(absl::StripAsciiWhitespace(value)));
+    }
+  }
+  return absl::StrJoin(lines, "; ");
+}
+
+ParityCase RunCase(const std::string& name, const Bundle& bundle,
+                   const ParityOptions& options, OrtRunner& runner) {
+  ShadowOptions shadow;
+  shadow.check.seed = options.seed;
+  shadow.check.convert.opset = options.opset;
+  if (auto opset = HeaderDouble(bundle.file, "opset")) {
+    shadow.check.convert.opset = static_cast<int>(*opset);
+  }
+  for (const auto& [key, value] : bundle.file.header) {
+    if (key == "expect_graph" || key == "expect_graph_legacy") {
+      shadow.expect_graph_legacy.push_back(value);
+    }
+    if (key == "expect_graph" || key == "expect_graph_ir") {
+      shadow.expect_graph_ir.push_back(value);
+    }
+  }
+  ShadowResult r = ShadowCompare(bundle, shadow, &runner);
+  ParityCase c;
+  c.name = name;
+  c.bundle = bundle.jaxpr_path;
+  c.primitives = Primitives(bundle.jaxpr());
+  c.markers = MarkersText(bundle.file);
+  c.verdict = r.verdict;
+  c.reason = r.reason;
+  c.legacy = r.legacy;
+  c.ir = r.ir;
+  return c;
+}
+
+ParityCase LoadFailure(const std::string& name, const std::string& path,
+                       const absl::Status& status) {
+  ParityCase c;
+  c.name = name;
+  c.bundle = path;
+  c.verdict = Verdict::kBothFailed;
+  std::string message(status.message());
+  message = message.substr(0, message.find('\n'));
+  for (PipelineRun* r : {&c.legacy, &c.ir}) {
+    r->stage = "load";
+    r->error = message;
+  }
+  c.reason = "load: " + message;
+  return c;
+}
+
+void Count(const ParityCase& c, PrimitiveParity* row) {
+  row->cases++;
+  row->legacy_pass += c.legacy.passed;
+  row->ir_pass += c.ir.passed;
+  row->both_pass += c.legacy.passed && c.ir.passed;
+  row->identical += c.verdict == Verdict::kIdentical;
+  row->equivalent += c.verdict == Verdict::kEquivalent;
+  row->different += c.verdict == Verdict::kDifferent;
+  row->ir_only += c.ir.passed && !c.legacy.passed;
+  row->legacy_only += c.legacy.passed && !c.ir.passed;
+}
+
+nlohmann::json RowJson(const PrimitiveParity& r) {
+  return {{"primitive", r.primitive},     {"cases", r.cases},
+          {"legacy_pass", r.legacy_pass}, {"ir_pass", r.ir_pass},
+          {"both_pass", r.both_pass},     {"identical", r.identical},
+          {"equivalent", r.equivalent},   {"different", r.different},
+          {"ir_only", r.ir_only},         {"legacy_only", r.legacy_only}};
+}
+
+nlohmann::json RunJson(const PipelineRun& r) {
+  return {{"passed", r.passed},
+          {"stage", r.stage},
+          {"error", r.error},
+          {"nodes", r.nodes},
+          {"initializers", r.initializers}};
+}
+
+std::string FailureLine(const ParityCase& c) {
+  std::vector<std::string> parts;
+  auto side = [&](absl::string_view which, const PipelineRun& r) {
+    if (!r.passed) {
+      parts.push_back(absl::StrCat(which, " ", r.stage, ": ", r.error));
+    }
+  };
+  side("legacy", c.legacy);
+  side("ir", c.ir);
+  if (c.verdict == Verdict::kDifferent) {
+    parts.push_back(absl::StrCat("DIFFERENT: ", c.reason));
+  }
+  std::string line = absl::StrJoin(parts, "; ");
+  if (!c.markers.empty()) absl::StrAppend(&line, " [markers: ", c.markers, "]");
+  return line;
+}
+
+bool Failing(const ParityCase& c) {
+  return !c.legacy.passed || !c.ir.passed || c.verdict == Verdict::kDifferent;
+}
+
+// Markdown table cells cannot hold '|' or newlines.
+std::string Cell(absl::string_view s) {
+  std::string out = absl::StrReplaceAll(s, {{"|", "\\|"}, {"\n", " "}});
+  if (out.size() > 300) out = out.substr(0, 297) + "...";
+  return out;
+}
+
+std::string Html(absl::string_view s) {
+  return absl::StrReplaceAll(
+      s, {{"&", "&amp;"}, {"<", "&lt;"}, {">", "&gt;"}, {"\"", "&quot;"}});
+}
+
+}  // namespace
+
+PrimitiveParity ParityReport::Totals() const {
+  PrimitiveParity all;
+  all.primitive = "(all)";
+  for (const ParityCase& c : cases) Count(c, &all);
+  return all;
+}
+
+std::vector<PrimitiveParity> ParityReport::ByPrimitive() const {
+  std::map<std::string, PrimitiveParity> rows;
+  for (const ParityCase& c : cases) {
+    for (const std::string& p : c.primitives) {
+      PrimitiveParity& row = rows[p];
+      row.primitive = p;
+      Count(c, &row);
+    }
+  }
+  std::vector<PrimitiveParity> out;
+  for (auto& [name, row] : rows) out.push_back(row);
+  return out;
+}
+
+std::string ParityReport::SummaryLine() const {
+  const PrimitiveParity t = Totals();
+  return absl::StrCat("parity: ", t.cases, " cases; legacy ", t.legacy_pass,
+                      " pass, ir ", t.ir_pass, " pass, both ", t.both_pass,
+                      "; identical ", t.identical, ", equivalent ",
+                      t.equivalent, ", different ", t.different);
+}
+
+bool ParityReport::IrCoversLegacy() const { return LegacyOnlyCases().empty(); }
+
+std::vector<std::string> ParityReport::LegacyOnlyCases() const {
+  std::vector<std::string> names;
+  for (const ParityCase& c : cases) {
+    if (c.legacy.passed && !c.ir.passed) names.push_back(c.name);
+  }
+  return names;
+}
+
+absl::StatusOr<ParityReport> RunParity(const std::vector<std::string>& args,
+                                       const ParityOptions& options,
+                                       OrtRunner& runner) {
+  auto found = FindCases(args);
+  if (!found.ok()) return found.status();
+  std::string why;
+  if (!runner.IsAvailable(&why)) {
+    return absl::FailedPreconditionError(
+        absl::StrCat("parity needs ONNX Runtime: ", why));
+  }
+  ParityReport report;
+  if (auto v = runner.OrtVersion(); v.ok()) report.ort_version = *v;
+  int total = static_cast<int>(found->size());
+  auto add = [&](ParityCase c) {
+    const std::string name = c.name;
+    report.cases.push_back(std::move(c));
+    if (options.progress) {
+      options.progress(static_cast<int>(report.cases.size()), total, name);
+    }
+  };
+  for (const Found& f : *found) {
+    auto bundle = LoadBundle(f.path);
+    if (!bundle.ok()) {
+      add(LoadFailure(f.name, f.path, bundle.status()));
+      continue;
+    }
+    add(RunCase(f.name, *bundle, options, runner));
+
+    if (!options.f64_variants || !bundle->npz_path.empty() ||
+        !AllF32Signature(bundle->jaxpr())) {
+      continue;
+    }
+    auto markers = ParseMarkers(bundle->file);
+    bool no_f64 = false;
+    if (markers.ok()) {
+      for (const Marker& m : *markers) no_f64 |= m.name == "no_f64";
+    }
+    if (no_f64) continue;
+    ++total;
+    const std::string f64_name = f.name + "[f64]";
+    std::ifstream in(f.path);
+    std::stringstream text;
+    text << in.rdbuf();
+    auto file =
+        jaxpr::ParseJaxprText(PromoteF32ToF64(text.str()), f.path + "[f64]");
+    if (!file.ok()) {
+      add(LoadFailure(f64_name, f.path, file.status()));
+      continue;
+    }
+    Bundle f64;
+    f64.name = bundle->name + "[f64]";
+    f64.jaxpr_path = bundle->jaxpr_path;
+    f64.file = *std::move(file);
+    f64.rtol = HeaderDouble(f64.file, "f64_rtol");
+    f64.atol = HeaderDouble(f64.file, "f64_atol");
+    f64.markers = bundle->markers;
+    add(RunCase(f64_name, f64, options, runner));
+  }
+  return report;
+}
+
+nlohmann::json ParityToJson(const ParityReport& report) {
+  nlohmann::json j;
+  j["schema"] = "jax2onnx.parity/1";
+  j["summary_line"] = report.SummaryLine();
+  j["ort_version"] = report.ort_version;
+  j["totals"] = RowJson(report.Totals());
+  j["ir_covers_legacy"] = report.IrCoversLegacy();
+  j["legacy_only_cases"] = report.LegacyOnlyCases();
+  nlohmann::json rows = nlohmann::json::array();
+  for (const PrimitiveParity& r : report.ByPrimitive()) {
+    rows.push_back(RowJson(r));
+  }
+  j["primitives"] = rows;
+  nlohmann::json cases = nlohmann::json::array();
+  for (const ParityCase& c : report.cases) {
+    cases.push_back({{"name", c.name},
+                     {"bundle", c.bundle},
+                     {"primitives", c.primitives},
+                     {"markers", c.markers},
+                     {"verdict", VerdictName(c.verdict)},
+                     {"reason", c.reason},
+                     {"legacy", RunJson(c.legacy)},
+                     {"ir", RunJson(c.ir)}});
+  }
+  j["cases"] = cases;
+  return j;
+}
+
+std::string ParityMarkdown(const ParityReport& report) {
+  const PrimitiveParity t = report.Totals();
+  std::string md = "# Parity: legacy vs IR pipeline\n\n";
+  absl::StrAppend(&md, "`", report.SummaryLine(), "`\n\n");
+  std::map<Verdict, int> verdicts;
+  for (const ParityCase& c : report.cases) verdicts[c.verdict]++;
+  std::vector<std::string> vparts;
+  for (const auto& [v, n] : verdicts) {
+    vparts.push_back(absl::StrCat(VerdictName(v), " ", n));
+  }
+  absl::StrAppend(&md, "Verdicts: ", absl::StrJoin(vparts, ", "), ". ",
+                  "IR-only passes: ", t.ir_only,
+                  ", legacy-only passes: ", t.legacy_only, ". ");
+  absl::StrAppend(&md, "Flip rule (IR passes every case legacy passes): **",
+                  report.IrCoversLegacy() ? "holds" : "does not hold", "**.",
+                  report.ort_version.empty()
+                      ? ""
+                      : absl::StrCat(" ONNX Runtime ", report.ort_version, "."),
+                  "\n\n");
+  absl::StrAppend(&md,
+                  "A case passes for a pipeline when it converts, runs in ONNX "
+                  "Runtime and matches the oracle (and its `expect_graph` "
+                  "lines hold). A case counts under every primitive its "
+                  "jaxpr uses (nested jaxprs included). See "
+                  "docs/shadow_and_parity.md.\n\n");
+  absl::StrAppend(&md, "## Per primitive\n\n",
+                  "| primitive | cases | legacy pass | IR pass | both pass | "
+                  "identical | equivalent | different | IR-only | "
+                  "legacy-only |\n",
+                  "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+  for (const PrimitiveParity& r : report.ByPrimitive()) {
+    absl::StrAppend(&md, "| ", Cell(r.primitive), " | ", r.cases, " | ",
+                    r.legacy_pass, " | ", r.ir_pass, " | ", r.both_pass, " | ",
+                    r.identical, " | ", r.equivalent, " | ", r.different, " | ",
+                    r.ir_only, " | ", r.legacy_only, " |\n");
+  }
+  absl::StrAppend(&md, "\n## Failing cases\n\n");
+  int failing = 0;
+  for (const ParityCase& c : report.cases) {
+    if (!Failing(c)) continue;
+    ++failing;
+    absl::StrAppend(&md, "- `", c.name, "` (", VerdictName(c.verdict),
+                    "): ", Cell(FailureLine(c)), "\n");
+  }
+  if (failing == 0) absl::StrAppend(&md, "None.\n");
+  return md;
+}
+
+std::string ParityHtml(const ParityReport& report) {
+  const std::vector<PrimitiveParity> rows = report.ByPrimitive();
+  const PrimitiveParity t = report.Totals();
+  // Chart geometry: one band per primitive, two bars (legacy, IR), each the
+  // fraction of that primitive's cases that pass.
+  const int label_w = 230, bar_w = 420, text_w = 170, band = 26, top = 36;
+  const int width = label_w + bar_w + text_w;
+  const int height = top + band * static_cast<int>(rows.size()) + 10;
+  const char* kLegacy = "#4e79a7";
+  const char* kIr = "#f28e2b";
+  std::string svg = absl::StrFormat(
+      "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" "
+      "viewBox=\"0 0 %d %d\" role=\"img\" aria-label=\"pass counts per "
+      "primitive, legacy vs IR\">\n",
+      width, height, width, height);
+  absl::StrAppendFormat(
+      &svg,
+      "<rect x=\"%d\" y=\"8\" width=\"12\" height=\"10\" fill=\"%s\"/>"
+      "<text x=\"%d\" y=\"17\">legacy</text>"
+      "<rect x=\"%d\" y=\"8\" width=\"12\" height=\"10\" fill=\"%s\"/>"
+      "<text x=\"%d\" y=\"17\">IR</text>"
+      "<text x=\"%d\" y=\"17\" class=\"dim\">bar = passing cases / cases of "
+      "the primitive</text>\n",
+      label_w, kLegacy, label_w + 16, label_w + 70, kIr, label_w + 86,
+      label_w + 120);
+  for (size_t i = 0; i < rows.size(); ++i) {
+    const PrimitiveParity& r = rows[i];
+    const int y = top + band * static_cast<int>(i);
+    const double lf =
+        r.cases ? static_cast<double>(r.legacy_pass) / r.cases : 0;
+    const double irf = r.cases ? static_cast<double>(r.ir_pass) / r.cases : 0;
+    const bool regress = r.legacy_only > 0;
+    absl::StrAppendFormat(
+        &svg,
+        "<g><title>%s: %d cases; legacy %d, IR %d, both %d; identical %d, "
+        "equivalent %d, different %d</title>"
+        "<text x=\"%d\" y=\"%d\" text-anchor=\"end\"%s>%s</text>"
+        "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"20\" fill=\"#eee\"/>"
+        "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"9\" fill=\"%s\"/>"
+        "<rect x=\"%d\" y=\"%d\" width=\"%.1f\" height=\"9\" fill=\"%s\"/>"
+        "<text x=\"%d\" y=\"%d\" class=\"dim\">%d/%d legacy, %d/%d IR</text>"
+        "</g>\n",
+        Html(r.primitive), r.cases, r.legacy_pass, r.ir_pass, r.both_pass,
+        r.identical, r.equivalent, r.different, label_w - 8, y + 15,
+        regress ? " class=\"bad\"" : "", Html(r.primitive), label_w, y, bar_w,
+        label_w, y + 1, lf * bar_w, kLegacy, label_w, y + 10, irf * bar_w, kIr,
+        label_w + bar_w + 8, y + 15, r.legacy_pass, r.cases, r.ir_pass,
+        r.cases);
+  }
+  svg += "</svg>\n";
+
+  std::string html =
+      "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta "
+      "charset=\"utf-8\">\n<title>jax2onnx parity: legacy vs IR</title>\n"
+      "<style>\n"
+      "body{font-family:sans-serif;margin:24px;color:#222;max-width:1100px}\n"
+      "svg text{font-family:sans-serif;font-size:12px;fill:#222}\n"
+      "svg text.dim{fill:#666}svg text.bad{fill:#c00;font-weight:bold}\n"
+      "table{border-collapse:collapse;font-size:13px}\n"
+      "td,th{border:1px solid #ccc;padding:2px 6px}td.n{text-align:right}\n"
+      "tr.bad td{background:#fdd}code{background:#f4f4f4}\n"
+      "li{font-size:13px;margin:2px 0}\n"
+      "</style>\n</head>\n<body>\n"
+      "<h1>Parity: legacy vs IR pipeline</h1>\n";
+  absl::StrAppend(&html, "<p><code>", Html(report.SummaryLine()),
+                  "</code></p>\n");
+  absl::StrAppend(
+      &html, "<p>IR-only passes: ", t.ir_only,
+      ", legacy-only passes: ", t.legacy_only,
+      ". Flip rule (IR passes every case legacy passes): <b>",
+      report.IrCoversLegacy() ? "holds" : "does not hold", "</b>.",
+      report.ort_version.empty()
+          ? ""
+          : absl::StrCat(" ONNX Runtime ", Html(report.ort_version), "."),
+      " Primitives in red have a case legacy passes and IR does "
+      "not.</p>\n");
+  absl::StrAppend(&html, "<h2>Pass counts per primitive</h2>\n", svg);
+  absl::StrAppend(&html,
+                  "<h2>Per primitive</h2>\n<table>\n<tr><th>primitive</th>"
+                  "<th>cases</th><th>legacy pass</th><th>IR pass</th>"
+                  "<th>both</th><th>identical</th><th>equivalent</th>"
+                  "<th>different</th><th>IR-only</th><th>legacy-only</th>"
+                  "</tr>\n");
+  for (const PrimitiveParity& r : rows) {
+    absl::StrAppendFormat(
+        &html,
+        "<tr%s><td>%s</td><td class=\"n\">%d</td><td class=\"n\">%d</td>"
+        "<td class=\"n\">%d</td><td class=\"n\">%d</td><td class=\"n\">%d</td>"
+        "<td class=\"n\">%d</td><td class=\"n\">%d</td><td class=\"n\">%d</td>"
+        "<td class=\"n\">%d</td></tr>\n",
+        r.legacy_only > 0 ? " class=\"bad\"" : "", Html(r.primitive), r.cases,
+        r.legacy_pass, r.ir_pass, r.both_pass, r.identical, r.equivalent,
+        r.different, r.ir_only, r.legacy_only);
+  }
+  absl::StrAppend(&html, "</table>\n<h2>Failing cases</h2>\n<ul>\n");
+  int failing = 0;
+  for (const ParityCase& c : report.cases) {
+    if (!Failing(c)) continue;
+    ++failing;
+    absl::StrAppend(&html, "<li><code>", Html(c.name), "</code> (",
+                    VerdictName(c.verdict), "): ", Html(FailureLine(c)),
+                    "</li>\n");
+  }
+  if (failing == 0) absl::StrAppend(&html, "<li>None.</li>\n");
+  absl::StrAppend(&html, "</ul>\n</body>\n</html>\n");
+  return html;
+}
+
+absl::Status WriteParityDashboard(const ParityReport& report,
+                                  const std::string& out_dir) {
+  std::error_code ec;
+  fs::create_directories(out_dir, ec);
+  if (ec) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cannot create output directory '", out_dir, "': ", ec.message()));
+  }
+  const std::vector<std::pair<std::string, std::string>> files = {
+      {"parity.json", ParityToJson(report).dump(1) + "\n"},
+      {"PARITY.md", ParityMarkdown(report)},
+      {"index.html", ParityHtml(report)}};
+  for (const auto& [name, content] : files) {
+    const std::string path = (fs::path(out_dir) / name).string();
+    const std::string tmp = path + ".tmp";
+    {
+      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+      out << content;
+      out.close();
+      if (!out) {
+        return absl::InternalError(absl::StrCat("cannot write '", tmp, "'"));
+      }
+    }
+    fs::rename(tmp, path, ec);
+    if (ec) {
+      return absl::InternalError(absl::StrCat("cannot rename '", tmp, "' to '",
+                                              path, "': ", ec.message()));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace jax2onnx::api

@@ -1,0 +1,97 @@
+// The parity dashboard (DESIGN.md §4): every case of a corpus through both
+// pipelines (shadow compare), attributed to the primitives it uses, rendered
+// as parity.json, PARITY.md and a static index.html with an inline SVG
+// chart. It decides when the IR pipeline may become the default: when it
+// passes every case legacy passes (IrCoversLegacy).
+#ifndef JAX2ONNX_API_PARITY_H_
+#define JAX2ONNX_API_PARITY_H_
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "api/ort_runner.h"
+#include "api/shadow.h"
+#include "nlohmann/json.hpp"
+
+namespace jax2onnx::api {
+
+struct ParityOptions {
+  int opset = 23;  // a bundle's `# opset:` header overrides it
+  uint64_t seed = 0;
+  // Like the corpus runner: all-f32 bundles without npz also run as
+  // NAME[f64] with f32 promoted to f64 (unless marked no_f64).
+  bool f64_variants = true;
+  // Called after each case: (cases done, cases known so far, case name).
+  std::function<void(int, int, const std::string&)> progress;
+};
+
+struct ParityCase {
+  // Path relative to the argument directory, prefixed with that directory's
+  // name and without .jaxpr ("testdata/primitives/add/add_f32[f64]"); a file
+  // argument keeps its path.
+  std::string name;
+  std::string bundle;                   // .jaxpr path as found
+  std::vector<std::string> primitives;  // sorted, nested jaxprs included
+  std::string markers;                  // `# markers:` text, "; "-joined
+  Verdict verdict = Verdict::kBothFailed;
+  std::string reason;
+  PipelineRun legacy;
+  PipelineRun ir;
+};
+
+struct PrimitiveParity {
+  std::string primitive;
+  int cases = 0;
+  int legacy_pass = 0;
+  int ir_pass = 0;
+  int both_pass = 0;
+  int identical = 0;
+  int equivalent = 0;
+  int different = 0;
+  int ir_only = 0;      // IR passes, legacy does not
+  int legacy_only = 0;  // legacy passes, IR does not
+};
+
+struct ParityReport {
+  std::vector<ParityCase> cases;
+  std::string ort_version;
+
+  // Totals (a PrimitiveParity with primitive "(all)").
+  PrimitiveParity Totals() const;
+  // One row per primitive, sorted by name.
+  std::vector<PrimitiveParity> ByPrimitive() const;
+  // "parity: 412 cases; legacy 398 pass, ir 405 pass, both 396; identical
+  // 120, equivalent 270, different 6".
+  std::string SummaryLine() const;
+  // The flip rule: the IR pipeline passes every case legacy passes.
+  bool IrCoversLegacy() const;
+  // Names of the cases legacy passes and IR does not.
+  std::vector<std::string> LegacyOnlyCases() const;
+};
+
+// Runs every .jaxpr under the arguments (directories recursively, sorted;
+// files as given) through ShadowCompare with the one `runner`. A missing
+// argument is NotFound; ONNX Runtime being unavailable is
+// FailedPrecondition. Case failures are results, not errors.
+absl::StatusOr<ParityReport> RunParity(const std::vector<std::string>& args,
+                                       const ParityOptions& options,
+                                       OrtRunner& runner);
+
+// Stable JSON (schema "jax2onnx.parity/1", docs/shadow_and_parity.md);
+// deterministic for the same results (no timings or dates).
+nlohmann::json ParityToJson(const ParityReport& report);
+std::string ParityMarkdown(const ParityReport& report);
+// One self-contained page: no scripts, fonts or external references.
+std::string ParityHtml(const ParityReport& report);
+
+// Writes parity.json, PARITY.md and index.html into `out_dir` (created).
+absl::Status WriteParityDashboard(const ParityReport& report,
+                                  const std::string& out_dir);
+
+}  // namespace jax2onnx::api
+
+#endif  // JAX2ONNX_API_PARITY_H_
