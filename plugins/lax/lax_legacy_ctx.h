@@ -8,6 +8,7 @@
 #define JAX2ONNX_PLUGINS_LAX_LAX_LEGACY_CTX_H_
 
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -16,7 +17,9 @@
 #include "absl/strings/string_view.h"
 #include "converter/state.h"
 #include "jaxpr/jaxpr.h"
+#include "jaxpr/status_macros.h"
 #include "onnx/onnx_pb.h"
+#include "plugin/onnx_types.h"
 
 namespace jax2onnx::plugins {
 
@@ -93,6 +96,25 @@ class LaxLegacyCtx {
 
   converter::State& s_;
 };
+
+// Move-based attribute list builder (the IR twin needs it for move-only
+// attributes; kept so both twins read the same).
+template <typename... T>
+std::vector<std::common_type_t<T...>> Attrs(T... attrs) {
+  std::vector<std::common_type_t<T...>> v;
+  v.reserve(sizeof...(T));
+  (v.push_back(std::move(attrs)), ...);
+  return v;
+}
+
+// A Cast to `to`, skipped when `v` already has that dtype.
+inline absl::StatusOr<std::string> CastTo(LaxLegacyCtx& ctx,
+                                          const std::string& v,
+                                          jaxpr::DType to) {
+  J2O_ASSIGN_OR_RETURN(int onnx_to, plugin::OnnxDType(to));
+  if (ctx.DTypeOf(v) == onnx_to) return v;
+  return ctx.Op("Cast", {v}, Attrs(converter::AttrInt("to", onnx_to)));
+}
 
 // Adapts a lowering written against LaxLegacyCtx to the registry's legacy
 // signature.

@@ -22,22 +22,6 @@ namespace {
 using converter::State;
 using jaxpr::DType;
 
-// Builds an attribute list by moving (kept identical to the IR twin, where
-// attributes are move-only).
-template <typename... T>
-std::vector<std::common_type_t<T...>> Attrs(T... attrs) {
-  std::vector<std::common_type_t<T...>> v;
-  v.reserve(sizeof...(T));
-  (v.push_back(std::move(attrs)), ...);
-  return v;
-}
-
-absl::StatusOr<std::string> CastTo(LaxLegacyCtx& ctx, std::string v, DType to) {
-  J2O_ASSIGN_OR_RETURN(int onnx_to, plugin::OnnxDType(to));
-  if (ctx.DTypeOf(v) == onnx_to) return v;
-  return ctx.Op("Cast", {v}, Attrs(converter::AttrInt("to", onnx_to)));
-}
-
 absl::Status LowerDotGeneral(LaxLegacyCtx& ctx, const jaxpr::Eqn& eqn) {
   const DType out = State::OutAval(eqn, 0).dtype;
   if (jaxpr::IsComplex(out)) {

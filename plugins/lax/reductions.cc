@@ -26,22 +26,6 @@ using converter::State;
 using jaxpr::DType;
 using plugin::ArithUse;
 
-// Builds an attribute list by moving (kept identical to the IR twin, where
-// attributes are move-only).
-template <typename... T>
-std::vector<std::common_type_t<T...>> Attrs(T... attrs) {
-  std::vector<std::common_type_t<T...>> v;
-  v.reserve(sizeof...(T));
-  (v.push_back(std::move(attrs)), ...);
-  return v;
-}
-
-absl::StatusOr<std::string> CastTo(LaxLegacyCtx& ctx, std::string v, DType to) {
-  J2O_ASSIGN_OR_RETURN(int onnx_to, plugin::OnnxDType(to));
-  if (ctx.DTypeOf(v) == onnx_to) return v;
-  return ctx.Op("Cast", {v}, Attrs(converter::AttrInt("to", onnx_to)));
-}
-
 absl::StatusOr<std::vector<int64_t>> ReduceAxes(const jaxpr::Eqn& eqn,
                                                 int rank) {
   J2O_ASSIGN_OR_RETURN(std::vector<int64_t> axes,

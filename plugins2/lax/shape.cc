@@ -15,6 +15,7 @@
 #include "plugin/lax_plan.h"
 #include "plugin/onnx_types.h"
 #include "plugin/registry.h"
+#include "plugins2/lax/lax_ir_util.h"
 #include "plugins2/register.h"
 
 namespace jax2onnx::plugins2 {
@@ -24,25 +25,8 @@ using converter2::LoweringContext;
 using jaxpr::DimExpr;
 using jaxpr::DType;
 
-// Builds an attribute list by moving (ir::Attr is move-only, so a braced
-// list, which copies, cannot be used).
-template <typename... T>
-std::vector<std::common_type_t<T...>> Attrs(T... attrs) {
-  std::vector<std::common_type_t<T...>> v;
-  v.reserve(sizeof...(T));
-  (v.push_back(std::move(attrs)), ...);
-  return v;
-}
-
 constexpr int64_t kI64Max = std::numeric_limits<int64_t>::max();
 constexpr int64_t kI64Min = std::numeric_limits<int64_t>::min();
-
-absl::StatusOr<ir::Value*> CastTo(LoweringContext& ctx, ir::Value* v,
-                                  DType to) {
-  J2O_ASSIGN_OR_RETURN(int onnx_to, plugin::OnnxDType(to));
-  if (v->dtype() == onnx_to) return v;
-  return ctx.Op("Cast", {v}, Attrs(ir::Attr::Int("to", onnx_to)));
-}
 
 bool AnyZeroOrSymbolic(const std::vector<DimExpr>& dims) {
   for (const DimExpr& d : dims) {
