@@ -99,11 +99,13 @@ struct CorpusSummary {
 // CheckBundle on a loaded (possibly generated) bundle through an explicit
 // pipeline (the environment does not route it), followed by the
 // `expect_graph` lines and, when options.convert.opset is 17, the ONNX
-// checker. Never fails as a whole; `converted` (optional) receives the model.
+// checker. Never fails as a whole; `converted` (optional) receives the model,
+// `failure_code` (optional) the status code of the failure (kOk on a pass).
 CheckResult CheckLoadedBundle(const Bundle& bundle, Pipeline pipeline,
                               const CheckOptions& options, OrtRunner& runner,
                               const std::vector<std::string>& expect_graph,
-                              onnx::ModelProto* converted = nullptr);
+                              onnx::ModelProto* converted = nullptr,
+                              absl::StatusCode* failure_code = nullptr);
 
 // Runs every bundle (paths of .jaxpr files) through options.pipeline.
 CorpusSummary RunCorpus(const std::vector<std::string>& bundle_paths,

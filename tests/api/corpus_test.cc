@@ -3,14 +3,19 @@
 // bundles through both pipelines.
 #include "api/corpus.h"
 
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
 
+#include "api/convert_internal.h"
+#include "converter2/lowering_context.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "jaxpr/text/parser.h"
+#include "plugin/registry.h"
 
 namespace jax2onnx::api {
 namespace {
@@ -279,6 +284,58 @@ TEST_P(CorpusRunTest, Opset17VariantRunsTheChecker) {
   EXPECT_THAT(
       Run({Write("o17", std::string("# opset: 17\n") + kNeg)}, &s, true),
       ElementsAre("PASS o17", "PASS o17[f64]"));
+}
+
+// A test-only IR lowering of `neg` that refuses opsets below 18 the way
+// real lowerings refuse (Unimplemented, naming the opset).
+absl::Status LowerNegFrom18(converter2::LoweringContext& ctx,
+                            const jaxpr::Eqn& eqn) {
+  if (ctx.opset() < 18) {
+    return absl::UnimplementedError(
+        absl::StrCat("neg at opset ", ctx.opset(), " needs 18"));
+  }
+  auto x = ctx.Input(eqn, 0);
+  if (!x.ok()) return x.status();
+  return ctx.SetOutput(eqn, 0, ctx.Op("Neg", {*x}));
+}
+
+TEST(CorpusRefusalTest, Opset17RefusalIsSkipButOtherFailuresAreNot) {
+  std::string reason;
+  if (!OrtRunner::Shared().IsAvailable(&reason)) {
+    GTEST_SKIP() << "ONNX Runtime unavailable: " << reason;
+  }
+  // Swapped in for the real `neg` (the interpreter must know the primitive
+  // to be the oracle) and restored below.
+  RegisterAllLowerings();
+  plugin::Registry& registry = plugin::Registry::Global();
+  const plugin::PrimitiveEntry saved = *registry.Find("neg");
+  registry.RegisterIr("neg", &LowerNegFrom18);
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("jax2onnx_refusal_test_" + std::to_string(::getpid()));
+  std::filesystem::create_directories(dir);
+  const std::string path = (dir / "r.jaxpr").string();
+  std::ofstream(path) << "{ lambda ; a:i32[3]. let b:i32[3] = "
+                         "neg a in (b,) }\n";
+  const std::string at17 = (dir / "r17.jaxpr").string();
+  std::ofstream(at17) << "# opset: 17\n{ lambda ; a:i32[3]. let b:i32[3] = "
+                         "neg a in (b,) }\n";
+  CorpusOptions options;
+  options.pipeline = Pipeline::kIr;
+  options.also_opset17 = true;
+  options.display_root = dir.string();
+  options.out = nullptr;
+  CorpusSummary s = RunCorpus({path, at17}, options, OrtRunner::Shared());
+  registry.RegisterIr("neg", saved.ir, saved.ir_info);
+  std::filesystem::remove_all(dir);
+  ASSERT_EQ(s.cases.size(), 3u);
+  EXPECT_EQ(s.cases[0].outcome, Outcome::kPass);
+  // The generated variant: the lowering's precise refusal is a SKIP.
+  EXPECT_EQ(s.cases[1].name, "r[opset17]");
+  EXPECT_EQ(s.cases[1].outcome, Outcome::kSkip);
+  EXPECT_THAT(s.cases[1].reason, HasSubstr("refused at opset 17"));
+  // A bundle that asks for opset 17 itself must convert there.
+  EXPECT_EQ(s.cases[2].name, "r17");
+  EXPECT_EQ(s.cases[2].outcome, Outcome::kFail);
 }
 
 INSTANTIATE_TEST_SUITE_P(BothPipelines, CorpusRunTest,
