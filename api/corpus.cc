@@ -155,9 +155,18 @@ void RunCase(const Case& c, const CorpusOptions& options, OrtRunner& runner,
   CheckOptions check;
   check.seed = options.seed;
   check.convert.opset = c.opset;
-  absl::StatusCode code;
-  CheckResult r = CheckLoadedBundle(*c.bundle, options.pipeline, check, runner,
-                                    c.expect_graph, nullptr, &code);
+  absl::StatusCode code = absl::StatusCode::kOk;
+  CheckResult r;
+  // One case exhausting memory (a huge interpreter intermediate, say) must
+  // not take the rest of the corpus down with it.
+  try {
+    r = CheckLoadedBundle(*c.bundle, options.pipeline, check, runner,
+                          c.expect_graph, nullptr, &code);
+  } catch (const std::exception& e) {
+    r.passed = false;
+    r.stage = "exception";
+    r.reason = FirstLine(e.what());
+  }
   CaseResult out;
   out.name = c.name;
   if (c.refusal_is_skip && !r.passed && r.stage == "convert" &&
