@@ -23,6 +23,7 @@ int RunEval(const std::vector<std::string>& args);     // cmd_eval.cc
 int RunConvert(const std::vector<std::string>& args);  // cmd_convert.cc
 int RunCheck(const std::vector<std::string>& args);    // cmd_convert.cc
 int RunPlugins(const std::vector<std::string>& args);  // cmd_convert.cc
+int RunRandomize(const std::vector<std::string>& args);  // cmd_randomize.cc
 int RunCorpus(const std::vector<std::string>& args);   // cmd_corpus.cc
 int RunShadow(const std::vector<std::string>& args);   // cmd_shadow.cc
 int RunParityCommand(const std::vector<std::string>& args);  // cmd_shadow.cc

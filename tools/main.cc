@@ -71,6 +71,18 @@ const std::vector<Command>& Commands() {
        "lowerings and the ONNX ops they use.",
        {"json"},
        &RunPlugins},
+      {"randomize",
+       "randomize BUNDLE... [--seed N] [--sizes B=4,T=8] [--int_range LO,HI]",
+       "Write seeded random consts/inputs/literals next to a jaxpr",
+       "Writes NAME.npz next to each NAME.jaxpr with seeded random const_i "
+       "(one per constvar), literal_i (one per elided `[...]` literal) and "
+       "input_i (one per invar); no expected_i, so `check` and `eval` use the "
+       "reference interpreter as the oracle. Floats are uniform in [-1, 1], "
+       "ints in [-5, 5] (unsigned [0, 10]) unless --int_range is given, bools "
+       "random. Symbolic dims take their --sizes value, else 2, 3, ... in "
+       "order of appearance. Refuses to overwrite an npz holding expected_i.",
+       {"seed", "sizes", "int_range"},
+       &RunRandomize},
       {"corpus",
        "corpus DIR_OR_BUNDLE... [--pipeline=legacy|ir] [--also_opset17] "
        "[--f64=false] [--expected_failures FILE] [--missing_ok]",

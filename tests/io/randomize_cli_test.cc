@@ -1,0 +1,146 @@
+// End-to-end tests of `jax2onnx randomize`: runs the built binary on small
+// jaxprs written here and checks the npz it writes (entries, shapes, ranges,
+// symbol bindings, determinism) and that it refuses to clobber JAX outputs.
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "jaxpr/io/bundle.h"
+#include "jaxpr/io/npy.h"
+
+namespace jax2onnx::jaxpr {
+namespace {
+
+namespace fs = std::filesystem;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+// A constvar, symbolic dims B (first seen) and T, an int input and an elided
+// literal: every kind of entry randomize writes.
+constexpr char kProgram[] = R"({ lambda a:f32[3]; b:f32[B,T] c:i32[T]. let
+    d:f32[B,T] = mul b 2.0:f32[]
+  in (d, c, a, [...]:f32[2,2]) }
+)";
+
+class RandomizeCliTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    binary_ = std::string(JAX2ONNX_BINARY_DIR) + "/bin/jax2onnx";
+    if (!fs::exists(binary_)) GTEST_SKIP() << binary_ << " is not built";
+    dir_ = fs::path(::testing::TempDir()) /
+           absl::StrCat(
+               "randomize_cli_test_",
+               ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    fs::remove_all(dir_);
+    fs::create_directories(dir_);
+    std::ofstream((dir_ / "p.jaxpr").string()) << kProgram;
+  }
+  int Run(const std::string& args, std::string* output = nullptr) {
+    const std::string command =
+        absl::StrCat(binary_, " randomize ", args, " 2>&1");
+    FILE* pipe = popen(command.c_str(), "r");
+    if (pipe == nullptr) return -1;
+    std::string out;
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof(buf), pipe)) > 0) out.append(buf, n);
+    const int status = pclose(pipe);
+    if (output != nullptr) *output = out;
+    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  }
+  std::map<std::string, Array> ReadNpz() {
+    std::map<std::string, Array> out;
+    auto arrays = ReadNpzFile(P("p.npz"));
+    EXPECT_TRUE(arrays.ok()) << arrays.status();
+    if (arrays.ok()) {
+      for (auto& [name, a] : *arrays) out[name] = a;
+    }
+    return out;
+  }
+  std::string P(const std::string& rel) { return (dir_ / rel).string(); }
+  std::string ReadBytes(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return std::string(std::istreambuf_iterator<char>(in), {});
+  }
+  std::string binary_;
+  fs::path dir_;
+};
+
+TEST_F(RandomizeCliTest, WritesEveryEntryWithShapesFromSizesAndLoads) {
+  std::string out;
+  ASSERT_EQ(Run(absl::StrCat(P("p.jaxpr"), " --sizes=B=4"), &out), 0) << out;
+  EXPECT_THAT(out, HasSubstr("B=4"));
+  // T is not named: it is the second symbol, so it gets the default 3.
+  EXPECT_THAT(out, HasSubstr("T=3"));
+  std::map<std::string, Array> npz = ReadNpz();
+  ASSERT_EQ(npz.size(), 4u);
+  EXPECT_THAT(npz["const_0"].shape(), ElementsAre(3));
+  EXPECT_THAT(npz["literal_0"].shape(), ElementsAre(2, 2));
+  EXPECT_THAT(npz["input_0"].shape(), ElementsAre(4, 3));
+  EXPECT_THAT(npz["input_1"].shape(), ElementsAre(3));
+  EXPECT_EQ(npz["input_1"].dtype(), DType::kI32);
+  for (int64_t i = 0; i < npz["input_0"].num_elements(); ++i) {
+    const double v = npz["input_0"].GetAsDouble(i);
+    EXPECT_GE(v, -1.0);
+    EXPECT_LE(v, 1.0);
+  }
+  auto bundle = LoadBundle(P("p.jaxpr"));
+  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  EXPECT_FALSE(bundle->has_expected());
+}
+
+TEST_F(RandomizeCliTest, DefaultSizesAreTwoThreeInOrderOfAppearance) {
+  ASSERT_EQ(Run(P("p.jaxpr")), 0);
+  EXPECT_THAT(ReadNpz()["input_0"].shape(), ElementsAre(2, 3));
+}
+
+TEST_F(RandomizeCliTest, SameSeedSameBytesOtherSeedOtherValues) {
+  ASSERT_EQ(Run(absl::StrCat(P("p.jaxpr"), " --seed=7")), 0);
+  const std::string first = ReadBytes(P("p.npz"));
+  ASSERT_EQ(Run(absl::StrCat(P("p.jaxpr"), " --seed=7")), 0);
+  EXPECT_EQ(ReadBytes(P("p.npz")), first);
+  ASSERT_EQ(Run(absl::StrCat(P("p.jaxpr"), " --seed=8")), 0);
+  EXPECT_NE(ReadBytes(P("p.npz")), first);
+}
+
+TEST_F(RandomizeCliTest, IntRangeBoundsIntegerValues) {
+  ASSERT_EQ(Run(absl::StrCat(P("p.jaxpr"), " --int_range=0,1 --sizes=T=50")),
+            0);
+  const Array ints = ReadNpz()["input_1"];
+  ASSERT_EQ(ints.num_elements(), 50);
+  bool saw[2] = {false, false};
+  for (int64_t i = 0; i < ints.num_elements(); ++i) {
+    const int64_t v = ints.GetAsInt64(i);
+    ASSERT_TRUE(v == 0 || v == 1) << v;
+    saw[v] = true;
+  }
+  // 50 fair draws all equal has probability 2^-49.
+  EXPECT_TRUE(saw[0] && saw[1]);
+}
+
+TEST_F(RandomizeCliTest, RefusesToOverwriteExpectedOutputs) {
+  Array expected(DType::kF32, {});
+  ASSERT_TRUE(WriteNpzFile(P("p.npz"), {{"expected_0", expected}}).ok());
+  const std::string before = ReadBytes(P("p.npz"));
+  std::string out;
+  EXPECT_EQ(Run(P("p.jaxpr"), &out), 1);
+  EXPECT_THAT(out, HasSubstr("expected_0"));
+  EXPECT_EQ(ReadBytes(P("p.npz")), before);
+}
+
+TEST_F(RandomizeCliTest, RejectsSizeForUnknownSymbol) {
+  std::string out;
+  EXPECT_EQ(Run(absl::StrCat(P("p.jaxpr"), " --sizes=N=4"), &out), 1);
+  EXPECT_THAT(out, HasSubstr("'N'"));
+  EXPECT_FALSE(fs::exists(P("p.npz")));
+}
+
+}  // namespace
+}  // namespace jax2onnx::jaxpr
