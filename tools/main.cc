@@ -39,7 +39,8 @@ const std::vector<Command>& Commands() {
        "f64 1e-7, f16 1e-2; ints and bools exact; NaN equals NaN) and one "
        "PASS/FAIL line per bundle is printed, ending with `N passed, M "
        "failed`.",
-       {"inputs", "out", "compare"},
+       {"inputs", "out", "compare", "isolate", "known_failures",
+        "min_pass_rate", "must_pass_groups"},
        &RunEval},
       {"convert",
        "convert BUNDLE -o OUT.onnx [--use_onnx_ir] [--opset N] "
