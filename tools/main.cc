@@ -47,9 +47,10 @@ const std::vector<Command>& Commands() {
        "[--input_names a,b] [--output_names c]",
        "Convert a bundle to an ONNX model",
        "Converts the bundle (NAME.jaxpr + optional NAME.npz with const_i / "
-       "literal_i) to ONNX and writes it atomically. The pipeline is legacy by "
-       "default; --use_onnx_ir or JAX2ONNX_USE_ONNX_IR=1 selects the IR "
-       "pipeline (the environment variable wins over the flag). Nothing is "
+       "literal_i) to ONNX and writes it atomically. The pipeline is IR by "
+       "default (docs/shadow_and_parity.md); --use_onnx_ir=false or "
+       "JAX2ONNX_USE_ONNX_IR=0 selects the legacy pipeline (the environment "
+       "variable wins over the flag). Nothing is "
        "written on failure; errors name the primitive, equation and source "
        "line.",
        {"o", "use_onnx_ir", "opset", "input_names", "output_names"},
