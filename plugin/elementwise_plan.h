@@ -12,6 +12,7 @@
 //   jaxpr::DType TypeOf(const Value&) const;      // JAX dtype of a value
 //   Value Op(op_type, inputs, out_dtype, int_attrs = {});
 //   Value BitShift(x, amount, bool left);         // ONNX BitShift
+//   int opset() const;                            // target ONNX opset
 //   Value Const(const jaxpr::Array&);
 //   absl::StatusOr<Value> ShapeValue(dims);       // 1-D int64 shape
 //   absl::Status SetOut(const Value&);            // binds output 0
@@ -304,6 +305,81 @@ V<E> AtanhF64(E& e, V<E> x) {
 
 // ---- integer pieces ----
 
+// Bitwise and/or/xor of two integer values of one dtype (numpy broadcasting).
+// ONNX has BitwiseAnd/Or/Xor only from opset 18. Below that, both operands
+// are split into bit planes along a new trailing axis (in u64: bit i is
+// (x << (63 - i)) >> 63), the planes are combined arithmetically (and = ab,
+// or = a+b-ab, xor = a+b-2ab), shifted back into place and added up pairwise
+// with strided Slices. No ReduceSum: ORT's integer ReduceSum is not exact
+// beyond 2^53.
+enum class BitOp { kAnd, kOr, kXor };
+template <class E>
+V<E> BitwiseBin(E& e, BitOp op, V<E> a, V<E> b) {
+  const DType d = e.TypeOf(a);
+  if (e.opset() >= 18) {
+    const char* onnx = op == BitOp::kAnd  ? "BitwiseAnd"
+                       : op == BitOp::kOr ? "BitwiseOr"
+                                          : "BitwiseXor";
+    return Bin(e, onnx, a, b);
+  }
+  constexpr DType u = DType::kU64;
+  const int w = BitWidth(d);  // a power of two
+  jaxpr::Array up(u, {w});
+  jaxpr::Array place(u, {w});
+  for (int i = 0; i < w; ++i) {
+    up.SetFromInt64(i, 63 - i);
+    place.SetFromInt64(i, i);
+  }
+  auto vec = [&](std::vector<int64_t> xs) {
+    jaxpr::Array v(DType::kI64, {static_cast<int64_t>(xs.size())});
+    for (size_t i = 0; i < xs.size(); ++i) v.SetFromInt64(i, xs[i]);
+    return e.Const(v);
+  };
+  V<E> last_axis = vec({-1});
+  V<E> up_shift = e.Const(up);
+  V<E> down_shift = IConst(e, u, 63);
+  auto planes = [&](V<E> x) {
+    V<E> x64 = e.Op("Unsqueeze", {Cast(e, x, u), last_axis}, u);
+    return e.BitShift(e.BitShift(x64, up_shift, /*left=*/true), down_shift,
+                      /*left=*/false);
+  };
+  V<E> pa = planes(a);
+  V<E> pb = planes(b);
+  V<E> both = Bin(e, "Mul", pa, pb);
+  V<E> bits;
+  switch (op) {
+    case BitOp::kAnd:
+      bits = both;
+      break;
+    case BitOp::kOr:
+      bits = Bin(e, "Sub", Bin(e, "Add", pa, pb), both);
+      break;
+    case BitOp::kXor:
+      bits = Bin(e, "Sub", Bin(e, "Add", pa, pb), Bin(e, "Add", both, both));
+      break;
+  }
+  // The placed bits are disjoint, so adding them is exact.
+  V<E> v = e.BitShift(bits, e.Const(place), /*left=*/true);
+  V<E> stride = vec({2});
+  V<E> end = vec({std::numeric_limits<int64_t>::max()});
+  for (int n = w; n > 1; n /= 2) {
+    V<E> even = e.Op("Slice", {v, vec({0}), end, last_axis, stride}, u);
+    V<E> odd = e.Op("Slice", {v, vec({1}), end, last_axis, stride}, u);
+    v = Bin(e, "Add", even, odd);
+  }
+  return Cast(e, e.Op("Squeeze", {v, last_axis}, u), d);
+}
+template <class E>
+V<E> BitwiseAnd(E& e, V<E> a, V<E> b) {
+  return BitwiseBin(e, BitOp::kAnd, a, b);
+}
+// ~x: BitwiseNot from opset 18, else x ^ all-ones.
+template <class E>
+V<E> BitwiseNot(E& e, V<E> x) {
+  if (e.opset() >= 18) return Un(e, "BitwiseNot", x);
+  return BitwiseBin(e, BitOp::kXor, x, IConst(e, e.TypeOf(x), -1));
+}
+
 // All-ones mask of the low `bits` bits in dtype `d`.
 template <class E>
 V<E> LowMask(E& e, DType d, int bits) {
@@ -324,12 +400,10 @@ V<E> PopCount(E& e, V<E> x) {
   auto shr = [&](V<E> v, int n) {
     return e.BitShift(v, IConst(e, u, n), /*left=*/false);
   };
-  x = Bin(e, "Sub", x,
-          Bin(e, "BitwiseAnd", shr(x, 1), k(0x5555555555555555ull)));
-  x = Bin(e, "Add", Bin(e, "BitwiseAnd", x, k(0x3333333333333333ull)),
-          Bin(e, "BitwiseAnd", shr(x, 2), k(0x3333333333333333ull)));
-  x = Bin(e, "BitwiseAnd", Bin(e, "Add", x, shr(x, 4)),
-          k(0x0F0F0F0F0F0F0F0Full));
+  x = Bin(e, "Sub", x, BitwiseAnd(e, shr(x, 1), k(0x5555555555555555ull)));
+  x = Bin(e, "Add", BitwiseAnd(e, x, k(0x3333333333333333ull)),
+          BitwiseAnd(e, shr(x, 2), k(0x3333333333333333ull)));
+  x = BitwiseAnd(e, Bin(e, "Add", x, shr(x, 4)), k(0x0F0F0F0F0F0F0F0Full));
   if (w > 8) x = shr(Bin(e, "Mul", x, k(0x0101010101010101ull)), w - 8);
   return x;
 }
@@ -421,13 +495,13 @@ V<E> IntPow(E& e, V<E> base, V<E> ex) {
   V<E> acc = one;
   V<E> b = base;
   for (int i = 0; i < w; ++i) {
-    V<E> bit_set =
-        e.Op("Not",
-             {Cmp(e, "Equal",
-                  Bin(e, "BitwiseAnd", ex,
-                      IConst(e, d, static_cast<int64_t>(uint64_t{1} << i))),
-                  zero)},
-             DType::kBool);
+    V<E> bit_set = e.Op(
+        "Not",
+        {Cmp(e, "Equal",
+             BitwiseAnd(e, ex,
+                        IConst(e, d, static_cast<int64_t>(uint64_t{1} << i))),
+             zero)},
+        DType::kBool);
     // acc *= bit ? b : 1, as 1 + bit * (b - 1) (exact under wraparound).
     V<E> factor =
         Bin(e, "Add", one,
@@ -437,7 +511,7 @@ V<E> IntPow(E& e, V<E> base, V<E> ex) {
   }
   if (!jaxpr::IsSignedInt(d)) return acc;
   V<E> minus_one = IConst(e, d, -1);
-  V<E> even = Cmp(e, "Equal", Bin(e, "BitwiseAnd", ex, one), zero);
+  V<E> even = Cmp(e, "Equal", BitwiseAnd(e, ex, one), zero);
   V<E> special = Select(e, Cmp(e, "Equal", base, one), one,
                         Select(e, Cmp(e, "Equal", base, minus_one),
                                Select(e, even, one, minus_one), zero));
@@ -699,10 +773,10 @@ absl::Status LowerIsFinite(E& e) {
                        DType::kBool));
 }
 
-// not/and/or/xor: logical on bool, bitwise on integers.
+// not/and/or/xor: logical on bool, bitwise on integers (`op` is unset for
+// not).
 template <class E>
-absl::Status Bitwise(E& e, absl::string_view logical,
-                     absl::string_view bitwise) {
+absl::Status Bitwise(E& e, absl::string_view logical, std::optional<BitOp> op) {
   const DType d = e.OutType();
   if (d != DType::kBool && !jaxpr::IsInteger(d)) {
     return Refuse(e.eqn(), d, "only bool and integers");
@@ -712,7 +786,9 @@ absl::Status Bitwise(E& e, absl::string_view logical,
     J2O_ASSIGN_OR_RETURN(V<E> x, e.In(i));
     xs.push_back(x);
   }
-  return e.SetOut(e.Op(d == DType::kBool ? logical : bitwise, xs, d));
+  if (d == DType::kBool) return e.SetOut(e.Op(logical, xs, d));
+  if (!op.has_value()) return e.SetOut(BitwiseNot(e, xs[0]));
+  return e.SetOut(BitwiseBin(e, *op, xs[0], xs[1]));
 }
 
 // Shifts in the unsigned carrier: amounts are read as unsigned like XLA, so
@@ -723,7 +799,7 @@ template <class E>
 V<E> ToBitCarrier(E& e, V<E> v, int w) {
   const DType u = BitCarrier(e.TypeOf(v));
   v = Cast(e, v, u);
-  if (w < BitWidth(u)) v = Bin(e, "BitwiseAnd", v, LowMask(e, u, w));
+  if (w < BitWidth(u)) v = BitwiseAnd(e, v, LowMask(e, u, w));
   return v;
 }
 template <class E>
@@ -744,9 +820,10 @@ absl::Status Shift(E& e, ShiftKind kind) {
                    IConst(e, u, static_cast<int64_t>(uint64_t{1} << (w - 1))));
     V<E> flip_mask = Bin(e, "Mul", Cast(e, neg, u), LowMask(e, u, w));
     V<E> clamped = Bin(e, "Min", n, IConst(e, u, w - 1));
-    r = Bin(e, "BitwiseXor",
-            e.BitShift(Bin(e, "BitwiseXor", x, flip_mask), clamped, false),
-            flip_mask);
+    r = BitwiseBin(
+        e, BitOp::kXor,
+        e.BitShift(BitwiseBin(e, BitOp::kXor, x, flip_mask), clamped, false),
+        flip_mask);
   } else {
     V<E> in_range = Cmp(e, "Less", n, IConst(e, u, w));
     r = Bin(e, "Mul", e.BitShift(x, n, kind == ShiftKind::kLeft),
@@ -773,7 +850,7 @@ absl::Status LowerClz(E& e) {
   V<E> x = ToBitCarrier(e, x0, w);
   const DType u = e.TypeOf(x);
   for (int s = 1; s < w; s *= 2) {
-    x = Bin(e, "BitwiseOr", x, e.BitShift(x, IConst(e, u, s), false));
+    x = BitwiseBin(e, BitOp::kOr, x, e.BitShift(x, IConst(e, u, s), false));
   }
   return SetOutCast(e, Bin(e, "Sub", IConst(e, u, w), PopCount(e, x)));
 }
@@ -1042,10 +1119,10 @@ const std::vector<Rule<E>>& Rules() {
       {"erf_inv", &LowerErfInv<E>, {"Log", "Sqrt", "Mul", "Add", "Where"}, "Giles' f32 polynomial (as XLA for f32); f64 refused"},
       {"integer_pow", &LowerIntegerPow<E>, {"Mul", "Div", "Expand"}, "square-and-multiply rounding per multiply like JAX's lowering"},
       {"square", &LowerSquare<E>, {"Mul"}, ""},
-      {"not", +[](E& e) -> S { return Bitwise(e, "Not", "BitwiseNot"); }, {"Not", "BitwiseNot"}, ""},
-      {"and", +[](E& e) -> S { return Bitwise(e, "And", "BitwiseAnd"); }, {"And", "BitwiseAnd"}, ""},
-      {"or", +[](E& e) -> S { return Bitwise(e, "Or", "BitwiseOr"); }, {"Or", "BitwiseOr"}, ""},
-      {"xor", +[](E& e) -> S { return Bitwise(e, "Xor", "BitwiseXor"); }, {"Xor", "BitwiseXor"}, ""},
+      {"not", +[](E& e) -> S { return Bitwise(e, "Not", std::nullopt); }, {"Not", "BitwiseNot", "BitShift", "Slice"}, "opset 17: bit planes"},
+      {"and", +[](E& e) -> S { return Bitwise(e, "And", BitOp::kAnd); }, {"And", "BitwiseAnd", "BitShift", "Slice"}, "opset 17: bit planes"},
+      {"or", +[](E& e) -> S { return Bitwise(e, "Or", BitOp::kOr); }, {"Or", "BitwiseOr", "BitShift", "Slice"}, "opset 17: bit planes"},
+      {"xor", +[](E& e) -> S { return Bitwise(e, "Xor", BitOp::kXor); }, {"Xor", "BitwiseXor", "BitShift", "Slice"}, "opset 17: bit planes"},
       {"shift_left", +[](E& e) -> S { return Shift(e, ShiftKind::kLeft); }, {"BitShift", "Mul", "Less"}, "in an unsigned carrier; amounts >= width give 0"},
       {"shift_right_logical", +[](E& e) -> S { return Shift(e, ShiftKind::kRightLogical); }, {"BitShift", "Mul", "Less"}, "in an unsigned carrier; amounts >= width give 0"},
       {"shift_right_arithmetic", +[](E& e) -> S { return Shift(e, ShiftKind::kRightArithmetic); }, {"BitShift", "BitwiseXor", "Min"}, "~(~x >> n) for negative x; amounts >= width give the sign fill"},

@@ -36,6 +36,7 @@ class LegacyEmitter {
   LegacyEmitter(State& s, const jaxpr::Eqn& eqn) : s_(s), eqn_(eqn) {}
 
   const jaxpr::Eqn& eqn() const { return eqn_; }
+  int opset() const { return s_.opset(); }
   const jaxpr::Aval& InAval(int i) const { return State::InAval(eqn_, i); }
   const jaxpr::Aval& OutAval() const { return State::OutAval(eqn_, 0); }
   DType InType(int i) const { return State::InDType(eqn_, i); }

@@ -36,6 +36,7 @@ class IrEmitter {
       : ctx_(ctx), eqn_(eqn) {}
 
   const jaxpr::Eqn& eqn() const { return eqn_; }
+  int opset() const { return ctx_.opset(); }
   const jaxpr::Aval& InAval(int i) const {
     return LoweringContext::InAval(eqn_, i);
   }
