@@ -1024,6 +1024,50 @@ absl::Status LowerNextAfter(E& e) {
 
 // erf_inv for 32-bit and narrower floats: Giles' single-precision
 // polynomial, the one XLA uses for f32; |x| = 1 gives +-inf.
+// digamma as the reference interpreter computes it, in f64 for every float
+// dtype (rounded once): psi(x) = psi(1 - x) - pi / tan(pi x) for x < 0; six
+// recurrence steps psi(y) = psi(y + 6) - sum_k 1 / (y + k); the asymptotic
+// series at y + 6. Non-positive integers (poles) and -inf give NaN, as XLA.
+template <class E>
+absl::Status LowerDigamma(E& e) {
+  const DType d = e.OutType();
+  if (!jaxpr::IsFloat(e.InType(0))) {
+    return Refuse(e.eqn(), e.InType(0), "only floating dtypes are accepted");
+  }
+  constexpr DType c = DType::kF64;
+  J2O_ASSIGN_OR_RETURN(V<E> x0, e.In(0));
+  V<E> x = Cast(e, x0, c);
+  V<E> zero = FConst(e, c, 0.0);
+  V<E> one = FConst(e, c, 1.0);
+  V<E> negative = Cmp(e, "Less", x, zero);
+  V<E> y = Select(e, negative, Bin(e, "Sub", one, x), x);
+  V<E> shift = zero;
+  for (int k = 0; k < 6; ++k) {
+    shift = Bin(e, "Sub", shift, Bin(e, "Div", one, y));
+    y = Bin(e, "Add", y, one);
+  }
+  V<E> inv = Bin(e, "Div", one, y);
+  V<E> inv2 = Bin(e, "Mul", inv, inv);
+  V<E> poly = FConst(e, c, 1.0 / 132);
+  for (double coeff : {1.0 / 240, 1.0 / 252, 1.0 / 120, 1.0 / 12}) {
+    poly = Bin(e, "Sub", FConst(e, c, coeff), Bin(e, "Mul", inv2, poly));
+  }
+  V<E> psi = Bin(
+      e, "Add", shift,
+      Bin(e, "Sub",
+          Bin(e, "Sub", Un(e, "Log", y), Bin(e, "Mul", FConst(e, c, 0.5), inv)),
+          Bin(e, "Mul", inv2, poly)));
+  const double pi = 3.14159265358979323846;
+  V<E> pix = Bin(e, "Mul", FConst(e, c, pi), x);
+  V<E> reflected =
+      Bin(e, "Sub", psi, Bin(e, "Div", FConst(e, c, pi), TanF64(e, pix)));
+  psi = Select(e, negative, reflected, psi);
+  V<E> pole = AndB(e, Cmp(e, "LessOrEqual", x, zero),
+                   Cmp(e, "Equal", Un(e, "Floor", x), x));
+  psi = Select(e, pole, FConst(e, c, std::nan("")), psi);
+  return e.SetOut(Cast(e, psi, d));
+}
+
 template <class E>
 absl::Status LowerErfInv(E& e) {
   const DType d = e.OutType();
@@ -1116,6 +1160,7 @@ const std::vector<Rule<E>>& Rules() {
       {"atanh", +[](E& e) -> S { return F32OnlyFloat<E>(e, "Atanh", &AtanhF64<E>); }, {"Atanh", "Log"}, "f64 via log1p (ORT Atanh is f32-only)"},
       {"erf", +[](E& e) -> S { return LowerErf(e, false); }, {"Erf"}, "f64 refused: ORT Erf is f32-only"},
       {"erfc", +[](E& e) -> S { return LowerErf(e, true); }, {"Exp"}, "Numerical Recipes erfcc in f64 (rel. error < 1.2e-7); f64 refused"},
+      {"digamma", &LowerDigamma<E>, {"Log", "Sin", "Cos", "Floor", "Div", "Where"}, "in f64: reflection, 6 recurrence steps, asymptotic series (as the interpreter)"},
       {"erf_inv", &LowerErfInv<E>, {"Log", "Sqrt", "Mul", "Add", "Where"}, "Giles' f32 polynomial (as XLA for f32); f64 refused"},
       {"integer_pow", &LowerIntegerPow<E>, {"Mul", "Div", "Expand"}, "square-and-multiply rounding per multiply like JAX's lowering"},
       {"square", &LowerSquare<E>, {"Mul"}, ""},

@@ -8,9 +8,10 @@
 // padding is a Slice (negative parts) then Conv pads, rhs_dilation becomes
 // Conv dilations, feature_group_count Conv's group, batch_group_count is
 // folded into groups (lhs batch split group-major, as XLA does). ONNX
-// Runtime's CPU Conv has only float kernels, so every convolution runs in
-// f32 and is cast to the output dtype; f64 and integer types wider than 8
-// bits are refused with a precise error (f32 would round them).
+// Runtime's CPU Conv has only float kernels: f32/f16/bf16 and 8-bit integer
+// convolutions (exact in f32 up to 1024 products per output) use Conv; f64
+// and wider integers are computed exactly without Conv (ExactConv: strided
+// Slices and grouped MatMuls in f64 or wrapping i64).
 //
 // reduce_window: padding and base-dilation holes take the op's identity (XLA
 // skips them), a generic reduce_window's init joins each window once; windows
@@ -132,6 +133,102 @@ V<E> Transpose(E& e, V<E> x, jaxpr::DType dtype,
   return e.Op("Transpose", {x}, dtype, {OpAttr::Ints("perm", perm)});
 }
 
+// ONNX Conv semantics (x: N,C,spatial; w: M,C/group,kernel; pads, strides,
+// dilations, group) computed exactly in `dtype` (i64 or f64), where ONNX
+// Runtime has no Conv kernel: after one Pad, each kernel offset contributes
+// a strided Slice of x contracted with that offset's weights by a grouped
+// MatMul ([N,O...,g,1,C/g] x [g,C/g,M/g]); the contributions are added. The
+// kernel must be static. Returns N,M,spatial like Conv.
+template <class E>
+absl::StatusOr<V<E>> ExactConv(E& e, V<E> x, V<E> w, jaxpr::DType dtype,
+                               const std::vector<jaxpr::DimExpr>& w_shape,
+                               const std::vector<int64_t>& strides,
+                               const std::vector<int64_t>& dilations,
+                               const std::vector<int64_t>& pads,
+                               int64_t group) {
+  const int spatial = static_cast<int>(w_shape.size()) - 2;
+  for (const jaxpr::DimExpr& d : w_shape) {
+    if (!d.is_constant()) {
+      return absl::UnimplementedError(
+          absl::StrCat("conv_general_dilated on ", jaxpr::ShortName(dtype),
+                       " with the symbolic kernel dimension '", d.ToString(),
+                       "': the exact (non-Conv) path needs a static kernel"));
+    }
+  }
+  std::vector<int64_t> kernel;
+  int64_t offsets = 1;
+  for (int i = 0; i < spatial; ++i) {
+    kernel.push_back(w_shape[2 + i].constant_value());
+    offsets *= kernel.back();
+  }
+  if (offsets > 4096) {
+    return absl::UnimplementedError(absl::StrCat(
+        "conv_general_dilated on ", jaxpr::ShortName(dtype), " with ", offsets,
+        " kernel offsets: the exact path unrolls at most 4096"));
+  }
+  const int64_t m = w_shape[0].constant_value();
+  const int64_t cg = w_shape[1].constant_value();
+  const int64_t mg = m / group;
+  const int rank = spatial + 2;
+  // One Pad for all spatial axes.
+  std::vector<int64_t> pad_all(2 * rank, 0);
+  bool any_pad = false;
+  for (int i = 0; i < spatial; ++i) {
+    pad_all[2 + i] = pads[i];
+    pad_all[rank + 2 + i] = pads[spatial + i];
+    any_pad = any_pad || pads[i] != 0 || pads[spatial + i] != 0;
+  }
+  if (any_pad) {
+    x = e.Op("Pad",
+             {x, e.ConstI64(pad_all),
+              e.Const(jaxpr::Array::ScalarFromDouble(dtype, 0))},
+             dtype);
+  }
+  // Rows laid out N,O...,C for the contraction.
+  std::vector<int64_t> to_last = {0};
+  for (int i = 0; i < spatial; ++i) to_last.push_back(2 + i);
+  to_last.push_back(1);
+  // Reshape's 0 copies N and O... (which may be symbolic).
+  std::vector<int64_t> split_channels(spatial + 1, 0);
+  split_channels.insert(split_channels.end(), {group, 1, cg});
+  std::vector<int64_t> merge_channels(spatial + 1, 0);
+  merge_channels.push_back(m);
+  std::vector<int64_t> spatial_axes;
+  for (int i = 0; i < spatial; ++i) spatial_axes.push_back(2 + i);
+  std::optional<V<E>> sum;
+  std::vector<int64_t> k(spatial, 0);
+  for (int64_t n = 0; n < offsets; ++n) {
+    std::vector<int64_t> starts, ends, w_starts, w_ends;
+    for (int i = 0; i < spatial; ++i) {
+      starts.push_back(k[i] * dilations[i]);
+      const int64_t tail = (kernel[i] - 1 - k[i]) * dilations[i];
+      ends.push_back(tail == 0 ? std::numeric_limits<int64_t>::max() : -tail);
+      w_starts.push_back(k[i]);
+      w_ends.push_back(k[i] + 1);
+    }
+    V<E> xk = e.Op("Slice",
+                   {x, e.ConstI64(starts), e.ConstI64(ends),
+                    e.ConstI64(spatial_axes), e.ConstI64(strides)},
+                   dtype);
+    xk = Transpose(e, xk, dtype, to_last);
+    xk = e.Op("Reshape", {xk, e.ConstI64(split_channels)}, dtype);
+    V<E> wk = e.Op(
+        "Slice",
+        {w, e.ConstI64(w_starts), e.ConstI64(w_ends), e.ConstI64(spatial_axes)},
+        dtype);
+    wk = e.Op("Reshape", {wk, e.ConstI64({group, mg, cg})}, dtype);
+    wk = e.Op("Transpose", {wk}, dtype, {OpAttr::Ints("perm", {0, 2, 1})});
+    V<E> yk = e.Op("MatMul", {xk, wk}, dtype);
+    sum = sum ? e.Op("Add", {*sum, yk}, dtype) : yk;
+    for (int i = spatial - 1; i >= 0; --i) {
+      if (++k[i] < kernel[i]) break;
+      k[i] = 0;
+    }
+  }
+  V<E> y = e.Op("Reshape", {*sum, e.ConstI64(merge_channels)}, dtype);
+  return Transpose(e, y, dtype, InversePerm(to_last));
+}
+
 }  // namespace window_internal
 
 template <class E>
@@ -155,25 +252,6 @@ absl::Status LowerConv(E& e) {
     return absl::UnimplementedError(
         "conv_general_dilated on complex operands: ONNX has no complex Conv");
   }
-  // ONNX Runtime's CPU Conv has only f32 (and f16) kernels. f32 holds every
-  // product and partial sum of 8-bit integers exactly (< 2^24 for up to 1024
-  // terms per output); wider types would be rounded, so they are refused.
-  const DType compute = DType::kF32;
-  auto exact_in_f32 = [](DType d) {
-    return d == DType::kF32 || d == DType::kF16 || d == DType::kBF16 ||
-           d == DType::kBool || d == DType::kI8 || d == DType::kU8;
-  };
-  // An integer output only receives the exact f32 result of 8-bit inputs.
-  for (DType d : {lhs.dtype, rhs.dtype, out_dtype}) {
-    if (!exact_in_f32(d) &&
-        !(d == out_dtype && jaxpr::IsInteger(d) &&
-          jaxpr::IsInteger(lhs.dtype) && exact_in_f32(lhs.dtype))) {
-      return absl::UnimplementedError(absl::StrCat(
-          "conv_general_dilated on ", jaxpr::ShortName(d),
-          ": ONNX Runtime's Conv computes only in f32, which cannot hold ",
-          jaxpr::ShortName(d), " convolutions exactly"));
-    }
-  }
   // An empty output (window larger than the padded input): ORT's Conv
   // rejects it, and it has no elements to compute anyway.
   for (const jaxpr::DimExpr& d : eqn.outputs[0]->aval.shape) {
@@ -187,17 +265,41 @@ absl::Status LowerConv(E& e) {
                out_dtype));
     }
   }
+  // ONNX Runtime's CPU Conv has only f32 (and f16) kernels. f32 holds every
+  // product and partial sum of 8-bit integers exactly (< 2^24 for up to 1024
+  // terms per output), so those use Conv; other integers and f64 take the
+  // exact path (ExactConv: Slices and MatMul in i64, whose wraparound gives
+  // the low bits of any narrower integer result, or in f64).
+  auto exact_in_f32 = [](DType d) {
+    return d == DType::kF32 || d == DType::kF16 || d == DType::kBF16 ||
+           d == DType::kBool || d == DType::kI8 || d == DType::kU8;
+  };
   int64_t terms = 1;
   for (int i = 1; i < rank; ++i) {
     const jaxpr::DimExpr& d = rhs.shape[p.rhs_spec[i]];
     terms *= d.is_constant() ? d.constant_value() : 1 << 30;
   }
-  if (jaxpr::IsInteger(lhs.dtype) && terms > 1024) {
-    return absl::UnimplementedError(absl::StrCat(
-        "conv_general_dilated on ", jaxpr::ShortName(lhs.dtype), " with ",
-        terms,
-        " products per output: f32 (ONNX Runtime's only Conv type) "
-        "is exact for at most 1024"));
+  bool use_conv = !(jaxpr::IsInteger(lhs.dtype) && terms > 1024);
+  for (DType d : {lhs.dtype, rhs.dtype, out_dtype}) {
+    // An integer output only receives the exact f32 result of 8-bit inputs.
+    if (!exact_in_f32(d) &&
+        !(d == out_dtype && jaxpr::IsInteger(d) &&
+          jaxpr::IsInteger(lhs.dtype) && exact_in_f32(lhs.dtype))) {
+      use_conv = false;
+    }
+  }
+  DType compute = DType::kF32;
+  if (!use_conv) {
+    // XLA converts both operands to the result type before accumulating.
+    if (jaxpr::IsFloat(out_dtype)) {
+      compute = DType::kF64;
+    } else if (jaxpr::IsInteger(out_dtype)) {
+      compute = DType::kI64;
+    } else {
+      return absl::UnimplementedError(absl::StrCat(
+          "conv_general_dilated producing ", jaxpr::ShortName(out_dtype),
+          " from ", jaxpr::ShortName(lhs.dtype), " operands"));
+    }
   }
   J2O_ASSIGN_OR_RETURN(auto x, e.In(0));
   J2O_ASSIGN_OR_RETURN(auto w, e.In(1));
@@ -291,7 +393,15 @@ absl::Status LowerConv(E& e) {
                                OpAttr::Ints("dilations", p.rhs_dilation),
                                OpAttr::Ints("pads", pads),
                                OpAttr::Int("group", group)};
-  auto y = e.Op("Conv", {x, w}, compute, std::move(attrs));
+  wi::V<E> y;
+  if (use_conv) {
+    y = e.Op("Conv", {x, w}, compute, std::move(attrs));
+  } else {
+    std::vector<jaxpr::DimExpr> w_shape;
+    for (int64_t a : p.rhs_spec) w_shape.push_back(rhs.shape[a]);
+    J2O_ASSIGN_OR_RETURN(y, wi::ExactConv(e, x, w, compute, w_shape, p.strides,
+                                          p.rhs_dilation, pads, group));
+  }
   if (compute != out_dtype) {
     y = e.Op("Cast", {y}, out_dtype,
              {OpAttr::Int("to", OnnxTypeOf(out_dtype))});

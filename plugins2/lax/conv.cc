@@ -27,13 +27,15 @@ void RegisterConv() {
   plugin::Registry& registry = plugin::Registry::Global();
   registry.RegisterIr(
       "conv_general_dilated", &LowerConv,
-      {{"Conv", "Transpose", "Gather", "Where", "Slice", "Reshape", "Cast"},
+      {{"Conv", "MatMul", "Pad", "Transpose", "Gather", "Where", "Slice",
+        "Reshape", "Cast"},
        plugin::kMinOpset,
        "any dimension numbers via Transpose; lhs_dilation built with "
        "Gather+Where (static spatial dims); negative padding sliced; "
-       "batch_group_count folded into groups; computed in f32 (ORT has no "
-       "other Conv kernel): f64 and ints wider than 8 bits refused, 8-bit "
-       "ints exact up to 1024 products per output"});
+       "batch_group_count folded into groups; Conv in f32 for floats and "
+       "8-bit ints (exact up to 1024 products per output); f64 and wider "
+       "ints exactly via strided Slices + grouped MatMul (static kernel, at "
+       "most 4096 offsets)"});
   for (const char* prim : {"reduce_window_sum", "reduce_window_max",
                            "reduce_window_min", "reduce_window"}) {
     registry.RegisterIr(
