@@ -17,6 +17,7 @@
 #define JAX2ONNX_PLUGIN_GATHER_SCATTER_PLAN_H_
 
 #include <cstdint>
+#include <functional>
 #include <limits>
 #include <numeric>
 #include <string>
@@ -114,6 +115,15 @@ absl::StatusOr<std::vector<jaxpr::DimExpr>> ParseSliceSizes(
 //   absl::StatusOr<Value> DimValue(const jaxpr::DimExpr&);
 //   absl::StatusOr<Value> ShapeValue(const std::vector<jaxpr::DimExpr>&);
 //   absl::Status SetOutput(const jaxpr::Eqn&, int, Value);
+//   absl::StatusOr<std::vector<Value>> Loop(Value trip_count,
+//       std::vector<Value> inits, const std::vector<jaxpr::DType>& dtypes,
+//       const LoopBody<Value>& body);  // ONNX Loop; returns final carries
+
+// Emits a Loop body: given the iteration number (int64 scalar) and the
+// carried values, returns the next carried values.
+template <typename Value>
+using LoopBody = std::function<absl::StatusOr<std::vector<Value>>(
+    Value iter, const std::vector<Value>& carried)>;
 
 struct OnnxAttr {
   enum class Kind { kInt, kInts, kString };
@@ -367,6 +377,10 @@ class IndexingEmitter {
   }
 
   absl::StatusOr<V> ScatterCore(const jaxpr::Eqn& eqn, const ScatterPlan& p);
+  // ScatterND(data, indices, updates) one index row at a time in a Loop
+  // (kMin/kMax combine with the value already there; others overwrite).
+  absl::StatusOr<V> SequentialScatter(V data, V indices, V updates, DType dtype,
+                                      ScatterReduction reduction);
 
   B& b_;
 };
@@ -517,6 +531,51 @@ absl::Status IndexingEmitter<B>::Scatter(const jaxpr::Eqn& eqn) {
 }
 
 template <typename B>
+absl::StatusOr<typename B::Value> IndexingEmitter<B>::SequentialScatter(
+    V data, V indices, V updates, DType dtype, ScatterReduction reduction) {
+  // Rows [R, C] and their updates [R, data.shape[C:]...].
+  V idx_shape = Op("Shape", {indices}, DType::kI64);
+  V c = SliceAxis(idx_shape, 0, b_.ConstI64({-1}),
+                  b_.ConstI64({std::numeric_limits<int64_t>::max()}),
+                  DType::kI64);
+  V rows =
+      Op("Reshape", {indices, Concat({b_.ConstI64({-1}), c}, 0, DType::kI64)},
+         DType::kI64);
+  V data_shape = Op("Shape", {data}, DType::kI64);
+  V window =
+      Op("Slice",
+         {data_shape, c, b_.ConstI64({std::numeric_limits<int64_t>::max()}),
+          b_.ConstI64({0})},
+         DType::kI64);
+  V row_updates =
+      Op("Reshape",
+         {updates, Concat({b_.ConstI64({-1}), window}, 0, DType::kI64)}, dtype);
+  V trip =
+      Op("Gather", {Op("Shape", {rows}, DType::kI64), b_.ConstI64Scalar(0)},
+         DType::kI64, {OnnxAttr::Int("axis", 0)});
+  J2O_ASSIGN_OR_RETURN(
+      std::vector<V> outs,
+      b_.Loop(trip, {data}, {dtype},
+              [&](V iter, const std::vector<V>& carried)
+                  -> absl::StatusOr<std::vector<V>> {
+                V at = Unsqueeze(iter, {0}, DType::kI64);
+                V row = Op("Gather", {rows, at}, DType::kI64,
+                           {OnnxAttr::Int("axis", 0)});
+                V upd = Op("Gather", {row_updates, at}, dtype,
+                           {OnnxAttr::Int("axis", 0)});
+                if (reduction == ScatterReduction::kMin ||
+                    reduction == ScatterReduction::kMax) {
+                  V current = Op("GatherND", {carried[0], row}, dtype);
+                  upd = Op(reduction == ScatterReduction::kMin ? "Min" : "Max",
+                           {current, upd}, dtype);
+                }
+                return std::vector<V>{
+                    Op("ScatterND", {carried[0], row, upd}, dtype)};
+              }));
+  return outs[0];
+}
+
+template <typename B>
 absl::StatusOr<typename B::Value> IndexingEmitter<B>::ScatterCore(
     const jaxpr::Eqn& eqn, const ScatterPlan& p) {
   const jaxpr::Aval& op_aval = InAvalOf(eqn, 0);
@@ -532,21 +591,17 @@ absl::StatusOr<typename B::Value> IndexingEmitter<B>::ScatterCore(
         absl::StrCat(prim, ": rank-0 operand is not supported"));
   }
   const bool drop = p.mode != IndexMode::kClip && K > 0;
-  const bool dedup =
-      p.reduction == ScatterReduction::kNone && !p.unique_indices;
-  if (dedup && b_.opset() < 18) {
-    return absl::UnimplementedError(absl::StrCat(
-        prim, " without unique_indices at opset ", b_.opset(),
-        ": making duplicate indices deterministic (last update wins, as "
-        "XLA) needs ScatterND reduction='max' (opset 18)"));
-  }
-  if ((p.reduction == ScatterReduction::kMin ||
-       p.reduction == ScatterReduction::kMax) &&
-      b_.opset() < 18) {
-    return absl::UnimplementedError(
-        absl::StrCat(prim, " at opset ", b_.opset(),
-                     ": ScatterND reduction='min'/'max' needs opset 18"));
-  }
+  const bool min_max = p.reduction == ScatterReduction::kMin ||
+                       p.reduction == ScatterReduction::kMax;
+  // Below opset 18 ScatterND has no min/max reduction, and making duplicate
+  // indices deterministic needs reduction='max': such scatters apply their
+  // index rows one at a time in a Loop instead (in order, so the last
+  // duplicate wins as in XLA; min/max read the current value back).
+  const bool sequential =
+      b_.opset() < 18 && (min_max || (p.reduction == ScatterReduction::kNone &&
+                                      !p.unique_indices));
+  const bool dedup = !sequential && p.reduction == ScatterReduction::kNone &&
+                     !p.unique_indices;
   // The dtype the reduction runs in.
   DType cd = dt;
   bool flip_u64 = false;
@@ -567,7 +622,11 @@ absl::StatusOr<typename B::Value> IndexingEmitter<B>::ScatterCore(
     }
     case ScatterReduction::kMin:
     case ScatterReduction::kMax:
-      if (dt == DType::kU64) {
+      if (sequential) {
+        // Elementwise Min/Max order every dtype ORT has them for.
+        J2O_ASSIGN_OR_RETURN(
+            cd, ComputeDType(dt, ArithUse::kElementwiseOrdering, prim));
+      } else if (dt == DType::kU64) {
         cd = DType::kI64;
         flip_u64 = true;
       } else {
@@ -721,7 +780,13 @@ absl::StatusOr<typename B::Value> IndexingEmitter<B>::ScatterCore(
   if (reduction != "none") {
     attrs.push_back(OnnxAttr::String("reduction", reduction));
   }
-  V out = Op("ScatterND", {data, indices, upd}, cd, std::move(attrs));
+  V out;
+  if (sequential) {
+    J2O_ASSIGN_OR_RETURN(
+        out, SequentialScatter(data, indices, upd, cd, p.reduction));
+  } else {
+    out = Op("ScatterND", {data, indices, upd}, cd, std::move(attrs));
+  }
   if (scratch) out = SliceAxis(out, 0, b_.ConstI64({0}), dim0, cd);
   std::vector<int64_t> inv(op_perm.size());
   for (size_t i = 0; i < op_perm.size(); ++i) inv[op_perm[i]] = int64_t(i);

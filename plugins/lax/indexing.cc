@@ -67,6 +67,42 @@ class LegacyBuilder {
   absl::Status SetOutput(const jaxpr::Eqn& eqn, int i, const Value& v) {
     return s_.SetOutput(eqn, i, v);
   }
+  absl::StatusOr<std::vector<Value>> Loop(
+      Value trip_count, std::vector<Value> inits,
+      const std::vector<jaxpr::DType>& dtypes,
+      const plugin::LoopBody<Value>& body) {
+    std::vector<converter::ValueInfo> infos;
+    for (jaxpr::DType d : dtypes) {
+      J2O_ASSIGN_OR_RETURN(int code, plugin::OnnxDType(d));
+      infos.push_back(converter::ValueInfo::UnknownShape(code));
+    }
+    J2O_ASSIGN_OR_RETURN(
+        onnx::GraphProto graph,
+        s_.BuildSubgraph(
+            "scatter_rows", [&]() -> absl::StatusOr<std::vector<Value>> {
+              Value iter = s_.AddGraphInput(
+                  "row",
+                  converter::ValueInfo::Tensor(onnx::TensorProto::INT64, {}));
+              Value cond = s_.AddGraphInput(
+                  "cond",
+                  converter::ValueInfo::Tensor(onnx::TensorProto::BOOL, {}));
+              std::vector<Value> carried;
+              for (const converter::ValueInfo& info : infos) {
+                carried.push_back(s_.AddGraphInput("carried", info));
+              }
+              J2O_ASSIGN_OR_RETURN(std::vector<Value> next,
+                                   body(iter, carried));
+              std::vector<Value> outs = {s_.AddNode(
+                  "Identity", {cond},
+                  converter::ValueInfo::Tensor(onnx::TensorProto::BOOL, {}))};
+              outs.insert(outs.end(), next.begin(), next.end());
+              return outs;
+            }));
+    std::vector<Value> loop_in = {trip_count, ""};
+    loop_in.insert(loop_in.end(), inits.begin(), inits.end());
+    return s_.AddNodeMulti("Loop", std::move(loop_in), infos,
+                           {converter::AttrGraph("body", std::move(graph))});
+  }
 
  private:
   State& s_;
@@ -100,11 +136,13 @@ void RegisterIndexing() {
                     "GatherND (batch_dims); else index grid + GatherND"});
   for (const char* name : {"scatter", "scatter-add", "scatter-sub",
                            "scatter-mul", "scatter-min", "scatter-max"}) {
-    r.RegisterLegacy(name, &LowerScatter,
-                     {{"ScatterND", "Concat", "Slice", "Where"},
-                      17,
-                      "dropped windows and losing duplicates go to a scratch "
-                      "row; min/max and non-unique scatter need opset 18"});
+    r.RegisterLegacy(
+        name, &LowerScatter,
+        {{"ScatterND", "Concat", "Slice", "Where", "Loop", "GatherND"},
+         17,
+         "dropped windows and losing duplicates go to a scratch "
+         "row; below opset 18 min/max and non-unique scatter "
+         "apply index rows in order in a Loop"});
   }
   r.RegisterLegacy("dynamic_slice", &LowerDynamicSlice,
                    {{"Slice"}, 17, "XLA start clamping"});

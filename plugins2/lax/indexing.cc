@@ -3,6 +3,7 @@
 // emission recipe live in plugin/gather_scatter_plan.h and are shared with
 // the legacy pipeline; this file adapts LoweringContext to the recipe's
 // builder interface and registers the lowerings.
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -67,6 +68,50 @@ class IrBuilder {
   absl::Status SetOutput(const jaxpr::Eqn& eqn, int i, Value v) {
     return ctx_.SetOutput(eqn, i, v);
   }
+  absl::StatusOr<std::vector<Value>> Loop(
+      Value trip_count, std::vector<Value> inits,
+      const std::vector<jaxpr::DType>& dtypes,
+      const plugin::LoopBody<Value>& body) {
+    std::vector<int> codes;
+    for (jaxpr::DType d : dtypes) {
+      J2O_ASSIGN_OR_RETURN(int code, plugin::OnnxDType(d));
+      codes.push_back(code);
+    }
+    J2O_ASSIGN_OR_RETURN(
+        std::unique_ptr<ir::Graph> graph,
+        ctx_.BuildSubgraph(
+            "scatter_rows", [&]() -> absl::StatusOr<std::vector<Value>> {
+              Value iter = ctx_.AddGraphInput(
+                  "row",
+                  ir::Type::Tensor(onnx::TensorProto::INT64, ir::Shape{}));
+              Value cond = ctx_.AddGraphInput(
+                  "cond",
+                  ir::Type::Tensor(onnx::TensorProto::BOOL, ir::Shape{}));
+              std::vector<Value> carried;
+              for (int code : codes) {
+                carried.push_back(
+                    ctx_.AddGraphInput("carried", ir::Type::Tensor(code)));
+              }
+              J2O_ASSIGN_OR_RETURN(std::vector<Value> next,
+                                   body(iter, carried));
+              Value cond_out = ctx_.Op("Identity", {cond});
+              cond_out->SetType(
+                  ir::Type::Tensor(onnx::TensorProto::BOOL, ir::Shape{}));
+              std::vector<Value> outs = {cond_out};
+              for (size_t k = 0; k < next.size(); ++k) {
+                next[k]->SetType(ir::Type::Tensor(codes[k]));
+                outs.push_back(next[k]);
+              }
+              return outs;
+            }));
+    std::vector<Value> loop_in = {trip_count, nullptr};
+    loop_in.insert(loop_in.end(), inits.begin(), inits.end());
+    std::vector<Value> outs = ctx_.OpMulti(
+        "Loop", std::move(loop_in), static_cast<int>(inits.size()),
+        converter2::Attrs(ir::Attr::GraphValue("body", std::move(graph))));
+    for (size_t k = 0; k < outs.size(); ++k) outs[k]->SetDtype(codes[k]);
+    return outs;
+  }
 
  private:
   LoweringContext& ctx_;
@@ -102,10 +147,11 @@ void RegisterIndexing() {
   for (const char* name : {"scatter", "scatter-add", "scatter-sub",
                            "scatter-mul", "scatter-min", "scatter-max"}) {
     r.RegisterIr(name, &LowerScatter,
-                 {{"ScatterND", "Concat", "Slice", "Where"},
+                 {{"ScatterND", "Concat", "Slice", "Where", "Loop", "GatherND"},
                   17,
                   "dropped windows and losing duplicates go to a scratch "
-                  "row; min/max and non-unique scatter need opset 18"});
+                  "row; below opset 18 min/max and non-unique scatter "
+                  "apply index rows in order in a Loop"});
   }
   r.RegisterIr("dynamic_slice", &LowerDynamicSlice,
                {{"Slice"}, 17, "XLA start clamping"});
