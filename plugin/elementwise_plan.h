@@ -1111,6 +1111,95 @@ absl::Status LowerErfInv(E& e) {
       });
 }
 
+// reduce_precision without a bitcast, in f64 (which holds every value of
+// the narrower floats exactly): the mantissa is rounded half-to-even at the
+// quantum 2^(max(e, emin) - mantissa_bits), e = floor(log2|x|) fixed up
+// against exact powers of two, emin the source's smallest normal exponent
+// (so source subnormals round on their fixed grid, as XLA's integer trick
+// does); then, when exponent_bits is narrower than the source's, results of
+// magnitude >= 2^(reduced_bias + 1) become signed infinities and those below
+// 2^(1 - reduced_bias) signed zeros. Infinities pass; NaN stays NaN.
+// mantissa_bits = 0 is refused: XLA turns NaN into an infinity of the NaN's
+// sign there, which ONNX cannot read.
+template <class E>
+absl::Status LowerReducePrecision(E& e) {
+  const DType d = e.OutType();
+  int src_exponent_bits, src_mantissa_bits;
+  switch (d) {
+    case DType::kF16:
+      src_exponent_bits = 5, src_mantissa_bits = 10;
+      break;
+    case DType::kBF16:
+      src_exponent_bits = 8, src_mantissa_bits = 7;
+      break;
+    case DType::kF32:
+      src_exponent_bits = 8, src_mantissa_bits = 23;
+      break;
+    case DType::kF64:
+      src_exponent_bits = 11, src_mantissa_bits = 52;
+      break;
+    default:
+      return Refuse(e.eqn(), d, "only floating dtypes are accepted");
+  }
+  J2O_ASSIGN_OR_RETURN(int64_t exponent_bits,
+                       e.eqn().params.GetInt("exponent_bits"));
+  J2O_ASSIGN_OR_RETURN(int64_t mantissa_bits,
+                       e.eqn().params.GetInt("mantissa_bits"));
+  if (exponent_bits < 1 || mantissa_bits < 0) {
+    return Refuse(e.eqn(), d,
+                  absl::StrCat("exponent_bits=", exponent_bits,
+                               " mantissa_bits=", mantissa_bits,
+                               " is not a float format"));
+  }
+  if (mantissa_bits == 0) {
+    return Refuse(e.eqn(), d,
+                  "mantissa_bits=0 turns NaN into an infinity of the NaN's "
+                  "sign, which ONNX cannot read without a bitcast");
+  }
+  constexpr DType c = DType::kF64;
+  J2O_ASSIGN_OR_RETURN(V<E> x0, e.In(0));
+  V<E> x = Cast(e, x0, c);
+  V<E> r = x;
+  V<E> zero = FConst(e, c, 0.0);
+  V<E> two = FConst(e, c, 2.0);
+  if (mantissa_bits < src_mantissa_bits) {
+    V<E> a = Un(e, "Abs", x);
+    V<E> e0 = Un(e, "Floor",
+                 Bin(e, "Div", Un(e, "Log", a), FConst(e, c, std::log(2.0))));
+    // Log's rounding can put e0 one off: -1 when 2^e0 > |x|, +1 when
+    // 2^(e0+1) <= |x|.
+    V<E> p0 = Bin(e, "Pow", two, e0);
+    V<E> too_big = Cast(e, Cmp(e, "Greater", p0, a), c);
+    V<E> too_small = Cast(
+        e, Pred(e, "Not", Cmp(e, "Greater", Bin(e, "Mul", p0, two), a)), c);
+    V<E> exp2 = Bin(e, "Add", Bin(e, "Sub", e0, too_big), too_small);
+    const int emin = 2 - (1 << (src_exponent_bits - 1));
+    V<E> q = Bin(e, "Pow", two,
+                 Bin(e, "Sub", Bin(e, "Max", exp2, FConst(e, c, emin)),
+                     FConst(e, c, static_cast<double>(mantissa_bits))));
+    V<E> rounded = Bin(e, "Mul", Un(e, "Round", Bin(e, "Div", x, q)), q);
+    V<E> special = OrB(e, Pred(e, "IsInf", x), Pred(e, "IsNaN", x));
+    r = Select(e, OrB(e, special, Cmp(e, "Equal", x, zero)), x, rounded);
+  }
+  if (exponent_bits < src_exponent_bits) {
+    const int64_t reduced_bias = (int64_t{1} << (exponent_bits - 1)) - 1;
+    V<E> a = Un(e, "Abs", r);
+    V<E> inf = FConst(e, c, std::numeric_limits<double>::infinity());
+    V<E> signed_inf =
+        Select(e, Cmp(e, "Less", r, zero),
+               FConst(e, c, -std::numeric_limits<double>::infinity()), inf);
+    V<E> over = Pred(
+        e, "Not",
+        Cmp(e, "Less", a, FConst(e, c, std::ldexp(1.0, reduced_bias + 1))));
+    V<E> under =
+        Cmp(e, "Less", a, FConst(e, c, std::ldexp(1.0, 1 - reduced_bias)));
+    r = Select(e, under, Bin(e, "Mul", r, zero), r);
+    r = Select(e, AndB(e, over, Pred(e, "Not", Pred(e, "IsNaN", r))),
+               signed_inf, r);
+  }
+  return e.SetOut(Cast(e, r, d));
+}
+
 template <class E>
 absl::Status RefuseAlways(E& e, absl::string_view why) {
   return Refuse(e.eqn(), e.OutType(), why);
@@ -1183,7 +1272,7 @@ const std::vector<Rule<E>>& Rules() {
       {"clamp", &LowerClamp<E>, {"Max", "Min"}, "min(max(lo, x), hi)"},
       {"convert_element_type", &LowerConvert<E>, {"Cast", "Equal", "Not", "Max", "Min", "Where"}, "float->int saturates (NaN -> 0) before Cast"},
       {"nextafter", &LowerNextAfter<E>, {"Log", "Pow", "Floor", "Where"}, "ulp from the binade (log2 corrected by exact powers of two), no bitcast"},
-      {"reduce_precision", +[](E& e) -> S { return RefuseAlways(e, "needs the float's bit pattern, and ONNX has no bitcast between float and integer tensors"); }, {}, "refused"},
+      {"reduce_precision", &LowerReducePrecision<E>, {"Round", "Pow", "Log", "Floor", "Where"}, "arithmetic in f64 (no bitcast): round-half-even at the value's quantum, exponent overflow/underflow to signed inf/zero; mantissa_bits=0 refused"},
   };
   return *rules;
 }
