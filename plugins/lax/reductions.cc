@@ -1,10 +1,8 @@
 // Legacy lowerings of the reduction family:
-// reduce_{sum,max,min,prod,and,or,xor}, argmax/argmin with JAX's NaN rule, and
-// the cumulative scans cumsum (ONNX CumSum) and cumprod/cummax/cummin/
-// cumlogsumexp (a log-step Hillis-Steele scan of Slice/Concat and the
-// elementwise op, exact for every integer dtype; a stable logaddexp for
-// cumlogsumexp). Values are moved to a dtype ONNX Runtime has kernels for
-// (plugin::ComputeDType) and cast back.
+// reduce_{sum,max,min,prod,and,or,xor} and argmax/argmin with JAX's NaN rule,
+// in a dtype ONNX Runtime has kernels for (plugin::ComputeDType) and cast
+// back; the cumulative scans' recipes are shared with the IR pipeline
+// (plugin/scan_plan.h).
 #include <cstdint>
 #include <string>
 #include <type_traits>
@@ -17,7 +15,9 @@
 #include "plugin/lax_plan.h"
 #include "plugin/onnx_types.h"
 #include "plugin/registry.h"
+#include "plugin/scan_plan.h"
 #include "plugins/lax/lax_legacy_ctx.h"
+#include "plugins/lax/legacy_emitter.h"
 #include "plugins/register.h"
 
 namespace jax2onnx::plugins {
@@ -147,121 +147,14 @@ absl::Status LowerArgExtreme(LaxLegacyCtx& ctx, const jaxpr::Eqn& eqn) {
   return ctx.SetOutput(eqn, 0, index);
 }
 
-absl::StatusOr<std::pair<int64_t, bool>> CumulativeParams(const jaxpr::Eqn& eqn,
-                                                          int rank) {
-  J2O_ASSIGN_OR_RETURN(int64_t axis, eqn.params.GetInt("axis"));
-  if (axis < -rank || axis >= rank) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("axis ", axis, " is outside rank ", rank));
-  }
-  if (axis < 0) axis += rank;
-  bool reverse = false;
-  if (eqn.params.Has("reverse")) {
-    J2O_ASSIGN_OR_RETURN(reverse, eqn.params.GetBool("reverse"));
-  }
-  return std::make_pair(axis, reverse);
+absl::Status LowerCumsum(converter::State& s, const jaxpr::Eqn& eqn) {
+  NeutralLegacyEmitter e(s, eqn);
+  return plugin::LowerCumsum(e);
 }
 
-absl::Status LowerCumsum(LaxLegacyCtx& ctx, const jaxpr::Eqn& eqn) {
-  const jaxpr::Aval& in = State::InAval(eqn, 0);
-  J2O_ASSIGN_OR_RETURN(auto params, CumulativeParams(eqn, in.rank()));
-  J2O_ASSIGN_OR_RETURN(
-      DType work,
-      plugin::ComputeDType(in.dtype, ArithUse::kWrapping, eqn.primitive));
-  J2O_ASSIGN_OR_RETURN(std::string x, ctx.Input(eqn, 0));
-  J2O_ASSIGN_OR_RETURN(x, CastTo(ctx, x, work));
-  x = ctx.Op("CumSum", {x, ctx.ConstI64Scalar(params.first)},
-             Attrs(converter::AttrInt("reverse", params.second ? 1 : 0)));
-  J2O_ASSIGN_OR_RETURN(x, CastTo(ctx, x, in.dtype));
-  return ctx.SetOutput(eqn, 0, x);
-}
-
-// log(exp(a) + exp(b)) as max(a, b) + log1p(exp(-|a - b|)), with equal
-// arguments (including equal infinities, where a - b is NaN) giving
-// a + log(2); NaN propagates through Max. log1p(e) for e in [0, 1] is
-// log(u) * e / (u - 1) with u = 1 + e, exact where u rounds to 1.
-absl::StatusOr<std::string> LogAddExp(LaxLegacyCtx& ctx, std::string a,
-                                      std::string b, DType dtype) {
-  auto scalar = [&](double value) -> absl::StatusOr<std::string> {
-    return ctx.ConstScalar(dtype, value);
-  };
-  J2O_ASSIGN_OR_RETURN(std::string zero, scalar(0.0));
-  J2O_ASSIGN_OR_RETURN(std::string one, scalar(1.0));
-  std::string m = ctx.Op("Max", {a, b});
-  std::string d =
-      ctx.Op("Where", {ctx.Op("Equal", {a, b}), zero, ctx.Op("Sub", {a, b})});
-  std::string e = ctx.Op("Exp", {ctx.Op("Neg", {ctx.Op("Abs", {d})})});
-  std::string u = ctx.Op("Add", {one, e});
-  std::string um1 = ctx.Op("Sub", {u, one});
-  std::string exact_one = ctx.Op("Equal", {um1, zero});
-  std::string safe_um1 = ctx.Op("Where", {exact_one, one, um1});
-  std::string log1p = ctx.Op(
-      "Where",
-      {exact_one, e,
-       ctx.Op("Div", {ctx.Op("Mul", {ctx.Op("Log", {u}), e}), safe_um1})});
-  return ctx.Op("Add", {m, log1p});
-}
-
-// cumprod/cummax/cummin/cumlogsumexp as a Hillis-Steele scan: after the
-// step with offset k, element i combines the 2k elements ending at i. Each
-// step is Concat(head, op(tail, shifted)) with Slices, so no identity element
-// (and no fill value that could differ from JAX's) is involved.
-absl::Status LowerCumulativeScan(LaxLegacyCtx& ctx, const jaxpr::Eqn& eqn) {
-  const jaxpr::Aval& in = State::InAval(eqn, 0);
-  J2O_ASSIGN_OR_RETURN(auto params, CumulativeParams(eqn, in.rank()));
-  const auto [axis, reverse] = params;
-  const bool is_prod = eqn.primitive == "cumprod";
-  const bool is_logsumexp = eqn.primitive == "cumlogsumexp";
-  const char* op = is_prod ? "Mul" : eqn.primitive == "cummax" ? "Max" : "Min";
-  if (!in.shape[axis].is_constant()) {
-    return absl::UnimplementedError(absl::StrCat(
-        eqn.primitive, " along symbolic axis ", axis, " of ", in.ToString(),
-        ": the log-step scan needs a static length"));
-  }
-  if (jaxpr::IsComplex(in.dtype) ||
-      (is_logsumexp && !jaxpr::IsFloat(in.dtype))) {
-    return absl::UnimplementedError(
-        absl::StrCat(eqn.primitive, " on ", jaxpr::ShortName(in.dtype)));
-  }
-  const int64_t n = in.shape[axis].constant_value();
-  DType work = in.dtype;
-  if (is_logsumexp) {
-    // f16/bf16 accumulate in f32 and round once at the end.
-    if (work != DType::kF64) work = DType::kF32;
-  } else {
-    J2O_ASSIGN_OR_RETURN(
-        work, plugin::ComputeDType(in.dtype,
-                                   is_prod ? ArithUse::kWrapping
-                                           : ArithUse::kElementwiseOrdering,
-                                   eqn.primitive));
-  }
-  auto combine = [&](std::string a,
-                     std::string b) -> absl::StatusOr<std::string> {
-    if (is_logsumexp) return LogAddExp(ctx, a, b, work);
-    return ctx.Op(op, {a, b});
-  };
-  J2O_ASSIGN_OR_RETURN(std::string x, ctx.Input(eqn, 0));
-  J2O_ASSIGN_OR_RETURN(x, CastTo(ctx, x, work));
-  std::string axes = ctx.ConstI64({axis});
-  auto slice = [&](std::string v, int64_t begin, int64_t end) {
-    return ctx.Op("Slice",
-                  {v, ctx.ConstI64({begin}), ctx.ConstI64({end}), axes});
-  };
-  for (int64_t k = 1; k < n; k *= 2) {
-    if (!reverse) {
-      J2O_ASSIGN_OR_RETURN(std::string combined,
-                           combine(slice(x, k, n), slice(x, 0, n - k)));
-      x = ctx.Op("Concat", {slice(x, 0, k), combined},
-                 Attrs(converter::AttrInt("axis", axis)));
-    } else {
-      J2O_ASSIGN_OR_RETURN(std::string combined,
-                           combine(slice(x, 0, n - k), slice(x, k, n)));
-      x = ctx.Op("Concat", {combined, slice(x, n - k, n)},
-                 Attrs(converter::AttrInt("axis", axis)));
-    }
-  }
-  J2O_ASSIGN_OR_RETURN(x, CastTo(ctx, x, in.dtype));
-  return ctx.SetOutput(eqn, 0, x);
+absl::Status LowerCumulativeScan(converter::State& s, const jaxpr::Eqn& eqn) {
+  NeutralLegacyEmitter e(s, eqn);
+  return plugin::LowerCumulativeScan(e);
 }
 
 }  // namespace
@@ -284,11 +177,10 @@ void RegisterReductions() {
          17,
          "first NaN wins (JAX rule); ties pick the first index"});
   }
-  r.RegisterLegacy("cumsum", &AdaptLegacy<&LowerCumsum>,
-                   {{"CumSum", "Cast"}, 17, ""});
+  r.RegisterLegacy("cumsum", &LowerCumsum, {{"CumSum", "Cast"}, 17, ""});
   for (const char* name : {"cumprod", "cummax", "cummin", "cumlogsumexp"}) {
     r.RegisterLegacy(
-        name, &AdaptLegacy<&LowerCumulativeScan>,
+        name, &LowerCumulativeScan,
         {{"Slice", "Concat", "Mul", "Max", "Min", "Cast", "Exp", "Log"},
          17,
          "log-step scan (cumlogsumexp combines with a stable logaddexp); the "
