@@ -334,15 +334,24 @@ double ErfInv(double y) {
     p = 2.83297682 + p * w;
   }
   double x = p * y;
-  // erf'(x) = 2/sqrt(pi) exp(-x^2). Near |y| = 1 the derivative underflows;
-  // stop when a step stops being finite.
+  // Newton steps on erf(x) = y; erf'(x) = 2/sqrt(pi) exp(-x^2). Beyond
+  // |y| = 1/2 they solve log(erfc(|x|)) = log(1 - |y|) instead (1 - |y| is
+  // exact there): erf(x) - y would cancel, and the log is nearly quadratic in
+  // |x|, so the polynomial's poor start in the far tails (1 - |y| < 1e-9)
+  // still converges in four steps. A step that is not finite is dropped.
   const double two_over_sqrt_pi = 1.1283791670955126;
   for (int i = 0; i < 4; ++i) {
     const double d = two_over_sqrt_pi * std::exp(-x * x);
-    if (d == 0) break;
-    const double step = (std::erf(x) - y) / d;
-    if (!std::isfinite(step)) break;
-    x -= step;
+    if (std::fabs(y) > 0.5) {
+      const double e = std::erfc(std::fabs(x));
+      const double step = (std::log(e) - std::log(1 - std::fabs(y))) * e / d;
+      if (!std::isfinite(step)) break;
+      x = std::copysign(std::fabs(x) + step, y);
+    } else {
+      const double step = (std::erf(x) - y) / d;
+      if (!std::isfinite(step)) break;
+      x -= step;
+    }
   }
   return x;
 }

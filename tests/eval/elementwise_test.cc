@@ -302,6 +302,29 @@ TEST(ElementwiseFloatTest, ErfInvOfKnownValue) {
   EXPECT_EQ(got[2], -kInf);
 }
 
+TEST(ElementwiseFloatTest, ErfInvInvertsLibmErfIntoTheFarTails) {
+  // The oracle is libm: erf(x) = y near the centre, erfc(|x|) = 1 - |y| in
+  // the tails (where 1 - |y| is exact), down to 1 - |y| = 2^-52.
+  std::vector<double> ys = {0.1, -0.3, 0.5, -0.75, 0.999, -0.999999};
+  for (int k = 10; k <= 52; k += 6) ys.push_back(1 - std::ldexp(1.0, -k));
+  ys.push_back(-(1 - std::ldexp(1.0, -52)));
+  const int n = static_cast<int>(ys.size());
+  const std::vector<double> xs = ToDoubles(Eval1(
+      "{ lambda ; a:f64[" + std::to_string(n) +
+          "]. let b:f64[" + std::to_string(n) + "] = erf_inv a in (b,) }",
+      {MakeArray(DType::kF64, {n}, ys)}));
+  for (int i = 0; i < n; ++i) {
+    const double y = ys[i];
+    if (std::fabs(y) <= 0.5) {
+      EXPECT_NEAR(std::erf(xs[i]), y, 1e-15) << "y = " << y;
+    } else {
+      const double q = 1 - std::fabs(y);
+      EXPECT_NEAR(std::erfc(std::fabs(xs[i])) / q, 1.0, 1e-12) << "y = " << y;
+      EXPECT_EQ(std::signbit(xs[i]), std::signbit(y)) << "y = " << y;
+    }
+  }
+}
+
 TEST(ElementwiseSelectTest, SelectNWithThreeCasesClampsTheIndex) {
   const Array which = MakeIntArray(DType::kI32, {5}, {0, 1, 2, -1, 5});
   const Array c0 = MakeIntArray(DType::kI32, {5}, {10, 11, 12, 13, 14});
