@@ -1,6 +1,7 @@
 #include "jaxpr/eval/evaluator.h"
 
 #include <algorithm>
+#include <limits>
 #include <map>
 #include <mutex>
 
@@ -157,7 +158,21 @@ class Interpreter {
       }
       env[jaxpr.invars[i]] = args[i];
     }
-    auto read = [&](const Atom& atom, const Eqn* eqn) -> absl::StatusOr<Array> {
+    // Each value is released after its last reader (moved into that
+    // reader's operands rather than copied), and outputs nobody reads are
+    // never stored, so memory follows the live set, not the whole trace.
+    constexpr size_t kNeverReleased = std::numeric_limits<size_t>::max();
+    absl::flat_hash_map<const Var*, size_t> last_read;
+    for (size_t e = 0; e < jaxpr.eqns.size(); ++e) {
+      for (const Atom& atom : jaxpr.eqns[e].inputs) {
+        if (!atom.is_literal()) last_read[atom.var] = e;
+      }
+    }
+    for (const Atom& atom : jaxpr.outvars) {
+      if (!atom.is_literal()) last_read[atom.var] = kNeverReleased;
+    }
+    auto read = [&](const Atom& atom, const Eqn* eqn,
+                    bool take) -> absl::StatusOr<Array> {
       if (atom.is_literal())
         return LiteralValue(*atom.literal, eqn, options_.elided_literals);
       auto it = env.find(atom.var);
@@ -165,7 +180,10 @@ class Interpreter {
         return absl::InternalError(
             absl::StrCat("variable '", atom.var->name, "' read before set"));
       }
-      return it->second;
+      if (!take) return it->second;
+      Array value = std::move(it->second);
+      env.erase(it);
+      return value;
     };
     for (size_t e = 0; e < jaxpr.eqns.size(); ++e) {
       const Eqn& eqn = jaxpr.eqns[e];
@@ -179,8 +197,16 @@ class Interpreter {
       }
       std::vector<Array> inputs;
       inputs.reserve(eqn.inputs.size());
-      for (const Atom& atom : eqn.inputs) {
-        auto v = read(atom, &eqn);
+      for (size_t k = 0; k < eqn.inputs.size(); ++k) {
+        const Atom& atom = eqn.inputs[k];
+        // Take the value at its last read: this equation is the last reader
+        // and no later operand of it names the same variable.
+        bool take = !atom.is_literal() && last_read[atom.var] == e;
+        for (size_t later = k + 1; take && later < eqn.inputs.size(); ++later) {
+          const Atom& other = eqn.inputs[later];
+          if (!other.is_literal() && other.var == atom.var) take = false;
+        }
+        auto v = read(atom, &eqn, take);
         if (!v.ok()) {
           return absl::Status(
               v.status().code(),
@@ -207,7 +233,7 @@ class Interpreter {
             !s.ok()) {
           return absl::InternalError(s.message());
         }
-        if (!eqn.outputs[o]->is_drop) {
+        if (!eqn.outputs[o]->is_drop && last_read.contains(eqn.outputs[o])) {
           env[eqn.outputs[o]] = std::move((*outs)[o]);
         }
       }
@@ -215,7 +241,7 @@ class Interpreter {
     std::vector<Array> results;
     results.reserve(jaxpr.outvars.size());
     for (const Atom& atom : jaxpr.outvars) {
-      auto v = read(atom, nullptr);
+      auto v = read(atom, nullptr, /*take=*/false);
       if (!v.ok()) return v.status();
       results.push_back(*std::move(v));
     }
