@@ -258,6 +258,51 @@ absl::StatusOr<Array> EvalContext::NewOutput(int i) const {
   return Array(OutputDType(i), *std::move(shape));
 }
 
+absl::StatusOr<std::vector<int64_t>> EvalContext::IntListParam(
+    absl::string_view key) const {
+  const ParamValue* v = eqn_.params.Find(key);
+  if (v == nullptr || (v->kind() != ParamValue::Kind::kTuple &&
+                       v->kind() != ParamValue::Kind::kList)) {
+    return eqn_.params.GetIntList(key);
+  }
+  auto dim_named = [&](const std::string& text) -> const DimExpr* {
+    auto in_aval = [&](const Aval& aval) -> const DimExpr* {
+      for (const DimExpr& d : aval.shape) {
+        if (!d.is_constant() && d.ToString() == text) return &d;
+      }
+      return nullptr;
+    };
+    for (const Atom& a : eqn_.inputs) {
+      if (a.is_literal()) continue;
+      if (const DimExpr* d = in_aval(a.var->aval)) return d;
+    }
+    for (const Var* out : eqn_.outputs) {
+      if (const DimExpr* d = in_aval(out->aval)) return d;
+    }
+    return nullptr;
+  };
+  std::vector<int64_t> values;
+  for (const ParamValue& item : v->items()) {
+    if (item.kind() == ParamValue::Kind::kInt) {
+      values.push_back(item.int_value());
+      continue;
+    }
+    const std::string text = item.ToString();
+    if (auto it = bindings_.find(text); it != bindings_.end()) {
+      values.push_back(it->second);
+    } else if (const DimExpr* d = dim_named(text)) {
+      absl::StatusOr<int64_t> value = d->Evaluate(bindings_);
+      if (!value.ok()) return value.status();
+      values.push_back(*value);
+    } else {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "param ", key, "=", v->ToString(), ": entry '", text,
+          "' is neither an integer nor a dimension of the equation's avals"));
+    }
+  }
+  return values;
+}
+
 absl::StatusOr<std::vector<Array>> EvalContext::Call(
     const ClosedJaxpr& jaxpr, absl::Span<const Array> consts,
     absl::Span<const Array> args) const {

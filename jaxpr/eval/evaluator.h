@@ -47,6 +47,12 @@ class EvalContext {
   }
   // A zero-filled array of output i's type.
   absl::StatusOr<Array> NewOutput(int i) const;
+  // An integer-tuple param whose entries may be symbolic (`slice_sizes=(b,
+  // 1)` under shape polymorphism): a symbol bound in this run, or a printed
+  // dim of one of the equation's operand/result avals, evaluates with the
+  // bindings; other entries must be integers.
+  absl::StatusOr<std::vector<int64_t>> IntListParam(
+      absl::string_view key) const;
 
   // Evaluates a nested jaxpr (pjit bodies, cond branches, scan bodies, ...)
   // with the same symbol bindings. `consts` feed its constvars.

@@ -321,7 +321,7 @@ absl::StatusOr<std::vector<Array>> GatherKernel(
   IDX_ASSIGN_OR_RETURN(
       Shape indices_batching_dims,
       DnumField(prim, *dnums, "start_indices_batching_dims", 4, true));
-  IDX_ASSIGN_OR_RETURN(Shape slice_sizes, params.GetIntList("slice_sizes"));
+  IDX_ASSIGN_OR_RETURN(Shape slice_sizes, ctx.IntListParam("slice_sizes"));
   IDX_ASSIGN_OR_RETURN(Mode mode, ParseMode(prim, params));
 
   const Shape& operand_shape = operand.shape();
@@ -1017,7 +1017,7 @@ absl::StatusOr<std::vector<Array>> DynamicSliceKernel(
                                       " (dynamic slice sizes are not "
                                       "supported)"));
   }
-  IDX_ASSIGN_OR_RETURN(Shape sizes, ctx.params().GetIntList("slice_sizes"));
+  IDX_ASSIGN_OR_RETURN(Shape sizes, ctx.IntListParam("slice_sizes"));
   if (static_cast<int64_t>(sizes.size()) != operand.rank()) {
     return Invalid(
         prim, absl::StrCat("slice_sizes ", ShapeText(sizes),

@@ -208,9 +208,9 @@ Result SliceKernel(const EvalContext& ctx, absl::Span<const Array> inputs) {
   if (auto s = CheckInputCount(inputs, 1, "slice"); !s.ok()) return s;
   const Array& x = inputs[0];
   if (auto s = CheckElementType(x, "slice"); !s.ok()) return s;
-  auto start = ctx.params().GetIntList("start_indices");
+  auto start = ctx.IntListParam("start_indices");
   if (!start.ok()) return start.status();
-  auto limit = ctx.params().GetIntList("limit_indices");
+  auto limit = ctx.IntListParam("limit_indices");
   if (!limit.ok()) return limit.status();
   auto strides_param = ctx.params().GetOptionalIntList("strides");
   if (!strides_param.ok()) return strides_param.status();

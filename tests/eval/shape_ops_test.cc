@@ -87,6 +87,27 @@ TEST(SliceTest, StridesPickEveryKthElementAndRoundUp) {
   EXPECT_THAT(ToInts((*out)[0]), ElementsAre(1, 4, 7));
 }
 
+TEST(SliceTest, SymbolicLimitTakesTheBoundDimension) {
+  // a[r][c] = 5r + c with B = 3: rows 0:B, cols 1:4:2 -> [1,3,6,8,11,13].
+  auto out = EvalText(R"({ lambda ; a:i32[B,5]. let
+    b:i32[B,2] = slice[limit_indices=(B, 4) start_indices=(0, 1) strides=(1, 2)] a
+  in (b,) })",
+                      {MakeIntArray(DType::kI32, {3, 5}, Range(15))});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(ToInts((*out)[0]), ElementsAre(1, 3, 6, 8, 11, 13));
+}
+
+TEST(SliceTest, SymbolicEntryThatNamesNoDimensionIsAnError) {
+  auto out = EvalText(R"({ lambda ; a:i32[B,5]. let
+    b:i32[B,2] = slice[limit_indices=(C, 4) start_indices=(0, 1) strides=(1, 2)] a
+  in (b,) })",
+                      {MakeIntArray(DType::kI32, {3, 5}, Range(15))});
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(out.status().message(),
+              ::testing::HasSubstr("entry 'C' is neither an integer nor a "
+                                   "dimension"));
+}
+
 TEST(SliceTest, TwoDimStridedAndUnstrided) {
   // a[r][c] = 4r + c, shape [3,4]. Rows 0:3:2 = {0,2}, cols 1:4:2 = {1,3}
   // -> [1,3,9,11]. With strides=None rows 1:3, cols 2:4 -> [6,7,10,11].
