@@ -93,7 +93,22 @@ int64_t NumElements(absl::Span<const int64_t> shape) {
 Array::Array(DType dtype, std::vector<int64_t> shape)
     : dtype_(dtype), shape_(std::move(shape)) {
   for (int64_t d : shape_) CHECK_GE(d, 0) << "negative dimension";
-  data_.assign(static_cast<size_t>(NumElements(shape_)) * ItemSize(dtype_), 0);
+  data_ = std::make_shared<std::vector<uint8_t>>(
+      static_cast<size_t>(NumElements(shape_)) * ItemSize(dtype_), 0);
+}
+
+const std::vector<uint8_t>& Array::Bytes() const {
+  static const auto* const empty = new std::vector<uint8_t>();
+  return data_ ? *data_ : *empty;
+}
+
+std::vector<uint8_t>& Array::Mutable() {
+  if (data_ == nullptr) {
+    data_ = std::make_shared<std::vector<uint8_t>>();
+  } else if (data_.use_count() > 1) {
+    data_ = std::make_shared<std::vector<uint8_t>>(*data_);
+  }
+  return *data_;
 }
 
 int64_t Array::num_elements() const { return NumElements(shape_); }
@@ -114,7 +129,7 @@ int64_t Array::FlatIndex(absl::Span<const int64_t> index) const {
 }
 
 double Array::GetAsDouble(int64_t i) const {
-  const uint8_t* p = data_.data();
+  const uint8_t* p = Bytes().data();
   switch (dtype_) {
     case DType::kBool:
       return p[i] ? 1.0 : 0.0;
@@ -152,7 +167,7 @@ double Array::GetAsDouble(int64_t i) const {
 }
 
 int64_t Array::GetAsInt64(int64_t i) const {
-  const uint8_t* p = data_.data();
+  const uint8_t* p = Bytes().data();
   switch (dtype_) {
     case DType::kBool:
       return p[i] ? 1 : 0;
@@ -179,13 +194,13 @@ int64_t Array::GetAsInt64(int64_t i) const {
 
 uint64_t Array::GetAsUInt64(int64_t i) const {
   if (dtype_ == DType::kU64) {
-    return reinterpret_cast<const uint64_t*>(data_.data())[i];
+    return reinterpret_cast<const uint64_t*>(Bytes().data())[i];
   }
   return static_cast<uint64_t>(GetAsInt64(i));
 }
 
 void Array::SetFromDouble(int64_t i, double v) {
-  uint8_t* p = data_.data();
+  uint8_t* p = Mutable().data();
   switch (dtype_) {
     case DType::kBool:
       p[i] = v != 0.0;
@@ -241,7 +256,7 @@ void Array::SetFromDouble(int64_t i, double v) {
 }
 
 void Array::SetFromInt64(int64_t i, int64_t v) {
-  uint8_t* p = data_.data();
+  uint8_t* p = Mutable().data();
   switch (dtype_) {
     case DType::kBool:
       p[i] = v != 0;

@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -34,19 +35,23 @@ class Array {
   // Row-major strides in elements.
   std::vector<int64_t> Strides() const;
 
-  uint8_t* data() { return data_.data(); }
-  const uint8_t* data() const { return data_.data(); }
-  size_t num_bytes() const { return data_.size(); }
-  std::vector<uint8_t>& bytes() { return data_; }
-  const std::vector<uint8_t>& bytes() const { return data_; }
+  // Copies of an Array share their bytes until one of them is written
+  // (copy on write): the non-const accessors below first make the bytes
+  // this array's own, so a pointer they return must not outlive a later
+  // copy of the array that is meant to stay unchanged.
+  uint8_t* data() { return Mutable().data(); }
+  const uint8_t* data() const { return Bytes().data(); }
+  size_t num_bytes() const { return Bytes().size(); }
+  std::vector<uint8_t>& bytes() { return Mutable(); }
+  const std::vector<uint8_t>& bytes() const { return Bytes(); }
 
   template <typename T>
   T* typed_data() {
-    return reinterpret_cast<T*>(data_.data());
+    return reinterpret_cast<T*>(Mutable().data());
   }
   template <typename T>
   const T* typed_data() const {
-    return reinterpret_cast<const T*>(data_.data());
+    return reinterpret_cast<const T*>(Bytes().data());
   }
 
   // Element i (flat, row-major) converted to double / int64 (bool -> 0/1,
@@ -67,7 +72,7 @@ class Array {
 
   bool operator==(const Array& other) const {
     return dtype_ == other.dtype_ && shape_ == other.shape_ &&
-           data_ == other.data_;
+           Bytes() == other.Bytes();
   }
 
   // Scalar helpers.
@@ -75,9 +80,12 @@ class Array {
   static Array ScalarFromInt64(DType dtype, int64_t v);
 
  private:
+  const std::vector<uint8_t>& Bytes() const;
+  std::vector<uint8_t>& Mutable();
+
   DType dtype_ = DType::kInvalid;
   std::vector<int64_t> shape_;
-  std::vector<uint8_t> data_;
+  std::shared_ptr<std::vector<uint8_t>> data_;  // null: no bytes
 };
 
 int64_t NumElements(absl::Span<const int64_t> shape);
