@@ -97,17 +97,14 @@ Array::Array(DType dtype, std::vector<int64_t> shape)
       static_cast<size_t>(NumElements(shape_)) * ItemSize(dtype_), 0);
 }
 
-const std::vector<uint8_t>& Array::Bytes() const {
+const std::vector<uint8_t>& Array::EmptyBytes() {
   static const auto* const empty = new std::vector<uint8_t>();
-  return data_ ? *data_ : *empty;
+  return *empty;
 }
 
-std::vector<uint8_t>& Array::Mutable() {
-  if (data_ == nullptr) {
-    data_ = std::make_shared<std::vector<uint8_t>>();
-  } else if (data_.use_count() > 1) {
-    data_ = std::make_shared<std::vector<uint8_t>>(*data_);
-  }
+std::vector<uint8_t>& Array::Detach() {
+  data_ = data_ == nullptr ? std::make_shared<std::vector<uint8_t>>()
+                           : std::make_shared<std::vector<uint8_t>>(*data_);
   return *data_;
 }
 

@@ -80,8 +80,16 @@ class Array {
   static Array ScalarFromInt64(DType dtype, int64_t v);
 
  private:
-  const std::vector<uint8_t>& Bytes() const;
-  std::vector<uint8_t>& Mutable();
+  const std::vector<uint8_t>& Bytes() const {
+    return data_ ? *data_ : EmptyBytes();
+  }
+  std::vector<uint8_t>& Mutable() {
+    if (data_ != nullptr && data_.use_count() == 1) return *data_;
+    return Detach();
+  }
+  static const std::vector<uint8_t>& EmptyBytes();
+  // Makes the bytes this array's own (allocating them when there are none).
+  std::vector<uint8_t>& Detach();
 
   DType dtype_ = DType::kInvalid;
   std::vector<int64_t> shape_;

@@ -217,16 +217,30 @@ inline absl::StatusOr<Array> BroadcastTo(const Array& a,
   for (int i = 0; i < a.rank(); ++i) {
     strides[offset + i] = a.shape()[i] == 1 ? 0 : in_strides[i];
   }
+  // Row by row along the last output dim: a contiguous copy when the input
+  // walks it, repeats of one element when it is broadcast.
+  const int rank = static_cast<int>(shape.size());
+  const int64_t row = rank == 0 ? 1 : shape.back();
+  const bool row_is_broadcast = rank == 0 || strides.back() == 0;
+  uint8_t* dst = out.data();
+  const uint8_t* in = a.data();
   std::vector<int64_t> index(shape.size(), 0);
   int64_t src = 0;
-  for (int64_t flat = 0; flat < n; ++flat) {
-    std::memcpy(out.data() + flat * item, a.data() + src * item, item);
-    for (int d = static_cast<int>(shape.size()) - 1; d >= 0; --d) {
-      ++index[d];
-      src += strides[d];
-      if (index[d] < shape[d]) break;
-      src -= strides[d] * index[d];
-      index[d] = 0;
+  for (int64_t flat = 0; flat < n; flat += row) {
+    uint8_t* d = dst + flat * item;
+    if (row_is_broadcast) {
+      for (int64_t j = 0; j < row; ++j) {
+        std::memcpy(d + j * item, in + src * item, item);
+      }
+    } else {
+      std::memcpy(d, in + src * item, row * item);
+    }
+    for (int dim = rank - 2; dim >= 0; --dim) {
+      ++index[dim];
+      src += strides[dim];
+      if (index[dim] < shape[dim]) break;
+      src -= strides[dim] * index[dim];
+      index[dim] = 0;
     }
   }
   return out;

@@ -92,49 +92,91 @@ absl::StatusOr<std::vector<int64_t>> FreeDims(
   return free;
 }
 
+// `src` (row-major, `shape`) with its dims reordered to `order` (a
+// permutation of the dims), row-major.
+template <typename W>
+std::vector<W> PermuteDims(const std::vector<W>& src,
+                           const std::vector<int64_t>& shape,
+                           const std::vector<int64_t>& order) {
+  const int rank = static_cast<int>(shape.size());
+  std::vector<int64_t> src_strides(rank, 1);
+  for (int d = rank - 2; d >= 0; --d) {
+    src_strides[d] = src_strides[d + 1] * shape[d + 1];
+  }
+  std::vector<int64_t> dst_shape, strides;
+  for (int64_t d : order) {
+    dst_shape.push_back(shape[d]);
+    strides.push_back(src_strides[d]);
+  }
+  std::vector<W> dst(src.size());
+  if (dst.empty()) return dst;
+  std::vector<int64_t> index(rank, 0);
+  int64_t offset = 0;
+  for (size_t flat = 0; flat < dst.size(); ++flat) {
+    dst[flat] = src[offset];
+    for (int d = rank - 1; d >= 0; --d) {
+      if (++index[d] < dst_shape[d]) {
+        offset += strides[d];
+        break;
+      }
+      offset -= strides[d] * (dst_shape[d] - 1);
+      index[d] = 0;
+    }
+  }
+  return dst;
+}
+
+// dot_general as batched matrix products: lhs is laid out [B, M, K] (batch,
+// free, contracting dims in their listed orders) and rhs [B, K, N], then
+// out[b, m, n] accumulates L[b, m, k] * R[b, k, n] for k = 0, 1, ... in
+// order, the same summation order as a per-element loop over the
+// contracting index, so results do not depend on the layout.
 template <typename W>
 Array DotTyped(const Array& lhs, const Array& rhs, const DotDims& dims,
                const std::vector<int64_t>& lhs_free,
                const std::vector<int64_t>& rhs_free, DType out_dtype) {
-  const std::vector<W> l = Widen<W>(lhs);
-  const std::vector<W> r = Widen<W>(rhs);
   // Output dims: batch dims, then lhs free dims, then rhs free dims.
   std::vector<int64_t> out_shape;
-  for (int64_t d : dims.lhs_batch) out_shape.push_back(lhs.shape()[d]);
-  for (int64_t d : lhs_free) out_shape.push_back(lhs.shape()[d]);
-  for (int64_t d : rhs_free) out_shape.push_back(rhs.shape()[d]);
-  std::vector<int64_t> contract_shape;
-  for (int64_t d : dims.lhs_contract) contract_shape.push_back(lhs.shape()[d]);
+  int64_t batch = 1, m = 1, n = 1, k = 1;
+  for (int64_t d : dims.lhs_batch) {
+    out_shape.push_back(lhs.shape()[d]);
+    batch *= lhs.shape()[d];
+  }
+  for (int64_t d : lhs_free) {
+    out_shape.push_back(lhs.shape()[d]);
+    m *= lhs.shape()[d];
+  }
+  for (int64_t d : rhs_free) {
+    out_shape.push_back(rhs.shape()[d]);
+    n *= rhs.shape()[d];
+  }
+  for (int64_t d : dims.lhs_contract) k *= lhs.shape()[d];
+  std::vector<W> out(NumElements(out_shape), W{});
+  if (out.empty()) return Narrow(out, out_dtype, out_shape);
 
-  const int64_t out_size = NumElements(out_shape);
-  std::vector<W> out(out_size, W{});
-  if (out_size == 0) return Narrow(out, out_dtype, out_shape);
-  const bool empty_contraction = NumElements(contract_shape) == 0;
-  std::vector<int64_t> out_index(out_shape.size(), 0);
-  std::vector<int64_t> lhs_index(lhs.rank()), rhs_index(rhs.rank());
-  int64_t flat = 0;
-  do {
-    size_t pos = 0;
-    for (size_t i = 0; i < dims.lhs_batch.size(); ++i, ++pos) {
-      lhs_index[dims.lhs_batch[i]] = out_index[pos];
-      rhs_index[dims.rhs_batch[i]] = out_index[pos];
+  std::vector<int64_t> lhs_order = dims.lhs_batch;
+  lhs_order.insert(lhs_order.end(), lhs_free.begin(), lhs_free.end());
+  lhs_order.insert(lhs_order.end(), dims.lhs_contract.begin(),
+                   dims.lhs_contract.end());
+  std::vector<int64_t> rhs_order = dims.rhs_batch;
+  rhs_order.insert(rhs_order.end(), dims.rhs_contract.begin(),
+                   dims.rhs_contract.end());
+  rhs_order.insert(rhs_order.end(), rhs_free.begin(), rhs_free.end());
+  const std::vector<W> l = PermuteDims(Widen<W>(lhs), lhs.shape(), lhs_order);
+  const std::vector<W> r = PermuteDims(Widen<W>(rhs), rhs.shape(), rhs_order);
+  for (int64_t b = 0; b < batch; ++b) {
+    const W* lb = l.data() + b * m * k;
+    const W* rb = r.data() + b * k * n;
+    W* ob = out.data() + b * m * n;
+    for (int64_t i = 0; i < m; ++i) {
+      W* row = ob + i * n;
+      for (int64_t c = 0; c < k; ++c) {
+        const W a = lb[i * k + c];
+        const W* rrow = rb + c * n;
+        for (int64_t j = 0; j < n; ++j) row[j] = WAdd(row[j], WMul(a, rrow[j]));
+      }
     }
-    for (int64_t d : lhs_free) lhs_index[d] = out_index[pos++];
-    for (int64_t d : rhs_free) rhs_index[d] = out_index[pos++];
-    W acc{};
-    if (!empty_contraction) {
-      std::vector<int64_t> k(contract_shape.size(), 0);
-      do {
-        for (size_t i = 0; i < k.size(); ++i) {
-          lhs_index[dims.lhs_contract[i]] = k[i];
-          rhs_index[dims.rhs_contract[i]] = k[i];
-        }
-        acc = WAdd(acc, WMul(l[FlatIndexIn(lhs_index, lhs.shape())],
-                             r[FlatIndexIn(rhs_index, rhs.shape())]));
-      } while (NextIndex(k, contract_shape));
-    }
-    out[flat++] = acc;
-  } while (NextIndex(out_index, out_shape));
+  }
   return Narrow(out, out_dtype, out_shape);
 }
 
