@@ -12,7 +12,10 @@
 // pipelines emit the same graph. Out-of-bounds scatter windows and losing
 // duplicates of a plain scatter are redirected to a scratch row appended to
 // axis 0 of the operand and sliced off afterwards: no out-of-range index ever
-// reaches ScatterND and no real element is touched.
+// reaches ScatterND and no real element is touched. Below opset 18 (no
+// ScatterND min/max reduction, which the duplicate resolution also uses),
+// scatter-min/max and non-unique plain scatter apply their index rows one at
+// a time, in order, in a Loop.
 #ifndef JAX2ONNX_PLUGIN_GATHER_SCATTER_PLAN_H_
 #define JAX2ONNX_PLUGIN_GATHER_SCATTER_PLAN_H_
 
