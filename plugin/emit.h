@@ -4,6 +4,7 @@
 // An emitter E provides:
 //   using Value;                                   // a value handle
 //   const jaxpr::Eqn& eqn() const;
+//   int opset() const;                             // target ONNX opset
 //   absl::StatusOr<Value> In(int i);               // operand i
 //   Value Op(op_type, inputs, jaxpr::DType out, std::vector<OpAttr> = {});
 //   std::vector<Value> OpMulti(op_type, inputs, std::vector<jaxpr::DType>,

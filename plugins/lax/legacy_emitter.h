@@ -26,6 +26,7 @@ class NeutralLegacyEmitter {
       : s_(s), eqn_(eqn) {}
 
   const jaxpr::Eqn& eqn() const { return eqn_; }
+  int opset() const { return s_.opset(); }
   absl::StatusOr<Value> In(int i) { return s_.Input(eqn_, i); }
   Value Op(absl::string_view op_type, std::vector<Value> inputs,
            jaxpr::DType out, std::vector<plugin::OpAttr> attrs = {}) {

@@ -23,6 +23,7 @@ class NeutralIrEmitter {
       : ctx_(ctx), eqn_(eqn) {}
 
   const jaxpr::Eqn& eqn() const { return eqn_; }
+  int opset() const { return ctx_.opset(); }
   absl::StatusOr<Value> In(int i) { return ctx_.Input(eqn_, i); }
   Value Op(absl::string_view op_type, std::vector<Value> inputs,
            jaxpr::DType out, std::vector<plugin::OpAttr> attrs = {}) {
