@@ -7,24 +7,12 @@
 #include "plugins/register.h"
 
 namespace jax2onnx::plugins {
-namespace {
-
-absl::Status LowerConv(converter::State& s, const jaxpr::Eqn& eqn) {
-  NeutralLegacyEmitter e(s, eqn);
-  return plugin::LowerConv(e);
-}
-
-absl::Status LowerReduceWindow(converter::State& s, const jaxpr::Eqn& eqn) {
-  NeutralLegacyEmitter e(s, eqn);
-  return plugin::LowerReduceWindow(e);
-}
-
-}  // namespace
 
 void RegisterConv() {
   plugin::Registry& registry = plugin::Registry::Global();
   registry.RegisterLegacy(
-      "conv_general_dilated", &LowerConv,
+      "conv_general_dilated",
+      &WithNeutralEmitter<&plugin::LowerConv<NeutralLegacyEmitter>>,
       {{"Conv", "MatMul", "Pad", "Transpose", "Gather", "Where", "Slice",
         "Reshape", "Cast"},
        plugin::kMinOpset,
@@ -37,7 +25,8 @@ void RegisterConv() {
   for (const char* prim : {"reduce_window_sum", "reduce_window_max",
                            "reduce_window_min", "reduce_window"}) {
     registry.RegisterLegacy(
-        prim, &LowerReduceWindow,
+        prim,
+        &WithNeutralEmitter<&plugin::LowerReduceWindow<NeutralLegacyEmitter>>,
         {{"Slice", "Add", "Max", "Min", "Pad", "Gather", "Where"},
          plugin::kMinOpset,
          "one strided Slice per window offset combined with Add/Max/Min "

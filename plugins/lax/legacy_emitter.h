@@ -81,6 +81,14 @@ class NeutralLegacyEmitter {
   const jaxpr::Eqn& eqn_;
 };
 
+// The legacy lowering that runs the shared recipe `Recipe` (plugin/*_plan.h)
+// through a NeutralLegacyEmitter.
+template <absl::Status (*Recipe)(NeutralLegacyEmitter&)>
+absl::Status WithNeutralEmitter(converter::State& s, const jaxpr::Eqn& eqn) {
+  NeutralLegacyEmitter e(s, eqn);
+  return Recipe(e);
+}
+
 }  // namespace jax2onnx::plugins
 
 #endif  // JAX2ONNX_PLUGINS_LAX_LEGACY_EMITTER_H_

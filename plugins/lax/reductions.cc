@@ -9,53 +9,35 @@
 #include "plugins/register.h"
 
 namespace jax2onnx::plugins {
-namespace {
-
-absl::Status LowerReduce(converter::State& s, const jaxpr::Eqn& eqn) {
-  NeutralLegacyEmitter e(s, eqn);
-  return plugin::LowerReduce(e);
-}
-
-absl::Status LowerArgExtreme(converter::State& s, const jaxpr::Eqn& eqn) {
-  NeutralLegacyEmitter e(s, eqn);
-  return plugin::LowerArgExtreme(e);
-}
-
-absl::Status LowerCumsum(converter::State& s, const jaxpr::Eqn& eqn) {
-  NeutralLegacyEmitter e(s, eqn);
-  return plugin::LowerCumsum(e);
-}
-
-absl::Status LowerCumulativeScan(converter::State& s, const jaxpr::Eqn& eqn) {
-  NeutralLegacyEmitter e(s, eqn);
-  return plugin::LowerCumulativeScan(e);
-}
-
-}  // namespace
 
 void RegisterReductions() {
   plugin::Registry& r = plugin::Registry::Global();
   for (const char* name : plugin::ReducePrimitives()) {
-    r.RegisterLegacy(name, &LowerReduce,
-                     {{plugin::ReduceOnnxOp(name), "Cast", "Mod"},
-                      17,
-                      plugin::ReduceIsBoolOnly(name)
-                          ? "bool only (bitwise integer forms refused); xor as "
-                            "Mod 2 of the sum"
-                          : "narrow ints/f16/bf16 computed wider and cast "
-                            "back; u64 max/min refused"});
+    r.RegisterLegacy(
+        name, &WithNeutralEmitter<&plugin::LowerReduce<NeutralLegacyEmitter>>,
+        {{plugin::ReduceOnnxOp(name), "Cast", "Mod"},
+         17,
+         plugin::ReduceIsBoolOnly(name)
+             ? "bool only (bitwise integer forms refused); xor as "
+               "Mod 2 of the sum"
+             : "narrow ints/f16/bf16 computed wider and cast "
+               "back; u64 max/min refused"});
   }
   for (const char* name : {"argmax", "argmin"}) {
     r.RegisterLegacy(
-        name, &LowerArgExtreme,
+        name,
+        &WithNeutralEmitter<&plugin::LowerArgExtreme<NeutralLegacyEmitter>>,
         {{"ArgMax", "ArgMin", "IsNaN", "ReduceMax", "Where", "Cast"},
          17,
          "first NaN wins (JAX rule); ties pick the first index"});
   }
-  r.RegisterLegacy("cumsum", &LowerCumsum, {{"CumSum", "Cast"}, 17, ""});
+  r.RegisterLegacy(
+      "cumsum", &WithNeutralEmitter<&plugin::LowerCumsum<NeutralLegacyEmitter>>,
+      {{"CumSum", "Cast"}, 17, ""});
   for (const char* name : {"cumprod", "cummax", "cummin", "cumlogsumexp"}) {
     r.RegisterLegacy(
-        name, &LowerCumulativeScan,
+        name,
+        &WithNeutralEmitter<&plugin::LowerCumulativeScan<NeutralLegacyEmitter>>,
         {{"Slice", "Concat", "Mul", "Max", "Min", "Cast", "Exp", "Log"},
          17,
          "log-step scan (cumlogsumexp combines with a stable logaddexp); the "

@@ -7,31 +7,18 @@
 #include "plugins/register.h"
 
 namespace jax2onnx::plugins {
-namespace {
-
-absl::Status LowerSort(converter::State& s, const jaxpr::Eqn& eqn) {
-  NeutralLegacyEmitter e(s, eqn);
-  return plugin::LowerSort(e);
-}
-
-absl::Status LowerTopK(converter::State& s, const jaxpr::Eqn& eqn) {
-  NeutralLegacyEmitter e(s, eqn);
-  return plugin::LowerTopK(e);
-}
-
-}  // namespace
 
 void RegisterSort() {
   plugin::Registry& registry = plugin::Registry::Global();
   registry.RegisterLegacy(
-      "sort", &LowerSort,
+      "sort", &WithNeutralEmitter<&plugin::LowerSort<NeutralLegacyEmitter>>,
       {{"TopK", "GatherElements", "IsNaN", "Where", "Cast"},
        plugin::kMinOpset,
        "stable: one full-length TopK pass per key (least significant first, "
        "ties by lower index), NaN last, -0.0 == +0.0; any num_keys; u64 via "
        "sign-flipped i64; complex keys refused"});
   registry.RegisterLegacy(
-      "top_k", &LowerTopK,
+      "top_k", &WithNeutralEmitter<&plugin::LowerTopK<NeutralLegacyEmitter>>,
       {{"TopK", "GatherElements", "Slice", "IsNaN", "Where", "Cast"},
        plugin::kMinOpset,
        "descending, ties by lower index, NaN first and +0.0 above -0.0 via "

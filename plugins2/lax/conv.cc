@@ -7,26 +7,12 @@
 #include "plugins2/register.h"
 
 namespace jax2onnx::plugins2 {
-namespace {
-
-absl::Status LowerConv(converter2::LoweringContext& ctx,
-                       const jaxpr::Eqn& eqn) {
-  NeutralIrEmitter e(ctx, eqn);
-  return plugin::LowerConv(e);
-}
-
-absl::Status LowerReduceWindow(converter2::LoweringContext& ctx,
-                               const jaxpr::Eqn& eqn) {
-  NeutralIrEmitter e(ctx, eqn);
-  return plugin::LowerReduceWindow(e);
-}
-
-}  // namespace
 
 void RegisterConv() {
   plugin::Registry& registry = plugin::Registry::Global();
   registry.RegisterIr(
-      "conv_general_dilated", &LowerConv,
+      "conv_general_dilated",
+      &WithNeutralEmitter<&plugin::LowerConv<NeutralIrEmitter>>,
       {{"Conv", "MatMul", "Pad", "Transpose", "Gather", "Where", "Slice",
         "Reshape", "Cast"},
        plugin::kMinOpset,
@@ -39,7 +25,7 @@ void RegisterConv() {
   for (const char* prim : {"reduce_window_sum", "reduce_window_max",
                            "reduce_window_min", "reduce_window"}) {
     registry.RegisterIr(
-        prim, &LowerReduceWindow,
+        prim, &WithNeutralEmitter<&plugin::LowerReduceWindow<NeutralIrEmitter>>,
         {{"Slice", "Add", "Max", "Min", "Pad", "Gather", "Where"},
          plugin::kMinOpset,
          "one strided Slice per window offset combined with Add/Max/Min "

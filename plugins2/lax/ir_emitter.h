@@ -73,6 +73,15 @@ class NeutralIrEmitter {
   const jaxpr::Eqn& eqn_;
 };
 
+// The IR lowering that runs the shared recipe `Recipe` (plugin/*_plan.h)
+// through a NeutralIrEmitter.
+template <absl::Status (*Recipe)(NeutralIrEmitter&)>
+absl::Status WithNeutralEmitter(converter2::LoweringContext& ctx,
+                                const jaxpr::Eqn& eqn) {
+  NeutralIrEmitter e(ctx, eqn);
+  return Recipe(e);
+}
+
 }  // namespace jax2onnx::plugins2
 
 #endif  // JAX2ONNX_PLUGINS2_LAX_IR_EMITTER_H_

@@ -10,36 +10,12 @@
 #include "plugins2/register.h"
 
 namespace jax2onnx::plugins2 {
-namespace {
-
-using converter2::LoweringContext;
-
-absl::Status LowerReduce(LoweringContext& ctx, const jaxpr::Eqn& eqn) {
-  NeutralIrEmitter e(ctx, eqn);
-  return plugin::LowerReduce(e);
-}
-
-absl::Status LowerArgExtreme(LoweringContext& ctx, const jaxpr::Eqn& eqn) {
-  NeutralIrEmitter e(ctx, eqn);
-  return plugin::LowerArgExtreme(e);
-}
-
-absl::Status LowerCumsum(LoweringContext& ctx, const jaxpr::Eqn& eqn) {
-  NeutralIrEmitter e(ctx, eqn);
-  return plugin::LowerCumsum(e);
-}
-
-absl::Status LowerCumulativeScan(LoweringContext& ctx, const jaxpr::Eqn& eqn) {
-  NeutralIrEmitter e(ctx, eqn);
-  return plugin::LowerCumulativeScan(e);
-}
-
-}  // namespace
 
 void RegisterReductions() {
   plugin::Registry& r = plugin::Registry::Global();
   for (const char* name : plugin::ReducePrimitives()) {
-    r.RegisterIr(name, &LowerReduce,
+    r.RegisterIr(name,
+                 &WithNeutralEmitter<&plugin::LowerReduce<NeutralIrEmitter>>,
                  {{plugin::ReduceOnnxOp(name), "Cast", "Mod"},
                   17,
                   plugin::ReduceIsBoolOnly(name)
@@ -49,15 +25,19 @@ void RegisterReductions() {
                         "back; u64 max/min refused"});
   }
   for (const char* name : {"argmax", "argmin"}) {
-    r.RegisterIr(name, &LowerArgExtreme,
-                 {{"ArgMax", "ArgMin", "IsNaN", "ReduceMax", "Where", "Cast"},
-                  17,
-                  "first NaN wins (JAX rule); ties pick the first index"});
+    r.RegisterIr(
+        name, &WithNeutralEmitter<&plugin::LowerArgExtreme<NeutralIrEmitter>>,
+        {{"ArgMax", "ArgMin", "IsNaN", "ReduceMax", "Where", "Cast"},
+         17,
+         "first NaN wins (JAX rule); ties pick the first index"});
   }
-  r.RegisterIr("cumsum", &LowerCumsum, {{"CumSum", "Cast"}, 17, ""});
+  r.RegisterIr("cumsum",
+               &WithNeutralEmitter<&plugin::LowerCumsum<NeutralIrEmitter>>,
+               {{"CumSum", "Cast"}, 17, ""});
   for (const char* name : {"cumprod", "cummax", "cummin", "cumlogsumexp"}) {
     r.RegisterIr(
-        name, &LowerCumulativeScan,
+        name,
+        &WithNeutralEmitter<&plugin::LowerCumulativeScan<NeutralIrEmitter>>,
         {{"Slice", "Concat", "Mul", "Max", "Min", "Cast", "Exp", "Log"},
          17,
          "log-step scan (cumlogsumexp combines with a stable logaddexp); the "

@@ -7,33 +7,18 @@
 #include "plugins2/register.h"
 
 namespace jax2onnx::plugins2 {
-namespace {
-
-absl::Status LowerSort(converter2::LoweringContext& ctx,
-                       const jaxpr::Eqn& eqn) {
-  NeutralIrEmitter e(ctx, eqn);
-  return plugin::LowerSort(e);
-}
-
-absl::Status LowerTopK(converter2::LoweringContext& ctx,
-                       const jaxpr::Eqn& eqn) {
-  NeutralIrEmitter e(ctx, eqn);
-  return plugin::LowerTopK(e);
-}
-
-}  // namespace
 
 void RegisterSort() {
   plugin::Registry& registry = plugin::Registry::Global();
   registry.RegisterIr(
-      "sort", &LowerSort,
+      "sort", &WithNeutralEmitter<&plugin::LowerSort<NeutralIrEmitter>>,
       {{"TopK", "GatherElements", "IsNaN", "Where", "Cast"},
        plugin::kMinOpset,
        "stable: one full-length TopK pass per key (least significant first, "
        "ties by lower index), NaN last, -0.0 == +0.0; any num_keys; u64 via "
        "sign-flipped i64; complex keys refused"});
   registry.RegisterIr(
-      "top_k", &LowerTopK,
+      "top_k", &WithNeutralEmitter<&plugin::LowerTopK<NeutralIrEmitter>>,
       {{"TopK", "GatherElements", "Slice", "IsNaN", "Where", "Cast"},
        plugin::kMinOpset,
        "descending, ties by lower index, NaN first and +0.0 above -0.0 via "
