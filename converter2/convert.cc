@@ -115,13 +115,21 @@ absl::StatusOr<ir::Model> ConvertToIr(const jaxpr::Bundle& bundle,
     auto dtype = plugin::OnnxDType(bundle.consts[i].dtype());
     if (!dtype.ok()) return dtype.status();
     const jaxpr::Array& a = bundle.consts[i];
+    // Weights are borrowed from the bundle's arrays, not copied (the shared
+    // buffer keeps them alive and unchanged).
+    std::shared_ptr<const std::vector<uint8_t>> bytes = a.SharedBytes();
+    ir::Tensor tensor =
+        bytes == nullptr ? ir::Tensor(*dtype, a.shape(), std::string())
+                         : ir::Tensor::Borrowed(
+                               *dtype, a.shape(),
+                               absl::string_view(
+                                   reinterpret_cast<const char*>(bytes->data()),
+                                   bytes->size()),
+                               bytes);
     J2O_ASSIGN_OR_RETURN(
         ir::Value * init,
-        graph.AddInitializer(
-            graph.FreshName(absl::StrCat("const_", i)),
-            ir::Tensor(*dtype, a.shape(),
-                       std::string(reinterpret_cast<const char*>(a.data()),
-                                   a.num_bytes()))));
+        graph.AddInitializer(graph.FreshName(absl::StrCat("const_", i)),
+                             std::move(tensor)));
     J2O_ASSIGN_OR_RETURN(ir::Type type,
                          TypeOfAval(var->aval, absl::StrCat("constvar ", i)));
     init->SetType(std::move(type));

@@ -44,6 +44,12 @@ class Array {
   size_t num_bytes() const { return Bytes().size(); }
   std::vector<uint8_t>& bytes() { return Mutable(); }
   const std::vector<uint8_t>& bytes() const { return Bytes(); }
+  // The bytes as a shared buffer (null when there are none), for borrowing
+  // them without a copy: the buffer never changes, since holding it makes
+  // this array copy before its next write.
+  std::shared_ptr<const std::vector<uint8_t>> SharedBytes() const {
+    return data_;
+  }
 
   template <typename T>
   T* typed_data() {
