@@ -12,6 +12,7 @@
 #include "glog/logging.h"
 #include "jaxpr/literal_value.h"
 #include "jaxpr/status_macros.h"
+#include "plugin/conversion_checks.h"
 #include "plugin/onnx_types.h"
 #include "plugin/registry.h"
 
@@ -575,18 +576,8 @@ absl::Status State::LowerEquations(const jaxpr::ClosedJaxpr& jaxpr) {
     const int index = static_cast<int>(e);
     const plugin::PrimitiveEntry* entry = registry.Find(eqn.primitive);
     if (entry == nullptr || entry->legacy == nullptr) {
-      std::string message;
-      if (entry == nullptr) {
-        message = absl::StrCat("unknown primitive '", eqn.primitive, "'");
-        std::vector<std::string> near = registry.Nearest(eqn.primitive);
-        if (!near.empty()) {
-          absl::StrAppend(&message, "; did you mean ",
-                          absl::StrJoin(near, ", "), "?");
-        }
-      } else {
-        message = absl::StrCat("primitive '", eqn.primitive,
-                               "' has no legacy-pipeline lowering (only IR)");
-      }
+      const std::string message = plugin::MissingLoweringMessage(
+          registry, eqn.primitive, "legacy", "IR");
       return EqnError(eqn, index, absl::StatusCode::kUnimplemented, message);
     }
     absl::Status status = entry->legacy(*this, eqn);

@@ -6,6 +6,7 @@
 #include "converter2/finalize.h"
 #include "converter2/lowering_context.h"
 #include "jaxpr/status_macros.h"
+#include "plugin/conversion_checks.h"
 #include "plugin/onnx_types.h"
 
 namespace jax2onnx::converter2 {
@@ -48,26 +49,10 @@ std::string NameAt(const std::vector<std::string>& names, size_t i,
 
 absl::StatusOr<ir::Model> ConvertToIr(const jaxpr::Bundle& bundle,
                                       const IrConvertOptions& options) {
-  J2O_RETURN_IF_ERROR(plugin::CheckOpset(options.opset));
   const jaxpr::ClosedJaxpr& main = bundle.jaxpr();
-  if (!options.input_names.empty() &&
-      options.input_names.size() != main.invars.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--input_names gives ", options.input_names.size(),
-        " names but the jaxpr has ", main.invars.size(), " inputs"));
-  }
-  if (!options.output_names.empty() &&
-      options.output_names.size() != main.outvars.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--output_names gives ", options.output_names.size(),
-        " names but the jaxpr has ", main.outvars.size(), " outputs"));
-  }
-  if (bundle.consts.size() != main.constvars.size()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("the jaxpr has ", main.constvars.size(),
-                     " constvars but the bundle provides ",
-                     bundle.consts.size(), " const_i values"));
-  }
+  J2O_RETURN_IF_ERROR(plugin::CheckConversionRequest(
+      main, options.opset, bundle.consts.size(), options.input_names.size(),
+      options.output_names.size()));
 
   ir::Model model(std::make_unique<ir::Graph>(options.model_name));
   model.set_ir_version(plugin::IrVersionForOpset(options.opset));

@@ -5,6 +5,7 @@
 #include "absl/strings/str_join.h"
 #include "jaxpr/literal_value.h"
 #include "jaxpr/status_macros.h"
+#include "plugin/conversion_checks.h"
 #include "plugin/onnx_types.h"
 #include "plugin/registry.h"
 
@@ -362,18 +363,8 @@ absl::Status LoweringContext::LowerEquations(const jaxpr::ClosedJaxpr& jaxpr) {
     const int index = static_cast<int>(e);
     const plugin::PrimitiveEntry* entry = registry.Find(eqn.primitive);
     if (entry == nullptr || entry->ir == nullptr) {
-      std::string message =
-          entry == nullptr
-              ? absl::StrCat("unknown primitive '", eqn.primitive, "'")
-              : absl::StrCat("primitive '", eqn.primitive,
-                             "' has no IR-pipeline lowering (only legacy)");
-      if (entry == nullptr) {
-        std::vector<std::string> near = registry.Nearest(eqn.primitive);
-        if (!near.empty()) {
-          absl::StrAppend(&message, "; did you mean ",
-                          absl::StrJoin(near, ", "), "?");
-        }
-      }
+      const std::string message = plugin::MissingLoweringMessage(
+          registry, eqn.primitive, "IR", "legacy");
       return EqnError(eqn, index, absl::StatusCode::kUnimplemented, message);
     }
     absl::Status status = entry->ir(*this, eqn);

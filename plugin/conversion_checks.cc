@@ -1,0 +1,51 @@
+#include "plugin/conversion_checks.h"
+
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "jaxpr/status_macros.h"
+#include "plugin/onnx_types.h"
+
+namespace jax2onnx::plugin {
+
+absl::Status CheckConversionRequest(const jaxpr::ClosedJaxpr& main, int opset,
+                                    size_t num_consts, size_t num_input_names,
+                                    size_t num_output_names) {
+  J2O_RETURN_IF_ERROR(CheckOpset(opset));
+  if (num_input_names != 0 && num_input_names != main.invars.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--input_names gives ", num_input_names, " names but the jaxpr has ",
+        main.invars.size(), " inputs"));
+  }
+  if (num_output_names != 0 && num_output_names != main.outvars.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--output_names gives ", num_output_names, " names but the jaxpr has ",
+        main.outvars.size(), " outputs"));
+  }
+  if (num_consts != main.constvars.size()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the jaxpr has ", main.constvars.size(),
+        " constvars but the bundle provides ", num_consts, " const_i values"));
+  }
+  return absl::OkStatus();
+}
+
+std::string MissingLoweringMessage(const Registry& registry,
+                                   absl::string_view primitive,
+                                   absl::string_view pipeline,
+                                   absl::string_view other) {
+  if (registry.Find(primitive) != nullptr) {
+    return absl::StrCat("primitive '", primitive, "' has no ", pipeline,
+                        "-pipeline lowering (only ", other, ")");
+  }
+  std::string message = absl::StrCat("unknown primitive '", primitive, "'");
+  std::vector<std::string> near = registry.Nearest(primitive);
+  if (!near.empty()) {
+    absl::StrAppend(&message, "; did you mean ", absl::StrJoin(near, ", "),
+                    "?");
+  }
+  return message;
+}
+
+}  // namespace jax2onnx::plugin
