@@ -311,6 +311,59 @@ class IndexingEmitter {
   }
   // Index components (broadcastable to `shape`, rank R) stacked into a
   // [shape..., C] int64 index tensor.
+  // The operand index of every element of a [batch..., window...] grid
+  // (batch = the indices' leading dims, window k of size window_sizes[k]),
+  // one component per operand dim d: the clamped start of the index vector
+  // entry k with index_map[k] == d, plus the batch position i when d is
+  // operand_batching[j] with indices_batching[j] == i, plus the window
+  // offset k when d is window_dims[k]; 0 when none applies.
+  absl::StatusOr<std::vector<V>> IndexGrid(
+      const Starts& st, const std::vector<int64_t>& index_map,
+      const std::vector<int64_t>& operand_batching,
+      const std::vector<int64_t>& indices_batching,
+      const std::vector<int64_t>& window_dims,
+      const std::vector<DimExpr>& batch_shape,
+      const std::vector<DimExpr>& window_sizes, int operand_rank) {
+    const int nb = static_cast<int>(batch_shape.size());
+    const int nw = static_cast<int>(window_dims.size());
+    const int rank = nb + nw;
+    // A start is [batch..., 1]: unsqueezed over the other window axes.
+    std::vector<int64_t> other_window_axes;
+    for (int k = 1; k < nw; ++k) other_window_axes.push_back(nb + k);
+    std::vector<V> comps;
+    for (int d = 0; d < operand_rank; ++d) {
+      V c;
+      bool has = false;
+      auto add = [&](V v) {
+        c = has ? Op("Add", {c, v}, DType::kI64) : v;
+        has = true;
+      };
+      auto sit = std::find(index_map.begin(), index_map.end(), d);
+      if (sit != index_map.end()) {
+        const int k = static_cast<int>(sit - index_map.begin());
+        V start = SliceLast(st.clamped, k, DType::kI64);
+        add(nw == 0 ? Squeeze(start, {-1}, DType::kI64)
+                    : Unsqueeze(start, other_window_axes, DType::kI64));
+      }
+      auto bit = std::find(operand_batching.begin(), operand_batching.end(), d);
+      if (bit != operand_batching.end()) {
+        const int i =
+            static_cast<int>(indices_batching[bit - operand_batching.begin()]);
+        J2O_ASSIGN_OR_RETURN(V io, Iota(batch_shape[i], i, rank));
+        add(io);
+      }
+      auto wit = std::find(window_dims.begin(), window_dims.end(), d);
+      if (wit != window_dims.end()) {
+        const int k = static_cast<int>(wit - window_dims.begin());
+        J2O_ASSIGN_OR_RETURN(V io, Iota(window_sizes[k], nb + k, rank));
+        add(io);
+      }
+      if (!has) add(b_.ConstI64Scalar(0));
+      comps.push_back(c);
+    }
+    return comps;
+  }
+
   absl::StatusOr<V> Stack(const std::vector<V>& comps,
                           const std::vector<DimExpr>& shape) {
     J2O_ASSIGN_OR_RETURN(V sv, b_.ShapeValue(shape));
@@ -466,49 +519,16 @@ absl::Status IndexingEmitter<B>::Gather(const jaxpr::Eqn& eqn) {
     std::vector<DimExpr> shape(idx_aval.shape.begin(),
                                idx_aval.shape.end() - 1);
     for (int64_t d : p.window_dims) shape.push_back(p.slice_sizes[d]);
-    const int rank = nb + nw;
     J2O_ASSIGN_OR_RETURN(Starts st,
                          PrepareStarts(idx, idx_aval.dtype, hi, fill));
     mask = st.in_bounds;
-    std::vector<int64_t> trailing;
-    for (int k = 0; k < nw; ++k) trailing.push_back(nb + k);
-    std::vector<V> comps;
-    for (int d = 0; d < p.operand_rank; ++d) {
-      V c;
-      bool has = false;
-      auto add = [&](V v) {
-        c = has ? Op("Add", {c, v}, DType::kI64) : v;
-        has = true;
-      };
-      auto sit =
-          std::find(p.start_index_map.begin(), p.start_index_map.end(), d);
-      if (sit != p.start_index_map.end()) {
-        const int k = static_cast<int>(sit - p.start_index_map.begin());
-        V s = SliceLast(st.clamped, k, DType::kI64);  // [batch..., 1]
-        s = nw == 0 ? Squeeze(s, {-1}, DType::kI64)
-                    : Unsqueeze(s,
-                                std::vector<int64_t>(trailing.begin() + 1,
-                                                     trailing.end()),
-                                DType::kI64);
-        add(s);
-      }
-      auto bit =
-          std::find(p.operand_batching.begin(), p.operand_batching.end(), d);
-      if (bit != p.operand_batching.end()) {
-        const int i = static_cast<int>(
-            p.indices_batching[bit - p.operand_batching.begin()]);
-        J2O_ASSIGN_OR_RETURN(V io, Iota(idx_aval.shape[i], i, rank));
-        add(io);
-      }
-      auto wit = std::find(p.window_dims.begin(), p.window_dims.end(), d);
-      if (wit != p.window_dims.end()) {
-        const int k = static_cast<int>(wit - p.window_dims.begin());
-        J2O_ASSIGN_OR_RETURN(V io, Iota(p.slice_sizes[d], nb + k, rank));
-        add(io);
-      }
-      if (!has) add(b_.ConstI64Scalar(0));
-      comps.push_back(c);
-    }
+    J2O_ASSIGN_OR_RETURN(
+        std::vector<V> comps,
+        IndexGrid(st, p.start_index_map, p.operand_batching, p.indices_batching,
+                  p.window_dims,
+                  std::vector<DimExpr>(shape.begin(), shape.begin() + nb),
+                  std::vector<DimExpr>(shape.begin() + nb, shape.end()),
+                  p.operand_rank));
     J2O_ASSIGN_OR_RETURN(V grid, Stack(comps, shape));
     produced = Op("GatherND", {operand, grid}, dt);
   }
@@ -691,42 +711,14 @@ absl::StatusOr<typename B::Value> IndexingEmitter<B>::ScatterCore(
     for (int k = 0; k < nw; ++k) {
       key_shape.push_back(upd_aval.shape[p.sorted_update_window_dims[k]]);
     }
-    const int rank = nb + nw;
-    std::vector<int64_t> trailing;
-    for (int k = 1; k < nw; ++k) trailing.push_back(nb + k);
-    for (int d = 0; d < p.operand_rank; ++d) {
-      V c;
-      bool has = false;
-      auto add = [&](V v) {
-        c = has ? Op("Add", {c, v}, DType::kI64) : v;
-        has = true;
-      };
-      auto sit = std::find(p.scatter_to_operand.begin(),
-                           p.scatter_to_operand.end(), d);
-      if (sit != p.scatter_to_operand.end()) {
-        const int k = static_cast<int>(sit - p.scatter_to_operand.begin());
-        V s = SliceLast(st.clamped, k, DType::kI64);
-        s = nw == 0 ? Squeeze(s, {-1}, DType::kI64)
-                    : Unsqueeze(s, trailing, DType::kI64);
-        add(s);
-      }
-      auto bit =
-          std::find(p.operand_batching.begin(), p.operand_batching.end(), d);
-      if (bit != p.operand_batching.end()) {
-        const int i = static_cast<int>(
-            p.indices_batching[bit - p.operand_batching.begin()]);
-        J2O_ASSIGN_OR_RETURN(V io, Iota(idx_aval.shape[i], i, rank));
-        add(io);
-      }
-      auto wit = std::find(p.window_dims.begin(), p.window_dims.end(), d);
-      if (wit != p.window_dims.end()) {
-        const int k = static_cast<int>(wit - p.window_dims.begin());
-        J2O_ASSIGN_OR_RETURN(V io, Iota(key_shape[nb + k], nb + k, rank));
-        add(io);
-      }
-      if (!has) add(b_.ConstI64Scalar(0));
-      comps.push_back(c);
-    }
+    J2O_ASSIGN_OR_RETURN(
+        comps,
+        IndexGrid(
+            st, p.scatter_to_operand, p.operand_batching, p.indices_batching,
+            p.window_dims,
+            std::vector<DimExpr>(key_shape.begin(), key_shape.begin() + nb),
+            std::vector<DimExpr>(key_shape.begin() + nb, key_shape.end()),
+            p.operand_rank));
   }
   const int key_rank = static_cast<int>(key_shape.size());
 
