@@ -9,6 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "api/convert_internal.h"
+#include "api/splitmix64.h"
 #include "jaxpr/eval/evaluator.h"
 #include "jaxpr/io/compare.h"
 #include "jaxpr/status_macros.h"
@@ -16,30 +17,8 @@
 namespace jax2onnx::api {
 namespace {
 
-// splitmix64: a tiny PRNG whose sequence is the same on every platform.
-class Rng {
- public:
-  explicit Rng(uint64_t seed) : state_(seed) {}
-  uint64_t Next() {
-    uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  double Uniform(double lo, double hi) {
-    return lo + (hi - lo) * (static_cast<double>(Next() >> 11) * 0x1.0p-53);
-  }
-  int64_t Int(int64_t lo, int64_t hi) {  // inclusive
-    return lo +
-           static_cast<int64_t>(Next() % static_cast<uint64_t>(hi - lo + 1));
-  }
-
- private:
-  uint64_t state_;
-};
-
 jaxpr::Array RandomArray(jaxpr::DType dtype, std::vector<int64_t> shape,
-                         Rng& rng) {
+                         SplitMix64& rng) {
   jaxpr::Array a(dtype, std::move(shape));
   for (int64_t i = 0; i < a.num_elements(); ++i) {
     if (dtype == jaxpr::DType::kBool) {
@@ -74,7 +53,7 @@ absl::StatusOr<std::vector<jaxpr::Array>> InputsFor(
   for (size_t k = 0; k < symbols.size(); ++k) {
     bindings[symbols[k]] = options.first_symbol_size + static_cast<int64_t>(k);
   }
-  Rng rng(options.seed * 0x100000001b3ull + 12345);
+  SplitMix64 rng(options.seed * 0x100000001b3ull + 12345);
   std::vector<jaxpr::Array> inputs;
   for (size_t i = 0; i < main.invars.size(); ++i) {
     const jaxpr::Aval& aval = main.invars[i]->aval;

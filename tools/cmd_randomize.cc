@@ -17,6 +17,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/string_view.h"
 #include "absl/strings/strip.h"
+#include "api/splitmix64.h"
 #include "gflags/gflags.h"
 #include "jaxpr/io/bundle.h"
 #include "jaxpr/io/npy.h"
@@ -37,28 +38,7 @@ DEFINE_string(int_range, "",
 namespace jax2onnx::cli {
 namespace {
 
-// splitmix64, as in api/check.cc: the same sequence on every platform, so a
-// seed reproduces the npz anywhere.
-class SplitMix64 {
- public:
-  explicit SplitMix64(uint64_t seed) : state_(seed) {}
-  uint64_t Next() {
-    uint64_t z = (state_ += 0x9e3779b97f4a7c15ull);
-    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-    return z ^ (z >> 31);
-  }
-  double Uniform(double lo, double hi) {
-    return lo + (hi - lo) * (static_cast<double>(Next() >> 11) * 0x1.0p-53);
-  }
-  int64_t Int(int64_t lo, int64_t hi) {  // inclusive
-    return lo +
-           static_cast<int64_t>(Next() % static_cast<uint64_t>(hi - lo + 1));
-  }
-
- private:
-  uint64_t state_;
-};
+using api::SplitMix64;
 
 struct IntRange {
   bool given = false;
