@@ -451,11 +451,19 @@ def export(fn: Callable, *example_args: Any, name: str, out_dir: str = ".",
   static = set(static_argnums)
   leaves_of = jax.tree_util.tree_leaves
 
-  def to_host(value: Any, what: str) -> np.ndarray:
+  def to_host(value: Any, aval: Any, what: str) -> np.ndarray:
+    """numpy data of `value` in the dtype its jaxpr var prints."""
     dtype = getattr(value, "dtype", None)
     if dtype is not None and jax.dtypes.issubdtype(dtype, jax.dtypes.prng_key):
-      value = jax.random.key_data(value)
-    return to_npz_array(np.asarray(value), what)
+      return to_npz_array(np.asarray(jax.random.key_data(value)), what)
+    array = np.asarray(value)
+    want = getattr(aval, "dtype", None)
+    if (want is not None and array.dtype != want and
+        not jax.dtypes.issubdtype(want, jax.dtypes.prng_key)):
+      # Python scalars and numpy constants are canonicalized by JAX (weak
+      # f32/i32 unless x64): store them in the var's dtype.
+      array = array.astype(want)
+    return to_npz_array(array, what)
 
   # Trace with symbols where asked.
   arg_shapes = []
@@ -505,8 +513,10 @@ def export(fn: Callable, *example_args: Any, name: str, out_dir: str = ".",
   if include_expected:
     if expected_on_cpu:
       cpu = jax.devices("cpu")[0]
+      cpu_args = [a if i in static else jax.device_put(a, cpu)
+                  for i, a in enumerate(example_args)]
       with jax.default_device(cpu):
-        outputs = function(*jax.device_put(list(example_args), cpu))
+        outputs = function(*cpu_args)
     else:
       outputs = function(*example_args)
     expected = leaves_of(outputs)
@@ -514,12 +524,18 @@ def export(fn: Callable, *example_args: Any, name: str, out_dir: str = ".",
       raise ExportError(f"{len(expected)} output leaves but the jaxpr has "
                         f"{len(top.outvars)} outvars")
 
+  def aval_of(atom: Any) -> Any:
+    return getattr(atom, "aval", None)
+
   arrays = {}
-  for prefix, values in (("const", consts),
-                         ("literal", [lit.val for lit in literals]),
-                         ("input", inputs), ("expected", expected or [])):
+  for prefix, values, atoms in (
+      ("const", consts, top.constvars),
+      ("literal", [lit.val for lit in literals], literals),
+      ("input", inputs, top.invars),
+      ("expected", expected or [], top.outvars)):
     for i, value in enumerate(values):
-      arrays[f"{prefix}_{i}"] = to_host(value, f"{prefix}_{i}")
+      arrays[f"{prefix}_{i}"] = to_host(value, aval_of(atoms[i]),
+                                        f"{prefix}_{i}")
   header = header_lines(source or _source_of(fn), jax.__version__, rtol, atol)
   return write_bundle(out_dir, name, header + text, arrays)
 

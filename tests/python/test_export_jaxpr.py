@@ -422,3 +422,120 @@ class RoundTripTest(unittest.TestCase):
 
 if __name__ == "__main__":
   unittest.main()
+
+
+class StubJax:
+  """The few public JAX names export() uses, over the plain fakes above.
+
+  Not JAX: it runs export()'s glue (tracing arguments, symbolic specs, consts,
+  literal walk and text check, inputs/expected, dtype casts, writing) so a
+  bundle comes out that the C++ side then reads; the real JAX calls are
+  exercised only where JAX is installed.
+  """
+
+  def __init__(self, closed, text, version="0.10.2"):
+    import contextlib
+    import types
+    self.traced_with = None
+    jax = types.ModuleType("jax")
+    jax.__version__ = version
+
+    def make_jaxpr(fn, static_argnums=()):
+      def trace(*args):
+        self.traced_with = args
+        return closed
+      return trace
+
+    jax.make_jaxpr = make_jaxpr
+    extend = types.ModuleType("jax.extend")
+    core = types.ModuleType("jax.extend.core")
+    core.Jaxpr, core.ClosedJaxpr, core.Literal = Jaxpr, ClosedJaxpr, Literal
+    extend.core = core
+    jax.extend = extend
+    export = types.ModuleType("jax.export")
+    export.SymbolicScope = object
+    export.symbolic_shape = lambda spec, scope=None: tuple(
+        int(d) if d.isdigit() else d for d in spec.split(", "))
+    jax.export = export
+    jax.ShapeDtypeStruct = lambda shape, dtype: ("sds", shape, str(dtype))
+
+    def leaves(tree):
+      if isinstance(tree, (list, tuple)):
+        return [x for t in tree for x in leaves(t)]
+      return [] if tree is None else [tree]
+
+    jax.tree_util = types.SimpleNamespace(tree_leaves=leaves)
+    jax.dtypes = types.SimpleNamespace(prng_key="key",
+                                       issubdtype=lambda d, k: d == k)
+    jax.devices = lambda kind: ["cpu0"]
+    jax.default_device = lambda d: contextlib.nullcontext()
+    jax.device_put = lambda a, d: a
+    jax.random = types.SimpleNamespace(key_data=lambda k: k.data)
+    closed.pretty_print = lambda use_color=None: text
+    self.modules = {"jax": jax, "jax.extend": extend,
+                    "jax.extend.core": core, "jax.export": export}
+
+  def __enter__(self):
+    self.saved = {k: sys.modules.get(k) for k in self.modules}
+    sys.modules.update(self.modules)
+    return self
+
+  def __exit__(self, *exc):
+    for k, v in self.saved.items():
+      if v is None:
+        sys.modules.pop(k, None)
+      else:
+        sys.modules[k] = v
+
+
+@unittest.skipUnless(JAX2ONNX and os.path.exists(JAX2ONNX),
+                     "JAX2ONNX_BIN does not name the built jax2onnx CLI")
+class ExportGlueTest(unittest.TestCase):
+
+  def test_export_writes_a_bundle_the_converter_checks(self):
+    top, text, L = ordering_bundle()
+    top.constvars[0].aval = Aval("f32[3]")
+    closed = ClosedJaxpr(top)
+    c = f32(100, 200, 300)
+    closed.consts = [c]
+    v = [x.val for x in L]
+
+    def fn(x):  # the jaxpr's computation, in numpy (see the round trip)
+      h = ((x + v[1]) * v[0] + v[4]) * v[3]
+      return (h * v[0] + c, v[5])
+
+    x = f32(1, -2, 3)
+    out = tempfile.mkdtemp()
+    try:
+      with StubJax(closed, text) as stub:
+        jaxpr_path, npz_path = ej.export(fn, x, name="glue", out_dir=out,
+                                         symbolic={"N": (0, 0)}, rtol=1e-6,
+                                         source="stub")
+      self.assertEqual(stub.traced_with, (("sds", ("N",), "float32"),))
+      with open(jaxpr_path) as f:
+        written = f.read()
+      self.assertTrue(written.startswith(
+          "# source: stub\n# jax_version: 0.10.2\n# rtol: 1e-06\n"))
+      self.assertTrue(written.endswith(text))
+      with np.load(npz_path) as z:
+        self.assertEqual(list(z.keys()), ["const_0"] +
+                         [f"literal_{i}" for i in range(6)] +
+                         ["input_0", "expected_0", "expected_1"])
+        np.testing.assert_array_equal(z["literal_2"], v[2])
+      result = run_cli("eval", "--compare", jaxpr_path)
+      self.assertEqual(result.returncode, 0, result.stdout + result.stderr)
+    finally:
+      shutil.rmtree(out)
+
+  def test_export_refuses_a_text_that_disagrees_with_the_walk(self):
+    top, text, _ = ordering_bundle()
+    closed = ClosedJaxpr(top)
+    closed.consts = [f32(1, 2, 3)]
+    out = tempfile.mkdtemp()
+    try:
+      with StubJax(closed, text.replace("in (r, [...]:f32[3])", "in (r,)")):
+        with self.assertRaisesRegex(ej.ExportError, "do not match"):
+          ej.export(lambda x: x, f32(1, 2, 3), name="bad", out_dir=out)
+      self.assertEqual(os.listdir(out), [])  # nothing written on failure
+    finally:
+      shutil.rmtree(out)
