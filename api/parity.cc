@@ -165,6 +165,11 @@ void Count(const ParityCase& c, PrimitiveParity* row) {
   row->different += c.verdict == Verdict::kDifferent;
   row->ir_only += c.ir.passed && !c.legacy.passed;
   row->legacy_only += c.legacy.passed && !c.ir.passed;
+  // The totals row charges every failure (to "(all)").
+  row->legacy_failures += !c.legacy.passed;
+  row->ir_failures += !c.ir.passed;
+  row->xfail +=
+      (!c.legacy.passed && c.legacy_xfail) || (!c.ir.passed && c.ir_xfail);
 }
 
 // The per-primitive count of `c` under `p`: facts about the case, except
@@ -669,7 +674,8 @@ std::string ParityHtml(const ParityReport& report,
       " Primitives in red have a case legacy passes and IR fails because of "
       "them. A failure is charged only to the primitive its error quotes, "
       "else to the case alone.</p>\n");
-  absl::StrAppend(&html, "<h2>Pass counts per primitive</h2>\n", svg);
+  absl::StrAppend(
+      &html, "<h2>Cases per primitive not failing because of it</h2>\n", svg);
   absl::StrAppend(&html,
                   "<h2>Per primitive</h2>\n<table>\n<tr><th>primitive</th>"
                   "<th>cases</th><th>legacy failures</th><th>IR failures</th>"

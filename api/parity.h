@@ -97,7 +97,8 @@ struct ParityReport {
   // the "not lowered yet" section. Empty: the section is left out.
   std::vector<PrimitiveCoverage> coverage;
 
-  // Totals (a PrimitiveParity with primitive "(all)").
+  // Totals (a PrimitiveParity with primitive "(all)"; its failure counts
+  // are every failing case, charged or not).
   PrimitiveParity Totals() const;
   // One row per primitive, sorted by name.
   std::vector<PrimitiveParity> ByPrimitive() const;

@@ -65,8 +65,10 @@ TEST(ParityAggregateTest, TotalsAndSummaryLine) {
             "parity: 4 cases; legacy 3 pass, ir 3 pass, both 2; identical 1, "
             "equivalent 1, different 1");
   const PrimitiveParity t = r.Totals();
-  EXPECT_EQ(t.ir_only, 1);      // c
-  EXPECT_EQ(t.legacy_only, 1);  // d
+  EXPECT_EQ(t.ir_only, 1);          // c
+  EXPECT_EQ(t.legacy_only, 1);      // d
+  EXPECT_EQ(t.legacy_failures, 1);  // c
+  EXPECT_EQ(t.ir_failures, 1);      // d, charged to no primitive
 }
 
 TEST(ParityAggregateTest, CasesCountUnderEveryPrimitiveTheyUse) {
