@@ -13,6 +13,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "api/ort_runner.h"
 #include "api/shadow.h"
 #include "nlohmann/json.hpp"
@@ -29,6 +30,27 @@ struct ParityOptions {
   std::function<void(int, int, const std::string&)> progress;
 };
 
+// A JAX primitive (docs/parity/jax_primitives.txt, embedded at build time)
+// and whether each pipeline has a lowering for it.
+struct PrimitiveCoverage {
+  std::string primitive;
+  std::string defined_in;  // the list's comment: module and JAX versions
+  bool legacy = false;
+  bool ir = false;
+};
+
+// Every primitive of the checked-in JAX list, sorted, with its lowerings in
+// the global registry (registered on first use).
+std::vector<PrimitiveCoverage> JaxPrimitiveCoverage();
+
+// The primitive a failure is charged to: of the case's `primitives`, the one
+// quoted in `error` ('scatter-add') whose last mention comes last (errors
+// nest outer to inner: "equation #2 'jit' ...: equation #0 'scatter-add'
+// ..."); "" when the error quotes none of them (the failure then belongs to
+// the case only, never to every primitive it contains).
+std::string AttributedPrimitive(absl::string_view error,
+                                const std::vector<std::string>& primitives);
+
 struct ParityCase {
   // Path relative to the argument directory, prefixed with that directory's
   // name and without .jaxpr ("testdata/primitives/add/add_f32[f64]"); a file
@@ -37,6 +59,10 @@ struct ParityCase {
   std::string bundle;                   // .jaxpr path as found
   std::vector<std::string> primitives;  // sorted, nested jaxprs included
   std::string markers;                  // `# markers:` text, "; "-joined
+  // The case is marked to fail on that pipeline (legacy_xfail / ir_xfail,
+  // or f64_xfail for a [f64] variant).
+  bool legacy_xfail = false;
+  bool ir_xfail = false;
   Verdict verdict = Verdict::kBothFailed;
   std::string reason;
   PipelineRun legacy;
@@ -54,16 +80,30 @@ struct PrimitiveParity {
   int different = 0;
   int ir_only = 0;      // IR passes, legacy does not
   int legacy_only = 0;  // legacy passes, IR does not
+  // Per primitive rows only: failures charged to this primitive by
+  // AttributedPrimitive (the counts above are facts about the cases that
+  // use it; ir_only/legacy_only count only when the failing side's error is
+  // charged to it). xfail: of those, in cases marked to fail there.
+  int legacy_failures = 0;
+  int ir_failures = 0;
+  int xfail = 0;
+  std::vector<std::string> charged_cases;  // names, in report order
 };
 
 struct ParityReport {
   std::vector<ParityCase> cases;
   std::string ort_version;
+  // The JAX primitive list with lowering state (RunParity fills it); drives
+  // the "not lowered yet" section. Empty: the section is left out.
+  std::vector<PrimitiveCoverage> coverage;
 
-  // Totals (a PrimitiveParity with primitive "(all)").
+  // Totals (a PrimitiveParity with primitive "(all)"; its failure counts
+  // are every failing case, charged or not).
   PrimitiveParity Totals() const;
   // One row per primitive, sorted by name.
   std::vector<PrimitiveParity> ByPrimitive() const;
+  // Failing cases whose errors quote none of their primitives.
+  std::vector<std::string> UnattributedFailures() const;
   // "parity: 412 cases; legacy 398 pass, ir 405 pass, both 396; identical
   // 120, equivalent 270, different 6".
   std::string SummaryLine() const;
@@ -84,9 +124,14 @@ absl::StatusOr<ParityReport> RunParity(const std::vector<std::string>& args,
 // Stable JSON (schema "jax2onnx.parity/1", docs/shadow_and_parity.md);
 // deterministic for the same results (no timings or dates).
 nlohmann::json ParityToJson(const ParityReport& report);
-std::string ParityMarkdown(const ParityReport& report);
-// One self-contained page: no scripts, fonts or external references.
-std::string ParityHtml(const ParityReport& report);
+// `page_dir`: the directory the page will be written to, so that links to
+// bundle files are relative to it; "" links the bundle paths as found.
+std::string ParityMarkdown(const ParityReport& report,
+                           const std::string& page_dir = "");
+// One self-contained page: no scripts, fonts or external references (links
+// only to the bundle files, relative to `page_dir`).
+std::string ParityHtml(const ParityReport& report,
+                       const std::string& page_dir = "");
 
 // Writes parity.json, PARITY.md and index.html into `out_dir` (created).
 absl::Status WriteParityDashboard(const ParityReport& report,

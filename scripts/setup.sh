@@ -10,6 +10,7 @@ packages=(
   libprotobuf-dev protobuf-compiler libonnx-dev libabsl-dev
   libgflags-dev libgoogle-glog-dev libgtest-dev libgmock-dev
   libbenchmark-dev libzip-dev nlohmann-json3-dev libonnx-testdata
+  python3-numpy
 )
 missing=()
 for p in "${packages[@]}"; do

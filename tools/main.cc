@@ -126,8 +126,7 @@ const std::vector<Command>& Commands() {
        "both B; identical X, equivalent Y, different Z`. Failing cases are "
        "reported, not errors: exit 0 unless the tool itself fails; 77 when "
        "ONNX Runtime is missing. Refresh the committed snapshot with "
-       "`build/bin/jax2onnx parity testdata ../shared/vectors --out "
-       "docs/parity`.",
+       "`build/bin/jax2onnx parity testdata --out docs/parity`.",
        {"out", "opset", "seed", "f64_variants", "json"},
        &RunParityCommand},
   };

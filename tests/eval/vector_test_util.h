@@ -1,4 +1,4 @@
-// Runs the ../shared/vectors conformance bundles of one group through the
+// Runs the testdata/vectors conformance bundles of one group through the
 // interpreter and compares with their JAX/XLA-computed expected outputs, using
 // each bundle's header tolerances. Shared by the *_vectors_test.cc files.
 #ifndef JAX2ONNX_TESTS_EVAL_VECTOR_TEST_UTIL_H_
@@ -23,7 +23,7 @@ namespace jax2onnx::jaxpr::testing {
 inline std::vector<std::string> VectorBundlePaths(const std::string& group) {
   namespace fs = std::filesystem;
   std::vector<std::string> paths;
-  const fs::path dir = fs::path(JAX2ONNX_SHARED_DIR) / "vectors" / group;
+  const fs::path dir = fs::path(JAX2ONNX_VECTORS_DIR) / group;
   if (!fs::is_directory(dir)) return paths;
   for (const auto& entry : fs::directory_iterator(dir)) {
     if (entry.path().extension() == ".jaxpr") {

@@ -248,8 +248,9 @@ TEST_F(BundleTest, SetBundleInputsReplacesAndValidates) {
 // Real vectors: every npz entry must match the avals of its own jaxpr, and
 // the reader must agree with the avals by dtype and shape.
 TEST_F(BundleTest, RealVectorsMatchTheirJaxprAvals) {
-  const fs::path vectors = fs::path(JAX2ONNX_SHARED_DIR) / "vectors";
-  if (!fs::exists(vectors)) GTEST_SKIP() << vectors << " does not exist";
+  const fs::path vectors = fs::path(JAX2ONNX_VECTORS_DIR);
+  ASSERT_TRUE(fs::is_directory(vectors))
+      << vectors << " (checked in) is missing";
   int checked = 0;
   for (const char* group :
        {"gather", "scatter_add", "sort", "dot_general", "interp_pad"}) {

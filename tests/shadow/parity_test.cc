@@ -25,12 +25,13 @@ ParityCase Case(const std::string& name, std::vector<std::string> prims,
                 bool legacy, bool ir, Verdict verdict) {
   ParityCase c;
   c.name = name;
+  c.bundle = name + ".jaxpr";
   c.primitives = std::move(prims);
   c.legacy.passed = legacy;
   c.ir.passed = ir;
   if (!legacy) {
     c.legacy.stage = "convert";
-    c.legacy.error = "no legacy lowering";
+    c.legacy.error = "primitive 'mul' has no legacy-pipeline lowering";
   }
   if (!ir) {
     c.ir.stage = "compare";
@@ -43,8 +44,10 @@ ParityCase Case(const std::string& name, std::vector<std::string> prims,
 // Four cases whose counts are easy to tally by hand:
 //   a: add        both pass, IDENTICAL
 //   b: add, mul   both pass, EQUIVALENT
-//   c: mul        IR only (legacy fails to convert), LEGACY_FAILED
-//   d: exp        legacy only (IR numbers differ), DIFFERENT
+//   c: mul        IR only (legacy fails to convert, the error quotes 'mul'),
+//                 LEGACY_FAILED
+//   d: exp        legacy only (IR numbers differ, no primitive quoted),
+//                 DIFFERENT
 ParityReport Crafted() {
   ParityReport r;
   r.cases.push_back(Case("a", {"add"}, true, true, Verdict::kIdentical));
@@ -62,8 +65,10 @@ TEST(ParityAggregateTest, TotalsAndSummaryLine) {
             "parity: 4 cases; legacy 3 pass, ir 3 pass, both 2; identical 1, "
             "equivalent 1, different 1");
   const PrimitiveParity t = r.Totals();
-  EXPECT_EQ(t.ir_only, 1);      // c
-  EXPECT_EQ(t.legacy_only, 1);  // d
+  EXPECT_EQ(t.ir_only, 1);          // c
+  EXPECT_EQ(t.legacy_only, 1);      // d
+  EXPECT_EQ(t.legacy_failures, 1);  // c
+  EXPECT_EQ(t.ir_failures, 1);      // d, charged to no primitive
 }
 
 TEST(ParityAggregateTest, CasesCountUnderEveryPrimitiveTheyUse) {
@@ -75,13 +80,72 @@ TEST(ParityAggregateTest, CasesCountUnderEveryPrimitiveTheyUse) {
   EXPECT_EQ(rows[0].identical, 1);
   EXPECT_EQ(rows[0].equivalent, 1);
   EXPECT_EQ(rows[1].primitive, "exp");  // d
-  EXPECT_EQ(rows[1].legacy_only, 1);
   EXPECT_EQ(rows[1].different, 1);
+  // d's IR error quotes no primitive: it is the case's failure, not exp's.
+  EXPECT_EQ(rows[1].ir_failures, 0);
+  EXPECT_EQ(rows[1].legacy_only, 0);
   EXPECT_EQ(rows[2].primitive, "mul");  // b, c
   EXPECT_EQ(rows[2].cases, 2);
   EXPECT_EQ(rows[2].legacy_pass, 1);
   EXPECT_EQ(rows[2].ir_pass, 2);
+  EXPECT_EQ(rows[2].legacy_failures, 1);  // c quotes 'mul'
   EXPECT_EQ(rows[2].ir_only, 1);
+  EXPECT_THAT(rows[2].charged_cases, ElementsAre("c"));
+  EXPECT_THAT(Crafted().UnattributedFailures(), ElementsAre("d"));
+}
+
+TEST(ParityAggregateTest, AFailureIsChargedToTheInnermostQuotedPrimitive) {
+  const std::vector<std::string> prims = {"add", "jit", "scatter-add"};
+  EXPECT_EQ(AttributedPrimitive("equation #2 'jit' at line 3:5: equation #0 "
+                                "'scatter-add': indices out of range",
+                                prims),
+            "scatter-add");
+  EXPECT_EQ(AttributedPrimitive("unknown primitive 'add'", prims), "add");
+  // Unquoted mentions and primitives the case does not use are not charged.
+  EXPECT_EQ(AttributedPrimitive("add failed in 'mul'", prims), "");
+  EXPECT_EQ(AttributedPrimitive("output 0: 3 of 4 elements differ", prims), "");
+
+  // A case with three primitives failing in one of them charges only it.
+  ParityReport r;
+  ParityCase c = Case("e", prims, true, false, Verdict::kIrFailed);
+  c.ir.error = "equation #1 'jit': equation #0 'scatter-add': refused";
+  c.ir_xfail = true;
+  r.cases.push_back(c);
+  const auto rows = r.ByPrimitive();
+  ASSERT_EQ(rows.size(), 3u);
+  EXPECT_EQ(rows[0].ir_failures, 0);  // add
+  EXPECT_EQ(rows[1].ir_failures, 0);  // jit
+  EXPECT_EQ(rows[2].primitive, "scatter-add");
+  EXPECT_EQ(rows[2].ir_failures, 1);
+  EXPECT_EQ(rows[2].xfail, 1);
+  EXPECT_EQ(rows[2].legacy_only, 1);
+  EXPECT_EQ(rows[0].legacy_only, 0);
+  EXPECT_TRUE(r.UnattributedFailures().empty());
+}
+
+TEST(ParityCoverageTest, JaxPrimitiveListKnowsWhatIsLowered) {
+  const std::vector<PrimitiveCoverage> coverage = JaxPrimitiveCoverage();
+  ASSERT_GT(coverage.size(), 200u);  // the checked-in list, embedded
+  auto find = [&](const std::string& name) -> const PrimitiveCoverage* {
+    for (const PrimitiveCoverage& p : coverage) {
+      if (p.primitive == name) return &p;
+    }
+    return nullptr;
+  };
+  const PrimitiveCoverage* add = find("add");
+  ASSERT_NE(add, nullptr);
+  EXPECT_TRUE(add->legacy);
+  EXPECT_TRUE(add->ir);
+  EXPECT_EQ(add->defined_in, "lax/lax.py");
+  // Checked against the registry, not hard-coded: every listed primitive the
+  // registry lacks is reported as not lowered.
+  const PrimitiveCoverage* pjit = find("pjit");
+  ASSERT_NE(pjit, nullptr);
+  EXPECT_THAT(pjit->defined_in, HasSubstr("jax-v0.4.30"));
+  int not_lowered = 0;
+  for (const PrimitiveCoverage& p : coverage) not_lowered += !p.legacy && !p.ir;
+  EXPECT_GT(not_lowered, 0);
+  EXPECT_LT(not_lowered, static_cast<int>(coverage.size()));
 }
 
 TEST(ParityAggregateTest, FlipRuleNeedsEveryLegacyPassToPassInIr) {
@@ -97,13 +161,19 @@ TEST(ParityAggregateTest, FlipRuleNeedsEveryLegacyPassToPassInIr) {
 TEST(ParityRenderTest, MarkdownHasSummaryTableAndFailures) {
   const std::string md = ParityMarkdown(Crafted());
   EXPECT_THAT(md, HasSubstr(Crafted().SummaryLine()));
-  EXPECT_THAT(md, HasSubstr("| primitive | cases | legacy pass | IR pass | "
-                            "both pass | identical | equivalent | different "
-                            "| IR-only | legacy-only |"));
-  EXPECT_THAT(md, HasSubstr("| mul | 2 | 1 | 2 | 1 | 0 | 1 | 0 | 1 | 0 |"));
-  EXPECT_THAT(md, HasSubstr("- `c` (LEGACY_FAILED): legacy convert: no "
-                            "legacy lowering"));
-  EXPECT_THAT(md, HasSubstr("- `d` (DIFFERENT): ir compare: output 0 differs"));
+  EXPECT_THAT(md, HasSubstr("| primitive | cases | legacy failures | IR "
+                            "failures | xfail | identical | equivalent | "
+                            "different | IR-only | legacy-only |"));
+  EXPECT_THAT(md, HasSubstr("| mul | 2 | 1 | 0 | 0 | 0 | 1 | 0 | 1 | 0 |"));
+  EXPECT_THAT(md, HasSubstr("| exp | 1 | 0 | 0 | 0 | 0 | 0 | 1 | 0 | 0 |"));
+  EXPECT_THAT(md, HasSubstr("- `c` (LEGACY_FAILED; charged to legacy: mul): "
+                            "legacy convert: primitive 'mul' has no"));
+  EXPECT_THAT(md, HasSubstr("- `d` (DIFFERENT; charged to IR: the case): ir "
+                            "compare: output 0 differs"));
+  // c under mul, with a link to its bundle; d under the case-only list.
+  EXPECT_THAT(md, HasSubstr("### mul\n\n- [`c`](c.jaxpr) (LEGACY_FAILED): "));
+  EXPECT_THAT(md, HasSubstr("## Failures not charged to a primitive\n\n- "
+                            "[`d`](d.jaxpr) (DIFFERENT): "));
   EXPECT_THAT(md, Not(HasSubstr("- `a`")));
   EXPECT_THAT(md, HasSubstr("does not hold"));
 }
@@ -118,7 +188,9 @@ TEST(ParityRenderTest, HtmlIsSelfContainedWithAnSvgChart) {
   EXPECT_THAT(html, Not(HasSubstr("<script")));
   EXPECT_THAT(html, HasSubstr("&lt;script&gt;"));
   EXPECT_THAT(html, Not(HasSubstr("src=")));
-  EXPECT_THAT(html, Not(HasSubstr("href=")));
+  // Links go only to the bundle files, relative to the page.
+  EXPECT_THAT(html, Not(HasSubstr("href=\"http")));
+  EXPECT_THAT(html, Not(HasSubstr("href=\"/")));
   EXPECT_THAT(html, Not(HasSubstr("@import")));
   EXPECT_THAT(html, Not(HasSubstr("url(")));
   // Two bars per primitive: legacy and IR.
@@ -208,6 +280,9 @@ TEST_F(ParityRunTest, SmallCorpusEndToEnd) {
   EXPECT_EQ(unknown.verdict, Verdict::kBothFailed);
   EXPECT_EQ(unknown.legacy.stage, "convert");
   EXPECT_THAT(unknown.legacy.error, HasSubstr("no_such_primitive"));
+  EXPECT_EQ(AttributedPrimitive(unknown.legacy.error, unknown.primitives),
+            "no_such_primitive");
+  EXPECT_FALSE(report->coverage.empty());  // the not-lowered section's input
 
   for (int i : {0, 1, 5}) {  // neg is in both pipelines
     const ParityCase& c = report->cases[i];

@@ -1,0 +1,627 @@
+#!/usr/bin/env python3
+"""Export a JAX function as a jaxpr bundle for the jax2onnx C++ converter.
+
+A bundle is NAME.jaxpr (the text `print(jax.make_jaxpr(fn)(*args))` shows,
+after `# key: value` header lines) plus NAME.npz (DESIGN.md §2):
+
+  const_i     values of the constvars, in lambda-header order
+  literal_i   values of the elided array literals `[...]:f32[3]`, in the order
+              they appear in the printed text (shared `let` jaxprs first, then
+              the main jaxpr; inside an equation, literals of nested jaxprs in
+              its params come before its own operands)
+  input_i     the example inputs (pytree leaves of the arguments)
+  expected_i  JAX's outputs for them (computed on the CPU by default)
+
+Use it as a module:
+
+    from export_jaxpr import export
+    export(fn, x, name="mlp", out_dir="bundles", symbolic={"B": (0, 0)})
+
+or as a script: `python3 tools/export_jaxpr.py my_module:fn --name mlp
+--input f32[4,3] --symbolic B=0:0 --out bundles`.
+
+Requirements: Python >= 3.10, numpy, JAX >= 0.4.30. Written against JAX
+0.4.30 through 0.11.1 (jax-ml/jax at cec06d116c05, 2026-08-08): the printing
+rules mirrored here (`pp_toplevel_jaxpr`, `pp_kv_pair`, `_pp_eqn`,
+`Literal.pretty_print` in jax/_src/core.py) are those of that range. Only
+public APIs are used: jax.make_jaxpr, jax.extend.core.{Jaxpr, ClosedJaxpr,
+Literal}, jax.export.{symbolic_shape, SymbolicScope}, jax.random.key_data,
+jax.dtypes, jax.tree_util. The elided-literal order is also checked against
+the printed text, so a JAX that prints differently fails loudly instead of
+writing values in the wrong slots.
+
+Dtypes: numpy has no bfloat16, so bf16 arrays are stored as their raw 16-bit
+patterns with numpy descr '|V2' (what `np.save` writes for ml_dtypes'
+bfloat16; jaxpr/io/npy.cc reads '<V2'/'|V2' as bf16). Typed PRNG keys
+(`key<fry>[...]`) are stored as their key data, uint32[..., 2] for threefry
+(jax.random.key_data), the form the converter uses for keys (DESIGN.md §6).
+Other dtypes numpy lacks (float8, int4, float0) are refused with an error.
+
+Everything that does not need JAX (npz layout, literal ordering over a nested
+structure, header text, dtype mapping, symbolic specs) is in plain functions
+below; tests/python/test_export_jaxpr.py tests them without JAX.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import importlib
+import os
+import re
+import sys
+import tempfile
+from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
+
+import numpy as np
+
+__all__ = ["export", "ExportError"]
+
+WRITTEN_AGAINST = "JAX 0.4.30 to 0.11.1 (jax-ml/jax cec06d116c05)"
+
+# JAX >= 0.10.2 also hoists every nested jaxpr with more than 10 equations to
+# a shared `let` definition (jax/_src/core.py pp_toplevel_jaxpr).
+HOIST_LARGE_JAXPRS_SINCE = (0, 10, 2)
+
+
+class ExportError(Exception):
+  """The function or its arguments cannot be written as a bundle."""
+
+
+# ---------------------------------------------------------------------------
+# Header text
+# ---------------------------------------------------------------------------
+
+
+def header_lines(source: str, jax_version: str, rtol: float | None,
+                 atol: float | None, notes: Sequence[str] = ()) -> str:
+  """The `# key: value` lines that precede the jaxpr text.
+
+  rtol/atol lines are written only when given (the C++ side then uses them for
+  every float output; absent, it uses its per-dtype defaults).
+  """
+  def one_line(text: str) -> str:
+    return " ".join(str(text).split())
+
+  lines = [f"# source: {one_line(source)}",
+           f"# jax_version: {one_line(jax_version)}"]
+  for key, value in (("rtol", rtol), ("atol", atol)):
+    if value is None:
+      continue
+    value = float(value)
+    if not value >= 0:
+      raise ExportError(f"{key} must be a non-negative number, not {value}")
+    lines.append(f"# {key}: {value!r}")
+  lines += [f"# note: {one_line(n)}" for n in notes]
+  return "".join(line + "\n" for line in lines)
+
+
+def version_tuple(version: str) -> tuple[int, ...]:
+  """'0.10.2.dev20260101' -> (0, 10, 2)."""
+  parts = []
+  for piece in version.split(".")[:3]:
+    digits = re.match(r"\d+", piece)
+    parts.append(int(digits.group()) if digits else 0)
+  return tuple(parts)
+
+
+# ---------------------------------------------------------------------------
+# Dtypes and the npz layout
+# ---------------------------------------------------------------------------
+
+# numpy dtype names the C++ npy reader accepts as they are.
+_NUMPY_NATIVE = {
+    "bool", "int8", "int16", "int32", "int64", "uint8", "uint16", "uint32",
+    "uint64", "float16", "float32", "float64", "complex64", "complex128"
+}
+
+
+def short_dtype_name(name: str) -> str:
+  """numpy dtype name -> the jaxpr spelling ('float32' -> 'f32').
+
+  As jax._src.dtypes.short_dtype_name: 'bfloat16' -> 'bf16',
+  'float8_e4m3fn' -> 'f8_e4m3fn'.
+  """
+  return (name.replace("float", "f").replace("uint", "u")
+          .replace("int", "i").replace("complex", "c"))
+
+
+def bf16_bits_to_npz(bits: np.ndarray) -> np.ndarray:
+  """uint16 bf16 bit patterns -> the '|V2' array the C++ reader takes as bf16."""
+  bits = np.ascontiguousarray(bits)
+  if bits.dtype != np.uint16:
+    raise ExportError(f"bf16 bits must be uint16, not {bits.dtype}")
+  return bits.view(np.dtype("V2"))
+
+
+def to_npz_array(value: Any, what: str) -> np.ndarray:
+  """A numpy array in a dtype the C++ npz reader accepts (see module doc)."""
+  array = np.asarray(value)
+  name = array.dtype.name
+  if name in _NUMPY_NATIVE:
+    return np.ascontiguousarray(array)
+  if name == "bfloat16":  # ml_dtypes.bfloat16, 2 bytes
+    return bf16_bits_to_npz(array.view(np.uint16))
+  if array.dtype.kind == "V" and array.dtype.itemsize == 2 and not array.dtype.fields:
+    return np.ascontiguousarray(array)  # already bf16 bits
+  raise ExportError(
+      f"{what}: dtype {name} has no .npy form the converter reads "
+      "(bool, int8-64, uint8-64, float16/32/64, bfloat16, complex64/128)")
+
+
+def bundle_arrays(consts: Sequence[Any], literals: Sequence[Any],
+                  inputs: Sequence[Any],
+                  expected: Sequence[Any] | None) -> dict[str, np.ndarray]:
+  """The npz entries, in archive order: const_i, literal_i, input_i, expected_i."""
+  entries: dict[str, np.ndarray] = {}
+  for prefix, values in (("const", consts), ("literal", literals),
+                         ("input", inputs), ("expected", expected or ())):
+    for i, value in enumerate(values):
+      key = f"{prefix}_{i}"
+      entries[key] = to_npz_array(value, key)
+  return entries
+
+
+def _atomic_write(path: str, write: Callable[[Any], None], mode: str) -> None:
+  directory = os.path.dirname(os.path.abspath(path))
+  fd, tmp = tempfile.mkstemp(dir=directory, prefix=".export_jaxpr.")
+  try:
+    with os.fdopen(fd, mode) as f:
+      write(f)
+    os.replace(tmp, path)
+  except BaseException:
+    if os.path.exists(tmp):
+      os.unlink(tmp)
+    raise
+
+
+def write_bundle(out_dir: str, name: str, jaxpr_text: str,
+                 arrays: Mapping[str, np.ndarray]) -> tuple[str, str | None]:
+  """Writes NAME.jaxpr and (when there are arrays) NAME.npz, each atomically."""
+  if not re.fullmatch(r"[A-Za-z0-9_.\-\[\]]+", name) or name.startswith("."):
+    raise ExportError(f"bundle name {name!r} is not a plain file name")
+  os.makedirs(out_dir, exist_ok=True)
+  jaxpr_path = os.path.join(out_dir, name + ".jaxpr")
+  npz_path = os.path.join(out_dir, name + ".npz")
+  if arrays:
+    _atomic_write(npz_path, lambda f: np.savez(f, **arrays), "wb")
+  elif os.path.exists(npz_path):
+    os.unlink(npz_path)  # a stale npz would be read with the new jaxpr
+  text = jaxpr_text if jaxpr_text.endswith("\n") else jaxpr_text + "\n"
+  _atomic_write(jaxpr_path, lambda f: f.write(text), "w")
+  return jaxpr_path, (npz_path if arrays else None)
+
+
+# ---------------------------------------------------------------------------
+# Elided literals: the order JAX prints them in
+# ---------------------------------------------------------------------------
+#
+# The walk takes two callbacks so it runs on JAX objects and on test fakes:
+#   as_jaxpr(value) -> the open jaxpr a param value prints as, or None
+#       (JAX: a Jaxpr itself; a ClosedJaxpr -> its .jaxpr, as pp_kv_pair does)
+#   is_literal(atom) -> whether an operand/outvar is a Literal (has .val, .aval)
+# Jaxprs have .constvars .invars .eqns .outvars; equations .params (dict)
+# .invars.
+
+
+def is_elided(literal: Any) -> bool:
+  """Literal.pretty_print prints `[...]` for every value with a non-empty shape."""
+  return np.shape(literal.val) != ()
+
+
+def _jaxprs_in_params(params: Mapping[str, Any],
+                      as_jaxpr: Callable[[Any], Any]) -> Iterator[Any]:
+  """core.jaxprs_in_params: values and tuple items, dict order."""
+  for value in params.values():
+    for item in (value if isinstance(value, tuple) else (value,)):
+      jaxpr = as_jaxpr(item)
+      if jaxpr is not None:
+        yield jaxpr
+
+
+def shared_jaxprs(top: Any, as_jaxpr: Callable[[Any], Any],
+                  hoist_large: bool) -> list[tuple[str, Any]]:
+  """The (name, jaxpr) pairs printed first as `let NAME = ... in`.
+
+  Mirrors pp_toplevel_jaxpr: a breadth-first count of every nested jaxpr
+  (by identity); those seen more than once, or (hoist_large) with more than
+  10 equations, are shared, in order of discovery, named after the `name`
+  param of the equation holding them (`<lambda>` -> `lambda`), else `jaxpr`,
+  with numeric suffixes against clashes.
+  """
+  counts: dict[int, list] = {}
+  names: dict[int, str] = {}
+  queue = collections.deque([top])
+  while queue:
+    jaxpr = queue.popleft()
+    entry = counts.setdefault(id(jaxpr), [jaxpr, 0])
+    entry[1] += 1
+    if hoist_large and jaxpr is not top and len(jaxpr.eqns) > 10:
+      entry[1] += 1
+    for eqn in jaxpr.eqns:
+      subs = list(_jaxprs_in_params(eqn.params, as_jaxpr))
+      queue.extend(subs)
+      name = eqn.params.get("name")
+      if name is None:
+        continue
+      for sub in subs:
+        names.setdefault(id(sub), str(name).strip("<>"))
+  name_counts: collections.Counter = collections.Counter()
+  shared = []
+  for key, (jaxpr, count) in counts.items():
+    if count == 1:
+      continue
+    name = names.get(key, "jaxpr")
+    seen = name_counts[name]
+    if seen > 0:
+      name_counts[name] += 1
+      name += str(seen)
+    name_counts[name] += 1
+    shared.append((name, jaxpr))
+  return shared
+
+
+def _printed_jaxprs(value: Any, as_jaxpr: Callable[[Any], Any]) -> list[Any]:
+  """The jaxprs pp_kv_pair prints inline for one param value."""
+  if type(value) is tuple:
+    jaxprs = [as_jaxpr(item) for item in value]
+    if all(j is not None for j in jaxprs):
+      return jaxprs
+    if any(j is not None for j in jaxprs):
+      # str() of a mixed tuple prints its jaxprs with fresh contexts.
+      raise ExportError(
+          "a param holds a tuple mixing jaxprs and other values; its elided "
+          "literals cannot be ordered")
+    return []
+  jaxpr = as_jaxpr(value)
+  return [] if jaxpr is None else [jaxpr]
+
+
+def elided_literals(top: Any, as_jaxpr: Callable[[Any], Any],
+                    is_literal: Callable[[Any], bool],
+                    hoist_large: bool) -> list[Any]:
+  """Every elided literal, in the order the printed text shows `[...]`."""
+  shared = shared_jaxprs(top, as_jaxpr, hoist_large)
+  shared_ids = {id(j) for _, j in shared}
+  found: list[Any] = []
+
+  def visit_atoms(atoms: Iterable[Any]) -> None:
+    for atom in atoms:
+      if is_literal(atom) and is_elided(atom):
+        found.append(atom)
+
+  def walk(jaxpr: Any) -> None:
+    for eqn in jaxpr.eqns:
+      # Params print sorted by key (the custom rules only move `name`, which
+      # holds no jaxpr, to the front), and before the operands.
+      for key in sorted(eqn.params):
+        for sub in _printed_jaxprs(eqn.params[key], as_jaxpr):
+          if id(sub) not in shared_ids:
+            walk(sub)
+      visit_atoms(eqn.invars)
+    visit_atoms(jaxpr.outvars)
+
+  for _, jaxpr in shared:
+    walk(jaxpr)
+  walk(top)
+  return found
+
+
+_ELIDED_IN_TEXT = re.compile(r"\[\.\.\.\]:(\S+?\[[^\]]*\](?:\{[^}]*\})*)")
+
+
+def check_literal_order(text: str, literal_avals: Sequence[str]) -> None:
+  """The walk must find the `[...]:TYPE` literals of the text, type by type."""
+  printed = _ELIDED_IN_TEXT.findall(text)
+  if list(printed) != list(literal_avals):
+    raise ExportError(
+        "the elided literals found in the jaxpr do not match the printed "
+        f"text (walk: {list(literal_avals)}, text: {printed}); this JAX prints "
+        f"differently from what export_jaxpr.py was written against "
+        f"({WRITTEN_AGAINST}). Trace with "
+        "jax.config.update('jax_use_simplified_jaxpr_constants', False) so "
+        "array constants become constvars instead")
+
+
+# ---------------------------------------------------------------------------
+# Symbolic dimensions
+# ---------------------------------------------------------------------------
+
+_SYMBOL = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def symbolic_specs(symbolic: Mapping[str, Any] | None,
+                   arg_shapes: Sequence[tuple[int, ...] | None]) -> list[str | None]:
+  """Per positional argument, its jax.export.symbolic_shape spec or None.
+
+  `symbolic` maps a symbol to the (arg_index, axis) positions it stands for:
+  {"B": (0, 0)} or {"B": [(0, 0), (1, 0)]}. `arg_shapes[i]` is the example
+  shape of argument i (None when it is not an array). Every position of a
+  symbol must have the same example size: the exported inputs bind it.
+  """
+  specs: list[list[str] | None] = [
+      None if shape is None else [str(d) for d in shape] for shape in arg_shapes
+  ]
+  claimed: dict[tuple[int, int], str] = {}
+  for symbol, positions in (symbolic or {}).items():
+    if not isinstance(symbol, str) or not _SYMBOL.fullmatch(symbol):
+      raise ExportError(f"symbolic dimension name {symbol!r} is not an identifier")
+    if (isinstance(positions, tuple) and len(positions) == 2 and
+        all(isinstance(p, int) for p in positions)):
+      positions = [positions]
+    positions = list(positions)
+    if not positions:
+      raise ExportError(f"symbol {symbol} names no (arg_index, axis) position")
+    size = None
+    for position in positions:
+      if (not isinstance(position, tuple) or len(position) != 2 or
+          not all(isinstance(p, int) for p in position)):
+        raise ExportError(
+            f"symbol {symbol}: position {position!r} is not (arg_index, axis)")
+      arg, axis = position
+      if not 0 <= arg < len(arg_shapes):
+        raise ExportError(f"symbol {symbol}: argument {arg} does not exist "
+                          f"({len(arg_shapes)} arguments)")
+      shape = arg_shapes[arg]
+      if shape is None:
+        raise ExportError(f"symbol {symbol}: argument {arg} is not an array")
+      rank = len(shape)
+      if not -rank <= axis < rank:
+        raise ExportError(f"symbol {symbol}: axis {axis} is out of range for "
+                          f"argument {arg} of shape {tuple(shape)}")
+      axis %= rank
+      if (arg, axis) in claimed:
+        raise ExportError(f"argument {arg} axis {axis} is claimed by both "
+                          f"{claimed[(arg, axis)]} and {symbol}")
+      claimed[(arg, axis)] = symbol
+      if size is not None and shape[axis] != size:
+        raise ExportError(
+            f"symbol {symbol}: the example sizes differ ({size} and "
+            f"{shape[axis]} at argument {arg} axis {axis})")
+      size = shape[axis]
+      specs[arg][axis] = symbol
+  return [None if s is None else ", ".join(s) for s in specs]
+
+
+# ---------------------------------------------------------------------------
+# The JAX side
+# ---------------------------------------------------------------------------
+
+
+def _as_function(fn: Any, variables: Any) -> Callable:
+  """Modules as functions whose weights are closed over (-> constvars)."""
+  flax = sys.modules.get("flax")
+  if flax is not None:
+    nnx = getattr(flax, "nnx", None)
+    if nnx is not None and isinstance(fn, nnx.Module):
+      graphdef, state = nnx.split(fn)  # pure call: no mutation of `fn`
+      return lambda *args: nnx.merge(graphdef, state)(*args)
+    linen = getattr(flax, "linen", None)
+    if linen is not None and isinstance(fn, linen.Module):
+      if variables is None:
+        raise ExportError("a Flax Linen module needs variables=: "
+                          "export(model, x, variables=params, ...)")
+      return lambda *args: fn.apply(variables, *args)
+  if variables is not None:
+    raise ExportError("variables= is only for Flax Linen modules")
+  if not callable(fn):
+    raise ExportError(f"{fn!r} is not callable")
+  return fn  # functions, Equinox modules (callable pytrees), partials
+
+
+def _source_of(fn: Any) -> str:
+  target = getattr(fn, "__wrapped__", fn)
+  module = getattr(target, "__module__", None) or type(target).__module__
+  qualname = (getattr(target, "__qualname__", None) or
+              type(target).__qualname__)
+  where = f"{module}.{qualname}"
+  try:
+    import inspect
+    file = inspect.getsourcefile(target) or inspect.getsourcefile(type(target))
+    line = inspect.getsourcelines(target)[1]
+    where += f" ({os.path.basename(file)}:{line})"
+  except (TypeError, OSError):
+    pass
+  return f"tools/export_jaxpr.py from {where}"
+
+
+def export(fn: Callable, *example_args: Any, name: str, out_dir: str = ".",
+           symbolic: Mapping[str, Any] | None = None,
+           include_expected: bool = True, rtol: float | None = None,
+           atol: float | None = None, variables: Any = None,
+           static_argnums: Sequence[int] = (), source: str | None = None,
+           expected_on_cpu: bool = True) -> tuple[str, str | None]:
+  """Traces `fn(*example_args)` and writes OUT_DIR/NAME.jaxpr and NAME.npz.
+
+  fn: a function, an Equinox module, a Flax NNX module, or a Flax Linen
+    module with `variables=`; weights it closes over become constvars.
+  symbolic: {"B": (arg_index, axis)} or {"B": [(0, 0), (1, 0)]} traces those
+    dims as jax.export.symbolic_shape symbols; the example sizes are stored.
+  include_expected: store JAX's outputs as expected_i (computed on the CPU
+    with expected_on_cpu, the converter's reference backend: GPU matmuls may
+    use TF32).
+  rtol/atol: tolerance header lines for `jax2onnx check` (default: the C++
+    per-dtype defaults).
+  Returns the paths written (npz None when there is nothing to store).
+  """
+  import jax
+  from jax.extend import core as jex_core
+
+  function = _as_function(fn, variables)
+  static = set(static_argnums)
+  leaves_of = jax.tree_util.tree_leaves
+
+  def to_host(value: Any, aval: Any, what: str) -> np.ndarray:
+    """numpy data of `value` in the dtype its jaxpr var prints."""
+    dtype = getattr(value, "dtype", None)
+    if dtype is not None and jax.dtypes.issubdtype(dtype, jax.dtypes.prng_key):
+      return to_npz_array(np.asarray(jax.random.key_data(value)), what)
+    array = np.asarray(value)
+    want = getattr(aval, "dtype", None)
+    if (want is not None and array.dtype != want and
+        not jax.dtypes.issubdtype(want, jax.dtypes.prng_key)):
+      # Python scalars and numpy constants are canonicalized by JAX (weak
+      # f32/i32 unless x64): store them in the var's dtype.
+      array = array.astype(want)
+    return to_npz_array(array, what)
+
+  # Trace with symbols where asked.
+  arg_shapes = []
+  for i, arg in enumerate(example_args):
+    shape = getattr(arg, "shape", None)
+    arg_shapes.append(None if i in static or shape is None or
+                      not hasattr(arg, "dtype") else tuple(shape))
+  specs = symbolic_specs(symbolic, arg_shapes)
+  trace_args = list(example_args)
+  if symbolic:
+    scope = jax.export.SymbolicScope()
+    for i, spec in enumerate(specs):
+      if spec is None or not any(_SYMBOL.fullmatch(d) for d in spec.split(", ")):
+        continue
+      shape = jax.export.symbolic_shape(spec, scope=scope)
+      trace_args[i] = jax.ShapeDtypeStruct(shape, example_args[i].dtype)
+  closed = jax.make_jaxpr(function, static_argnums=tuple(static))(*trace_args)
+
+  try:
+    text = closed.pretty_print(use_color=False)
+  except TypeError:
+    text = re.sub(r"\x1b\[[0-9;]*m", "", str(closed))
+
+  def as_jaxpr(value: Any) -> Any:
+    if isinstance(value, jex_core.Jaxpr):  # also ClosedJaxpr after 0.11
+      return value
+    if isinstance(value, jex_core.ClosedJaxpr):
+      return value.jaxpr
+    return None
+
+  top = as_jaxpr(closed)
+  hoist = version_tuple(jax.__version__) >= HOIST_LARGE_JAXPRS_SINCE
+  literals = elided_literals(top, as_jaxpr,
+                             lambda a: isinstance(a, jex_core.Literal), hoist)
+  check_literal_order(
+      text, [lit.aval.str_short(short_dtypes=True) for lit in literals])
+
+  consts = list(closed.consts)
+  if len(consts) != len(top.constvars):
+    raise ExportError(f"{len(top.constvars)} constvars but {len(consts)} consts")
+  dynamic_args = [a for i, a in enumerate(example_args) if i not in static]
+  inputs = leaves_of(dynamic_args)
+  if len(inputs) != len(top.invars):
+    raise ExportError(f"{len(inputs)} input leaves but the jaxpr has "
+                      f"{len(top.invars)} invars")
+  expected = None
+  if include_expected:
+    if expected_on_cpu:
+      cpu = jax.devices("cpu")[0]
+      cpu_args = [a if i in static else jax.device_put(a, cpu)
+                  for i, a in enumerate(example_args)]
+      with jax.default_device(cpu):
+        outputs = function(*cpu_args)
+    else:
+      outputs = function(*example_args)
+    expected = leaves_of(outputs)
+    if len(expected) != len(top.outvars):
+      raise ExportError(f"{len(expected)} output leaves but the jaxpr has "
+                        f"{len(top.outvars)} outvars")
+
+  def aval_of(atom: Any) -> Any:
+    return getattr(atom, "aval", None)
+
+  arrays = {}
+  for prefix, values, atoms in (
+      ("const", consts, top.constvars),
+      ("literal", [lit.val for lit in literals], literals),
+      ("input", inputs, top.invars),
+      ("expected", expected or [], top.outvars)):
+    for i, value in enumerate(values):
+      arrays[f"{prefix}_{i}"] = to_host(value, aval_of(atoms[i]),
+                                        f"{prefix}_{i}")
+  header = header_lines(source or _source_of(fn), jax.__version__, rtol, atol)
+  return write_bundle(out_dir, name, header + text, arrays)
+
+
+# ---------------------------------------------------------------------------
+# Script
+# ---------------------------------------------------------------------------
+
+_INPUT_SPEC = re.compile(r"(bool|[a-z]+[0-9]+)\[([0-9, ]*)\]")
+_SHORT_TO_NUMPY = {short_dtype_name(n): n for n in _NUMPY_NATIVE}
+
+
+def parse_input_spec(spec: str) -> tuple[str, tuple[int, ...]]:
+  """'f32[4,3]' -> ('float32', (4, 3)); bf16 -> 'bfloat16'."""
+  match = _INPUT_SPEC.fullmatch(spec.strip())
+  if not match:
+    raise ExportError(f"input spec {spec!r} is not like f32[4,3]")
+  short, dims = match.groups()
+  dtype = "bfloat16" if short == "bf16" else _SHORT_TO_NUMPY.get(short)
+  if dtype is None:
+    raise ExportError(f"input spec {spec!r}: unknown dtype {short}")
+  shape = tuple(int(d) for d in dims.replace(" ", "").split(",") if d)
+  return dtype, shape
+
+
+def parse_symbolic_arg(text: str) -> tuple[str, list[tuple[int, int]]]:
+  """'B=0:0,1:0' -> ('B', [(0, 0), (1, 0)])."""
+  symbol, _, positions = text.partition("=")
+  try:
+    pairs = [tuple(int(x) for x in p.split(":")) for p in positions.split(",")]
+  except ValueError:
+    pairs = []
+  if not positions or any(len(p) != 2 for p in pairs):
+    raise ExportError(f"--symbolic {text!r} is not like B=0:0,1:0")
+  return symbol.strip(), pairs
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+  parser = argparse.ArgumentParser(
+      description="Write a jaxpr bundle (NAME.jaxpr + NAME.npz) for jax2onnx.",
+      epilog=f"Written against {WRITTEN_AGAINST}.")
+  parser.add_argument("target", help="MODULE:ATTR, a function or module object "
+                      "(MODULE importable from the current directory)")
+  parser.add_argument("--name", required=True, help="bundle file stem")
+  parser.add_argument("--out", default=".", help="output directory")
+  parser.add_argument("--input", action="append", default=[],
+                      help="example input, one per positional argument: "
+                      "f32[4,3], i32[8], bf16[2,2] (seeded random values)")
+  parser.add_argument("--symbolic", action="append", default=[],
+                      help="B=ARG:AXIS[,ARG:AXIS...] traces those dims as B")
+  parser.add_argument("--seed", type=int, default=0)
+  parser.add_argument("--rtol", type=float)
+  parser.add_argument("--atol", type=float)
+  parser.add_argument("--no_expected", action="store_true",
+                      help="store no expected_i (the converter's reference "
+                      "interpreter becomes the oracle)")
+  args = parser.parse_args(argv)
+  try:
+    module_name, _, attr = args.target.partition(":")
+    if not attr:
+      raise ExportError(f"target {args.target!r} is not MODULE:ATTR")
+    sys.path.insert(0, os.getcwd())
+    target = importlib.import_module(module_name)
+    for part in attr.split("."):
+      target = getattr(target, part)
+    rng = np.random.default_rng(args.seed)
+    inputs = []
+    for spec in args.input:
+      dtype, shape = parse_input_spec(spec)
+      if dtype == "bool":
+        inputs.append(rng.integers(0, 2, shape).astype(bool))
+      elif dtype.startswith(("int", "uint")):
+        inputs.append(rng.integers(0, 10, shape).astype(dtype))
+      else:
+        import jax.numpy as jnp
+        inputs.append(jnp.asarray(rng.standard_normal(shape), dtype=dtype))
+    symbolic = dict(parse_symbolic_arg(s) for s in args.symbolic)
+    paths = export(target, *inputs, name=args.name, out_dir=args.out,
+                   symbolic=symbolic, include_expected=not args.no_expected,
+                   rtol=args.rtol, atol=args.atol)
+  except ExportError as e:
+    print(f"export_jaxpr: error: {e}", file=sys.stderr)
+    return 1
+  print("wrote " + " ".join(p for p in paths if p))
+  return 0
+
+
+if __name__ == "__main__":
+  sys.exit(main())
