@@ -63,6 +63,13 @@ absl::StatusOr<std::vector<jaxpr::Array>> InputsFor(
     }
     J2O_ASSIGN_OR_RETURN(std::vector<int64_t> shape,
                          aval.ConcreteShape(bindings));
+    // A huge (well-typed) shape is an error here, not std::bad_alloc.
+    constexpr int64_t kMaxInputBytes = int64_t{1} << 32;
+    if (auto bytes = jaxpr::CheckedByteSize(aval.dtype, shape, kMaxInputBytes);
+        !bytes.ok()) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          "cannot generate input ", i, ": ", bytes.status().message()));
+    }
     inputs.push_back(RandomArray(aval.dtype, std::move(shape), rng));
   }
   return inputs;
@@ -78,6 +85,7 @@ absl::StatusOr<std::vector<jaxpr::Array>> OracleOutputs(
   *oracle_name = "interpreter";
   jaxpr::EvalOptions eval_options;
   eval_options.elided_literals = &bundle.literals;
+  eval_options.filename = bundle.file.path;
   return jaxpr::Evaluate(bundle.jaxpr(), bundle.consts, inputs, eval_options);
 }
 

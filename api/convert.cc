@@ -15,6 +15,7 @@
 #include "ir/serde.h"
 #include "jax2onnx/jax2onnx.h"
 #include "jaxpr/status_macros.h"
+#include "jaxpr/typecheck/typecheck.h"
 #include "plugins/register.h"
 #include "plugins2/register.h"
 
@@ -47,6 +48,9 @@ void RegisterAllLowerings() {
 absl::StatusOr<onnx::ModelProto> ConvertWithPipeline(
     Pipeline pipeline, const Bundle& bundle, const ConvertOptions& options) {
   RegisterAllLowerings();
+  // Both pipelines trust the printed types; an ill-typed jaxpr is refused
+  // here with its FILE:LINE:COL before any lowering sees it.
+  J2O_RETURN_IF_ERROR(jaxpr::TypeCheckFile(bundle.file));
   if (pipeline == Pipeline::kIr) {
     converter2::IrConvertOptions ir_options;
     ir_options.opset = options.opset;

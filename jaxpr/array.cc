@@ -1,8 +1,11 @@
 #include "jaxpr/array.h"
 
+#include <algorithm>
 #include <cmath>
 #include <complex>
+#include <limits>
 
+#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "glog/logging.h"
@@ -88,6 +91,41 @@ int64_t NumElements(absl::Span<const int64_t> shape) {
   int64_t n = 1;
   for (int64_t d : shape) n *= d;
   return n;
+}
+
+absl::StatusOr<int64_t> CheckedNumElements(absl::Span<const int64_t> shape) {
+  int64_t n = 1;
+  bool overflow = false;
+  for (int64_t d : shape) {
+    if (d < 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("negative dimension ", d, " in shape [",
+                       absl::StrJoin(shape, ","), "]"));
+    }
+    if (d == 0) return 0;
+    if (n > std::numeric_limits<int64_t>::max() / d) overflow = true;
+    if (!overflow) n *= d;
+  }
+  if (overflow) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("shape [", absl::StrJoin(shape, ","),
+                     "] has more elements than fit in a 64-bit count"));
+  }
+  return n;
+}
+
+absl::StatusOr<int64_t> CheckedByteSize(DType dtype,
+                                        absl::Span<const int64_t> shape,
+                                        int64_t max_bytes) {
+  absl::StatusOr<int64_t> n = CheckedNumElements(shape);
+  if (!n.ok()) return n.status();
+  const int64_t item = std::max(ItemSize(dtype), 1);
+  if (*n > max_bytes / item) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        "an array of ", ShortName(dtype), "[", absl::StrJoin(shape, ","),
+        "] needs more than ", max_bytes, " bytes"));
+  }
+  return *n * item;
 }
 
 Array::Array(DType dtype, std::vector<int64_t> shape)

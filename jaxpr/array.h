@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "absl/types/span.h"
 #include "jaxpr/dtype.h"
 
@@ -102,7 +103,17 @@ class Array {
   std::shared_ptr<std::vector<uint8_t>> data_;  // null: no bytes
 };
 
+// Product of the dims; callers pass shapes already known to be valid.
 int64_t NumElements(absl::Span<const int64_t> shape);
+// Product of the dims for shapes that come from input: an error for a
+// negative dim or a count that overflows int64, never undefined behaviour.
+absl::StatusOr<int64_t> CheckedNumElements(absl::Span<const int64_t> shape);
+// Bytes of an array of `dtype` and `shape`, checked like CheckedNumElements
+// and refused above `max_bytes` (the message names the size), so that an
+// absurd but well-typed shape is an error rather than std::bad_alloc.
+absl::StatusOr<int64_t> CheckedByteSize(DType dtype,
+                                        absl::Span<const int64_t> shape,
+                                        int64_t max_bytes);
 
 }  // namespace jax2onnx::jaxpr
 

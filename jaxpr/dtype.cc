@@ -68,6 +68,25 @@ std::optional<DType> DTypeFromAnyName(absl::string_view name) {
   return DTypeFromNumpyName(name);
 }
 
+bool IsKnownDTypeName(absl::string_view name) {
+  if (DTypeFromShortName(name).has_value()) return true;
+  static constexpr absl::string_view kPassThrough[] = {
+      "i1",          "i2",          "i4",          "u1",
+      "u2",          "u4",          "f8_e4m3fn",   "f8_e5m2",
+      "f8_e4m3fnuz", "f8_e5m2fnuz", "f8_e4m3b11fnuz", "f8_e3m4",
+      "f8_e4m3",     "f8_e8m0fnu",  "f4_e2m1fn",   "f6_e2m3fn",
+      "f6_e3m2fn",   "float0",
+  };
+  for (absl::string_view known : kPassThrough) {
+    if (name == known) return true;
+  }
+  // Extended dtypes: PRNG keys `key<impl>` and dynamic-shape `bint{...}`.
+  return (name.size() > 5 && name.substr(0, 4) == "key<" &&
+          name.back() == '>') ||
+         (name.size() > 5 && name.substr(0, 5) == "bint{" &&
+          name.back() == '}');
+}
+
 int ItemSize(DType dtype) {
   const DTypeInfo* info = Find(dtype);
   return info ? info->item_size : 0;

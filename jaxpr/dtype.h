@@ -44,6 +44,11 @@ std::optional<DType> DTypeFromNumpyName(absl::string_view name);
 // Accepts either spelling.
 std::optional<DType> DTypeFromAnyName(absl::string_view name);
 
+// True for every dtype JAX can print in an aval: the enum's short names and
+// the pass-through ones (i4, f8_e4m3fn, float0, key<fry>, bint{...}, ...;
+// shared/JAXPR_FORMAT.md §3). Names such as `f33` or `i31` are false.
+bool IsKnownDTypeName(absl::string_view name);
+
 // Bytes per element (bool is 1); 0 for kInvalid/kOther.
 int ItemSize(DType dtype);
 

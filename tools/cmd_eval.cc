@@ -194,6 +194,7 @@ Outcome RunBundle(const BundleRef& ref, const jaxpr::NamedArrays* inputs_npz,
   }
   jaxpr::EvalOptions options;
   options.elided_literals = &bundle->literals;
+  options.filename = bundle->file.path;
   auto outputs =
       jaxpr::Evaluate(bundle->jaxpr(), bundle->consts, bundle->inputs, options);
   if (!outputs.ok()) {

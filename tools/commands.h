@@ -27,6 +27,7 @@ int RunRandomize(const std::vector<std::string>& args);  // cmd_randomize.cc
 int RunCorpus(const std::vector<std::string>& args);   // cmd_corpus.cc
 int RunShadow(const std::vector<std::string>& args);   // cmd_shadow.cc
 int RunParityCommand(const std::vector<std::string>& args);  // cmd_shadow.cc
+int RunVerify(const std::vector<std::string>& args);  // cmd_verify.cc
 
 }  // namespace jax2onnx::cli
 

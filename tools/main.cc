@@ -23,6 +23,20 @@ const std::vector<Command>& Commands() {
        "every file parses; parse errors are printed as file:line:col.",
        {"json"},
        &RunParse},
+      {"verify",
+       "verify FILE_OR_DIR...",
+       "Type check printed jaxprs without converting them",
+       "Parses each FILE (a directory stands for its *.jaxpr files, "
+       "recursively) and type checks it as jax.core.check_jaxpr would: "
+       "binders bound once, known dtypes, non-negative dims, and per "
+       "primitive the arity, operand dtypes, params and the result type "
+       "computed from operands and params against the declared one. Errors "
+       "go to stderr as FILE:LINE:COL: error: ...; exit 0 when every file is "
+       "well-typed, 1 otherwise. A primitive without a rule gets the "
+       "structural checks and a note. convert, check and eval run the same "
+       "check first.",
+       {},
+       &RunVerify},
       {"print",
        "print FILE",
        "Print a jaxpr in canonical JAX style",

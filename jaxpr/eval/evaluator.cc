@@ -11,6 +11,8 @@
 #include "absl/strings/str_join.h"
 #include "jaxpr/eval/kernels.h"
 #include "jaxpr/literal_value.h"
+#include "jaxpr/status_macros.h"
+#include "jaxpr/typecheck/typecheck.h"
 
 namespace jax2onnx::jaxpr {
 namespace {
@@ -255,6 +257,13 @@ class Interpreter {
 absl::StatusOr<Array> EvalContext::NewOutput(int i) const {
   auto shape = OutputShape(i);
   if (!shape.ok()) return shape.status();
+  // Symbolic dims evaluate to anything; a size the interpreter cannot hold
+  // is an error, not std::bad_alloc or a negative-dim CHECK.
+  constexpr int64_t kMaxOutputBytes = int64_t{1} << 34;
+  if (auto bytes = CheckedByteSize(OutputDType(i), *shape, kMaxOutputBytes);
+      !bytes.ok()) {
+    return bytes.status();
+  }
   return Array(OutputDType(i), *std::move(shape));
 }
 
@@ -325,6 +334,7 @@ absl::StatusOr<std::vector<Array>> Evaluate(const ClosedJaxpr& jaxpr,
                                             absl::Span<const Array> inputs,
                                             const EvalOptions& options) {
   EnsureKernelsRegistered();
+  J2O_RETURN_IF_ERROR(TypeCheckJaxpr(jaxpr, options.filename));
   if (inputs.size() != jaxpr.invars.size()) {
     return absl::InvalidArgumentError(
         absl::StrCat("the jaxpr takes ", jaxpr.invars.size(), " inputs, got ",

@@ -17,10 +17,13 @@ namespace jax2onnx::jaxpr {
 struct EvalOptions {
   // Values of `[...]` literals (npz literal_k), indexed by elided_index.
   const std::vector<Array>* elided_literals = nullptr;
+  // Names the jaxpr's file in type errors (`FILE:LINE:COL: error: ...`).
+  std::string filename = "<jaxpr>";
 };
 
-// Runs `jaxpr` on constvar values and inputs. Symbolic dims are bound from
-// the input shapes. Errors name the primitive, equation index and source
+// Runs `jaxpr` on constvar values and inputs after type checking it
+// (jaxpr/typecheck/typecheck.h): an ill-typed jaxpr is an error, never
+// evaluated. Symbolic dims are bound from the input shapes. Errors name the primitive, equation index and source
 // line; unsupported primitives are named.
 absl::StatusOr<std::vector<Array>> Evaluate(const ClosedJaxpr& jaxpr,
                                             absl::Span<const Array> consts,

@@ -647,6 +647,11 @@ absl::Status Parser::ParseAvalUncached(Aval* aval) {
     }
   }
   if (At(p_) == '[') {
+    if (!IsKnownDTypeName(dtype_name)) {
+      // A misspelt or invented dtype (`f33`, `i31`) would otherwise travel as
+      // a pass-through kOther dtype and fail far from here.
+      return ErrorAt(start, absl::StrCat("unknown dtype '", dtype_name, "'"));
+    }
     aval->kind = Aval::Kind::kShaped;
     aval->dtype_name = dtype_name;
     if (auto d = DTypeFromShortName(dtype_name)) {

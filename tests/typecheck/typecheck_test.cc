@@ -1,0 +1,249 @@
+// The type checker (jaxpr/typecheck/typecheck.h): every registered primitive
+// has a rule; each class of ill-typed program is refused with a
+// FILE:LINE:COL error; valid programs pass.
+#include "jaxpr/typecheck/typecheck.h"
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "api/convert_internal.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "jaxpr/text/parser.h"
+#include "plugin/registry.h"
+
+namespace jax2onnx::jaxpr {
+namespace {
+
+using ::testing::HasSubstr;
+using ::testing::StartsWith;
+
+absl::Status Check(const std::string& text) {
+  auto file = ParseJaxprText(text, "t.jaxpr");
+  if (!file.ok()) return file.status();
+  TypeCheckOptions options;
+  options.unknown_primitive_is_error = true;
+  return TypeCheckFile(*file, options);
+}
+
+std::string Message(const absl::Status& s) { return std::string(s.message()); }
+
+TEST(TypeCheckRegistryTest, EveryRegisteredPrimitiveHasARule) {
+  api::RegisterAllLowerings();
+  int count = 0;
+  for (const plugin::PrimitiveEntry* entry :
+       plugin::Registry::Global().Entries()) {
+    EXPECT_TRUE(HasTypeRule(entry->name))
+        << "no type rule for registered primitive '" << entry->name << "'";
+    ++count;
+  }
+  EXPECT_GT(count, 100);
+}
+
+TEST(TypeCheckTest, WellTypedProgramPasses) {
+  EXPECT_TRUE(Check(R"({ lambda ; a:f32[5] b:f32[5]. let
+    c:f32[5] = add a b
+    d:bool[5] = lt c 1.0:f32[]
+    e:f32[5,1] = reshape[dimensions=None new_sizes=(5, 1)] c
+    f:f32[1,5] = transpose[permutation=(1, 0)] e
+    g:f32[] = reduce_sum[axes=(0, 1) out_sharding=None] f
+  in (d, g) })")
+                  .ok());
+}
+
+TEST(TypeCheckTest, DeclaredResultTooLongIsNamed) {
+  // add of two f32[5] is f32[5] (lax broadcasting_shape_rule).
+  const absl::Status s = Check(R"({ lambda ; a:f32[5] b:f32[5]. let
+    c:f32[6] = add a b
+  in (c,) })");
+  EXPECT_EQ(Message(s),
+            "t.jaxpr:2:5: error: 'add': expected f32[5], declared f32[6] "
+            "(operands: f32[5], f32[5])");
+}
+
+TEST(TypeCheckTest, ConcatenateOfMixedDtypesIsRefused) {
+  const absl::Status s = Check(R"({ lambda ; a:f32[2] b:i32[3]. let
+    c:f32[5] = concatenate[dimension=0] a b
+  in (c,) })");
+  EXPECT_THAT(Message(s), StartsWith("t.jaxpr:2:5: error: 'concatenate': "
+                                     "operands must have the same dtype"));
+}
+
+TEST(TypeCheckTest, UnaryWithTwoOperandsIsRefused) {
+  const absl::Status s = Check(R"({ lambda ; a:f32[2] b:f32[2]. let
+    c:f32[2] = neg a b
+  in (c,) })");
+  EXPECT_THAT(Message(s), StartsWith("t.jaxpr:2:5: error: 'neg': takes 1 "
+                                     "operand, got 2"));
+}
+
+TEST(TypeCheckTest, ZeroOperandsAreRefused) {
+  const absl::Status s = Check("{ lambda ; a:f32[3]. let\n    b:f32[3] = sin \n"
+                               "  in (b,) }");
+  EXPECT_THAT(Message(s), StartsWith("t.jaxpr:2:5: error: 'sin': takes 1 "
+                                     "operand, got 0"));
+}
+
+TEST(TypeCheckTest, DuplicateBinderIsRefused) {
+  const absl::Status s = Check(R"({ lambda ; a:f32[2]. let
+    b:f32[2] = neg a
+    b:f32[2] = sin a
+  in (b,) })");
+  EXPECT_THAT(Message(s), StartsWith("t.jaxpr:3:5: error: duplicate binder "
+                                     "'b' (first bound at t.jaxpr:2:5)"));
+}
+
+TEST(TypeCheckTest, NegativeDimIsRefused) {
+  const absl::Status s = Check(R"({ lambda ; a:f32[-2]. let
+    b:f32[-2] = neg a
+  in (b,) })");
+  EXPECT_THAT(Message(s), HasSubstr("negative dimension -2"));
+  EXPECT_THAT(Message(s), StartsWith("t.jaxpr:"));
+}
+
+TEST(TypeCheckTest, ElementCountOverflowIsRefused) {
+  const absl::Status s = Check(R"({ lambda ; a:f32[4294967296,4294967296]. let
+    b:f32[4294967296,4294967296] = neg a
+  in (b,) })");
+  EXPECT_THAT(Message(s), HasSubstr("more elements than fit"));
+}
+
+TEST(TypeCheckTest, UnknownDtypesAreParseErrorsWithLocation) {
+  for (const char* dtype : {"f33", "i33", "i31", "u7"}) {
+    const absl::Status s = Check(absl::StrCat(
+        "{ lambda ; a:f32[2]. let\n    b:", dtype, "[2] = neg a\n  in (b,) }"));
+    EXPECT_THAT(Message(s),
+                StartsWith(absl::StrCat("t.jaxpr:2:7: error: unknown dtype '",
+                                        dtype, "'")));
+  }
+  // A typed literal and an elided literal of an unknown dtype.
+  EXPECT_THAT(Message(Check("{ lambda ; a:f32[2]. let\n    b:f32[2] = mul a "
+                            "2.0:f33[]\n  in (b,) }")),
+              HasSubstr("unknown dtype 'f33'"));
+  EXPECT_THAT(Message(Check("{ lambda ; a:f32[2]. let\n    b:f32[2] = mul a "
+                            "[...]:i31[2]\n  in (b,) }")),
+              HasSubstr("unknown dtype 'i31'"));
+}
+
+TEST(TypeCheckTest, PassThroughDtypesStayValid) {
+  EXPECT_TRUE(Check(R"({ lambda ; a:f8_e4m3fn[2] k:key<fry>[]. let
+    b:f32[2] = convert_element_type[new_dtype=float32 weak_type=False] a
+  in (b,) })")
+                  .ok());
+}
+
+TEST(TypeCheckTest, UnknownDtypeParamIsRefused) {
+  const absl::Status s = Check(R"({ lambda ; a:f32[2]. let
+    b:f32[2] = convert_element_type[new_dtype=float33 weak_type=False] a
+  in (b,) })");
+  EXPECT_THAT(Message(s),
+              StartsWith("t.jaxpr:2:5: error: 'convert_element_type': "));
+}
+
+TEST(TypeCheckTest, ComparisonsGiveBool) {
+  const absl::Status s = Check(R"({ lambda ; a:f32[2] b:f32[2]. let
+    c:f32[2] = lt a b
+  in (c,) })");
+  EXPECT_THAT(Message(s), HasSubstr("expected bool[2], declared f32[2]"));
+}
+
+TEST(TypeCheckTest, ShiftsNeedIntegers) {
+  const absl::Status s = Check(R"({ lambda ; a:f32[2] b:f32[2]. let
+    c:f32[2] = shift_left a b
+  in (c,) })");
+  EXPECT_THAT(Message(s), HasSubstr("operand 0 must be integer"));
+}
+
+TEST(TypeCheckTest, AxesOutOfRangeAreRefused) {
+  const absl::Status s = Check(R"({ lambda ; a:f32[2,3]. let
+    b:f32[2] = reduce_sum[axes=(2,) out_sharding=None] a
+  in (b,) })");
+  EXPECT_THAT(Message(s), HasSubstr("axes=2 is out of range for rank 2"));
+}
+
+TEST(TypeCheckTest, BadPermutationIsRefused) {
+  const absl::Status s = Check(R"({ lambda ; a:f32[2,3]. let
+    b:f32[3,2] = transpose[permutation=(0, 0)] a
+  in (b,) })");
+  EXPECT_THAT(Message(s), HasSubstr("is not a permutation"));
+}
+
+TEST(TypeCheckTest, LiteralWhereAVariableIsNeededIsRefused) {
+  const absl::Status s = Check(R"({ lambda ; a:f32[3]. let
+    b:f32[] = cumsum[axis=0 reverse=False] 1.0:f32[]
+  in (b,) })");
+  EXPECT_THAT(Message(s), HasSubstr("operand 0 must be a variable"));
+}
+
+TEST(TypeCheckTest, MissingParamIsRefused) {
+  const absl::Status s = Check(R"({ lambda ; a:f32[2,3]. let
+    b:f32[3,2] = transpose a
+  in (b,) })");
+  EXPECT_THAT(Message(s), StartsWith("t.jaxpr:2:5: error: 'transpose': "));
+  EXPECT_THAT(Message(s), HasSubstr("permutation"));
+}
+
+TEST(TypeCheckTest, SymbolicDimsCompareSymbolically) {
+  // concatenate of b and b+1 along 0 is 2*b + 1, however it is printed.
+  EXPECT_TRUE(Check(R"({ lambda ; a:f32[b] c:f32[b + 1]. let
+    d:f32[2*b + 1] = concatenate[dimension=0] a c
+  in (d,) })")
+                  .ok());
+  const absl::Status s = Check(R"({ lambda ; a:f32[b] c:f32[b + 1]. let
+    d:f32[2*b] = concatenate[dimension=0] a c
+  in (d,) })");
+  EXPECT_THAT(Message(s), HasSubstr("declared f32[2*b]"));
+}
+
+TEST(TypeCheckTest, NestedErrorNamesInnerAndEnclosingLines) {
+  const absl::Status s = Check(R"({ lambda ; a:f32[2]. let
+    b:f32[2] = pjit[
+      name=f
+      jaxpr={ lambda ; c:f32[2]. let
+          d:f32[3] = sin c
+        in (d,) }
+    ] a
+  in (b,) })");
+  EXPECT_EQ(Message(s),
+            "t.jaxpr:5:11: error: 'sin': expected f32[2], declared f32[3] "
+            "(operands: f32[2]) (in the jaxpr of 'pjit' at t.jaxpr:2:5)");
+}
+
+TEST(TypeCheckTest, CalleeSignatureMustMatchOperands) {
+  const absl::Status s = Check(R"({ lambda ; a:f32[3]. let
+    b:f32[2] = pjit[
+      name=f
+      jaxpr={ lambda ; c:f32[2]. let d:f32[2] = sin c in (d,) }
+    ] a
+  in (b,) })");
+  EXPECT_THAT(Message(s), HasSubstr("callee inputs: expected f32[3], got "
+                                    "f32[2]"));
+}
+
+TEST(TypeCheckTest, WhileBodyMustKeepTheCarry) {
+  const absl::Status s = Check(R"({ lambda ; a:i32[]. let
+    b:i32[] = while[
+      body_jaxpr={ lambda ; c:i32[]. let d:f32[] = convert_element_type[new_dtype=float32 weak_type=False] c in (d,) }
+      body_nconsts=0
+      cond_jaxpr={ lambda ; e:i32[]. let f:bool[] = lt e 3:i32[] in (f,) }
+      cond_nconsts=0
+    ] a
+  in (b,) })");
+  EXPECT_THAT(Message(s), HasSubstr("body_jaxpr outputs"));
+}
+
+TEST(TypeCheckTest, UnknownPrimitiveIsNamedOnlyWhenAsked) {
+  auto file = ParseJaxprText(R"({ lambda ; a:f32[2]. let
+    b:f32[2] = frobnicate a
+  in (b,) })",
+                             "t.jaxpr");
+  ASSERT_TRUE(file.ok());
+  EXPECT_TRUE(TypeCheckFile(*file).ok());
+  TypeCheckOptions strict;
+  strict.unknown_primitive_is_error = true;
+  EXPECT_THAT(Message(TypeCheckFile(*file, strict)),
+              HasSubstr("'frobnicate': no type rule"));
+}
+
+}  // namespace
+}  // namespace jax2onnx::jaxpr
