@@ -1,7 +1,5 @@
 #include "api/check.h"
 
-#include <unistd.h>
-
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -10,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "api/convert_internal.h"
 #include "api/splitmix64.h"
+#include "api/write_model.h"
 #include "jaxpr/eval/evaluator.h"
 #include "jaxpr/io/compare.h"
 #include "jaxpr/status_macros.h"
@@ -97,25 +96,18 @@ absl::StatusOr<std::vector<jaxpr::Array>> RunModel(
         absl::StrCat("the model has ", model.graph().input_size(),
                      " inputs, got ", inputs.size(), " values"));
   }
-  char path[] = "/tmp/jax2onnx_check_XXXXXX";
-  const int fd = mkstemp(path);
-  if (fd < 0) return absl::InternalError("cannot create a temporary file");
-  close(fd);
-  const std::string model_path = absl::StrCat(path, ".onnx");
-  std::rename(path, model_path.c_str());
-  absl::Status written = WriteModel(model, model_path);
-  if (!written.ok()) {
-    std::remove(model_path.c_str());
-    return written;
-  }
+  // A private directory (mkdtemp) per model: no name another process can
+  // take, and room for an external-data sidecar next to the model.
+  J2O_ASSIGN_OR_RETURN(ScopedTempDir dir,
+                       ScopedTempDir::Create("jax2onnx_check_"));
+  const std::string model_path = absl::StrCat(dir.path(), "/model.onnx");
+  J2O_RETURN_IF_ERROR(WriteModel(model, model_path));
   NamedArrays named;
   for (size_t i = 0; i < inputs.size(); ++i) {
     named.emplace_back(model.graph().input(static_cast<int>(i)).name(),
                        inputs[i]);
   }
-  auto outputs = runner.Run(model_path, named);
-  std::remove(model_path.c_str());
-  return outputs;
+  return runner.Run(model_path, named);
 }
 
 CheckResult CheckBundle(const std::string& bundle_path,

@@ -1,6 +1,5 @@
 #include "converter/convert.h"
 
-#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 
@@ -85,31 +84,6 @@ absl::StatusOr<onnx::ModelProto> ToOnnx(const Bundle& bundle,
     return api::ConvertWithShadow(pipeline, shadow, bundle, options);
   }
   return api::ConvertWithPipeline(pipeline, bundle, options);
-}
-
-absl::Status WriteModel(const onnx::ModelProto& model,
-                        const std::string& path) {
-  const std::string bytes = ir::SerializeDeterministic(model);
-  const std::string tmp = absl::StrCat(path, ".tmp");
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("cannot write '", tmp, "'"));
-    }
-    out.write(bytes.data(), static_cast<std::streamsize>(bytes.size()));
-    out.close();
-    if (!out) {
-      std::remove(tmp.c_str());
-      return absl::InternalError(absl::StrCat("short write to '", tmp, "'"));
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return absl::InternalError(
-        absl::StrCat("cannot rename '", tmp, "' to '", path, "'"));
-  }
-  return absl::OkStatus();
 }
 
 }  // namespace jax2onnx

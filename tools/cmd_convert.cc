@@ -1,8 +1,11 @@
 // `convert`, `check` and `plugins`: the conversion commands of the CLI.
+#include <csignal>
 #include <cstdio>
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "api/check.h"
 #include "api/convert_internal.h"
@@ -21,6 +24,17 @@ DEFINE_int32(opset, 23, "ONNX opset to target (17..26).");
 DEFINE_string(input_names, "", "Comma-separated graph input names.");
 DEFINE_string(output_names, "", "Comma-separated graph output names.");
 DEFINE_uint64(seed, 0, "Seed of the random inputs (check).");
+DEFINE_string(
+    external_data, "auto",
+    "Tensor data in a sidecar file (ONNX external data): auto (tensors "
+    "over --external_data_threshold, and more when the model would "
+    "exceed protobuf's 2 GiB), always, never (convert).");
+DEFINE_uint64(external_data_threshold, 1 << 20,
+              "With --external_data=auto, tensors with more data bytes than "
+              "this go to the sidecar (convert).");
+DEFINE_string(external_data_name, "",
+              "Sidecar file name next to the model; default OUT_BASENAME.data "
+              "(convert).");
 
 namespace jax2onnx::cli {
 namespace {
@@ -41,6 +55,25 @@ ConvertOptions OptionsFromFlags() {
   return options;
 }
 
+absl::StatusOr<WriteOptions> WriteOptionsFromFlags(const Bundle& bundle) {
+  WriteOptions options;
+  if (FLAGS_external_data == "auto") {
+    options.external_data = ExternalData::kAuto;
+  } else if (FLAGS_external_data == "always") {
+    options.external_data = ExternalData::kAlways;
+  } else if (FLAGS_external_data == "never") {
+    options.external_data = ExternalData::kNever;
+  } else {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--external_data must be auto, always or never, got '",
+                     FLAGS_external_data, "'"));
+  }
+  options.external_data_threshold = FLAGS_external_data_threshold;
+  options.external_data_name = FLAGS_external_data_name;
+  options.protected_inputs = {bundle.jaxpr_path, bundle.npz_path};
+  return options;
+}
+
 }  // namespace
 
 int RunConvert(const std::vector<std::string>& args) {
@@ -54,19 +87,30 @@ int RunConvert(const std::vector<std::string>& args) {
                  std::string(bundle.status().message()).c_str());
     return 1;
   }
+  absl::StatusOr<WriteOptions> write_options = WriteOptionsFromFlags(*bundle);
+  if (!write_options.ok()) {
+    std::fprintf(stderr, "%s\n",
+                 std::string(write_options.status().message()).c_str());
+    return 2;
+  }
   auto model = ToOnnx(*bundle, OptionsFromFlags());
   if (!model.ok()) {
     std::fprintf(stderr, "%s: %s\n", args[0].c_str(),
                  std::string(model.status().message()).c_str());
     return 1;
   }
-  absl::Status written = WriteModel(*model, FLAGS_o);
+  // A file size limit (ulimit -f) then fails a write with EFBIG, which the
+  // writer reports and cleans up after, instead of killing the process with
+  // its temporaries left behind.
+  std::signal(SIGXFSZ, SIG_IGN);
+  const int nodes = model->graph().node_size();
+  absl::Status written = WriteModel(std::move(*model), FLAGS_o, *write_options);
   if (!written.ok()) {
     std::fprintf(stderr, "%s\n", std::string(written.message()).c_str());
     return 1;
   }
   std::fprintf(stderr, "wrote %s (%d nodes, opset %d)\n", FLAGS_o.c_str(),
-               model->graph().node_size(), FLAGS_opset);
+               nodes, FLAGS_opset);
   return 0;
 }
 

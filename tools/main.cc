@@ -58,7 +58,8 @@ const std::vector<Command>& Commands() {
        &RunEval},
       {"convert",
        "convert BUNDLE -o OUT.onnx [--use_onnx_ir] [--opset N] "
-       "[--input_names a,b] [--output_names c]",
+       "[--input_names a,b] [--output_names c] "
+       "[--external_data=auto|always|never]",
        "Convert a bundle to an ONNX model",
        "Converts the bundle (NAME.jaxpr + optional NAME.npz with const_i / "
        "literal_i) to ONNX and writes it atomically. The pipeline is IR by "
@@ -66,8 +67,11 @@ const std::vector<Command>& Commands() {
        "JAX2ONNX_USE_ONNX_IR=0 selects the legacy pipeline (the environment "
        "variable wins over the flag). Nothing is "
        "written on failure; errors name the primitive, equation and source "
-       "line.",
-       {"o", "use_onnx_ir", "opset", "input_names", "output_names"},
+       "line. Tensors over 1 MiB, and more when the model would exceed 2 "
+       "GiB, go to one sidecar OUT.onnx.data (ONNX external data, "
+       "docs/output.md).",
+       {"o", "use_onnx_ir", "opset", "input_names", "output_names",
+        "external_data", "external_data_threshold", "external_data_name"},
        &RunConvert},
       {"check",
        "check BUNDLE_OR_DIR... [--use_onnx_ir] [--json] [--seed N]",

@@ -182,6 +182,8 @@ const OPT_LEVELS = new Set(['disabled', 'basic', 'extended', 'all']);
 const SESSION_CACHE_LIMIT = 8;
 // key -> session, in insertion (least recently used first) order.
 const sessionCache = new Map();
+// Sessions of external-data models, released after their request.
+const uncachedSessions = new WeakSet();
 
 // Sessions are keyed by the model's content hash so a model file rewritten at
 // the same path is never run with a stale session.
@@ -192,8 +194,13 @@ async function getSession(ort, modelPath, optLevel) {
   } catch (e) {
     throw new Error(`cannot read model '${modelPath}': ${e.message}`);
   }
+  // A model with ONNX external data is loaded from its path, so ORT finds the
+  // sidecar next to it, and is not cached: its bytes do not cover the
+  // sidecar's. (The entries' key "location" appears in such models; a false
+  // positive only costs the cache.)
+  const external = bytes.includes('location');
   const key = crypto.createHash('sha1').update(bytes).digest('hex') + '/' + optLevel;
-  const hit = sessionCache.get(key);
+  const hit = external ? undefined : sessionCache.get(key);
   if (hit) {
     sessionCache.delete(key);
     sessionCache.set(key, hit);
@@ -201,7 +208,7 @@ async function getSession(ort, modelPath, optLevel) {
   }
   let session;
   try {
-    session = await ort.InferenceSession.create(bytes, {
+    session = await ort.InferenceSession.create(external ? modelPath : bytes, {
       graphOptimizationLevel: optLevel,
       // One thread each: results must not depend on the machine's core count
       // and parallel test shards must not oversubscribe.
@@ -213,6 +220,10 @@ async function getSession(ort, modelPath, optLevel) {
     });
   } catch (e) {
     throw new Error(`cannot load model '${modelPath}': ${e.message}`);
+  }
+  if (external) {
+    uncachedSessions.add(session);
+    return session;
   }
   sessionCache.set(key, session);
   while (sessionCache.size > SESSION_CACHE_LIMIT) {
@@ -289,7 +300,12 @@ async function handleRequest(req) {
       throw new Error(`model '${req.model}' needs inputs not given: ${missing.join(', ')}`);
     }
 
-    const results = await session.run(feeds);
+    let results;
+    try {
+      results = await session.run(feeds);
+    } finally {
+      if (uncachedSessions.has(session)) await session.release();
+    }
     fs.mkdirSync(req.outputs_dir, {recursive: true});
     const names = session.outputNames;
     const files = outputFileNames(names);
