@@ -120,8 +120,7 @@ CheckResult CheckBundle(const std::string& bundle_path,
     result.reason = FirstLine(status.message());
     return result;
   };
-  auto pipeline = ResolvePipelineFromEnvironment(
-      options.convert.use_onnx_ir, options.convert.cli_use_onnx_ir);
+  auto pipeline = RoutePipeline(options.convert);
   if (!pipeline.ok()) return fail("route", pipeline.status());
   result.pipeline = *pipeline;
   auto bundle = jaxpr::LoadBundle(bundle_path);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "api/bundle_access.h"
 #include "api/ort_runner.h"
 #include "api/router.h"
 #include "jax2onnx/jax2onnx.h"

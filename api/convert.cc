@@ -1,11 +1,15 @@
 #include "converter/convert.h"
 
+#include <algorithm>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <optional>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "absl/strings/str_join.h"
 #include "api/convert_internal.h"
 #include "api/router.h"
 #include "api/shadow.h"
@@ -13,8 +17,10 @@
 #include "ir/printer.h"
 #include "ir/serde.h"
 #include "jax2onnx/jax2onnx.h"
+#include "jaxpr/io/bundle.h"
 #include "jaxpr/status_macros.h"
 #include "jaxpr/typecheck/typecheck.h"
+#include "plugin/conversion_checks.h"
 #include "plugins/register.h"
 #include "plugins2/register.h"
 
@@ -24,7 +30,9 @@ namespace {
 
 // JAX2ONNX_DEBUG_IR_DUMP=DIR: IR text after lowering and after each pass,
 // one numbered file per step.
-std::function<void(const std::string&, const ir::Model&)> IrDumpFromEnv() {
+std::function<void(const std::string&, const ir::Model&)> IrDumpFromEnv(
+    const ConvertOptions& options) {
+  if (!options.read_environment) return nullptr;
   const char* dir = std::getenv("JAX2ONNX_DEBUG_IR_DUMP");
   if (dir == nullptr || *dir == '\0') return nullptr;
   auto step = std::make_shared<int>(0);
@@ -56,7 +64,7 @@ absl::StatusOr<onnx::ModelProto> ConvertWithPipeline(
     ir_options.model_name = options.model_name;
     ir_options.input_names = options.input_names;
     ir_options.output_names = options.output_names;
-    ir_options.dump = IrDumpFromEnv();
+    ir_options.dump = IrDumpFromEnv(options);
     J2O_ASSIGN_OR_RETURN(ir::Model model,
                          converter2::ConvertToIr(bundle, ir_options));
     return ir::ToProto(model);
@@ -69,21 +77,123 @@ absl::StatusOr<onnx::ModelProto> ConvertWithPipeline(
   return converter::ConvertToProto(bundle, legacy_options);
 }
 
-}  // namespace api
+absl::StatusOr<Pipeline> RoutePipeline(const ConvertOptions& options) {
+  if (!options.read_environment) {
+    return ResolvePipeline(nullptr, options.use_onnx_ir, std::nullopt);
+  }
+  return ResolvePipelineFromEnvironment(options.use_onnx_ir, std::nullopt);
+}
 
 absl::StatusOr<onnx::ModelProto> ToOnnx(const Bundle& bundle,
                                         const ConvertOptions& options) {
-  J2O_ASSIGN_OR_RETURN(api::Pipeline pipeline,
-                       api::ResolvePipelineFromEnvironment(
-                           options.use_onnx_ir, options.cli_use_onnx_ir));
+  J2O_ASSIGN_OR_RETURN(Pipeline pipeline, RoutePipeline(options));
   // JAX2ONNX_SHADOW_COMPARE: convert with both pipelines, report, and return
   // the routed result (api/shadow.h).
-  J2O_ASSIGN_OR_RETURN(api::ShadowMode shadow,
-                       api::ShadowModeFromEnvironment());
-  if (shadow != api::ShadowMode::kOff) {
-    return api::ConvertWithShadow(pipeline, shadow, bundle, options);
+  ShadowMode shadow = ShadowMode::kOff;
+  if (options.read_environment) {
+    J2O_ASSIGN_OR_RETURN(shadow, ShadowModeFromEnvironment());
   }
-  return api::ConvertWithPipeline(pipeline, bundle, options);
+  if (shadow != ShadowMode::kOff) {
+    return ConvertWithShadow(pipeline, shadow, bundle, options);
+  }
+  return ConvertWithPipeline(pipeline, bundle, options);
 }
+
+std::string FormatConversionError(const absl::Status& status,
+                                  const std::string& jaxpr_path) {
+  const std::string message(status.message());
+  const std::optional<jaxpr::SourceLoc> loc = plugin::EqnLocation(status);
+  if (!loc.has_value()) {
+    return absl::StrCat(jaxpr_path, ": error: ", message);
+  }
+  std::string out = absl::StrCat(jaxpr_path, ":", loc->line, ":", loc->column,
+                                 ": error: ", message);
+  // The source line and a caret under the column, as parse errors show.
+  std::ifstream in(jaxpr_path);
+  std::string line;
+  for (int n = 1; n <= loc->line && std::getline(in, line); ++n) {
+    if (n < loc->line) continue;
+    std::string caret;
+    for (int c = 1; c < loc->column && c <= static_cast<int>(line.size());
+         ++c) {
+      caret.push_back(line[c - 1] == '\t' ? '\t' : ' ');
+    }
+    absl::StrAppend(&out, "\n", line, "\n", caret, "^");
+  }
+  return out;
+}
+
+}  // namespace api
+
+Bundle::~Bundle() = default;
+Bundle::Bundle(std::shared_ptr<const jaxpr::Bundle> impl)
+    : impl_(std::move(impl)) {}
+
+const std::string& Bundle::name() const { return impl_->name; }
+const std::string& Bundle::jaxpr_path() const { return impl_->jaxpr_path; }
+int Bundle::num_inputs() const {
+  return static_cast<int>(impl_->jaxpr().invars.size());
+}
+int Bundle::num_outputs() const {
+  return static_cast<int>(impl_->jaxpr().outvars.size());
+}
+
+absl::StatusOr<Bundle> LoadBundle(const std::string& path) {
+  J2O_ASSIGN_OR_RETURN(jaxpr::Bundle bundle, jaxpr::LoadBundle(path));
+  return api::BundleAccess::Wrap(std::move(bundle));
+}
+
+absl::StatusOr<Bundle> BundleFromText(std::string_view jaxpr_text,
+                                      const std::vector<NamedArray>& arrays,
+                                      const std::string& name) {
+  jaxpr::NamedArrays named;
+  for (const NamedArray& a : arrays) {
+    const std::optional<jaxpr::DType> dtype =
+        jaxpr::DTypeFromShortName(a.dtype);
+    if (!dtype.has_value() || jaxpr::ItemSize(*dtype) == 0) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "array '", a.name, "': unknown dtype '", a.dtype,
+          "' (use the jaxpr spelling: f32, f64, f16, bf16, i8..i64, "
+          "u8..u64, bool, c64, c128)"));
+    }
+    int64_t elements = 1;
+    for (int64_t d : a.shape) {
+      if (d < 0) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("array '", a.name, "': negative dimension ", d));
+      }
+      elements *= d;
+    }
+    const size_t want = static_cast<size_t>(elements) * jaxpr::ItemSize(*dtype);
+    if (a.bytes.size() != want) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "array '", a.name, "': ", a.dtype, "[", absl::StrJoin(a.shape, ","),
+          "] needs ", want, " bytes, got ", a.bytes.size()));
+    }
+    jaxpr::Array array(*dtype, a.shape);
+    std::copy(a.bytes.begin(), a.bytes.end(), array.bytes().begin());
+    named.emplace_back(a.name, std::move(array));
+  }
+  J2O_ASSIGN_OR_RETURN(
+      jaxpr::Bundle bundle,
+      jaxpr::BundleFromParts(
+          name, absl::string_view(jaxpr_text.data(), jaxpr_text.size()),
+          absl::StrCat(name, ".jaxpr"), named));
+  return api::BundleAccess::Wrap(std::move(bundle));
+}
+
+absl::StatusOr<onnx::ModelProto> ToOnnx(const Bundle& bundle,
+                                        const ConvertOptions& options) {
+  return api::ToOnnx(api::BundleAccess::Get(bundle), options);
+}
+
+absl::StatusOr<onnx::ModelProto> ToOnnxFromText(
+    std::string_view jaxpr_text, const std::vector<NamedArray>& arrays,
+    const ConvertOptions& options) {
+  J2O_ASSIGN_OR_RETURN(Bundle bundle, BundleFromText(jaxpr_text, arrays));
+  return ToOnnx(bundle, options);
+}
+
+const char* Version() { return JAX2ONNX_VERSION; }
 
 }  // namespace jax2onnx

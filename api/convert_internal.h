@@ -1,9 +1,14 @@
 // Conversion with an explicit pipeline, for the router, shadow compare and
-// parity tools (which must run both pipelines on the same input).
+// parity tools (which must run both pipelines on the same input), and the
+// routed conversion of internal bundles behind the public ToOnnx.
 #ifndef JAX2ONNX_API_CONVERT_INTERNAL_H_
 #define JAX2ONNX_API_CONVERT_INTERNAL_H_
 
+#include <optional>
+#include <string>
+
 #include "absl/status/statusor.h"
+#include "api/bundle_access.h"
 #include "api/router.h"
 #include "jax2onnx/jax2onnx.h"
 
@@ -12,8 +17,24 @@ namespace jax2onnx::api {
 absl::StatusOr<onnx::ModelProto> ConvertWithPipeline(
     Pipeline pipeline, const Bundle& bundle, const ConvertOptions& options);
 
+// The public ToOnnx on an internal bundle: routes (environment unless
+// options.read_environment is false, then options.use_onnx_ir, then the
+// default) and honours JAX2ONNX_SHADOW_COMPARE.
+absl::StatusOr<onnx::ModelProto> ToOnnx(const Bundle& bundle,
+                                        const ConvertOptions& options = {});
+
+// The pipeline ToOnnx would use for `options`.
+absl::StatusOr<Pipeline> RoutePipeline(const ConvertOptions& options);
+
 // Makes sure both plugin sets are in the registry (idempotent).
 void RegisterAllLowerings();
+
+// A conversion error as `FILE:LINE:COL: error: MESSAGE` followed by the
+// source line and a caret (the form parse errors take), using the
+// location of the innermost equation that failed (plugin/conversion_checks.h
+// EqnLocation); `FILE: error: MESSAGE` when the error has no location.
+std::string FormatConversionError(const absl::Status& status,
+                                  const std::string& jaxpr_path);
 
 }  // namespace jax2onnx::api
 

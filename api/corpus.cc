@@ -136,10 +136,11 @@ class Reporter {
         if (r.strict_xpass) summary_->failed++;
         break;
     }
-    if (options_.out != nullptr) {
-      std::fprintf(options_.out, "%s %s [%s]%s%s\n", OutcomeName(r.outcome),
-                   r.name.c_str(), PipelineName(options_.pipeline),
-                   r.reason.empty() ? "" : " ", r.reason.c_str());
+    if (options_.on_case) {
+      options_.on_case(r);
+    } else if (options_.out != nullptr) {
+      std::fprintf(options_.out, "%s\n",
+                   CaseLine(r, options_.pipeline).c_str());
       std::fflush(options_.out);
     }
     summary_->cases.push_back(std::move(r));
@@ -574,10 +575,19 @@ CorpusSummary RunCorpus(const std::vector<std::string>& bundle_paths,
                         const CorpusOptions& options, OrtRunner& runner) {
   CorpusSummary summary;
   Reporter reporter(options, &summary);
-  for (const std::string& path : bundle_paths) {
-    RunBundle(path, options, runner, reporter);
+  const int total = static_cast<int>(bundle_paths.size());
+  for (int i = 0; i < total; ++i) {
+    if (options.progress) options.progress(i, total, bundle_paths[i]);
+    RunBundle(bundle_paths[i], options, runner, reporter);
   }
+  if (options.progress) options.progress(total, total, "");
   return summary;
+}
+
+std::string CaseLine(const CaseResult& r, Pipeline pipeline) {
+  return absl::StrCat(OutcomeName(r.outcome), " ", r.name, " [",
+                      PipelineName(pipeline), "]", r.reason.empty() ? "" : " ",
+                      r.reason);
 }
 
 absl::StatusOr<std::vector<std::string>> FindBundles(

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "api/bundle_access.h"
 #include "api/check.h"
 #include "api/ort_runner.h"
 #include "api/router.h"
@@ -57,6 +59,8 @@ bool AllF32Signature(const jaxpr::ClosedJaxpr& jaxpr);
 // ir_version 8 (libonnx 1.12 knows opsets <= 17 and IR <= 8).
 absl::Status ValidateWithOnnxChecker(const onnx::ModelProto& model);
 
+struct CaseResult;
+
 struct CorpusOptions {
   Pipeline pipeline = Pipeline::kLegacy;
   int opset = 23;             // a bundle's `# opset:` header overrides it
@@ -68,6 +72,11 @@ struct CorpusOptions {
   std::string display_root;
   // Where the per-case lines go (nullptr: nowhere).
   std::FILE* out = stdout;
+  // When set, receives each case instead of `out` (the CLI prints it around
+  // its progress display).
+  std::function<void(const CaseResult&)> on_case;
+  // Called before each bundle with (bundles done, total, bundle path).
+  std::function<void(int, int, const std::string&)> progress;
   // Case name (as printed, without a [variant] suffix) -> reason: failures
   // expected for bundles that cannot carry markers (read-only vectors).
   // Applies like a non-strict xfail marker to every variant of the bundle.
@@ -83,6 +92,9 @@ struct CaseResult {
   bool strict_xpass = false;  // an XPASS under a strict marker: fails the run
   std::string reason;         // stage and message, marker reason, ...
 };
+
+// `OUTCOME NAME [pipeline] reason`, the line `corpus` prints per case.
+std::string CaseLine(const CaseResult& r, Pipeline pipeline);
 
 struct CorpusSummary {
   std::vector<CaseResult> cases;

@@ -15,6 +15,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "api/bundle_access.h"
 #include "api/check.h"
 #include "api/ort_runner.h"
 #include "api/router.h"

@@ -584,7 +584,8 @@ absl::Status State::LowerEquations(const jaxpr::ClosedJaxpr& jaxpr) {
     if (!status.ok()) {
       return EqnError(eqn, index, status.code(),
                       absl::StrCat(status.message(),
-                                   " (operands: ", AvalList(eqn.inputs), ")"));
+                                   " (operands: ", AvalList(eqn.inputs), ")"),
+                      status);
     }
     for (size_t o = 0; o < eqn.outputs.size(); ++o) {
       const jaxpr::Var* out = eqn.outputs[o];
@@ -600,8 +601,9 @@ absl::Status State::LowerEquations(const jaxpr::ClosedJaxpr& jaxpr) {
 }
 
 absl::Status State::EqnError(const jaxpr::Eqn& eqn, int index,
-                             absl::StatusCode code, absl::string_view message) {
-  return absl::Status(code, absl::StrCat(EqnWhere(eqn, index), ": ", message));
+                             absl::StatusCode code, absl::string_view message,
+                             const absl::Status& cause) {
+  return plugin::EqnStatus(eqn, code, EqnWhere(eqn, index), message, cause);
 }
 
 }  // namespace jax2onnx::converter

@@ -212,8 +212,8 @@ class State {
 
   // An error naming the equation (index when >= 0, primitive, source line).
   static absl::Status EqnError(const jaxpr::Eqn& eqn, int index,
-                               absl::StatusCode code,
-                               absl::string_view message);
+                               absl::StatusCode code, absl::string_view message,
+                               const absl::Status& cause = absl::OkStatus());
 
  private:
   onnx::GraphProto* main_;

@@ -371,7 +371,8 @@ absl::Status LoweringContext::LowerEquations(const jaxpr::ClosedJaxpr& jaxpr) {
     if (!status.ok()) {
       return EqnError(eqn, index, status.code(),
                       absl::StrCat(status.message(),
-                                   " (operands: ", AvalList(eqn.inputs), ")"));
+                                   " (operands: ", AvalList(eqn.inputs), ")"),
+                      status);
     }
     for (size_t o = 0; o < eqn.outputs.size(); ++o) {
       const jaxpr::Var* out = eqn.outputs[o];
@@ -388,8 +389,9 @@ absl::Status LoweringContext::LowerEquations(const jaxpr::ClosedJaxpr& jaxpr) {
 
 absl::Status LoweringContext::EqnError(const jaxpr::Eqn& eqn, int index,
                                        absl::StatusCode code,
-                                       absl::string_view message) {
-  return absl::Status(code, absl::StrCat(EqnWhere(eqn, index), ": ", message));
+                                       absl::string_view message,
+                                       const absl::Status& cause) {
+  return plugin::EqnStatus(eqn, code, EqnWhere(eqn, index), message, cause);
 }
 
 }  // namespace jax2onnx::converter2

@@ -118,8 +118,8 @@ class LoweringContext {
 
   // An error naming the equation (primitive, index when >= 0, source line).
   static absl::Status EqnError(const jaxpr::Eqn& eqn, int index,
-                               absl::StatusCode code,
-                               absl::string_view message);
+                               absl::StatusCode code, absl::string_view message,
+                               const absl::Status& cause = absl::OkStatus());
 
  private:
   ir::Graph* main_;   // owns initializers and the model's name table

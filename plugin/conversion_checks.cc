@@ -2,12 +2,46 @@
 
 #include <vector>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "jaxpr/status_macros.h"
 #include "plugin/onnx_types.h"
 
 namespace jax2onnx::plugin {
+namespace {
+
+constexpr char kLocationPayload[] = "jax2onnx/source_location";
+
+}  // namespace
+
+absl::Status EqnStatus(const jaxpr::Eqn& eqn, absl::StatusCode code,
+                       absl::string_view where, absl::string_view message,
+                       const absl::Status& cause) {
+  absl::Status status(code, absl::StrCat(where, ": ", message));
+  if (auto inner = cause.GetPayload(kLocationPayload)) {
+    status.SetPayload(kLocationPayload, *inner);
+  } else if (eqn.loc.line > 0) {
+    status.SetPayload(
+        kLocationPayload,
+        absl::Cord(absl::StrCat(eqn.loc.line, ":", eqn.loc.column)));
+  }
+  return status;
+}
+
+std::optional<jaxpr::SourceLoc> EqnLocation(const absl::Status& status) {
+  auto payload = status.GetPayload(kLocationPayload);
+  if (!payload) return std::nullopt;
+  const std::string text(*payload);
+  const size_t colon = text.find(':');
+  jaxpr::SourceLoc loc;
+  if (colon == std::string::npos ||
+      !absl::SimpleAtoi(text.substr(0, colon), &loc.line) ||
+      !absl::SimpleAtoi(text.substr(colon + 1), &loc.column)) {
+    return std::nullopt;
+  }
+  return loc;
+}
 
 absl::Status CheckConversionRequest(const jaxpr::ClosedJaxpr& main, int opset,
                                     size_t num_consts, size_t num_input_names,

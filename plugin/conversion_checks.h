@@ -5,6 +5,7 @@
 #define JAX2ONNX_PLUGIN_CONVERSION_CHECKS_H_
 
 #include <cstddef>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -28,6 +29,18 @@ std::string MissingLoweringMessage(const Registry& registry,
                                    absl::string_view primitive,
                                    absl::string_view pipeline,
                                    absl::string_view other);
+
+// The error for equation `eqn`: `WHERE: MESSAGE` with the equation's source
+// location attached as a status payload. When `cause` (the error being
+// wrapped, if any) already carries a location, that one is kept, so the
+// innermost failing equation's location survives nesting (cond branches,
+// scan bodies, shared jaxprs).
+absl::Status EqnStatus(const jaxpr::Eqn& eqn, absl::StatusCode code,
+                       absl::string_view where, absl::string_view message,
+                       const absl::Status& cause = absl::OkStatus());
+
+// The source location EqnStatus attached, if any.
+std::optional<jaxpr::SourceLoc> EqnLocation(const absl::Status& status);
 
 }  // namespace jax2onnx::plugin
 

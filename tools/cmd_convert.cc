@@ -1,6 +1,8 @@
 // `convert`, `check` and `plugins`: the conversion commands of the CLI.
+#include <chrono>
 #include <csignal>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -14,12 +16,14 @@
 #include "nlohmann/json.hpp"
 #include "plugin/registry.h"
 #include "tools/bundle_args.h"
+#include "tools/cli_output.h"
 #include "tools/commands.h"
 
 DECLARE_bool(json);
 DEFINE_string(o, "", "Output .onnx path (convert).");
-DEFINE_bool(use_onnx_ir, false,
-            "Use the IR pipeline (JAX2ONNX_USE_ONNX_IR overrides this flag).");
+DEFINE_bool(use_onnx_ir, true,
+            "Pipeline: IR (true, the default) or legacy (false); "
+            "JAX2ONNX_USE_ONNX_IR, when set, overrides this flag.");
 DEFINE_int32(opset, 23, "ONNX opset to target (17..26).");
 DEFINE_string(input_names, "", "Comma-separated graph input names.");
 DEFINE_string(output_names, "", "Comma-separated graph output names.");
@@ -44,18 +48,19 @@ std::vector<std::string> SplitNames(const std::string& s) {
   return absl::StrSplit(s, ',');
 }
 
+// The flag is the call's choice: JAX2ONNX_USE_ONNX_IR still wins over it,
+// as documented for the flag.
 ConvertOptions OptionsFromFlags() {
   ConvertOptions options;
   options.opset = FLAGS_opset;
   options.input_names = SplitNames(FLAGS_input_names);
   options.output_names = SplitNames(FLAGS_output_names);
-  if (!gflags::GetCommandLineFlagInfoOrDie("use_onnx_ir").is_default) {
-    options.cli_use_onnx_ir = FLAGS_use_onnx_ir;
-  }
+  options.use_onnx_ir = UseOnnxIrFlag();
   return options;
 }
 
-absl::StatusOr<WriteOptions> WriteOptionsFromFlags(const Bundle& bundle) {
+absl::StatusOr<WriteOptions> WriteOptionsFromFlags(
+    const jaxpr::Bundle& bundle) {
   WriteOptions options;
   if (FLAGS_external_data == "auto") {
     options.external_data = ExternalData::kAuto;
@@ -76,63 +81,92 @@ absl::StatusOr<WriteOptions> WriteOptionsFromFlags(const Bundle& bundle) {
 
 }  // namespace
 
+std::optional<bool> UseOnnxIrFlag() {
+  if (gflags::GetCommandLineFlagInfoOrDie("use_onnx_ir").is_default) {
+    return std::nullopt;
+  }
+  return FLAGS_use_onnx_ir;
+}
+
 int RunConvert(const std::vector<std::string>& args) {
   if (args.size() != 1 || FLAGS_o.empty()) {
-    std::fprintf(stderr, "usage: jax2onnx convert BUNDLE -o OUT.onnx\n");
-    return 2;
+    std::fprintf(stderr,
+                 "jax2onnx convert: usage: jax2onnx convert BUNDLE -o "
+                 "OUT.onnx\n");
+    return kExitUsage;
   }
-  auto bundle = LoadBundle(args[0]);
+  auto bundle = api::LoadBundle(args[0]);
   if (!bundle.ok()) {
     std::fprintf(stderr, "%s\n",
                  std::string(bundle.status().message()).c_str());
-    return 1;
+    return kExitFailure;
   }
   absl::StatusOr<WriteOptions> write_options = WriteOptionsFromFlags(*bundle);
   if (!write_options.ok()) {
-    std::fprintf(stderr, "%s\n",
+    std::fprintf(stderr, "jax2onnx convert: %s\n",
                  std::string(write_options.status().message()).c_str());
-    return 2;
+    return kExitUsage;
   }
-  auto model = ToOnnx(*bundle, OptionsFromFlags());
+  const ConvertOptions options = OptionsFromFlags();
+  auto pipeline = api::RoutePipeline(options);
+  if (!pipeline.ok()) {
+    std::fprintf(stderr, "jax2onnx convert: %s\n",
+                 std::string(pipeline.status().message()).c_str());
+    return kExitUsage;
+  }
+  const auto start = std::chrono::steady_clock::now();
+  auto model = api::ToOnnx(*bundle, options);
   if (!model.ok()) {
-    std::fprintf(stderr, "%s: %s\n", args[0].c_str(),
-                 std::string(model.status().message()).c_str());
-    return 1;
+    std::fprintf(
+        stderr, "%s\n",
+        api::FormatConversionError(model.status(), bundle->jaxpr_path).c_str());
+    return kExitFailure;
   }
   // A file size limit (ulimit -f) then fails a write with EFBIG, which the
   // writer reports and cleans up after, instead of killing the process with
   // its temporaries left behind.
   std::signal(SIGXFSZ, SIG_IGN);
   const int nodes = model->graph().node_size();
+  const double seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
   absl::Status written = WriteModel(std::move(*model), FLAGS_o, *write_options);
   if (!written.ok()) {
-    std::fprintf(stderr, "%s\n", std::string(written.message()).c_str());
-    return 1;
+    std::fprintf(stderr, "jax2onnx convert: %s\n",
+                 std::string(written.message()).c_str());
+    return kExitFailure;
   }
-  std::fprintf(stderr, "wrote %s (%d nodes, opset %d)\n", FLAGS_o.c_str(),
-               nodes, FLAGS_opset);
-  return 0;
+  if (Verbose()) {
+    std::fprintf(stderr, "converted %s with the %s pipeline in %.3f s\n",
+                 bundle->jaxpr_path.c_str(), api::PipelineName(*pipeline),
+                 seconds);
+  }
+  if (!Quiet()) {
+    std::fprintf(stderr, "wrote %s (%d nodes, opset %d)\n", FLAGS_o.c_str(),
+                 nodes, FLAGS_opset);
+  }
+  return kExitOk;
 }
 
 int RunCheck(const std::vector<std::string>& args) {
   std::vector<std::string> bundles;
-  if (!ExpandBundleArgs(args, &bundles)) return 2;
+  if (!ExpandBundleArgs(args, &bundles)) return kExitUsage;
   api::CheckOptions options;
   options.convert = OptionsFromFlags();
   options.seed = FLAGS_seed;
   api::OrtRunner& runner = api::OrtRunner::Shared();
   std::string reason;
   if (!runner.IsAvailable(&reason)) {
-    std::fprintf(stderr, "check: %s\n", reason.c_str());
-    return 1;
+    std::fprintf(stderr, "jax2onnx check: %s\n", reason.c_str());
+    return kExitFailure;
   }
   int passed = 0, failed = 0;
   nlohmann::json report = nlohmann::json::array();
+  Progress progress("check", static_cast<int>(bundles.size()));
   for (size_t i = 0; i < bundles.size(); ++i) {
-    if (bundles.size() > 1 && !FLAGS_json) {
-      std::fprintf(stderr, "\r[%zu/%zu]", i + 1, bundles.size());
-    }
+    progress.Update(static_cast<int>(i), bundles[i]);
     api::CheckResult r = api::CheckBundle(bundles[i], options, runner);
+    progress.Clear();
     (r.passed ? passed : failed)++;
     if (FLAGS_json) {
       nlohmann::json j;
@@ -142,6 +176,7 @@ int RunCheck(const std::vector<std::string>& args) {
       j["stage"] = r.stage;
       j["reason"] = r.reason;
       j["oracle"] = r.oracle;
+      j["convert_seconds"] = r.convert_seconds;
       nlohmann::json outs = nlohmann::json::array();
       for (const auto& o : r.outputs) {
         outs.push_back({{"index", o.index},
@@ -151,23 +186,33 @@ int RunCheck(const std::vector<std::string>& args) {
       }
       j["outputs"] = outs;
       report.push_back(j);
-    } else {
-      if (bundles.size() > 1) std::fprintf(stderr, "\r");
-      if (r.passed) {
+    } else if (r.passed) {
+      if (!Quiet()) {
         std::printf("PASS %s [%s]\n", r.bundle.c_str(),
                     api::PipelineName(r.pipeline));
-      } else {
-        std::printf("FAIL %s [%s] %s: %s\n", r.bundle.c_str(),
-                    api::PipelineName(r.pipeline), r.stage.c_str(),
-                    r.reason.c_str());
+      }
+    } else {
+      std::printf("FAIL %s [%s] %s: %s\n", r.bundle.c_str(),
+                  api::PipelineName(r.pipeline), r.stage.c_str(),
+                  r.reason.c_str());
+    }
+    if (Verbose() && !FLAGS_json) {
+      std::printf("  oracle %s, converted in %.3f s\n", r.oracle.c_str(),
+                  r.convert_seconds);
+      for (const auto& o : r.outputs) {
+        std::printf("  out_%d: %s\n", o.index, o.summary.c_str());
       }
     }
+    std::fflush(stdout);
   }
-  if (FLAGS_json) {
-    std::printf("%s\n", report.dump(2).c_str());
+  progress.Clear();
+  if (FLAGS_json) std::printf("%s\n", report.dump(2).c_str());
+  // In --json mode stdout holds only the document.
+  if (!Quiet()) {
+    std::fprintf(FLAGS_json ? stderr : stdout, "%d passed, %d failed\n", passed,
+                 failed);
   }
-  std::printf("%d passed, %d failed\n", passed, failed);
-  return failed == 0 ? 0 : 1;
+  return failed == 0 ? kExitOk : kExitFailure;
 }
 
 int RunPlugins(const std::vector<std::string>&) {

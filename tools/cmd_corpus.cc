@@ -19,8 +19,9 @@
 #include "api/corpus.h"
 #include "api/router.h"
 #include "gflags/gflags.h"
+#include "tools/cli_output.h"
+#include "tools/commands.h"
 
-DECLARE_bool(use_onnx_ir);
 DECLARE_int32(opset);
 DECLARE_uint64(seed);
 DEFINE_string(pipeline, "",
@@ -81,9 +82,9 @@ bool ReadExpectedFailures(const std::string& path,
 int RunCorpus(const std::vector<std::string>& args) {
   if (args.empty()) {
     std::fprintf(stderr,
-                 "usage: jax2onnx corpus DIR_OR_BUNDLE... "
+                 "jax2onnx corpus: usage: jax2onnx corpus DIR_OR_BUNDLE... "
                  "[--pipeline=legacy|ir]\n");
-    return 2;
+    return kExitUsage;
   }
   for (const std::string& arg : args) {
     std::error_code ec;
@@ -98,11 +99,8 @@ int RunCorpus(const std::vector<std::string>& args) {
   } else if (FLAGS_pipeline == "ir") {
     options.pipeline = api::Pipeline::kIr;
   } else if (FLAGS_pipeline.empty()) {
-    std::optional<bool> cli;
-    if (!gflags::GetCommandLineFlagInfoOrDie("use_onnx_ir").is_default) {
-      cli = FLAGS_use_onnx_ir;
-    }
-    auto routed = api::ResolvePipelineFromEnvironment(std::nullopt, cli);
+    auto routed =
+        api::ResolvePipelineFromEnvironment(std::nullopt, UseOnnxIrFlag());
     if (!routed.ok()) {
       std::fprintf(stderr, "corpus: %s\n",
                    std::string(routed.status().message()).c_str());
@@ -153,12 +151,29 @@ int RunCorpus(const std::vector<std::string>& args) {
         reason.c_str());
     return kSkipExitCode;
   }
-  std::printf("corpus: %zu bundles through the %s pipeline (opset %d%s)\n",
-              bundles->size(), api::PipelineName(options.pipeline),
-              options.opset, options.also_opset17 ? " and 17" : "");
+  if (!Quiet()) {
+    std::printf("corpus: %zu bundles through the %s pipeline (opset %d%s)\n",
+                bundles->size(), api::PipelineName(options.pipeline),
+                options.opset, options.also_opset17 ? " and 17" : "");
+  }
+  Progress progress("corpus", static_cast<int>(bundles->size()));
+  options.progress = [&](int done, int, const std::string& path) {
+    progress.Update(done, path);
+  };
+  options.on_case = [&](const api::CaseResult& r) {
+    progress.Clear();
+    // -q keeps what needs attention: failures and unexpected passes.
+    if (Quiet() && r.outcome != api::Outcome::kFail &&
+        r.outcome != api::Outcome::kXpass) {
+      return;
+    }
+    std::printf("%s\n", api::CaseLine(r, options.pipeline).c_str());
+    std::fflush(stdout);
+  };
   api::CorpusSummary summary = api::RunCorpus(*bundles, options, runner);
-  std::printf("%s\n", summary.Line().c_str());
-  return summary.ok() ? 0 : 1;
+  progress.Clear();
+  if (!Quiet()) std::printf("%s\n", summary.Line().c_str());
+  return summary.ok() ? kExitOk : kExitFailure;
 }
 
 }  // namespace jax2onnx::cli

@@ -35,6 +35,7 @@
 #include "jaxpr/io/bundle.h"
 #include "jaxpr/io/compare.h"
 #include "jaxpr/io/npy.h"
+#include "tools/cli_output.h"
 #include "tools/commands.h"
 
 DEFINE_string(inputs, "",
@@ -456,25 +457,34 @@ int RunEval(const std::vector<std::string>& args) {
   const bool verdict_lines = FLAGS_compare || refs->size() > 1;
   std::vector<Outcome> outcomes;
   int passed = 0;
-  for (const BundleRef& ref : *refs) {
+  Progress progress("eval", static_cast<int>(refs->size()));
+  for (size_t i = 0; i < refs->size(); ++i) {
+    const BundleRef& ref = (*refs)[i];
+    progress.Update(static_cast<int>(i), ref.display);
     Outcome o =
         FLAGS_isolate
             ? RunBundleIsolated(ref, inputs_ptr, !verdict_lines, FLAGS_out)
             : RunBundle(ref, inputs_ptr, !verdict_lines, FLAGS_out);
+    progress.Clear();
     if (o.passed) {
       ++passed;
-      if (verdict_lines) std::printf("PASS %s\n", ref.display.c_str());
+      if (verdict_lines && !Quiet()) {
+        std::printf("PASS %s\n", ref.display.c_str());
+      }
     } else {
       std::printf("FAIL %s: %s\n", ref.display.c_str(), o.reason.c_str());
     }
     std::fflush(stdout);
     outcomes.push_back(std::move(o));
   }
+  progress.Clear();
   const int failed = static_cast<int>(refs->size()) - passed;
   bool ok = failed == 0;
   if (policy) ok = CheckPolicy(*refs, outcomes, known);
-  if (verdict_lines) std::printf("%d passed, %d failed\n", passed, failed);
-  return ok ? 0 : 1;
+  if (verdict_lines && !Quiet()) {
+    std::printf("%d passed, %d failed\n", passed, failed);
+  }
+  return ok ? kExitOk : kExitFailure;
 }
 
 }  // namespace jax2onnx::cli

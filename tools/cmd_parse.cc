@@ -14,6 +14,7 @@
 #include "jaxpr/text/parser.h"
 #include "jaxpr/text/printer.h"
 #include "nlohmann/json.hpp"
+#include "tools/cli_output.h"
 #include "tools/commands.h"
 
 DECLARE_bool(json);
@@ -169,10 +170,12 @@ nlohmann::json SummaryJson(const std::string& path, const JaxprFile& file) {
 
 int RunParse(const std::vector<std::string>& args) {
   if (args.empty()) {
-    std::fprintf(stderr, "usage: jax2onnx parse [--json] FILE...\n");
-    return 2;
+    std::fprintf(stderr,
+                 "jax2onnx parse: usage: jax2onnx parse [--json] FILE...\n");
+    return kExitUsage;
   }
   int failures = 0;
+  nlohmann::json all = nlohmann::json::array();
   for (const std::string& path : args) {
     auto file = jaxpr::ParseJaxprFile(path);
     if (!file.ok()) {
@@ -180,26 +183,27 @@ int RunParse(const std::vector<std::string>& args) {
       std::fprintf(stderr, "%s\n",
                    std::string(file.status().message()).c_str());
       if (FLAGS_json) {
-        nlohmann::json j = {{"file", path},
-                            {"ok", false},
-                            {"error", std::string(file.status().message())}};
-        std::printf("%s\n", j.dump().c_str());
+        all.push_back({{"file", path},
+                       {"ok", false},
+                       {"error", std::string(file.status().message())}});
       }
       continue;
     }
     if (FLAGS_json) {
-      std::printf("%s\n", SummaryJson(path, *file).dump().c_str());
-    } else {
+      all.push_back(SummaryJson(path, *file));
+    } else if (!Quiet()) {
       PrintSummary(path, *file);
     }
   }
-  return failures == 0 ? 0 : 1;
+  // One document for any number of files.
+  if (FLAGS_json) std::printf("%s\n", all.dump().c_str());
+  return failures == 0 ? kExitOk : kExitFailure;
 }
 
 int RunPrint(const std::vector<std::string>& args) {
   if (args.size() != 1) {
-    std::fprintf(stderr, "usage: jax2onnx print FILE\n");
-    return 2;
+    std::fprintf(stderr, "jax2onnx print: usage: jax2onnx print FILE\n");
+    return kExitUsage;
   }
   auto file = jaxpr::ParseJaxprFile(args[0]);
   if (!file.ok()) {

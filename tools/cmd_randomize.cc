@@ -24,6 +24,7 @@
 #include "jaxpr/jaxpr.h"
 #include "jaxpr/status_macros.h"
 #include "jaxpr/text/parser.h"
+#include "tools/cli_output.h"
 #include "tools/commands.h"
 
 DECLARE_uint64(seed);  // cmd_convert.cc
@@ -34,6 +35,10 @@ DEFINE_string(int_range, "",
               "randomize: inclusive range LO,HI for integer values (default "
               "-5,5 for signed and 0,10 for unsigned ints); index-like inputs "
               "such as labels or token ids want e.g. 0,1");
+
+DEFINE_bool(force, false,
+            "randomize: replace the const_i, literal_i and input_i of an "
+            "existing NAME.npz (never its expected_i).");
 
 namespace jax2onnx::cli {
 namespace {
@@ -137,7 +142,7 @@ std::vector<const jaxpr::Literal*> ElidedLiterals(const jaxpr::JaxprFile& f) {
 // Returns a one-line summary of what was written.
 absl::StatusOr<std::string> Randomize(const std::string& arg, uint64_t seed,
                                       const jaxpr::DimBindings& given_sizes,
-                                      const IntRange& int_range) {
+                                      const IntRange& int_range, bool force) {
   std::string stem = arg;
   if (absl::EndsWith(stem, ".jaxpr")) stem.resize(stem.size() - 6);
   if (absl::EndsWith(stem, ".npz")) stem.resize(stem.size() - 4);
@@ -151,15 +156,27 @@ absl::StatusOr<std::string> Randomize(const std::string& arg, uint64_t seed,
   }
   std::error_code ec;
   if (std::filesystem::exists(npz_path, ec)) {
-    // Never destroy values computed by JAX.
+    // Never destroy values computed by JAX; real weights and inputs only
+    // with --force.
     J2O_ASSIGN_OR_RETURN(jaxpr::NamedArrays existing,
                          jaxpr::ReadNpzFile(npz_path));
+    std::vector<std::string> data;
     for (const auto& [name, array] : existing) {
       if (absl::StartsWith(name, "expected_")) {
         return absl::FailedPreconditionError(
             absl::StrCat(npz_path, " holds ", name,
                          " (outputs computed by JAX); not overwriting it"));
       }
+      if (absl::StartsWith(name, "const_") ||
+          absl::StartsWith(name, "input_") ||
+          absl::StartsWith(name, "literal_")) {
+        data.push_back(name);
+      }
+    }
+    if (!data.empty() && !force) {
+      return absl::FailedPreconditionError(absl::StrCat(
+          npz_path, " already holds ", absl::StrJoin(data, ", "),
+          "; not replacing them with random values (pass --force to)"));
     }
   }
   const jaxpr::ClosedJaxpr& main = *file.main;
@@ -245,8 +262,8 @@ absl::StatusOr<std::string> Randomize(const std::string& arg, uint64_t seed,
 
 int RunRandomize(const std::vector<std::string>& args) {
   if (args.empty()) {
-    std::fprintf(stderr, "randomize: no bundle given\n");
-    return 2;
+    std::fprintf(stderr, "jax2onnx randomize: no bundle given\n");
+    return kExitUsage;
   }
   auto sizes = ParseSizes(FLAGS_sizes);
   auto int_range = ParseIntRange(FLAGS_int_range);
@@ -258,9 +275,9 @@ int RunRandomize(const std::vector<std::string>& args) {
   }
   int failures = 0;
   for (const std::string& arg : args) {
-    auto summary = Randomize(arg, FLAGS_seed, *sizes, *int_range);
+    auto summary = Randomize(arg, FLAGS_seed, *sizes, *int_range, FLAGS_force);
     if (summary.ok()) {
-      std::printf("%s\n", summary->c_str());
+      if (!Quiet()) std::printf("%s\n", summary->c_str());
     } else {
       std::fprintf(stderr, "randomize: %s: %s\n", arg.c_str(),
                    std::string(summary.status().message()).c_str());

@@ -1,16 +1,35 @@
 // The `jax2onnx` command line: `jax2onnx COMMAND [flags] ARGS...`.
+//
+// Flags are parsed here, not by gflags::ParseCommandLineFlags: each command
+// accepts only the flags of its entry in Commands() (anything else is a
+// usage error, exit 2, naming the flags it accepts), flags and positional
+// arguments may be interleaved, and -q/-v work for every command.
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "gflags/gflags.h"
+#include "jax2onnx/jax2onnx.h"
+#include "tools/cli_output.h"
 #include "tools/commands.h"
 
 DEFINE_bool(json, false, "Print machine-readable JSON instead of text.");
 
 namespace jax2onnx::cli {
 namespace {
+
+constexpr char kUseOnnxIrHelp[] =
+    "Pipeline: the IR pipeline unless --use_onnx_ir=false selects the "
+    "legacy one (default: IR). JAX2ONNX_USE_ONNX_IR, when set, overrides "
+    "this flag.";
+constexpr char kOpsetHelp[] = "ONNX opset to target (17..26).";
+constexpr char kSeedHelp[] =
+    "Seed of the random inputs of bundles without input_i.";
 
 const std::vector<Command>& Commands() {
   static const auto* commands = new std::vector<Command>{
@@ -21,7 +40,9 @@ const std::vector<Command>& Commands() {
        "value` header lines) and prints the number of equations, the "
        "constvars/invars/outvars and a histogram of primitives. Exits 0 when "
        "every file parses; parse errors are printed as file:line:col.",
-       {"json"},
+       {{"json",
+         "Print one JSON array with an object per file (errors "
+         "included) instead of the text summary."}},
        &RunParse},
       {"verify",
        "verify FILE_OR_DIR...",
@@ -53,8 +74,14 @@ const std::vector<Command>& Commands() {
        "f64 1e-7, f16 1e-2; ints and bools exact; NaN equals NaN) and one "
        "PASS/FAIL line per bundle is printed, ending with `N passed, M "
        "failed`.",
-       {"inputs", "out", "compare", "isolate", "known_failures",
-        "min_pass_rate", "must_pass_groups"},
+       {"inputs",
+        {"out", "Write the outputs as out_i to this .npz (one bundle only)."},
+        "compare",
+        "isolate",
+        "timeout_s",
+        "known_failures",
+        "min_pass_rate",
+        "must_pass_groups"},
        &RunEval},
       {"convert",
        "convert BUNDLE -o OUT.onnx [--use_onnx_ir] [--opset N] "
@@ -65,13 +92,16 @@ const std::vector<Command>& Commands() {
        "literal_i) to ONNX and writes it atomically. The pipeline is IR by "
        "default (docs/shadow_and_parity.md); --use_onnx_ir=false or "
        "JAX2ONNX_USE_ONNX_IR=0 selects the legacy pipeline (the environment "
-       "variable wins over the flag). Nothing is "
-       "written on failure; errors name the primitive, equation and source "
-       "line. Tensors over 1 MiB, and more when the model would exceed 2 "
-       "GiB, go to one sidecar OUT.onnx.data (ONNX external data, "
-       "docs/output.md).",
-       {"o", "use_onnx_ir", "opset", "input_names", "output_names",
-        "external_data", "external_data_threshold", "external_data_name"},
+       "variable wins over the flag). Nothing is written on failure; errors "
+       "read `NAME.jaxpr:LINE:COL: error: ...` (the failing equation's "
+       "line) and name the primitive and equation. Tensors over 1 MiB, and "
+       "more when the model would exceed 2 GiB, go to one sidecar "
+       "OUT.onnx.data (ONNX external data, docs/output.md).",
+       {{"o", "Output .onnx path (required)."},
+        {"use_onnx_ir", kUseOnnxIrHelp},
+        {"opset", kOpsetHelp},
+        "input_names",
+        "output_names"},
        &RunConvert},
       {"check",
        "check BUNDLE_OR_DIR... [--use_onnx_ir] [--json] [--seed N]",
@@ -82,14 +112,19 @@ const std::vector<Command>& Commands() {
        "interpreter) using the bundle's rtol/atol (defaults f32 1e-5, f64 "
        "1e-7, f16 1e-2; ints/bools exact). Prints one PASS/FAIL line per "
        "bundle with a reason for each FAIL, then `N passed, M failed`.",
-       {"use_onnx_ir", "opset", "json", "seed"},
+       {{"use_onnx_ir", kUseOnnxIrHelp},
+        {"opset", kOpsetHelp},
+        {"json",
+         "Print one JSON array with an object per bundle on stdout; "
+         "the summary line goes to stderr."},
+        {"seed", kSeedHelp}},
        &RunCheck},
       {"plugins",
        "plugins [--json]",
        "List primitives and which pipelines lower them",
        "Prints the shared registry: each primitive with its legacy and IR "
        "lowerings and the ONNX ops they use.",
-       {"json"},
+       {{"json", "Print the registry as one JSON array."}},
        &RunPlugins},
       {"randomize",
        "randomize BUNDLE... [--seed N] [--sizes B=4,T=8] [--int_range LO,HI]",
@@ -100,8 +135,12 @@ const std::vector<Command>& Commands() {
        "reference interpreter as the oracle. Floats are uniform in [-1, 1], "
        "ints in [-5, 5] (unsigned [0, 10]) unless --int_range is given, bools "
        "random. Symbolic dims take their --sizes value, else 2, 3, ... in "
-       "order of appearance. Refuses to overwrite an npz holding expected_i.",
-       {"seed", "sizes", "int_range"},
+       "order of appearance. Never overwrites an npz holding expected_i, "
+       "nor (without --force) one holding const_i, literal_i or input_i.",
+       {{"seed", "Seed of the generated values."},
+        "sizes",
+        "int_range",
+        "force"},
        &RunRandomize},
       {"corpus",
        "corpus DIR_OR_BUNDLE... [--pipeline=legacy|ir] [--also_opset17] "
@@ -118,8 +157,15 @@ const std::vector<Command>& Commands() {
        "K skipped, X xfailed, Y xpassed`. Exit 1 on any FAIL or strict "
        "XPASS; 77 (skipped) when ONNX Runtime is missing and CI is not set. "
        "Grammar: docs/testing.md.",
-       {"pipeline", "use_onnx_ir", "opset", "seed", "also_opset17", "f64",
-        "root", "expected_failures", "missing_ok"},
+       {"pipeline",
+        {"use_onnx_ir", kUseOnnxIrHelp},
+        {"opset", kOpsetHelp},
+        {"seed", kSeedHelp},
+        "also_opset17",
+        "f64",
+        "root",
+        "expected_failures",
+        "missing_ok"},
        &RunCorpus},
       {"shadow",
        "shadow BUNDLE_OR_DIR... [--json] [--opset N] [--seed N]",
@@ -132,7 +178,11 @@ const std::vector<Command>& Commands() {
        "per-output errors against each other and the oracle. --json prints "
        "the stable format of docs/shadow_and_parity.md. Exit 1 when some "
        "bundle is DIFFERENT.",
-       {"json", "opset", "seed"},
+       {{"json",
+         "Print one JSON array (docs/shadow_and_parity.md) instead "
+         "of the text verdicts."},
+        {"opset", kOpsetHelp},
+        {"seed", kSeedHelp}},
        &RunShadow},
       {"parity",
        "parity DIR_OR_BUNDLE... --out DIR [--f64_variants=false]",
@@ -145,75 +195,247 @@ const std::vector<Command>& Commands() {
        "reported, not errors: exit 0 unless the tool itself fails; 77 when "
        "ONNX Runtime is missing. Refresh the committed snapshot with "
        "`build/bin/jax2onnx parity testdata --out docs/parity`.",
-       {"out", "opset", "seed", "f64_variants", "json"},
+       {{"out",
+         "Directory to write parity.json, PARITY.md and index.html "
+         "into (required; created when missing)."},
+        {"opset", kOpsetHelp},
+        {"seed", kSeedHelp},
+        "f64_variants",
+        {"json",
+         "Also print the report as one JSON document on stdout; "
+         "the summary lines go to stderr."}},
        &RunParityCommand},
   };
   return *commands;
 }
 
-void PrintMainHelp() {
-  std::printf(
-      "jax2onnx: convert printed JAX programs (jaxpr bundles) to ONNX.\n\n"
-      "Usage: jax2onnx COMMAND [flags] ARGS...\n\nCommands:\n");
+// `-o` for one-letter flags, `--name` otherwise.
+std::string Spelled(const std::string& name) {
+  return name.size() == 1 ? "-" + name : "--" + name;
+}
+
+const Command* FindCommand(const std::string& name) {
   for (const Command& c : Commands()) {
-    std::printf("  %-10s %s\n", c.name, c.summary);
+    if (name == c.name) return &c;
   }
-  std::printf("\nRun `jax2onnx COMMAND --help` for a command's flags.\n");
+  return nullptr;
+}
+
+size_t EditDistance(const std::string& a, const std::string& b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1,
+                         diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// The closest of `candidates` within a third of the word's length (at
+// least 1, at most 3 edits), or "".
+std::string Nearest(const std::string& word,
+                    const std::vector<std::string>& candidates) {
+  std::string best;
+  size_t best_distance =
+      std::clamp<size_t>(word.size() / 3, 1, 3) + 1;  // exclusive bound
+  for (const std::string& c : candidates) {
+    const size_t d = EditDistance(word, c);
+    if (d < best_distance) {
+      best_distance = d;
+      best = c;
+    }
+  }
+  return best;
+}
+
+void PrintMainHelp(std::FILE* out) {
+  std::fprintf(
+      out,
+      "jax2onnx %s: convert printed JAX programs (jaxpr bundles) to ONNX.\n\n"
+      "Usage: jax2onnx COMMAND [flags] ARGS...\n\nCommands:\n",
+      jax2onnx::Version());
+  for (const Command& c : Commands()) {
+    std::fprintf(out, "  %-10s %s\n", c.name, c.summary);
+  }
+  std::fprintf(out,
+               "\nEvery command takes -q (only errors and failures) and -v "
+               "(more detail).\nExit codes: 0 success, 1 failure, 2 usage "
+               "error.\nRun `jax2onnx help COMMAND` for a command's flags; "
+               "`jax2onnx --version`.\n");
 }
 
 void PrintCommandHelp(const Command& c) {
   std::printf("Usage: jax2onnx %s\n\n%s\n", c.usage, c.help);
   if (!c.flags.empty()) std::printf("\nFlags:\n");
-  for (const std::string& name : c.flags) {
+  for (const FlagDoc& flag : c.flags) {
     gflags::CommandLineFlagInfo info;
-    if (gflags::GetCommandLineFlagInfo(name.c_str(), &info)) {
-      std::printf(
-          "  --%s (%s, default %s)\n      %s\n", info.name.c_str(),
-          info.type.c_str(),
-          info.default_value.empty() ? "\"\"" : info.default_value.c_str(),
-          info.description.c_str());
-    }
+    if (!gflags::GetCommandLineFlagInfo(flag.name.c_str(), &info)) continue;
+    std::string help = flag.help != nullptr ? flag.help : info.description;
+    // Global descriptions start with the command they were written for.
+    const std::string prefix = absl::StrCat(c.name, ": ");
+    if (absl::StartsWith(help, prefix)) help = help.substr(prefix.size());
+    std::printf(
+        "  %s (%s, default %s)\n      %s\n", Spelled(flag.name).c_str(),
+        info.type.c_str(),
+        info.default_value.empty() ? "\"\"" : info.default_value.c_str(),
+        help.c_str());
   }
+  std::printf(
+      "\nCommon flags:\n  -q, --quiet   only errors and failures\n"
+      "  -v, --verbose more detail\n  -h, --help    this help\n");
 }
 
-bool IsHelp(const char* arg) {
-  return std::strcmp(arg, "--help") == 0 || std::strcmp(arg, "-h") == 0 ||
-         std::strcmp(arg, "help") == 0 || std::strcmp(arg, "-help") == 0;
+bool IsHelpFlag(const std::string& arg) {
+  return arg == "--help" || arg == "-h" || arg == "-help";
+}
+
+int UsageError(const Command& c, const std::string& message) {
+  std::fprintf(stderr, "jax2onnx %s: %s\n", c.name, message.c_str());
+  return kExitUsage;
+}
+
+std::string AcceptedFlags(const Command& c) {
+  std::vector<std::string> names;
+  for (const FlagDoc& f : c.flags) names.push_back(Spelled(f.name));
+  names.push_back("-q");
+  names.push_back("-v");
+  return absl::StrCat(c.name, " accepts: ", absl::StrJoin(names, ", "));
+}
+
+// Sets the command's flags from `args` (everything after the command name)
+// and collects the positional arguments. Returns -1 to go on, else the exit
+// code (help printed: 0; usage error: 2).
+int ParseCommandArgs(const Command& c, const std::vector<std::string>& args,
+                     std::vector<std::string>* positional) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& arg = args[i];
+    if (arg == "--") {
+      positional->insert(positional->end(), args.begin() + i + 1, args.end());
+      break;
+    }
+    if (arg.size() < 2 || arg[0] != '-') {
+      positional->push_back(arg);
+      continue;
+    }
+    if (IsHelpFlag(arg)) {
+      PrintCommandHelp(c);
+      return kExitOk;
+    }
+    std::string body = arg.substr(arg[1] == '-' ? 2 : 1);
+    const size_t eq = body.find('=');
+    const bool has_value = eq != std::string::npos;
+    std::string name = body.substr(0, eq);
+    std::string value = has_value ? body.substr(eq + 1) : "";
+    if (!has_value && (name == "q" || name == "quiet")) {
+      SetVerbosity(Verbosity::kQuiet);
+      continue;
+    }
+    if (!has_value && (name == "v" || name == "verbose")) {
+      SetVerbosity(Verbosity::kVerbose);
+      continue;
+    }
+    auto accepted = [&](const std::string& n) {
+      return std::any_of(c.flags.begin(), c.flags.end(),
+                         [&](const FlagDoc& f) { return f.name == n; });
+    };
+    gflags::CommandLineFlagInfo info;
+    if (!accepted(name) && !has_value && absl::StartsWith(name, "no") &&
+        accepted(name.substr(2)) &&
+        gflags::GetCommandLineFlagInfo(name.substr(2).c_str(), &info) &&
+        info.type == "bool") {
+      name = name.substr(2);  // --noflag
+      value = "false";
+    } else if (!accepted(name) ||
+               !gflags::GetCommandLineFlagInfo(name.c_str(), &info)) {
+      std::vector<std::string> names;
+      for (const FlagDoc& f : c.flags) names.push_back(f.name);
+      const std::string near = Nearest(name, names);
+      return UsageError(
+          c, absl::StrCat(
+                 "unknown flag ", Spelled(name), " (", AcceptedFlags(c), ")",
+                 near.empty()
+                     ? ""
+                     : absl::StrCat("; did you mean ", Spelled(near), "?")));
+    } else if (!has_value) {
+      if (info.type == "bool") {
+        value = "true";
+      } else if (i + 1 < args.size()) {
+        value = args[++i];
+      } else {
+        return UsageError(
+            c, absl::StrCat(Spelled(name), " needs a value (", info.type, ")"));
+      }
+    }
+    if (gflags::SetCommandLineOption(name.c_str(), value.c_str()).empty()) {
+      return UsageError(c, absl::StrCat("invalid value '", value, "' for ",
+                                        Spelled(name), " (", info.type, ")"));
+    }
+  }
+  return -1;
+}
+
+int UnknownCommand(const std::string& name) {
+  std::vector<std::string> names = {"help"};
+  for (const Command& c : Commands()) names.push_back(c.name);
+  const std::string near = Nearest(name, names);
+  std::fprintf(
+      stderr, "jax2onnx: unknown command '%s'%s\n", name.c_str(),
+      near.empty() ? "" : absl::StrCat("; did you mean '", near, "'?").c_str());
+  std::fprintf(stderr, "Run `jax2onnx --help` for the list of commands.\n");
+  return kExitUsage;
 }
 
 }  // namespace
 }  // namespace jax2onnx::cli
 
 int main(int argc, char** argv) {
-  using jax2onnx::cli::Command;
-  using jax2onnx::cli::Commands;
-  if (argc < 2 || jax2onnx::cli::IsHelp(argv[1])) {
-    jax2onnx::cli::PrintMainHelp();
-    return argc < 2 ? 2 : 0;
+  using namespace jax2onnx::cli;  // NOLINT
+  const std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) {
+    PrintMainHelp(stderr);
+    return kExitUsage;
   }
-  const Command* command = nullptr;
-  for (const Command& c : Commands()) {
-    if (std::strcmp(c.name, argv[1]) == 0) command = &c;
+  const std::string& first = args[0];
+  if (IsHelpFlag(first)) {
+    PrintMainHelp(stdout);
+    return kExitOk;
   }
-  if (command == nullptr) {
-    std::fprintf(stderr, "jax2onnx: unknown command '%s'\n\n", argv[1]);
-    jax2onnx::cli::PrintMainHelp();
-    return 2;
+  if (first == "--version" || first == "version") {
+    std::printf("jax2onnx %s\n", jax2onnx::Version());
+    return kExitOk;
   }
-  for (int i = 2; i < argc; ++i) {
-    if (jax2onnx::cli::IsHelp(argv[i])) {
-      jax2onnx::cli::PrintCommandHelp(*command);
-      return 0;
+  if (first == "help") {
+    if (args.size() == 1) {
+      PrintMainHelp(stdout);
+      return kExitOk;
     }
+    const Command* c = FindCommand(args[1]);
+    if (c == nullptr || args.size() > 2) {
+      return c == nullptr ? UnknownCommand(args[1])
+                          : UsageError(*c, "usage: jax2onnx help COMMAND");
+    }
+    PrintCommandHelp(*c);
+    return kExitOk;
   }
-  // gflags sees "jax2onnx" followed by the command's own arguments.
-  std::vector<char*> rest;
-  rest.push_back(argv[0]);
-  for (int i = 2; i < argc; ++i) rest.push_back(argv[i]);
-  int rest_argc = static_cast<int>(rest.size());
-  char** rest_argv = rest.data();
-  gflags::SetUsageMessage("see `jax2onnx --help`");
-  gflags::ParseCommandLineFlags(&rest_argc, &rest_argv, /*remove_flags=*/true);
-  std::vector<std::string> args(rest_argv + 1, rest_argv + rest_argc);
-  return command->run(args);
+  if (first[0] == '-') {
+    std::fprintf(stderr,
+                 "jax2onnx: expected a command before %s (run `jax2onnx "
+                 "--help`)\n",
+                 first.c_str());
+    return kExitUsage;
+  }
+  const Command* command = FindCommand(first);
+  if (command == nullptr) return UnknownCommand(first);
+  std::vector<std::string> positional;
+  const int parsed = ParseCommandArgs(
+      *command, std::vector<std::string>(args.begin() + 1, args.end()),
+      &positional);
+  if (parsed >= 0) return parsed;
+  return command->run(positional);
 }

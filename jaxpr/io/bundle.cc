@@ -314,17 +314,48 @@ absl::StatusOr<Bundle> LoadBundle(const std::string& path) {
   } else if (absl::EndsWith(stem, ".npz")) {
     stem.resize(stem.size() - 4);
   }
-  Bundle bundle;
-  bundle.name = std::filesystem::path(stem).filename().string();
-  bundle.jaxpr_path = stem + ".jaxpr";
+  const std::string jaxpr_path = stem + ".jaxpr";
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(bundle.jaxpr_path, ec)) {
+  if (!std::filesystem::is_regular_file(jaxpr_path, ec)) {
     return absl::NotFoundError(
-        absl::StrCat("bundle ", path, ": no file ", bundle.jaxpr_path));
+        absl::StrCat("bundle ", path, ": no file ", jaxpr_path));
   }
-  auto file = ParseJaxprFile(bundle.jaxpr_path);
+  auto file = ParseJaxprFile(jaxpr_path);
   if (!file.ok()) return file.status();
-  bundle.file = *std::move(file);
+  const std::string npz_path = stem + ".npz";
+  NamedArrays arrays;
+  const bool has_npz = std::filesystem::exists(npz_path, ec);
+  if (has_npz) {
+    auto read = ReadNpzFile(npz_path);
+    if (!read.ok()) return read.status();
+    arrays = *std::move(read);
+  }
+  auto bundle =
+      AssembleBundle(std::filesystem::path(stem).filename().string(),
+                     jaxpr_path, *std::move(file), arrays,
+                     has_npz ? npz_path : absl::StrCat(stem, ".npz (absent)"));
+  if (bundle.ok() && has_npz) bundle->npz_path = npz_path;
+  return bundle;
+}
+
+absl::StatusOr<Bundle> BundleFromParts(const std::string& name,
+                                       absl::string_view jaxpr_text,
+                                       const std::string& jaxpr_path,
+                                       const NamedArrays& arrays) {
+  auto file = ParseJaxprText(jaxpr_text, jaxpr_path);
+  if (!file.ok()) return file.status();
+  return AssembleBundle(name, jaxpr_path, *std::move(file), arrays,
+                        absl::StrCat(name, " arrays"));
+}
+
+absl::StatusOr<Bundle> AssembleBundle(const std::string& name,
+                                      const std::string& jaxpr_path,
+                                      JaxprFile file, const NamedArrays& arrays,
+                                      const std::string& what) {
+  Bundle bundle;
+  bundle.name = name;
+  bundle.jaxpr_path = jaxpr_path;
+  bundle.file = std::move(file);
   if (bundle.file.path.empty()) bundle.file.path = bundle.jaxpr_path;
   if (!bundle.file.main) {
     return absl::InvalidArgumentError(
@@ -345,24 +376,15 @@ absl::StatusOr<Bundle> LoadBundle(const std::string& path) {
     }
   }
 
-  const std::string npz_path = stem + ".npz";
   std::map<std::string, std::map<int, Array>> entries;
-  if (std::filesystem::exists(npz_path, ec)) {
-    bundle.npz_path = npz_path;
-    auto arrays = ReadNpzFile(npz_path);
-    if (!arrays.ok()) return arrays.status();
-    for (auto& [name, array] : *arrays) {
-      std::string kind;
-      int index;
-      // Unknown names are tolerated so bundles can carry extra data.
-      if (SplitEntryName(name, &kind, &index)) {
-        entries[kind][index] = std::move(array);
-      }
+  for (const auto& [entry_name, array] : arrays) {
+    std::string kind;
+    int index;
+    // Unknown names are tolerated so bundles can carry extra data.
+    if (SplitEntryName(entry_name, &kind, &index)) {
+      entries[kind][index] = array;
     }
   }
-  const std::string what = bundle.npz_path.empty()
-                               ? absl::StrCat(stem, ".npz (absent)")
-                               : bundle.npz_path;
   auto consts = TakeSequence(entries, "const", what);
   if (!consts.ok()) return consts.status();
   auto literals = TakeSequence(entries, "literal", what);

@@ -44,6 +44,21 @@ struct Bundle {
 // mismatch.
 absl::StatusOr<Bundle> LoadBundle(const std::string& path);
 
+// A bundle from memory: `jaxpr_text` parsed with `jaxpr_path` as the file
+// name of messages, and `arrays` named like the npz entries (const_i,
+// literal_i, input_i, expected_i), validated like LoadBundle.
+absl::StatusOr<Bundle> BundleFromParts(const std::string& name,
+                                       absl::string_view jaxpr_text,
+                                       const std::string& jaxpr_path,
+                                       const NamedArrays& arrays);
+
+// The shared tail of both: header values, entry checks. `what` names the
+// arrays' source in errors.
+absl::StatusOr<Bundle> AssembleBundle(const std::string& name,
+                                      const std::string& jaxpr_path,
+                                      JaxprFile file, const NamedArrays& arrays,
+                                      const std::string& what);
+
 // Replaces the bundle's inputs and expected outputs with the input_i and
 // expected_i entries of `arrays` (e.g. from `eval --inputs F.npz`; expected
 // becomes empty when there are none), validated like LoadBundle does. `what`

@@ -20,6 +20,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "api/convert_internal.h"
 #include "api/corpus.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"

@@ -19,13 +19,32 @@ function(run)
 endfunction()
 
 run(${CMAKE_COMMAND} --install ${BUILD_DIR} --prefix ${prefix})
+
+# The install exposes only the public headers (jax2onnx/*.h), none of the
+# project's internal ones.
+file(GLOB_RECURSE installed_headers RELATIVE ${prefix}/include
+  ${prefix}/include/*)
+if(NOT installed_headers)
+  message(FATAL_ERROR "no headers installed under ${prefix}/include")
+endif()
+foreach(header ${installed_headers})
+  if(NOT header MATCHES "^jax2onnx/[^/]+\\.h$")
+    message(FATAL_ERROR "internal header installed: include/${header}")
+  endif()
+endforeach()
+
+# The CLI is installed too.
+run(${prefix}/bin/jax2onnx --version)
+if(NOT last_output MATCHES "^jax2onnx [0-9]+\\.[0-9]+\\.[0-9]+")
+  message(FATAL_ERROR "unexpected `jax2onnx --version`: ${last_output}")
+endif()
 run(${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/consumer -B ${WORK_DIR}/build
   -G ${GENERATOR} -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=${prefix})
 run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 run(${WORK_DIR}/build/consumer
   ${SOURCE_DIR}/testdata/examples/mlp/mlp.jaxpr)
 message(STATUS "${last_output}")
-if(NOT last_output MATCHES "converted .*: [1-9][0-9]* nodes")
+if(NOT last_output MATCHES "converted .*: [1-9][0-9]* nodes.*in memory: [1-9][0-9]* nodes")
   message(FATAL_ERROR "unexpected consumer output: ${last_output}")
 endif()
 file(REMOVE_RECURSE ${WORK_DIR})

@@ -104,9 +104,9 @@ TEST_F(RandomizeCliTest, DefaultSizesAreTwoThreeInOrderOfAppearance) {
 TEST_F(RandomizeCliTest, SameSeedSameBytesOtherSeedOtherValues) {
   ASSERT_EQ(Run(absl::StrCat(P("p.jaxpr"), " --seed=7")), 0);
   const std::string first = ReadBytes(P("p.npz"));
-  ASSERT_EQ(Run(absl::StrCat(P("p.jaxpr"), " --seed=7")), 0);
+  ASSERT_EQ(Run(absl::StrCat(P("p.jaxpr"), " --seed=7 --force")), 0);
   EXPECT_EQ(ReadBytes(P("p.npz")), first);
-  ASSERT_EQ(Run(absl::StrCat(P("p.jaxpr"), " --seed=8")), 0);
+  ASSERT_EQ(Run(absl::StrCat(P("p.jaxpr"), " --seed=8 --force")), 0);
   EXPECT_NE(ReadBytes(P("p.npz")), first);
 }
 
@@ -133,6 +133,33 @@ TEST_F(RandomizeCliTest, RefusesToOverwriteExpectedOutputs) {
   EXPECT_EQ(Run(P("p.jaxpr"), &out), 1);
   EXPECT_THAT(out, HasSubstr("expected_0"));
   EXPECT_EQ(ReadBytes(P("p.npz")), before);
+}
+
+TEST_F(RandomizeCliTest, KeepsExistingWeightsAndInputsUnlessForced) {
+  Array weight(DType::kF32, {3});
+  weight.SetFromDouble(0, 42);
+  Array input(DType::kF32, {2, 3});
+  ASSERT_TRUE(
+      WriteNpzFile(P("p.npz"), {{"const_0", weight}, {"input_0", input}}).ok());
+  const std::string before = ReadBytes(P("p.npz"));
+  std::string out;
+  EXPECT_EQ(Run(P("p.jaxpr"), &out), 1);
+  // The error names every entry it refuses to replace, and how to force.
+  EXPECT_THAT(out, HasSubstr("const_0, input_0"));
+  EXPECT_THAT(out, HasSubstr("--force"));
+  EXPECT_EQ(ReadBytes(P("p.npz")), before);
+
+  ASSERT_EQ(Run(absl::StrCat(P("p.jaxpr"), " --force"), &out), 0) << out;
+  EXPECT_NE(ReadBytes(P("p.npz")), before);
+  EXPECT_NE(ReadNpz()["const_0"].GetAsDouble(0), 42);
+}
+
+TEST_F(RandomizeCliTest, ForceStillKeepsExpectedOutputs) {
+  Array expected(DType::kF32, {});
+  ASSERT_TRUE(WriteNpzFile(P("p.npz"), {{"expected_0", expected}}).ok());
+  std::string out;
+  EXPECT_EQ(Run(absl::StrCat(P("p.jaxpr"), " --force"), &out), 1);
+  EXPECT_THAT(out, HasSubstr("expected_0"));
 }
 
 TEST_F(RandomizeCliTest, RejectsSizeForUnknownSymbol) {

@@ -5,31 +5,99 @@
 //   jax2onnx::ConvertOptions options;                    // opset 23
 //   auto model = jax2onnx::ToOnnx(*bundle, options);     // onnx::ModelProto
 //
-// The pipeline (legacy proto builder or the IR pipeline) is chosen by, in
-// order: env JAX2ONNX_USE_ONNX_IR, ConvertOptions::use_onnx_ir, the CLI flag
-// (cli_use_onnx_ir), the built-in default.
+// Programs that never touch files pass the jaxpr text and the arrays
+// (const_i, literal_i, ...) in memory: jax2onnx::ToOnnxFromText.
+//
+// This header names only jax2onnx's own types, onnx::ModelProto and absl's
+// status types; everything else is internal.
+//
+// Environment variables (read on every conversion; they OVERRIDE the
+// options below unless ConvertOptions::read_environment is false):
+//   JAX2ONNX_USE_ONNX_IR=1|0     pipeline: IR (1) or legacy (0); wins over
+//                                ConvertOptions::use_onnx_ir.
+//   JAX2ONNX_SHADOW_COMPARE=on|strict|off
+//                                also convert with the other pipeline and
+//                                append a comparison to
+//                                JAX2ONNX_SHADOW_REPORT (strict: fail when
+//                                the pipelines' outputs differ).
+//   JAX2ONNX_DEBUG_IR_DUMP=DIR   write the IR after each pass to DIR.
+// An unparsable value is an InvalidArgument error, not a silent default.
 #ifndef JAX2ONNX_JAX2ONNX_H_
 #define JAX2ONNX_JAX2ONNX_H_
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "jaxpr/io/bundle.h"
 #include "onnx/onnx_pb.h"
 
 namespace jax2onnx {
 
-using jaxpr::Bundle;
-using jaxpr::LoadBundle;
+namespace jaxpr {
+struct Bundle;  // internal representation, opaque here
+}  // namespace jaxpr
+namespace api {
+class BundleAccess;  // internal: reaches the representation
+}  // namespace api
+
+// A loaded bundle: the parsed jaxpr plus its arrays, validated against each
+// other. Copies are cheap and share the (immutable) contents.
+class Bundle {
+ public:
+  Bundle(const Bundle&) = default;
+  Bundle& operator=(const Bundle&) = default;
+  Bundle(Bundle&&) noexcept = default;
+  Bundle& operator=(Bundle&&) noexcept = default;
+  ~Bundle();
+
+  const std::string& name() const;  // file stem, or the given name
+  // NAME.jaxpr; for BundleFromText, the name its messages use.
+  const std::string& jaxpr_path() const;
+  int num_inputs() const;   // invars of the main jaxpr
+  int num_outputs() const;  // outvars of the main jaxpr
+
+ private:
+  friend class api::BundleAccess;
+  explicit Bundle(std::shared_ptr<const jaxpr::Bundle> impl);
+  std::shared_ptr<const jaxpr::Bundle> impl_;
+};
+
+// `path` is NAME.jaxpr (or NAME, or NAME.npz); NAME.npz, when present,
+// supplies const_i / literal_i (and input_i / expected_i for testing).
+// Parse errors read `FILE:LINE:COL: error: ...`.
+absl::StatusOr<Bundle> LoadBundle(const std::string& path);
+
+// One array handed over in memory. `dtype` is the jaxpr spelling ("f32",
+// "bf16", "i64", "bool", ...), `bytes` the row-major little-endian contents
+// (bool: one byte per element), exactly ItemSize * prod(shape) bytes.
+struct NamedArray {
+  std::string name;  // "const_0", "literal_0", "input_0", "expected_0"
+  std::string dtype;
+  std::vector<int64_t> shape;
+  std::string bytes;
+};
+
+// A bundle from jaxpr text and arrays named like the entries of NAME.npz,
+// validated like LoadBundle. `name` appears in messages (as the file name of
+// parse errors, `name.jaxpr`) and is the model's default graph name.
+absl::StatusOr<Bundle> BundleFromText(std::string_view jaxpr_text,
+                                      const std::vector<NamedArray>& arrays,
+                                      const std::string& name = "bundle");
 
 struct ConvertOptions {
-  int opset = 23;                      // 17..26
-  std::optional<bool> use_onnx_ir;     // the call's choice of pipeline
-  std::optional<bool> cli_use_onnx_ir; // set by the CLI's --use_onnx_ir
+  int opset = 23;  // 17..26
+  // The pipeline: unset = the built-in default (IR); false = legacy.
+  // JAX2ONNX_USE_ONNX_IR overrides it unless read_environment is false.
+  std::optional<bool> use_onnx_ir;
+  // false: ignore every JAX2ONNX_* environment variable listed above, so
+  // the result depends only on these options.
+  bool read_environment = true;
   std::string model_name = "jax2onnx";
   std::vector<std::string> input_names;   // default in_0, in_1, ...
   std::vector<std::string> output_names;  // default out_0, out_1, ...
@@ -39,6 +107,14 @@ struct ConvertOptions {
 // and source line; nothing is partially produced on failure.
 absl::StatusOr<onnx::ModelProto> ToOnnx(const Bundle& bundle,
                                         const ConvertOptions& options = {});
+
+// BundleFromText + ToOnnx: jaxpr text and arrays in, model out.
+absl::StatusOr<onnx::ModelProto> ToOnnxFromText(
+    std::string_view jaxpr_text, const std::vector<NamedArray>& arrays,
+    const ConvertOptions& options = {});
+
+// The library's version, "MAJOR.MINOR.PATCH".
+const char* Version();
 
 // Serializes deterministically and writes atomically (temp file + rename),
 // with the default WriteOptions below.

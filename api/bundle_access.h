@@ -1,0 +1,30 @@
+// Internal side of the public jax2onnx::Bundle: inside jax2onnx::api,
+// `Bundle` and `LoadBundle` mean the internal jaxpr ones (validated arrays
+// and the parsed file), and BundleAccess converts between the two.
+#ifndef JAX2ONNX_API_BUNDLE_ACCESS_H_
+#define JAX2ONNX_API_BUNDLE_ACCESS_H_
+
+#include <memory>
+
+#include "jax2onnx/jax2onnx.h"
+#include "jaxpr/io/bundle.h"
+
+namespace jax2onnx::api {
+
+using jaxpr::Bundle;
+using jaxpr::LoadBundle;
+
+class BundleAccess {
+ public:
+  static const jaxpr::Bundle& Get(const jax2onnx::Bundle& bundle) {
+    return *bundle.impl_;
+  }
+  static jax2onnx::Bundle Wrap(jaxpr::Bundle bundle) {
+    return jax2onnx::Bundle(
+        std::make_shared<const jaxpr::Bundle>(std::move(bundle)));
+  }
+};
+
+}  // namespace jax2onnx::api
+
+#endif  // JAX2ONNX_API_BUNDLE_ACCESS_H_
