@@ -15,6 +15,7 @@
 #include "ir/serde.h"
 #include "jax2onnx/jax2onnx.h"
 #include "jaxpr/status_macros.h"
+#include "plugin/low_precision.h"
 #include "plugins/register.h"
 #include "plugins2/register.h"
 
@@ -56,14 +57,21 @@ absl::StatusOr<onnx::ModelProto> ConvertWithPipeline(
     ir_options.dump = IrDumpFromEnv();
     J2O_ASSIGN_OR_RETURN(ir::Model model,
                          converter2::ConvertToIr(bundle, ir_options));
-    return ir::ToProto(model);
+    onnx::ModelProto proto = ir::ToProto(model);
+    J2O_RETURN_IF_ERROR(plugin::WidenLowPrecisionForOrtCpu(proto));
+    return proto;
   }
   converter::LegacyConvertOptions legacy_options;
   legacy_options.opset = options.opset;
   legacy_options.model_name = options.model_name;
   legacy_options.input_names = options.input_names;
   legacy_options.output_names = options.output_names;
-  return converter::ConvertToProto(bundle, legacy_options);
+  J2O_ASSIGN_OR_RETURN(onnx::ModelProto proto,
+                       converter::ConvertToProto(bundle, legacy_options));
+  // Both pipelines: bf16/f16 arithmetic runs in f32 where ONNX Runtime's CPU
+  // provider has no kernel (plugin/low_precision.h).
+  J2O_RETURN_IF_ERROR(plugin::WidenLowPrecisionForOrtCpu(proto));
+  return proto;
 }
 
 }  // namespace api
