@@ -177,6 +177,10 @@ class Widener {
       }
       std::vector<int> out_types;
       for (int k = 0; k < node.output_size(); ++k) {
+        if (node.output(k).empty()) {  // an optional output not produced
+          out_types.push_back(kUnknown);
+          continue;
+        }
         int t = scope.Get(node.output(k));
         if (t == kUnknown) t = InferOutputType(node, in_types, k);
         out_types.push_back(t);
@@ -281,6 +285,38 @@ class Widener {
   absl::flat_hash_set<std::string>* used_node_names_;
 };
 
+bool DeclaresLowPrecision(const onnx::TypeProto& t) {
+  return t.has_tensor_type() && IsLowPrecision(t.tensor_type().elem_type());
+}
+
+// Whether a bf16/f16 value can occur at all: every such value descends from
+// a declared one (graph input, initializer, value_info, output) or from a
+// Cast/Constant producing one. Keeps the pass free for f32 models.
+bool MayHoldLowPrecision(const GraphProto& g) {
+  for (const auto* list : {&g.input(), &g.output(), &g.value_info()}) {
+    for (const ValueInfoProto& v : *list) {
+      if (DeclaresLowPrecision(v.type())) return true;
+    }
+  }
+  for (const TensorProto& t : g.initializer()) {
+    if (IsLowPrecision(t.data_type())) return true;
+  }
+  for (const NodeProto& n : g.node()) {
+    for (const AttributeProto& a : n.attribute()) {
+      if (a.type() == AttributeProto::INT && a.name() == "to" &&
+          IsLowPrecision(static_cast<int>(a.i()))) {
+        return true;
+      }
+      if (a.has_t() && IsLowPrecision(a.t().data_type())) return true;
+      if (a.has_g() && MayHoldLowPrecision(a.g())) return true;
+      for (const GraphProto& sub : a.graphs()) {
+        if (MayHoldLowPrecision(sub)) return true;
+      }
+    }
+  }
+  return false;
+}
+
 void CollectNames(const GraphProto& g, absl::flat_hash_set<std::string>* out,
                   absl::flat_hash_set<std::string>* node_names) {
   for (const ValueInfoProto& v : g.input()) out->insert(v.name());
@@ -316,6 +352,7 @@ bool OrtCpuMovesLowPrecision(absl::string_view op_type,
 }
 
 absl::Status WidenLowPrecisionForOrtCpu(onnx::ModelProto& model) {
+  if (!MayHoldLowPrecision(model.graph())) return absl::OkStatus();
   absl::flat_hash_set<std::string> used_names;
   absl::flat_hash_set<std::string> used_node_names;
   CollectNames(model.graph(), &used_names, &used_node_names);
