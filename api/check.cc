@@ -165,9 +165,8 @@ absl::StatusOr<std::vector<jaxpr::Array>> RunModel(
                                ? Converted(a, jaxpr::DType::kF32)
                                : a);
     }
-    J2O_ASSIGN_OR_RETURN(
-        std::vector<jaxpr::Array> outputs,
-        RunModel(WrapBf16Boundary(model), f32_inputs, runner));
+    J2O_ASSIGN_OR_RETURN(std::vector<jaxpr::Array> outputs,
+                         RunModel(WrapBf16Boundary(model), f32_inputs, runner));
     for (int i = 0; i < model.graph().output_size() &&
                     i < static_cast<int>(outputs.size());
          ++i) {

@@ -321,9 +321,8 @@ void RunBundle(const std::string& path, const CorpusOptions& options,
 
 const std::vector<std::string>& KnownMarkers() {
   static const auto* known = new std::vector<std::string>{
-      "legacy_only", "ir_only", "legacy_xfail",  "ir_xfail",
-      "f64_xfail",   "no_f64",  "opset17_xfail", "bf16_xfail",
-      "no_bf16"};
+      "legacy_only", "ir_only",       "legacy_xfail", "ir_xfail", "f64_xfail",
+      "no_f64",      "opset17_xfail", "bf16_xfail",   "no_bf16"};
   return *known;
 }
 

@@ -63,7 +63,8 @@ class TypeScope {
     if (!name.empty() && elem_type != kUnknown) types_[name] = elem_type;
   }
   void SetFrom(const ValueInfoProto& v) {
-    if (v.type().has_tensor_type()) Set(v.name(), v.type().tensor_type().elem_type());
+    if (v.type().has_tensor_type())
+      Set(v.name(), v.type().tensor_type().elem_type());
   }
 
  private:
@@ -103,10 +104,9 @@ int InferOutputType(const NodeProto& node, const std::vector<int>& in_types,
       op == "NonZero") {
     return TensorProto::INT64;
   }
-  if (op == "Equal" || op == "Less" || op == "Greater" ||
-      op == "LessOrEqual" || op == "GreaterOrEqual" || op == "IsNaN" ||
-      op == "IsInf" || op == "Not" || op == "And" || op == "Or" ||
-      op == "Xor") {
+  if (op == "Equal" || op == "Less" || op == "Greater" || op == "LessOrEqual" ||
+      op == "GreaterOrEqual" || op == "IsNaN" || op == "IsInf" || op == "Not" ||
+      op == "And" || op == "Or" || op == "Xor") {
     return TensorProto::BOOL;
   }
   if (op == "TopK") return k == 0 ? in(0) : TensorProto::INT64;
@@ -131,8 +131,8 @@ int InferOutputType(const NodeProto& node, const std::vector<int>& in_types,
     // Loop body outputs: cond, carried..., scan outputs...; Scan body:
     // carried..., scan outputs....
     const AttributeProto* body = FindAttr(node, "body");
-    const int t = GraphOutputType(body ? &body->g() : nullptr,
-                                  op == "Loop" ? k + 1 : k);
+    const int t =
+        GraphOutputType(body ? &body->g() : nullptr, op == "Loop" ? k + 1 : k);
     if (t != kUnknown) return t;
     return op == "Loop" ? in(static_cast<size_t>(k) + 2) : kUnknown;
   }
@@ -341,10 +341,10 @@ void CollectNames(const GraphProto& g, absl::flat_hash_set<std::string>* out,
 bool OrtCpuMovesLowPrecision(absl::string_view op_type,
                              absl::string_view reduction) {
   static const auto* const kMoves = new absl::flat_hash_set<std::string>{
-      "Identity",  "Cast",           "Reshape",   "Transpose", "Concat",
-      "Slice",     "Gather",         "GatherND",  "GatherElements",
-      "Unsqueeze", "Squeeze",        "Split",     "Shape",     "Flatten",
-      "If",        "Loop",           "Scan"};
+      "Identity", "Cast",   "Reshape",  "Transpose",      "Concat",
+      "Slice",    "Gather", "GatherND", "GatherElements", "Unsqueeze",
+      "Squeeze",  "Split",  "Shape",    "Flatten",        "If",
+      "Loop",     "Scan"};
   if (kMoves->contains(op_type)) return true;
   // Scatters move data unless they combine values.
   return (op_type == "ScatterND" || op_type == "ScatterElements") &&

@@ -10,6 +10,8 @@
 //   interpreter on every bf16 bit pattern (f16: every pattern) paired with
 //   seeded random partners (f32 has more than 2p+2 bits, so one f32
 //   operation rounded to p bits is the correctly rounded p-bit result).
+#include "plugin/low_precision.h"
+
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -29,7 +31,6 @@
 #include "jaxpr/eval/evaluator.h"
 #include "jaxpr/text/parser.h"
 #include "onnx/onnx_pb.h"
-#include "plugin/low_precision.h"
 
 namespace jax2onnx::api {
 namespace {
@@ -63,7 +64,8 @@ std::vector<std::string> Summary(const onnx::GraphProto& g) {
   std::vector<std::string> out;
   for (const onnx::NodeProto& n : g.node()) {
     std::string s = n.op_type();
-    if (n.op_type() == "Cast") absl::StrAppend(&s, "<", n.attribute(0).i(), ">");
+    if (n.op_type() == "Cast")
+      absl::StrAppend(&s, "<", n.attribute(0).i(), ">");
     absl::StrAppend(&s, "(");
     for (int i = 0; i < n.input_size(); ++i) {
       absl::StrAppend(&s, i ? "," : "", n.input(i));
@@ -93,12 +95,11 @@ TEST(WidenLowPrecisionTest, Bf16AddRunsInF32AndRoundsBackUnderItsName) {
   ASSERT_TRUE(plugin::WidenLowPrecisionForOrtCpu(model).ok());
   // 1 = FLOAT, 16 = BFLOAT16; y is widened once and shared.
   EXPECT_THAT(Summary(model.graph()),
-              ::testing::ElementsAre("Reshape(x,shape)->r",
-                                     "Cast<1>(r)->r_f32", "Cast<1>(y)->y_f32",
-                                     "Add(r_f32,y_f32)->s_f32",
-                                     "Cast<16>(s_f32)->s", "Cast<1>(s)->s_f32_1",
-                                     "Mul(s_f32_1,y_f32)->out_f32",
-                                     "Cast<16>(out_f32)->out"));
+              ::testing::ElementsAre(
+                  "Reshape(x,shape)->r", "Cast<1>(r)->r_f32",
+                  "Cast<1>(y)->y_f32", "Add(r_f32,y_f32)->s_f32",
+                  "Cast<16>(s_f32)->s", "Cast<1>(s)->s_f32_1",
+                  "Mul(s_f32_1,y_f32)->out_f32", "Cast<16>(out_f32)->out"));
   EXPECT_EQ(model.graph().input(0).type().tensor_type().elem_type(),
             TensorProto::BFLOAT16);
   EXPECT_EQ(model.graph().output(0).name(), "out");
@@ -165,18 +166,17 @@ TEST(WidenLowPrecisionTest, ReachesSubgraphsAndCombiningScatters) {
   ASSERT_TRUE(plugin::WidenLowPrecisionForOrtCpu(model).ok());
   const onnx::GraphProto& widened_then = model.graph().node(0).attribute(0).g();
   EXPECT_THAT(Summary(widened_then),
-              ::testing::ElementsAre("Cast<1>(x)->x_f32",
-                                     "Exp(x_f32)->ex_f32",
+              ::testing::ElementsAre("Cast<1>(x)->x_f32", "Exp(x_f32)->ex_f32",
                                      "Cast<10>(ex_f32)->ex"));
   EXPECT_THAT(Summary(model.graph().node(0).attribute(1).g()),
               ::testing::ElementsAre("Identity(x)->ix"));
   // 10 = FLOAT16: the If (type-generic) and the plain scatter stay; the
   // scatter-add combines values, so it runs in f32.
-  EXPECT_THAT(Summary(model.graph()),
-              ::testing::ElementsAre(
-                  "If(p)->y", "Cast<1>(y)->y_f32",
-                  "ScatterND(y_f32,i,y_f32)->z_f32", "Cast<10>(z_f32)->z",
-                  "ScatterND(z,i,y)->w"));
+  EXPECT_THAT(
+      Summary(model.graph()),
+      ::testing::ElementsAre("If(p)->y", "Cast<1>(y)->y_f32",
+                             "ScatterND(y_f32,i,y_f32)->z_f32",
+                             "Cast<10>(z_f32)->z", "ScatterND(z,i,y)->w"));
 }
 
 // ---- the data-movement list against ONNX Runtime ----
@@ -194,8 +194,8 @@ Array I64(std::vector<int64_t> shape, std::vector<int64_t> values) {
 absl::StatusOr<std::vector<Array>> RunOneNode(
     const std::string& op, DType dtype, std::vector<Array> extra,
     int num_outputs = 1, std::vector<onnx::AttributeProto> attrs = {}) {
-  const int elem = dtype == DType::kBF16 ? TensorProto::BFLOAT16
-                                         : TensorProto::FLOAT16;
+  const int elem =
+      dtype == DType::kBF16 ? TensorProto::BFLOAT16 : TensorProto::FLOAT16;
   onnx::ModelProto model;
   model.set_ir_version(11);
   onnx::OperatorSetIdProto* opset = model.add_opset_import();
@@ -234,8 +234,8 @@ absl::StatusOr<std::vector<Array>> RunOneNode(
   for (int k = 0; k < num_outputs; ++k) {
     const std::string name = absl::StrCat("y", k);
     node.add_output(name);
-    *g->add_output() =
-        Typed(name, op == "Shape" ? static_cast<int>(TensorProto::INT64) : elem);
+    *g->add_output() = Typed(
+        name, op == "Shape" ? static_cast<int>(TensorProto::INT64) : elem);
   }
   *g->add_node() = node;
   return RunModel(model, inputs, OrtRunner::Shared());
@@ -288,10 +288,10 @@ TEST_P(OrtMovesLowPrecisionTest, DataMovementOpsRunInTheDtype) {
     auto got = RunOneNode(p.op, dtype, p.extra, p.num_outputs, p.attrs);
     EXPECT_TRUE(got.ok()) << p.op << ": " << got.status();
   }
-  auto cast = RunOneNode("Cast", dtype, {}, 1,
-                         {IntAttr("to", dtype == DType::kBF16
-                                            ? TensorProto::BFLOAT16
-                                            : TensorProto::FLOAT16)});
+  auto cast =
+      RunOneNode("Cast", dtype, {}, 1,
+                 {IntAttr("to", dtype == DType::kBF16 ? TensorProto::BFLOAT16
+                                                      : TensorProto::FLOAT16)});
   EXPECT_TRUE(cast.ok()) << cast.status();
   // Transpose of [[1, 2], [3, 4]] really moved the values.
   auto transposed = RunOneNode("Transpose", dtype, {});
@@ -386,9 +386,8 @@ TEST_P(LowPrecisionArithmeticTest, AddSubMulDivSqrtMatchInterpreterBitForBit) {
         const uint16_t want = Bits16((*expected)[k], i);
         const uint16_t have = Bits16((*got)[k], i);
         // NaN payloads and signs are not specified; NaN-ness is.
-        const bool same = IsNan16(dtype, want)
-                              ? IsNan16(dtype, have)
-                              : want == have;
+        const bool same =
+            IsNan16(dtype, want) ? IsNan16(dtype, have) : want == have;
         if (!same && ++mismatches <= 3) {
           ADD_FAILURE() << names[k] << " seed " << seed << " a=0x" << std::hex
                         << Bits16(inputs[0], i) << " b=0x"
