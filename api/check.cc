@@ -3,6 +3,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -12,6 +14,7 @@
 #include "jaxpr/eval/evaluator.h"
 #include "jaxpr/io/compare.h"
 #include "jaxpr/status_macros.h"
+#include "onnx/onnx_pb.h"
 
 namespace jax2onnx::api {
 namespace {
@@ -31,6 +34,72 @@ jaxpr::Array RandomArray(jaxpr::DType dtype, std::vector<int64_t> shape,
     }
   }
   return a;
+}
+
+// ONNX Runtime's JavaScript API (onnxruntime-node) has no bfloat16 tensor
+// type, so a model with bf16 graph inputs or outputs is run as a copy
+// wrapped in Casts: each bf16 input NAME becomes an f32 input NAME__f32_in
+// Cast to bf16 under NAME, each bf16 output NAME is Cast to an f32 output
+// NAME__f32_out. bf16 -> f32 is exact and every f32 fed or read holds a bf16
+// value, so the model under test sees and returns exactly the bf16 values.
+// The model given to users is not changed.
+bool HasBf16Boundary(const onnx::ModelProto& model) {
+  for (const auto* list : {&model.graph().input(), &model.graph().output()}) {
+    for (const onnx::ValueInfoProto& v : *list) {
+      if (v.type().tensor_type().elem_type() == onnx::TensorProto::BFLOAT16) {
+        return true;
+      }
+    }
+  }
+  return false;
+}
+
+onnx::NodeProto BoundaryCast(const std::string& from, const std::string& to,
+                             int elem_type) {
+  onnx::NodeProto cast;
+  cast.set_op_type("Cast");
+  cast.set_name(absl::StrCat("check_boundary_", to));
+  cast.add_input(from);
+  cast.add_output(to);
+  onnx::AttributeProto* attr = cast.add_attribute();
+  attr->set_name("to");
+  attr->set_type(onnx::AttributeProto::INT);
+  attr->set_i(elem_type);
+  return cast;
+}
+
+onnx::ModelProto WrapBf16Boundary(const onnx::ModelProto& model) {
+  onnx::ModelProto wrapped = model;
+  onnx::GraphProto* g = wrapped.mutable_graph();
+  google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
+  for (onnx::ValueInfoProto& in : *g->mutable_input()) {
+    auto* tensor = in.mutable_type()->mutable_tensor_type();
+    if (tensor->elem_type() != onnx::TensorProto::BFLOAT16) continue;
+    const std::string name = in.name();
+    in.set_name(absl::StrCat(name, "__f32_in"));
+    tensor->set_elem_type(onnx::TensorProto::FLOAT);
+    *nodes.Add() = BoundaryCast(in.name(), name, onnx::TensorProto::BFLOAT16);
+  }
+  for (onnx::NodeProto& n : *g->mutable_node()) *nodes.Add() = std::move(n);
+  for (onnx::ValueInfoProto& out : *g->mutable_output()) {
+    auto* tensor = out.mutable_type()->mutable_tensor_type();
+    if (tensor->elem_type() != onnx::TensorProto::BFLOAT16) continue;
+    const std::string name = out.name();
+    out.set_name(absl::StrCat(name, "__f32_out"));
+    tensor->set_elem_type(onnx::TensorProto::FLOAT);
+    *nodes.Add() = BoundaryCast(name, out.name(), onnx::TensorProto::FLOAT);
+  }
+  g->mutable_node()->Swap(&nodes);
+  return wrapped;
+}
+
+// `a` with every element converted to `to` (exact for bf16 <-> f32 here).
+jaxpr::Array Converted(const jaxpr::Array& a, jaxpr::DType to) {
+  jaxpr::Array out(to, a.shape());
+  for (int64_t i = 0; i < a.num_elements(); ++i) {
+    out.SetFromDouble(i, a.GetAsDouble(i));
+  }
+  return out;
 }
 
 std::string FirstLine(absl::string_view text) {
@@ -95,6 +164,25 @@ absl::StatusOr<std::vector<jaxpr::Array>> RunModel(
     return absl::InvalidArgumentError(
         absl::StrCat("the model has ", model.graph().input_size(),
                      " inputs, got ", inputs.size(), " values"));
+  }
+  if (HasBf16Boundary(model)) {
+    std::vector<jaxpr::Array> f32_inputs;
+    for (const jaxpr::Array& a : inputs) {
+      f32_inputs.push_back(a.dtype() == jaxpr::DType::kBF16
+                               ? Converted(a, jaxpr::DType::kF32)
+                               : a);
+    }
+    J2O_ASSIGN_OR_RETURN(std::vector<jaxpr::Array> outputs,
+                         RunModel(WrapBf16Boundary(model), f32_inputs, runner));
+    for (int i = 0; i < model.graph().output_size() &&
+                    i < static_cast<int>(outputs.size());
+         ++i) {
+      if (model.graph().output(i).type().tensor_type().elem_type() ==
+          onnx::TensorProto::BFLOAT16) {
+        outputs[i] = Converted(outputs[i], jaxpr::DType::kBF16);
+      }
+    }
+    return outputs;
   }
   // A private directory (mkdtemp) per model: no name another process can
   // take, and room for an external-data sidecar next to the model.

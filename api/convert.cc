@@ -21,6 +21,7 @@
 #include "jaxpr/status_macros.h"
 #include "jaxpr/typecheck/typecheck.h"
 #include "plugin/conversion_checks.h"
+#include "plugin/low_precision.h"
 #include "plugins/register.h"
 #include "plugins2/register.h"
 
@@ -67,14 +68,21 @@ absl::StatusOr<onnx::ModelProto> ConvertWithPipeline(
     ir_options.dump = IrDumpFromEnv(options);
     J2O_ASSIGN_OR_RETURN(ir::Model model,
                          converter2::ConvertToIr(bundle, ir_options));
-    return ir::ToProto(model);
+    onnx::ModelProto proto = ir::ToProto(model);
+    J2O_RETURN_IF_ERROR(plugin::WidenLowPrecisionForOrtCpu(proto));
+    return proto;
   }
   converter::LegacyConvertOptions legacy_options;
   legacy_options.opset = options.opset;
   legacy_options.model_name = options.model_name;
   legacy_options.input_names = options.input_names;
   legacy_options.output_names = options.output_names;
-  return converter::ConvertToProto(bundle, legacy_options);
+  J2O_ASSIGN_OR_RETURN(onnx::ModelProto proto,
+                       converter::ConvertToProto(bundle, legacy_options));
+  // Both pipelines: bf16/f16 arithmetic runs in f32 where ONNX Runtime's CPU
+  // provider has no kernel (plugin/low_precision.h).
+  J2O_RETURN_IF_ERROR(plugin::WidenLowPrecisionForOrtCpu(proto));
+  return proto;
 }
 
 absl::StatusOr<Pipeline> RoutePipeline(const ConvertOptions& options) {

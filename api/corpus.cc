@@ -259,40 +259,50 @@ void RunBundle(const std::string& path, const CorpusOptions& options,
   if (pipeline_xfail) base.xfail.push_back(pipeline_xfail);
   RunCase(base, options, runner, reporter);
 
-  if (options.f64_variants && bundle->npz_path.empty() &&
-      AllF32Signature(bundle->jaxpr())) {
-    const std::string f64_name = name + "[f64]";
-    if (const Marker* no = FindMarker(*markers, "no_f64")) {
-      skip(f64_name, MarkerText(*no));
-    } else {
-      auto text = ReadText(bundle->jaxpr_path);
-      if (!text.ok()) return fail(f64_name, "load", text.status());
-      auto file = jaxpr::ParseJaxprText(PromoteF32ToF64(*text),
-                                        bundle->jaxpr_path + "[f64]");
-      if (!file.ok()) return fail(f64_name, "promote", file.status());
-      Bundle f64;
-      f64.name = bundle->name + "[f64]";
-      f64.jaxpr_path = bundle->jaxpr_path;
-      f64.file = *std::move(file);
-      if (f64.file.path.empty()) f64.file.path = f64.jaxpr_path;
-      auto rtol = HeaderTolerance(f64.file, "f64_rtol");
-      if (!rtol.ok()) return fail(f64_name, "header", rtol.status());
-      auto atol = HeaderTolerance(f64.file, "f64_atol");
-      if (!atol.ok()) return fail(f64_name, "header", atol.status());
-      f64.rtol = *rtol;
-      f64.atol = *atol;
-      f64.markers = bundle->markers;
-      Case variant;
-      variant.name = f64_name;
-      variant.bundle = &f64;
-      variant.opset = base.opset;
-      if (pipeline_xfail) variant.xfail.push_back(pipeline_xfail);
-      if (const Marker* m = FindMarker(*markers, "f64_xfail")) {
-        variant.xfail.push_back(m);
-      }
-      RunCase(variant, options, runner, reporter);
+  // NAME[f64] / NAME[bf16]: the bundle with every f32 type promoted, at the
+  // dtype's default tolerance unless the header gives `<variant>_rtol` /
+  // `<variant>_atol`; `no_<variant>` skips it, `<variant>_xfail` expects it
+  // to fail.
+  auto run_promoted = [&](jaxpr::DType to) {
+    const std::string variant_tag(jaxpr::ShortName(to));
+    const std::string variant_name = absl::StrCat(name, "[", variant_tag, "]");
+    if (const Marker* no =
+            FindMarker(*markers, absl::StrCat("no_", variant_tag))) {
+      return skip(variant_name, MarkerText(*no));
     }
-  }
+    auto text = ReadText(bundle->jaxpr_path);
+    if (!text.ok()) return fail(variant_name, "load", text.status());
+    const std::string path_tag = absl::StrCat("[", variant_tag, "]");
+    auto file = jaxpr::ParseJaxprText(PromoteF32(*text, to),
+                                      bundle->jaxpr_path + path_tag);
+    if (!file.ok()) return fail(variant_name, "promote", file.status());
+    Bundle promoted;
+    promoted.name = bundle->name + path_tag;
+    promoted.jaxpr_path = bundle->jaxpr_path;
+    promoted.file = *std::move(file);
+    if (promoted.file.path.empty()) promoted.file.path = promoted.jaxpr_path;
+    auto rtol = HeaderTolerance(promoted.file, variant_tag + "_rtol");
+    if (!rtol.ok()) return fail(variant_name, "header", rtol.status());
+    auto atol = HeaderTolerance(promoted.file, variant_tag + "_atol");
+    if (!atol.ok()) return fail(variant_name, "header", atol.status());
+    promoted.rtol = *rtol;
+    promoted.atol = *atol;
+    promoted.markers = bundle->markers;
+    Case variant;
+    variant.name = variant_name;
+    variant.bundle = &promoted;
+    variant.opset = base.opset;
+    if (pipeline_xfail) variant.xfail.push_back(pipeline_xfail);
+    if (const Marker* m =
+            FindMarker(*markers, absl::StrCat(variant_tag, "_xfail"))) {
+      variant.xfail.push_back(m);
+    }
+    RunCase(variant, options, runner, reporter);
+  };
+  const bool promotable =
+      bundle->npz_path.empty() && AllF32Signature(bundle->jaxpr());
+  if (options.f64_variants && promotable) run_promoted(jaxpr::DType::kF64);
+  if (options.bf16_variants && promotable) run_promoted(jaxpr::DType::kBF16);
 
   if (options.also_opset17 && base.opset != 17) {
     Case variant;
@@ -312,8 +322,8 @@ void RunBundle(const std::string& path, const CorpusOptions& options,
 
 const std::vector<std::string>& KnownMarkers() {
   static const auto* known = new std::vector<std::string>{
-      "legacy_only", "ir_only", "legacy_xfail", "ir_xfail",
-      "f64_xfail",   "no_f64",  "opset17_xfail"};
+      "legacy_only", "ir_only",       "legacy_xfail", "ir_xfail", "f64_xfail",
+      "no_f64",      "opset17_xfail", "bf16_xfail",   "no_bf16"};
   return *known;
 }
 
@@ -412,6 +422,12 @@ absl::StatusOr<std::vector<Marker>> ParseMarkers(const jaxpr::JaxprFile& file) {
 }
 
 std::string PromoteF32ToF64(absl::string_view text) {
+  return PromoteF32(text, jaxpr::DType::kF64);
+}
+
+std::string PromoteF32(absl::string_view text, jaxpr::DType to) {
+  const absl::string_view short_name = jaxpr::ShortName(to);
+  const absl::string_view numpy_name = jaxpr::NumpyName(to);
   std::string out;
   out.reserve(text.size() + 64);
   bool first = true;
@@ -432,7 +448,9 @@ std::string PromoteF32ToF64(absl::string_view text) {
         i = after;
         return true;
       };
-      if (replace("f32", "f64") || replace("float32", "float64")) continue;
+      if (replace("f32", short_name) || replace("float32", numpy_name)) {
+        continue;
+      }
       out.push_back(line[i++]);
     }
   }

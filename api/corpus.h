@@ -1,6 +1,6 @@
 // The corpus runner: checks many bundles through one pipeline in one process
 // with one OrtRunner (batched), honouring the bundles' header markers,
-// `expect_graph` lines and `opset`, adding generated f64 and opset-17
+// `expect_graph` lines and `opset`, adding generated f64, bf16 and opset-17
 // variants, and reporting one PASS/FAIL/XFAIL/XPASS/SKIP line per case.
 // docs/testing.md documents the header grammar.
 #ifndef JAX2ONNX_API_CORPUS_H_
@@ -37,7 +37,7 @@ struct Marker {
 };
 
 // legacy_only, ir_only, legacy_xfail, ir_xfail, f64_xfail, no_f64,
-// opset17_xfail.
+// opset17_xfail, bf16_xfail, no_bf16.
 const std::vector<std::string>& KnownMarkers();
 
 // Parses one `# markers:` value. Unknown names, `strict` on a marker that is
@@ -51,6 +51,9 @@ absl::StatusOr<std::vector<Marker>> ParseMarkers(const jaxpr::JaxprFile& file);
 // The jaxpr text with every f32 type (`f32[...]`, `float32`) outside the
 // `#` header lines promoted to f64.
 std::string PromoteF32ToF64(absl::string_view jaxpr_text);
+// The same with f32 / float32 replaced by `to`'s short and numpy names
+// (bf16 / bfloat16, ...).
+std::string PromoteF32(absl::string_view jaxpr_text, jaxpr::DType to);
 
 // True when every invar and outvar is f32 (and there is at least one).
 bool AllF32Signature(const jaxpr::ClosedJaxpr& jaxpr);
@@ -66,6 +69,7 @@ struct CorpusOptions {
   int opset = 23;             // a bundle's `# opset:` header overrides it
   bool also_opset17 = false;  // add a NAME[opset17] case per bundle
   bool f64_variants = true;   // add NAME[f64] for all-f32 npz-less bundles
+  bool bf16_variants = false;  // add NAME[bf16] for the same bundles
   uint64_t seed = 0;
   // Case names are bundle paths relative to this directory (when inside it),
   // without the .jaxpr suffix.

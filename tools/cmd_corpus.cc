@@ -32,6 +32,9 @@ DEFINE_bool(also_opset17, false,
             "onnx::checker and strict shape inference), as NAME[opset17].");
 DEFINE_bool(f64, true,
             "corpus: add NAME[f64] variants of all-f32 bundles without npz.");
+DEFINE_bool(also_bf16, false,
+            "corpus: add NAME[bf16] variants of all-f32 bundles without npz "
+            "(every f32 promoted to bf16, bf16 tolerances).");
 DEFINE_string(root, "",
               "corpus: case names are relative to this directory (default: "
               "the first argument when it is a directory).");
@@ -116,6 +119,7 @@ int RunCorpus(const std::vector<std::string>& args) {
   options.seed = FLAGS_seed;
   options.also_opset17 = FLAGS_also_opset17;
   options.f64_variants = FLAGS_f64;
+  options.bf16_variants = FLAGS_also_bf16;
   options.display_root = FLAGS_root;
   std::error_code ec;
   if (options.display_root.empty() &&

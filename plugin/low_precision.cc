@@ -1,0 +1,364 @@
+// Widening of bf16/f16 nodes for ONNX Runtime's CPU provider (see
+// low_precision.h for the policy and its accuracy).
+//
+// Which ops ORT 1.30's CPU provider runs on bf16 was probed with
+// onnxruntime-node 1.30 on one-node models at opsets 17..26 (f32 graph I/O
+// Cast at the boundary): only Identity, Cast, Reshape, Transpose, Concat,
+// Slice, Gather, GatherND, GatherElements, Unsqueeze, Squeeze, Split,
+// ScatterND, ScatterElements, Shape, Flatten load for every opset (plus Sign,
+// IsNaN/IsInf from 20 and LayerNormalization, which are widened anyway);
+// Add, Sub, Mul, Div, Pow, Max, Min, Mod, comparisons, every unary math op,
+// Where, Clip, Expand, Pad, Tile, Size, reductions, ArgMax/ArgMin, CumSum,
+// MatMul, Gemm, Conv and Softmax fail with "Could not find an
+// implementation", and TopK, Einsum and Range reject bf16 in their schema.
+// These kernels are registered in
+// onnxruntime/core/providers/cpu/cpu_execution_provider.cc with the
+// all-tensor-types constraint; the arithmetic kernels list float, double and
+// integer types only (MLFloat16 variants exist only under
+// MLAS_F16VEC_INTRINSICS_SUPPORTED). For f16 every op loads, but through
+// InsertCastTransformer (onnxruntime/core/optimizer/
+// insert_cast_transformer.cc), whose RemoveDuplicateCastTransformer removes
+// the Cast pairs between converted nodes and so the f16 rounding: f16 is
+// widened on the same list.
+#include "plugin/low_precision.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/str_cat.h"
+
+namespace jax2onnx::plugin {
+namespace {
+
+using onnx::AttributeProto;
+using onnx::GraphProto;
+using onnx::NodeProto;
+using onnx::TensorProto;
+using onnx::ValueInfoProto;
+
+constexpr int kUnknown = TensorProto::UNDEFINED;
+
+bool IsLowPrecision(int elem_type) {
+  return elem_type == TensorProto::BFLOAT16 ||
+         elem_type == TensorProto::FLOAT16;
+}
+
+// Element types of the values visible in one graph, falling back to the
+// enclosing graphs (subgraphs capture outer values by name).
+class TypeScope {
+ public:
+  explicit TypeScope(const TypeScope* parent) : parent_(parent) {}
+
+  int Get(const std::string& name) const {
+    for (const TypeScope* s = this; s != nullptr; s = s->parent_) {
+      auto it = s->types_.find(name);
+      if (it != s->types_.end()) return it->second;
+    }
+    return kUnknown;
+  }
+  void Set(const std::string& name, int elem_type) {
+    if (!name.empty() && elem_type != kUnknown) types_[name] = elem_type;
+  }
+  void SetFrom(const ValueInfoProto& v) {
+    if (v.type().has_tensor_type())
+      Set(v.name(), v.type().tensor_type().elem_type());
+  }
+
+ private:
+  const TypeScope* parent_;
+  absl::flat_hash_map<std::string, int> types_;
+};
+
+const AttributeProto* FindAttr(const NodeProto& node, absl::string_view name) {
+  for (const AttributeProto& a : node.attribute()) {
+    if (a.name() == name) return &a;
+  }
+  return nullptr;
+}
+
+int GraphOutputType(const GraphProto* g, int i) {
+  if (g == nullptr || i < 0 || i >= g->output_size()) return kUnknown;
+  const ValueInfoProto& v = g->output(i);
+  return v.type().has_tensor_type() ? v.type().tensor_type().elem_type()
+                                    : kUnknown;
+}
+
+// The element type of output `k` of `node`, derived from its op, attributes,
+// input types and subgraph outputs (the value_info of the model may not list
+// every intermediate value).
+int InferOutputType(const NodeProto& node, const std::vector<int>& in_types,
+                    int k) {
+  const std::string& op = node.op_type();
+  auto in = [&](size_t i) {
+    return i < in_types.size() ? in_types[i] : kUnknown;
+  };
+  if (op == "Cast") {
+    const AttributeProto* to = FindAttr(node, "to");
+    return to ? static_cast<int>(to->i()) : kUnknown;
+  }
+  if (op == "CastLike") return in(1);
+  if (op == "Shape" || op == "Size" || op == "ArgMax" || op == "ArgMin" ||
+      op == "NonZero") {
+    return TensorProto::INT64;
+  }
+  if (op == "Equal" || op == "Less" || op == "Greater" || op == "LessOrEqual" ||
+      op == "GreaterOrEqual" || op == "IsNaN" || op == "IsInf" || op == "Not" ||
+      op == "And" || op == "Or" || op == "Xor") {
+    return TensorProto::BOOL;
+  }
+  if (op == "TopK") return k == 0 ? in(0) : TensorProto::INT64;
+  if (op == "Where") return in(1) != kUnknown ? in(1) : in(2);
+  if (op == "Constant" || op == "ConstantOfShape") {
+    const AttributeProto* value = FindAttr(node, "value");
+    if (value != nullptr && value->has_t()) return value->t().data_type();
+    if (op == "ConstantOfShape") return TensorProto::FLOAT;
+    if (FindAttr(node, "value_float") || FindAttr(node, "value_floats")) {
+      return TensorProto::FLOAT;
+    }
+    if (FindAttr(node, "value_int") || FindAttr(node, "value_ints")) {
+      return TensorProto::INT64;
+    }
+    return kUnknown;
+  }
+  if (op == "If") {
+    const AttributeProto* then_branch = FindAttr(node, "then_branch");
+    return GraphOutputType(then_branch ? &then_branch->g() : nullptr, k);
+  }
+  if (op == "Loop" || op == "Scan") {
+    // Loop body outputs: cond, carried..., scan outputs...; Scan body:
+    // carried..., scan outputs....
+    const AttributeProto* body = FindAttr(node, "body");
+    const int t =
+        GraphOutputType(body ? &body->g() : nullptr, op == "Loop" ? k + 1 : k);
+    if (t != kUnknown) return t;
+    return op == "Loop" ? in(static_cast<size_t>(k) + 2) : kUnknown;
+  }
+  return in(0);
+}
+
+// Rewrites one graph (and its subgraphs) in place.
+class Widener {
+ public:
+  Widener(absl::flat_hash_set<std::string>* used_names,
+          absl::flat_hash_set<std::string>* used_node_names)
+      : used_names_(used_names), used_node_names_(used_node_names) {}
+
+  void Run(GraphProto& graph, const TypeScope* parent) {
+    TypeScope scope(parent);
+    absl::flat_hash_map<std::string, const ValueInfoProto*> value_infos;
+    for (const ValueInfoProto& v : graph.input()) scope.SetFrom(v);
+    for (const TensorProto& t : graph.initializer()) {
+      scope.Set(t.name(), t.data_type());
+    }
+    for (const ValueInfoProto& v : graph.value_info()) {
+      scope.SetFrom(v);
+      value_infos[v.name()] = &v;
+    }
+    for (const ValueInfoProto& v : graph.output()) {
+      scope.SetFrom(v);
+      value_infos.emplace(v.name(), &v);
+    }
+
+    std::vector<ValueInfoProto> new_infos;
+    // bf16/f16 value -> its f32 copy made earlier in this graph.
+    absl::flat_hash_map<std::string, std::string> widened;
+    google::protobuf::RepeatedPtrField<NodeProto> rewritten;
+    for (NodeProto& node : *graph.mutable_node()) {
+      for (AttributeProto& a : *node.mutable_attribute()) {
+        if (a.has_g()) Run(*a.mutable_g(), &scope);
+        for (GraphProto& g : *a.mutable_graphs()) Run(g, &scope);
+      }
+      std::vector<int> in_types;
+      for (const std::string& name : node.input()) {
+        in_types.push_back(name.empty() ? kUnknown : scope.Get(name));
+      }
+      std::vector<int> out_types;
+      for (int k = 0; k < node.output_size(); ++k) {
+        if (node.output(k).empty()) {  // an optional output not produced
+          out_types.push_back(kUnknown);
+          continue;
+        }
+        int t = scope.Get(node.output(k));
+        if (t == kUnknown) t = InferOutputType(node, in_types, k);
+        out_types.push_back(t);
+        scope.Set(node.output(k), t);
+      }
+      if (!NeedsWidening(node, in_types, out_types)) {
+        *rewritten.Add() = std::move(node);
+        continue;
+      }
+      for (int i = 0; i < node.input_size(); ++i) {
+        if (!IsLowPrecision(in_types[i])) continue;
+        const std::string& name = node.input(i);
+        auto it = widened.find(name);
+        if (it == widened.end()) {
+          const std::string f32 = Fresh(absl::StrCat(name, "_f32"));
+          *rewritten.Add() =
+              CastNode(name, f32, TensorProto::FLOAT,
+                       FreshNodeName(absl::StrCat(node.name(), "_widen_in")));
+          scope.Set(f32, TensorProto::FLOAT);
+          it = widened.emplace(name, f32).first;
+        }
+        node.set_input(i, it->second);
+      }
+      std::vector<NodeProto> casts_back;
+      for (int k = 0; k < node.output_size(); ++k) {
+        if (!IsLowPrecision(out_types[k])) continue;
+        const std::string name = node.output(k);
+        const std::string f32 = Fresh(absl::StrCat(name, "_f32"));
+        node.set_output(k, f32);
+        scope.Set(f32, TensorProto::FLOAT);
+        auto info = value_infos.find(name);
+        if (info != value_infos.end()) {
+          ValueInfoProto copy = *info->second;
+          copy.set_name(f32);
+          copy.mutable_type()->mutable_tensor_type()->set_elem_type(
+              TensorProto::FLOAT);
+          new_infos.push_back(std::move(copy));
+        }
+        casts_back.push_back(
+            CastNode(f32, name, out_types[k],
+                     FreshNodeName(absl::StrCat(node.name(), "_round_out"))));
+      }
+      *rewritten.Add() = std::move(node);
+      for (NodeProto& c : casts_back) *rewritten.Add() = std::move(c);
+    }
+    graph.mutable_node()->Swap(&rewritten);
+    for (ValueInfoProto& v : new_infos) *graph.add_value_info() = std::move(v);
+  }
+
+ private:
+  static bool NeedsWidening(const NodeProto& node,
+                            const std::vector<int>& in_types,
+                            const std::vector<int>& out_types) {
+    bool low = false;
+    for (int t : in_types) low = low || IsLowPrecision(t);
+    for (int t : out_types) low = low || IsLowPrecision(t);
+    if (!low) return false;
+    const AttributeProto* reduction = FindAttr(node, "reduction");
+    if (OrtCpuMovesLowPrecision(node.op_type(),
+                                reduction ? reduction->s() : "none")) {
+      return false;
+    }
+    // Ops whose output type an attribute sets would need that attribute
+    // rewritten too; ORT folds Constant into an initializer, and the
+    // converters emit no other such op.
+    return node.op_type() != "Constant" && node.domain().empty();
+  }
+
+  // Value and node names unique in the whole model (ORT rejects duplicate
+  // node names too).
+  static std::string FreshIn(absl::flat_hash_set<std::string>* used,
+                             const std::string& base) {
+    std::string name = base;
+    for (int i = 1; used->contains(name); ++i) {
+      name = absl::StrCat(base, "_", i);
+    }
+    used->insert(name);
+    return name;
+  }
+  std::string Fresh(const std::string& base) {
+    return FreshIn(used_names_, base);
+  }
+  std::string FreshNodeName(const std::string& base) {
+    return FreshIn(used_node_names_, base);
+  }
+
+  static NodeProto CastNode(const std::string& from, const std::string& to,
+                            int elem_type, const std::string& node_name) {
+    NodeProto cast;
+    cast.set_op_type("Cast");
+    cast.set_name(node_name);
+    cast.add_input(from);
+    cast.add_output(to);
+    AttributeProto* attr = cast.add_attribute();
+    attr->set_name("to");
+    attr->set_type(AttributeProto::INT);
+    attr->set_i(elem_type);
+    return cast;
+  }
+
+  absl::flat_hash_set<std::string>* used_names_;
+  absl::flat_hash_set<std::string>* used_node_names_;
+};
+
+bool DeclaresLowPrecision(const onnx::TypeProto& t) {
+  return t.has_tensor_type() && IsLowPrecision(t.tensor_type().elem_type());
+}
+
+// Whether a bf16/f16 value can occur at all: every such value descends from
+// a declared one (graph input, initializer, value_info, output) or from a
+// Cast/Constant producing one. Keeps the pass free for f32 models.
+bool MayHoldLowPrecision(const GraphProto& g) {
+  for (const auto* list : {&g.input(), &g.output(), &g.value_info()}) {
+    for (const ValueInfoProto& v : *list) {
+      if (DeclaresLowPrecision(v.type())) return true;
+    }
+  }
+  for (const TensorProto& t : g.initializer()) {
+    if (IsLowPrecision(t.data_type())) return true;
+  }
+  for (const NodeProto& n : g.node()) {
+    for (const AttributeProto& a : n.attribute()) {
+      if (a.type() == AttributeProto::INT && a.name() == "to" &&
+          IsLowPrecision(static_cast<int>(a.i()))) {
+        return true;
+      }
+      if (a.has_t() && IsLowPrecision(a.t().data_type())) return true;
+      if (a.has_g() && MayHoldLowPrecision(a.g())) return true;
+      for (const GraphProto& sub : a.graphs()) {
+        if (MayHoldLowPrecision(sub)) return true;
+      }
+    }
+  }
+  return false;
+}
+
+void CollectNames(const GraphProto& g, absl::flat_hash_set<std::string>* out,
+                  absl::flat_hash_set<std::string>* node_names) {
+  for (const ValueInfoProto& v : g.input()) out->insert(v.name());
+  for (const ValueInfoProto& v : g.output()) out->insert(v.name());
+  for (const ValueInfoProto& v : g.value_info()) out->insert(v.name());
+  for (const TensorProto& t : g.initializer()) out->insert(t.name());
+  for (const NodeProto& n : g.node()) {
+    node_names->insert(n.name());
+    for (const std::string& s : n.input()) out->insert(s);
+    for (const std::string& s : n.output()) out->insert(s);
+    for (const AttributeProto& a : n.attribute()) {
+      if (a.has_g()) CollectNames(a.g(), out, node_names);
+      for (const GraphProto& sub : a.graphs()) {
+        CollectNames(sub, out, node_names);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+bool OrtCpuMovesLowPrecision(absl::string_view op_type,
+                             absl::string_view reduction) {
+  static const auto* const kMoves = new absl::flat_hash_set<std::string>{
+      "Identity", "Cast",   "Reshape",  "Transpose",      "Concat",
+      "Slice",    "Gather", "GatherND", "GatherElements", "Unsqueeze",
+      "Squeeze",  "Split",  "Shape",    "Flatten",        "If",
+      "Loop",     "Scan"};
+  if (kMoves->contains(op_type)) return true;
+  // Scatters move data unless they combine values.
+  return (op_type == "ScatterND" || op_type == "ScatterElements") &&
+         reduction == "none";
+}
+
+absl::Status WidenLowPrecisionForOrtCpu(onnx::ModelProto& model) {
+  if (!MayHoldLowPrecision(model.graph())) return absl::OkStatus();
+  absl::flat_hash_set<std::string> used_names;
+  absl::flat_hash_set<std::string> used_node_names;
+  CollectNames(model.graph(), &used_names, &used_node_names);
+  Widener widener(&used_names, &used_node_names);
+  widener.Run(*model.mutable_graph(), nullptr);
+  return absl::OkStatus();
+}
+
+}  // namespace jax2onnx::plugin
