@@ -14,6 +14,7 @@
 #include "ir/printer.h"
 #include "ir/serde.h"
 #include "jax2onnx/jax2onnx.h"
+#include "jaxpr/mesh.h"
 #include "jaxpr/status_macros.h"
 #include "plugins/register.h"
 #include "plugins2/register.h"
@@ -47,6 +48,9 @@ void RegisterAllLowerings() {
 absl::StatusOr<onnx::ModelProto> ConvertWithPipeline(
     Pipeline pipeline, const Bundle& bundle, const ConvertOptions& options) {
   RegisterAllLowerings();
+  J2O_ASSIGN_OR_RETURN(std::vector<jaxpr::MeshAxis> mesh_sizes,
+                       jaxpr::ParseMeshAxisSizes(options.mesh_axis_sizes));
+  const jaxpr::ScopedMeshAxisSizes mesh_scope(std::move(mesh_sizes));
   if (pipeline == Pipeline::kIr) {
     converter2::IrConvertOptions ir_options;
     ir_options.opset = options.opset;

@@ -8,6 +8,7 @@
 #include "api/convert_internal.h"
 #include "gflags/gflags.h"
 #include "jax2onnx/jax2onnx.h"
+#include "jaxpr/mesh.h"
 #include "nlohmann/json.hpp"
 #include "plugin/registry.h"
 #include "tools/bundle_args.h"
@@ -21,6 +22,9 @@ DEFINE_int32(opset, 23, "ONNX opset to target (17..26).");
 DEFINE_string(input_names, "", "Comma-separated graph input names.");
 DEFINE_string(output_names, "", "Comma-separated graph output names.");
 DEFINE_uint64(seed, 0, "Seed of the random inputs (check).");
+DEFINE_string(mesh, "",
+              "Sizes of shard_map mesh axes the jaxpr does not print, e.g. "
+              "data=4,model=2 (convert, check).");
 
 namespace jax2onnx::cli {
 namespace {
@@ -35,6 +39,7 @@ ConvertOptions OptionsFromFlags() {
   options.opset = FLAGS_opset;
   options.input_names = SplitNames(FLAGS_input_names);
   options.output_names = SplitNames(FLAGS_output_names);
+  options.mesh_axis_sizes = FLAGS_mesh;
   if (!gflags::GetCommandLineFlagInfoOrDie("use_onnx_ir").is_default) {
     options.cli_use_onnx_ir = FLAGS_use_onnx_ir;
   }
@@ -76,6 +81,14 @@ int RunCheck(const std::vector<std::string>& args) {
   api::CheckOptions options;
   options.convert = OptionsFromFlags();
   options.seed = FLAGS_seed;
+  // The interpreter (the oracle of check) reads --mesh too.
+  auto mesh_sizes = jaxpr::ParseMeshAxisSizes(FLAGS_mesh);
+  if (!mesh_sizes.ok()) {
+    std::fprintf(stderr, "%s\n",
+                 std::string(mesh_sizes.status().message()).c_str());
+    return 2;
+  }
+  const jaxpr::ScopedMeshAxisSizes mesh_scope(*std::move(mesh_sizes));
   api::OrtRunner& runner = api::OrtRunner::Shared();
   std::string reason;
   if (!runner.IsAvailable(&reason)) {
