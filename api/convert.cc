@@ -18,6 +18,7 @@
 #include "ir/serde.h"
 #include "jax2onnx/jax2onnx.h"
 #include "jaxpr/io/bundle.h"
+#include "jaxpr/mesh.h"
 #include "jaxpr/status_macros.h"
 #include "jaxpr/typecheck/typecheck.h"
 #include "plugin/conversion_checks.h"
@@ -59,6 +60,9 @@ absl::StatusOr<onnx::ModelProto> ConvertWithPipeline(
   // Both pipelines trust the printed types; an ill-typed jaxpr is refused
   // here with its FILE:LINE:COL before any lowering sees it.
   J2O_RETURN_IF_ERROR(jaxpr::TypeCheckFile(bundle.file));
+  J2O_ASSIGN_OR_RETURN(std::vector<jaxpr::MeshAxis> mesh_sizes,
+                       jaxpr::ParseMeshAxisSizes(options.mesh_axis_sizes));
+  const jaxpr::ScopedMeshAxisSizes mesh_scope(std::move(mesh_sizes));
   if (pipeline == Pipeline::kIr) {
     converter2::IrConvertOptions ir_options;
     ir_options.opset = options.opset;

@@ -263,7 +263,12 @@ std::string ParamValue::ToString() const {
         parts.push_back(k.empty() ? v.ToString()
                                   : absl::StrCat(k, "=", v.ToString()));
       }
-      return absl::StrCat(text_, "(", absl::StrJoin(parts, ", "), ")");
+      // PartitionSpec's repr is its partitions tuple's: `P('x',)`.
+      const bool one_tuple =
+          (text_ == "P" || text_ == "PartitionSpec") &&
+          call_args_.size() == 1 && call_args_[0].first.empty();
+      return absl::StrCat(text_, "(", absl::StrJoin(parts, ", "),
+                          one_tuple ? ",)" : ")");
     }
     case Kind::kJaxpr:
       if (!text_.empty()) return text_;

@@ -16,6 +16,7 @@ void RegisterAll() {
     RegisterControlFlow();
     RegisterConv();
     RegisterSort();
+    RegisterCollectives();
   });
 }
 

@@ -19,6 +19,7 @@ void RegisterIndexing();
 void RegisterControlFlow();
 void RegisterConv();
 void RegisterSort();
+void RegisterCollectives();  // lax/collectives.cc
 
 }  // namespace jax2onnx::plugins2
 

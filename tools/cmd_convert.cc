@@ -13,6 +13,7 @@
 #include "api/convert_internal.h"
 #include "gflags/gflags.h"
 #include "jax2onnx/jax2onnx.h"
+#include "jaxpr/mesh.h"
 #include "nlohmann/json.hpp"
 #include "plugin/registry.h"
 #include "tools/bundle_args.h"
@@ -39,6 +40,9 @@ DEFINE_uint64(external_data_threshold, 1 << 20,
 DEFINE_string(external_data_name, "",
               "Sidecar file name next to the model; default OUT_BASENAME.data "
               "(convert).");
+DEFINE_string(mesh, "",
+              "Sizes of shard_map mesh axes the jaxpr does not print, e.g. "
+              "data=4,model=2 (convert, check).");
 
 namespace jax2onnx::cli {
 namespace {
@@ -56,6 +60,7 @@ ConvertOptions OptionsFromFlags() {
   options.input_names = SplitNames(FLAGS_input_names);
   options.output_names = SplitNames(FLAGS_output_names);
   options.use_onnx_ir = UseOnnxIrFlag();
+  options.mesh_axis_sizes = FLAGS_mesh;
   return options;
 }
 
@@ -154,6 +159,14 @@ int RunCheck(const std::vector<std::string>& args) {
   api::CheckOptions options;
   options.convert = OptionsFromFlags();
   options.seed = FLAGS_seed;
+  // The interpreter (the oracle of check) reads --mesh too.
+  auto mesh_sizes = jaxpr::ParseMeshAxisSizes(FLAGS_mesh);
+  if (!mesh_sizes.ok()) {
+    std::fprintf(stderr, "%s\n",
+                 std::string(mesh_sizes.status().message()).c_str());
+    return 2;
+  }
+  const jaxpr::ScopedMeshAxisSizes mesh_scope(*std::move(mesh_sizes));
   api::OrtRunner& runner = api::OrtRunner::Shared();
   std::string reason;
   if (!runner.IsAvailable(&reason)) {

@@ -86,7 +86,7 @@ const std::vector<Command>& Commands() {
       {"convert",
        "convert BUNDLE -o OUT.onnx [--use_onnx_ir] [--opset N] "
        "[--input_names a,b] [--output_names c] "
-       "[--external_data=auto|always|never]",
+       "[--external_data=auto|always|never] [--mesh data=4,model=2]",
        "Convert a bundle to an ONNX model",
        "Converts the bundle (NAME.jaxpr + optional NAME.npz with const_i / "
        "literal_i) to ONNX and writes it atomically. The pipeline is IR by "
@@ -101,7 +101,11 @@ const std::vector<Command>& Commands() {
         {"use_onnx_ir", kUseOnnxIrHelp},
         {"opset", kOpsetHelp},
         "input_names",
-        "output_names"},
+        "output_names",
+        "external_data",
+        "external_data_threshold",
+        "external_data_name",
+        "mesh"},
        &RunConvert},
       {"check",
        "check BUNDLE_OR_DIR... [--use_onnx_ir] [--json] [--seed N]",
@@ -117,7 +121,8 @@ const std::vector<Command>& Commands() {
         {"json",
          "Print one JSON array with an object per bundle on stdout; "
          "the summary line goes to stderr."},
-        {"seed", kSeedHelp}},
+        {"seed", kSeedHelp},
+        "mesh"},
        &RunCheck},
       {"plugins",
        "plugins [--json]",

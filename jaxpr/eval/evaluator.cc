@@ -32,6 +32,7 @@ void EnsureKernelsRegistered() {
     RegisterIndexingKernels();
     RegisterSortKernels();
     RegisterControlFlowKernels();
+    RegisterCollectiveKernels();
   });
 }
 
@@ -250,6 +251,8 @@ class Interpreter {
     return results;
   }
 
+ const EvalOptions& options() const { return options_; }
+
  private:
   const EvalOptions& options_;
 };
@@ -316,6 +319,29 @@ absl::StatusOr<std::vector<Array>> EvalContext::Call(
     const ClosedJaxpr& jaxpr, absl::Span<const Array> consts,
     absl::Span<const Array> args) const {
   return interp_.Run(jaxpr, consts, args, bindings_);
+}
+
+absl::StatusOr<std::vector<Array>> EvalContext::EvalEqn(
+    const Eqn& eqn, absl::Span<const Array> inputs) const {
+  auto it = KernelTable().find(eqn.primitive);
+  if (it == KernelTable().end()) {
+    return absl::UnimplementedError(
+        absl::StrCat("the reference interpreter has no kernel for primitive '",
+                     eqn.primitive, "'"));
+  }
+  EvalContext ctx(eqn, interp_, bindings_);
+  auto outs = it->second(ctx, inputs);
+  if (!outs.ok()) {
+    return absl::Status(outs.status().code(),
+                        absl::StrCat("'", eqn.primitive, "': ",
+                                     outs.status().message()));
+  }
+  return outs;
+}
+
+absl::StatusOr<Array> EvalContext::LiteralOperand(const Atom& atom,
+                                                  const Eqn& eqn) const {
+  return LiteralValue(*atom.literal, &eqn, interp_.options().elided_literals);
 }
 
 void RegisterEvalKernel(const std::string& primitive, EvalKernel kernel) {

@@ -62,6 +62,12 @@ class EvalContext {
   absl::StatusOr<std::vector<Array>> Call(const ClosedJaxpr& jaxpr,
                                           absl::Span<const Array> consts,
                                           absl::Span<const Array> args) const;
+  // Runs the kernel of another equation (one of a nested jaxpr stepped
+  // through by a kernel, e.g. shard_map's per-device body) on `inputs`.
+  absl::StatusOr<std::vector<Array>> EvalEqn(
+      const Eqn& eqn, absl::Span<const Array> inputs) const;
+  // The value of literal operand `atom` of `eqn`.
+  absl::StatusOr<Array> LiteralOperand(const Atom& atom, const Eqn& eqn) const;
 
  private:
   const Eqn& eqn_;

@@ -209,7 +209,16 @@ class PyValueParser {
       const char c = Peek();
       if (c == ',') {
         ++i_;
-        if (Peek() == ')') return false;  // repr never prints `f(a,)`
+        if (Peek() == ')') {
+          // Only PartitionSpec's repr prints `P('x',)` (its partitions
+          // tuple's repr without the parentheses).
+          if (args.size() != 1 || !args[0].first.empty() ||
+              (callee != "P" && callee != "PartitionSpec")) {
+            return false;
+          }
+          ++i_;
+          break;
+        }
         continue;
       }
       if (c == ')') {

@@ -101,6 +101,9 @@ struct ConvertOptions {
   std::string model_name = "jax2onnx";
   std::vector<std::string> input_names;   // default in_0, in_1, ...
   std::vector<std::string> output_names;  // default out_0, out_1, ...
+  // Mesh axis sizes for shard_map meshes printed without them:
+  // "data=4,model=2" (the CLI's --mesh).
+  std::string mesh_axis_sizes;
 };
 
 // Converts with the routed pipeline. Errors name the primitive, equation
