@@ -185,6 +185,7 @@ void RegisterLinalgRules(RuleTable& table);
 void RegisterIndexingRules(RuleTable& table);
 void RegisterControlFlowRules(RuleTable& table);
 void RegisterMiscRules(RuleTable& table);
+void RegisterCollectiveRules(RuleTable& table);
 
 }  // namespace jax2onnx::jaxpr::typecheck
 

@@ -32,6 +32,7 @@ const RuleTable& Rules() {
     typecheck::RegisterIndexingRules(*t);
     typecheck::RegisterControlFlowRules(*t);
     typecheck::RegisterMiscRules(*t);
+    typecheck::RegisterCollectiveRules(*t);
     return t;
   }();
   return *table;

@@ -1,0 +1,148 @@
+// Collectives, shard_map, sharding markers and the refused multi-device
+// primitives (jax/_src/lax/parallel.py, jax/_src/shard_map.py,
+// jax/_src/pjit.py, jax/_src/dispatch.py).
+//
+// Full rules: the sharding markers (each result has its operand's type) and
+// the all-reduce family psum/pmax/pmin/psum2/psum_invariant/pbroadcast, whose
+// abstract eval (`_allreduce_effectful_abstract_eval`) reduces the positional
+// (vmap) axes out of each operand and keeps the shape for named mesh axes.
+// Partial rules (arity, operand kinds, params present; results not computed):
+// all_gather, all_to_all, reduce_scatter, ppermute, axis_index and shard_map,
+// whose result shapes depend on the mesh and specs; the refused primitives
+// (pallas_call, callbacks, pmap, xmap) are checked structurally only, since
+// their conversion fails later with the reason.
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "jaxpr/status_macros.h"
+#include "jaxpr/typecheck/rules.h"
+
+namespace jax2onnx::jaxpr::typecheck {
+namespace {
+
+// device_put, sharding_constraint, reshard, mesh_cast, layout_constraint,
+// name, pvary: identities on the value.
+absl::Status MarkerRule(RuleContext& ctx) {
+  J2O_RETURN_IF_ERROR(ctx.ArityRange(1, -1));
+  J2O_RETURN_IF_ERROR(ctx.Outputs(ctx.num_in()));
+  ctx.SetResults(
+      std::vector<std::optional<Aval>>(ctx.ins().begin(), ctx.ins().end()));
+  return absl::OkStatus();
+}
+
+// The positional entries of `axes` (ints), or nullopt when an entry is
+// neither an int nor a mesh axis name.
+absl::StatusOr<std::vector<int64_t>> PositionalAxes(const RuleContext& ctx) {
+  const ParamValue* axes = ctx.params().Find("axes");
+  if (axes == nullptr) return ctx.Fail("missing param 'axes'");
+  std::vector<ParamValue> items;
+  if (axes->kind() == ParamValue::Kind::kTuple ||
+      axes->kind() == ParamValue::Kind::kList) {
+    items = axes->items();
+  } else {
+    items = {*axes};
+  }
+  std::vector<int64_t> positional;
+  for (const ParamValue& item : items) {
+    switch (item.kind()) {
+      case ParamValue::Kind::kInt:
+        positional.push_back(item.int_value());
+        break;
+      case ParamValue::Kind::kString:
+      case ParamValue::Kind::kName:
+        break;  // a mesh axis: no change of shape
+      default:
+        return ctx.Fail(absl::StrCat("param 'axes' holds ", item.ToString(),
+                                     ", neither a position nor an axis name"));
+    }
+  }
+  return positional;
+}
+
+absl::Status AllReduceRule(RuleContext& ctx) {
+  J2O_RETURN_IF_ERROR(ctx.ArityRange(1, -1));
+  J2O_RETURN_IF_ERROR(ctx.AllShaped());
+  J2O_RETURN_IF_ERROR(ctx.Outputs(ctx.num_in()));
+  J2O_ASSIGN_OR_RETURN(std::vector<int64_t> positional, PositionalAxes(ctx));
+  std::vector<std::optional<Aval>> results;
+  for (int i = 0; i < ctx.num_in(); ++i) {
+    const Aval& x = ctx.in(i);
+    J2O_RETURN_IF_ERROR(ctx.AxesIn(positional, x.rank(), "axes"));
+    std::vector<DimExpr> shape;
+    for (int d = 0; d < x.rank(); ++d) {
+      bool reduced = false;
+      for (int64_t a : positional) reduced |= (a == d);
+      if (!reduced) shape.push_back(x.shape[d]);
+    }
+    results.push_back(WithShape(x, shape));
+  }
+  ctx.SetResults(std::move(results));
+  return absl::OkStatus();
+}
+
+// Collectives whose result shape depends on the mesh or on split/concat
+// params: arity and the presence of the params the lowerings read.
+absl::Status MeshShapedCollectiveRule(RuleContext& ctx) {
+  const std::string& prim = ctx.eqn().primitive;
+  if (prim == "axis_index") {
+    J2O_RETURN_IF_ERROR(ctx.Arity(0));
+    J2O_RETURN_IF_ERROR(ctx.Outputs(1));
+    return ctx.Has("axis_name");
+  }
+  J2O_RETURN_IF_ERROR(ctx.ArityRange(1, -1));
+  J2O_RETURN_IF_ERROR(ctx.AllShaped());
+  if (prim == "ppermute") {
+    J2O_RETURN_IF_ERROR(ctx.Outputs(ctx.num_in()));
+    J2O_RETURN_IF_ERROR(ctx.Has("perm"));
+    return ctx.Has("axis_name");
+  }
+  J2O_RETURN_IF_ERROR(ctx.Outputs(1));
+  J2O_RETURN_IF_ERROR(ctx.Arity(1));
+  return ctx.Has("axis_name");
+}
+
+absl::Status ShardMapRule(RuleContext& ctx) {
+  J2O_RETURN_IF_ERROR(ctx.AllShaped());
+  J2O_ASSIGN_OR_RETURN(const ClosedJaxpr* body, ctx.Jaxpr("jaxpr"));
+  if (static_cast<int>(InvarAvals(*body).size()) != ctx.num_in()) {
+    return ctx.Fail(absl::StrCat("the body takes ", InvarAvals(*body).size(),
+                                 " operands, the equation passes ",
+                                 ctx.num_in()));
+  }
+  if (static_cast<int>(OutvarAvals(*body).size()) != ctx.num_out()) {
+    return ctx.Fail(absl::StrCat("the body returns ",
+                                 OutvarAvals(*body).size(),
+                                 " values, the equation binds ",
+                                 ctx.num_out()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status StructuralOnlyRule(RuleContext&) { return absl::OkStatus(); }
+
+}  // namespace
+
+void RegisterCollectiveRules(RuleTable& table) {
+  for (const char* name :
+       {"device_put", "sharding_constraint", "reshard", "mesh_cast",
+        "layout_constraint", "name", "pvary"}) {
+    table[name] = {&MarkerRule};
+  }
+  for (const char* name :
+       {"psum", "pmax", "pmin", "psum2", "psum_invariant", "pbroadcast"}) {
+    table[name] = {&AllReduceRule};
+  }
+  for (const char* name : {"all_gather", "all_gather_invariant", "all_to_all",
+                           "reduce_scatter", "ppermute", "axis_index"}) {
+    table[name] = {&MeshShapedCollectiveRule, /*partial=*/true};
+  }
+  table["shard_map"] = {&ShardMapRule, /*partial=*/true};
+  for (const char* name : {"pallas_call", "xla_pmap", "xmap", "pure_callback",
+                           "io_callback", "debug_callback", "callback"}) {
+    table[name] = {&StructuralOnlyRule, /*partial=*/true};
+  }
+}
+
+}  // namespace jax2onnx::jaxpr::typecheck
