@@ -295,6 +295,43 @@ TEST(WriteModelTest, SidecarNameMustBeAPlainFileName) {
   EXPECT_TRUE(fs::is_empty(dir));
 }
 
+TEST(WriteModelTest, OverTheLimitInlineFailsNamingTheLimitAndTheFlag) {
+  const fs::path dir = TestDir();
+  WriteFile(dir / "m.onnx", "previous model");
+  const onnx::ModelProto model = AddWeightModel(1000);  // ~4 KB
+  WriteOptions options;
+  options.external_data = ExternalData::kNever;
+  const absl::Status s =
+      api::WriteModelWithLimit(model, (dir / "m.onnx").string(), options, 3000);
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.message(), HasSubstr("over protobuf's 2 GiB limit"));
+  EXPECT_THAT(s.message(), HasSubstr("--external_data=auto"));
+  EXPECT_THAT(ListDir(dir), ElementsAre("m.onnx"));
+  EXPECT_EQ(ReadFile(dir / "m.onnx"), "previous model");
+}
+
+TEST(WriteModelTest, OverTheLimitAutoMovesTheWeightToTheSidecar) {
+  const fs::path dir = TestDir();
+  // The 4000-byte weight is under the 1 MiB threshold: only the limit moves
+  // it out.
+  const absl::Status s = api::WriteModelWithLimit(
+      AddWeightModel(1000), (dir / "m.onnx").string(), WriteOptions(), 3000);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_THAT(ListDir(dir), ElementsAre("m.onnx", "m.onnx.data"));
+  EXPECT_LT(fs::file_size(dir / "m.onnx"), 3000u);
+}
+
+TEST(WriteModelTest, OverTheLimitEvenWithExternalDataFails) {
+  const fs::path dir = TestDir();
+  // Only a tiny tensor (which stays inline) and a 300-byte limit.
+  const absl::Status s = api::WriteModelWithLimit(
+      AddWeightModel(100), (dir / "m.onnx").string(), WriteOptions(), 300);
+  EXPECT_THAT(s.message(), HasSubstr("even with every tensor of 1 KiB or "
+                                     "more in the sidecar, over protobuf's "
+                                     "2 GiB limit"));
+  EXPECT_TRUE(fs::is_empty(dir));
+}
+
 // Runs `write` in a child process whose files may not grow past `limit`
 // bytes (RLIMIT_FSIZE; SIGXFSZ ignored so write() fails with EFBIG), and
 // returns the child's exit code: 0 when WriteModel failed with EFBIG's text.
