@@ -311,8 +311,9 @@ absl::Status WriteModelImpl(const onnx::ModelProto& model,
 
   J2O_RETURN_IF_ERROR(CheckReplaceable(target.sidecar_path, "the sidecar",
                                        options.protected_inputs));
-  // The sidecar first: its temporary must exist before the model's data is
-  // moved out, so a failure here leaves the caller's model intact.
+  // The sidecar's temporary first: if it cannot be created, even the rvalue
+  // overload's model is still intact. (Past this point the rvalue overload
+  // may leave its model with some tensors external.)
   J2O_ASSIGN_OR_RETURN(ExclusiveTempFile sidecar,
                        ExclusiveTempFile::Create(target.dir));
   onnx::ModelProto copy;

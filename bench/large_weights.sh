@@ -62,4 +62,14 @@ if [ $((npz_bytes)) -lt 2000000000 ]; then
   read -r never_s never_rss < <(run_convert never)
   printf 'convert (inline) + sync:        %6.2f s, peak RSS %d MiB\n' \
     "$never_s" "$((never_rss / 1024))"
+else
+  # Over protobuf's 2 GiB: inline must fail, precisely, leaving nothing.
+  rm -f "$work/out.onnx" "$work/out.onnx.data"
+  set +e
+  "$bin" convert "$work/big.jaxpr" -o "$work/out.onnx" --external_data=never \
+    2> "$work/never.txt"
+  rc=$?
+  set -e
+  echo "convert --external_data=never: exit $rc: $(head -c 300 "$work/never.txt")"
+  echo "left behind: $(ls "$work" | grep -c '^out\.onnx\|^\.j2o') files"
 fi
