@@ -55,7 +55,7 @@ ConvertOptions OptionsFromFlags() {
   return options;
 }
 
-absl::StatusOr<WriteOptions> WriteOptionsFromFlags(const Bundle& bundle) {
+absl::StatusOr<WriteOptions> WriteOptionsFromFlags() {
   WriteOptions options;
   if (FLAGS_external_data == "auto") {
     options.external_data = ExternalData::kAuto;
@@ -70,7 +70,6 @@ absl::StatusOr<WriteOptions> WriteOptionsFromFlags(const Bundle& bundle) {
   }
   options.external_data_threshold = FLAGS_external_data_threshold;
   options.external_data_name = FLAGS_external_data_name;
-  options.protected_inputs = {bundle.jaxpr_path, bundle.npz_path};
   return options;
 }
 
@@ -81,18 +80,19 @@ int RunConvert(const std::vector<std::string>& args) {
     std::fprintf(stderr, "usage: jax2onnx convert BUNDLE -o OUT.onnx\n");
     return 2;
   }
+  absl::StatusOr<WriteOptions> write_options = WriteOptionsFromFlags();
+  if (!write_options.ok()) {
+    std::fprintf(stderr, "%s\n",
+                 std::string(write_options.status().message()).c_str());
+    return 2;
+  }
   auto bundle = LoadBundle(args[0]);
   if (!bundle.ok()) {
     std::fprintf(stderr, "%s\n",
                  std::string(bundle.status().message()).c_str());
     return 1;
   }
-  absl::StatusOr<WriteOptions> write_options = WriteOptionsFromFlags(*bundle);
-  if (!write_options.ok()) {
-    std::fprintf(stderr, "%s\n",
-                 std::string(write_options.status().message()).c_str());
-    return 2;
-  }
+  write_options->protected_inputs = {bundle->jaxpr_path, bundle->npz_path};
   auto model = ToOnnx(*bundle, OptionsFromFlags());
   if (!model.ok()) {
     std::fprintf(stderr, "%s: %s\n", args[0].c_str(),
@@ -104,6 +104,8 @@ int RunConvert(const std::vector<std::string>& args) {
   // its temporaries left behind.
   std::signal(SIGXFSZ, SIG_IGN);
   const int nodes = model->graph().node_size();
+  // The model holds its own copy of the weights: free the bundle's now.
+  { const Bundle released = *std::move(bundle); }
   absl::Status written = WriteModel(std::move(*model), FLAGS_o, *write_options);
   if (!written.ok()) {
     std::fprintf(stderr, "%s\n", std::string(written.message()).c_str());

@@ -191,6 +191,35 @@ TEST_F(ExternalDataOrtTest, ThresholdZeroModelMatchesAddedWeights) {
   EXPECT_EQ(Values((*got)[0]), expected);
 }
 
+// Two models with byte-identical .onnx files (same sidecar name, offsets and
+// lengths) but different sidecars: the runner must not reuse the first
+// model's session for the second.
+TEST_F(ExternalDataOrtTest, SameModelBytesWithAnotherSidecarAreNotCached) {
+  const fs::path dir = TestDir();
+  WriteOptions options;
+  options.external_data = ExternalData::kAlways;
+  std::string model_bytes[2];
+  std::vector<double> results[2];
+  for (int k = 0; k < 2; ++k) {
+    onnx::ModelProto model = AddWeightModel(kN);  // w[i] = i
+    if (k == 1) {
+      *model.mutable_graph()->mutable_initializer(0) =
+          FloatTensor("w", std::vector<float>(kN, 5));
+    }
+    fs::create_directory(dir / std::to_string(k));
+    const std::string out = (dir / std::to_string(k) / "m.onnx").string();
+    ASSERT_TRUE(WriteModel(model, out, options).ok());
+    model_bytes[k] = ReadFile(out);
+    auto got = runner().Run(out, {{"x", F32(std::vector<float>(kN, 1))}});
+    ASSERT_TRUE(got.ok()) << got.status();
+    results[k] = Values((*got)[0]);
+  }
+  ASSERT_EQ(model_bytes[0], model_bytes[1]);
+  // x + w: i + 1, then 5 + 1.
+  EXPECT_EQ(results[0][3], 4);
+  EXPECT_EQ(results[1], std::vector<double>(kN, 6));
+}
+
 // A while loop whose body multiplies by a 2 KiB weight (a main-graph
 // initializer, passed to the Loop) and adds a broadcast literal, which the
 // converter lowers to Expand with a small int64 shape tensor: the weight goes
