@@ -139,12 +139,11 @@ absl::Status CheckReplaceable(const std::string& path, const char* what,
 }
 
 std::string TooLargeMessage(const std::string& path, uint64_t bytes,
-                            bool external) {
+                            uint64_t limit, bool external) {
   return absl::StrCat(
       "cannot write '", path, "': the model is ", bytes, " bytes",
-      external ? " even with its tensor data in the sidecar" : "",
-      ", over protobuf's 2 GiB limit for one message (", kProtobufSizeLimit,
-      " bytes)",
+      external ? " even with every tensor of 1 KiB or more in the sidecar" : "",
+      ", over protobuf's 2 GiB limit for one message (", limit, " bytes)",
       external ? ""
                : "; store the weights as ONNX external data with "
                  "--external_data=auto (WriteOptions::external_data)");
@@ -277,7 +276,7 @@ absl::StatusOr<Target> ResolveTarget(const std::string& path,
 
 absl::Status WriteModelImpl(const onnx::ModelProto& model,
                             onnx::ModelProto* owned, const std::string& path,
-                            const WriteOptions& options) {
+                            const WriteOptions& options, uint64_t limit) {
   J2O_ASSIGN_OR_RETURN(Target target, ResolveTarget(path, options));
   const std::vector<const onnx::TensorProto*> tensors = CollectTensors(model);
   std::vector<size_t> candidates;  // indices into `tensors`
@@ -291,14 +290,14 @@ absl::Status WriteModelImpl(const onnx::ModelProto& model,
   const uint64_t model_bytes = model.ByteSizeLong();
   const std::vector<bool> chosen =
       ChooseExternalTensors(candidate_bytes, model_bytes, options.external_data,
-                            options.external_data_threshold);
+                            options.external_data_threshold, limit);
   const bool external =
       std::find(chosen.begin(), chosen.end(), true) != chosen.end();
 
   if (!external) {
-    if (model_bytes > kProtobufSizeLimit) {
+    if (model_bytes > limit) {
       return absl::InvalidArgumentError(
-          TooLargeMessage(path, model_bytes,
+          TooLargeMessage(path, model_bytes, limit,
                           options.external_data != ExternalData::kNever &&
                               !candidates.empty()));
     }
@@ -312,8 +311,9 @@ absl::Status WriteModelImpl(const onnx::ModelProto& model,
 
   J2O_RETURN_IF_ERROR(CheckReplaceable(target.sidecar_path, "the sidecar",
                                        options.protected_inputs));
-  // The sidecar first: its temporary must exist before the model's data is
-  // moved out, so a failure here leaves the caller's model intact.
+  // The sidecar's temporary first: if it cannot be created, even the rvalue
+  // overload's model is still intact. (Past this point the rvalue overload
+  // may leave its model with some tensors external.)
   J2O_ASSIGN_OR_RETURN(ExclusiveTempFile sidecar,
                        ExclusiveTempFile::Create(target.dir));
   onnx::ModelProto copy;
@@ -334,9 +334,9 @@ absl::Status WriteModelImpl(const onnx::ModelProto& model,
   }
   J2O_RETURN_IF_ERROR(sidecar.SyncAndClose());
   const uint64_t inline_bytes = owned->ByteSizeLong();
-  if (inline_bytes > kProtobufSizeLimit) {
+  if (inline_bytes > limit) {
     return absl::InvalidArgumentError(
-        TooLargeMessage(path, inline_bytes, /*external=*/true));
+        TooLargeMessage(path, inline_bytes, limit, /*external=*/true));
   }
   J2O_ASSIGN_OR_RETURN(ExclusiveTempFile file,
                        ExclusiveTempFile::Create(target.dir));
@@ -354,6 +354,12 @@ absl::Status WriteModelImpl(const onnx::ModelProto& model,
 }
 
 }  // namespace
+
+absl::Status WriteModelWithLimit(const onnx::ModelProto& model,
+                                 const std::string& path,
+                                 const WriteOptions& options, uint64_t limit) {
+  return WriteModelImpl(model, nullptr, path, options, limit);
+}
 
 std::vector<bool> ChooseExternalTensors(absl::Span<const uint64_t> tensor_bytes,
                                         uint64_t model_bytes, ExternalData mode,
@@ -481,12 +487,14 @@ ScopedTempDir::~ScopedTempDir() {
 
 absl::Status WriteModel(const onnx::ModelProto& model, const std::string& path,
                         const WriteOptions& options) {
-  return api::WriteModelImpl(model, nullptr, path, options);
+  return api::WriteModelImpl(model, nullptr, path, options,
+                             api::kProtobufSizeLimit);
 }
 
 absl::Status WriteModel(onnx::ModelProto&& model, const std::string& path,
                         const WriteOptions& options) {
-  return api::WriteModelImpl(model, &model, path, options);
+  return api::WriteModelImpl(model, &model, path, options,
+                             api::kProtobufSizeLimit);
 }
 
 absl::Status WriteModel(const onnx::ModelProto& model,

@@ -43,6 +43,12 @@ std::vector<bool> ChooseExternalTensors(absl::Span<const uint64_t> tensor_bytes,
                                         uint64_t threshold,
                                         uint64_t limit = kProtobufSizeLimit);
 
+// WriteModel with `limit` in place of protobuf's 2 GiB, so tests can reach
+// the over-the-limit paths with small models.
+absl::Status WriteModelWithLimit(const onnx::ModelProto& model,
+                                 const std::string& path,
+                                 const WriteOptions& options, uint64_t limit);
+
 // A file created with O_EXCL under a short random name (".j2o-XXXXXXXX.tmp",
 // so it works next to a 255-character output name) in `dir`; removed on
 // destruction unless renamed into place by Commit().

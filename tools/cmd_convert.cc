@@ -135,6 +135,9 @@ int RunConvert(const std::vector<std::string>& args) {
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
+  const std::string jaxpr_path = bundle->jaxpr_path;
+  // The model holds its own copy of the weights: free the bundle's now.
+  { const auto released = *std::move(bundle); }
   absl::Status written = WriteModel(std::move(*model), FLAGS_o, *write_options);
   if (!written.ok()) {
     std::fprintf(stderr, "jax2onnx convert: %s\n",
@@ -143,7 +146,7 @@ int RunConvert(const std::vector<std::string>& args) {
   }
   if (Verbose()) {
     std::fprintf(stderr, "converted %s with the %s pipeline in %.3f s\n",
-                 bundle->jaxpr_path.c_str(), api::PipelineName(*pipeline),
+                 jaxpr_path.c_str(), api::PipelineName(*pipeline),
                  seconds);
   }
   if (!Quiet()) {

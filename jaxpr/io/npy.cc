@@ -26,6 +26,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "glog/logging.h"
+#include "jaxpr/status_macros.h"
 
 namespace jax2onnx::jaxpr {
 namespace {
@@ -363,8 +364,24 @@ std::string ZipErrorString(int code) {
 
 }  // namespace
 
-absl::StatusOr<Array> ParseNpy(absl::string_view bytes,
-                               absl::string_view what) {
+namespace {
+
+// Where an .npy file's data lies and how to read it.
+struct NpyLayout {
+  DType dtype;
+  std::vector<int64_t> shape;
+  bool fortran = false;
+  bool swap = false;
+  size_t data_offset = 0;   // header end
+  uint64_t data_bytes = 0;  // exactly the file's remaining bytes
+};
+
+// Parses the header in `bytes`, a prefix of an .npy file of `total_size`
+// bytes (the whole file when they are equal), and checks the data size
+// against `total_size`.
+absl::StatusOr<NpyLayout> ParseNpyLayout(absl::string_view bytes,
+                                         uint64_t total_size,
+                                         absl::string_view what) {
   if (bytes.size() < kMagicLen + 2 ||
       bytes.substr(0, kMagicLen) != absl::string_view(kMagic, kMagicLen)) {
     return Invalid(what, "not a .npy file (bad magic)");
@@ -423,7 +440,7 @@ absl::StatusOr<Array> ParseNpy(absl::string_view bytes,
   const DType dtype = parsed_descr->dtype;
   const std::vector<int64_t>& shape = shape_value->ints;
   const uint64_t item = ItemSize(dtype);
-  const uint64_t available = bytes.size() - header_start - header_len;
+  const uint64_t available = total_size - header_start - header_len;
   // Overflow-safe byte count: a shape whose bytes cannot fit the file is
   // reported as truncated, never allocated.
   uint64_t count = 1;
@@ -451,20 +468,96 @@ absl::StatusOr<Array> ParseNpy(absl::string_view bytes,
                                       descr->str, " needs ", needed,
                                       " bytes but ", available, " follow"));
   }
-  Array array(dtype, shape);
-  const auto* data = u + header_start + header_len;
-  if (fortran->boolean && shape.size() > 1) {
-    array.bytes() = FortranToC(data, shape, static_cast<int>(item));
-  } else if (needed > 0) {
-    std::memcpy(array.data(), data, needed);
+  NpyLayout layout;
+  layout.dtype = dtype;
+  layout.shape = shape;
+  layout.fortran = fortran->boolean && shape.size() > 1;
+  layout.swap = parsed_descr->swap;
+  layout.data_offset = header_start + header_len;
+  layout.data_bytes = needed;
+  return layout;
+}
+
+// `array` holds the file's data as stored: reorders Fortran data, swaps
+// big-endian data and canonicalizes bools.
+void FinishNpy(const NpyLayout& layout, Array* array) {
+  if (layout.fortran) {
+    array->bytes() = FortranToC(array->data(), layout.shape,
+                                static_cast<int>(ItemSize(layout.dtype)));
   }
-  if (parsed_descr->swap) {
-    SwapBytes(array.data(), array.num_bytes(), SwapUnit(dtype));
+  if (layout.swap) {
+    SwapBytes(array->data(), array->num_bytes(), SwapUnit(layout.dtype));
   }
-  if (dtype == DType::kBool) {
+  if (layout.dtype == DType::kBool) {
     // numpy reads any nonzero byte as True; keep the canonical 0/1 form.
-    for (uint8_t& b : array.bytes()) b = b != 0;
+    for (uint8_t& b : array->bytes()) b = b != 0;
   }
+}
+
+// Reads one npz entry of `declared` bytes straight into its array's buffer
+// (stored entries are copied once, deflated ones inflated once), instead of
+// collecting the entry in a growing string and copying it again. Returns
+// nullopt when the header does not fit the first chunk: the caller then reads
+// the whole entry.
+std::optional<absl::StatusOr<Array>> ReadNpzEntryInPlace(
+    zip_file_t* file, uint64_t declared, const std::string& what) {
+  std::string prefix(std::min<uint64_t>(declared, 1 << 16), '\0');
+  uint64_t got = 0;
+  while (got < prefix.size()) {
+    const zip_int64_t n =
+        zip_fread(file, prefix.data() + got, prefix.size() - got);
+    if (n <= 0) return std::nullopt;
+    got += static_cast<uint64_t>(n);
+  }
+  absl::StatusOr<NpyLayout> layout = ParseNpyLayout(prefix, declared, what);
+  if (!layout.ok() || layout->data_offset > prefix.size()) return std::nullopt;
+  Array array(layout->dtype, layout->shape);
+  uint8_t* data = array.data();
+  const uint64_t head = prefix.size() - layout->data_offset;
+  if (head > 0) std::memcpy(data, prefix.data() + layout->data_offset, head);
+  prefix = std::string();
+  uint64_t filled = head;
+  while (filled < layout->data_bytes) {
+    const uint64_t want =
+        std::min<uint64_t>(layout->data_bytes - filled, uint64_t{1} << 30);
+    const zip_int64_t n = zip_fread(file, data + filled, want);
+    if (n < 0) {
+      return absl::StatusOr<Array>(absl::InvalidArgumentError(absl::StrCat(
+          what,
+          ": corrupt data: ", zip_error_strerror(zip_file_get_error(file)))));
+    }
+    if (n == 0) {
+      return absl::StatusOr<Array>(absl::InvalidArgumentError(
+          absl::StrCat(what, ": holds ", layout->data_offset + filled,
+                       " bytes but declares ", declared)));
+    }
+    filled += static_cast<uint64_t>(n);
+  }
+  char probe;
+  const zip_int64_t extra = zip_fread(file, &probe, 1);
+  if (extra != 0) {
+    return absl::StatusOr<Array>(absl::InvalidArgumentError(
+        extra < 0 ? absl::StrCat(what, ": corrupt data: ",
+                                 zip_error_strerror(zip_file_get_error(file)))
+                  : absl::StrCat(what, ": holds more than the ", declared,
+                                 " bytes it declares")));
+  }
+  FinishNpy(*layout, &array);
+  return absl::StatusOr<Array>(std::move(array));
+}
+
+}  // namespace
+
+absl::StatusOr<Array> ParseNpy(absl::string_view bytes,
+                               absl::string_view what) {
+  J2O_ASSIGN_OR_RETURN(NpyLayout layout,
+                       ParseNpyLayout(bytes, bytes.size(), what));
+  Array array(layout.dtype, layout.shape);
+  if (layout.data_bytes > 0) {
+    std::memcpy(array.data(), bytes.data() + layout.data_offset,
+                layout.data_bytes);
+  }
+  FinishNpy(layout, &array);
   return array;
 }
 
@@ -567,6 +660,26 @@ absl::StatusOr<NamedArrays> ReadNpzFile(const std::string& path) {
           what, ": claims ", st.size, " bytes (limit ", kMaxEntryBytes, ")"));
     }
     zip_file_t* file = zip_fopen_index(archive, i, 0);
+    if (file == nullptr) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, ": cannot open: ", zip_strerror(archive)));
+    }
+    std::optional<absl::StatusOr<Array>> in_place =
+        ReadNpzEntryInPlace(file, st.size, what);
+    zip_fclose(file);
+    if (in_place.has_value()) {
+      if (!in_place->ok()) return in_place->status();
+      if (absl::EndsWith(name, ".npy")) name.resize(name.size() - 4);
+      if (!seen.insert(name).second) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(path, ": duplicate entry '", name, "'"));
+      }
+      out.emplace_back(std::move(name), **std::move(in_place));
+      continue;
+    }
+    // The header did not parse from the first chunk: read the whole entry
+    // again and let ParseNpy report what is wrong.
+    file = zip_fopen_index(archive, i, 0);
     if (file == nullptr) {
       return absl::InvalidArgumentError(
           absl::StrCat(what, ": cannot open: ", zip_strerror(archive)));

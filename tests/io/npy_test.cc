@@ -398,6 +398,65 @@ TEST_F(NpyTest, CorruptNpzFilesNameFileAndEntry) {
             absl::StatusCode::kNotFound);
 }
 
+// ReadNpzFile inflates or copies each entry straight into its array: entries
+// in Fortran order, big-endian, bool bytes other than 0/1, and data larger
+// than the 64 KiB first chunk read the same as ParseNpy on the entry's bytes
+// (stored and deflated).
+TEST_F(NpyTest, NpzEntriesReadInPlaceMatchParseNpy) {
+  std::vector<int32_t> large(40000);  // 160 KB of data past the header
+  for (size_t i = 0; i < large.size(); ++i)
+    large[i] = static_cast<int32_t>(i * 7919);
+  const std::vector<std::pair<std::string, std::string>> entries = {
+      {"fortran.npy",
+       MakeNpy("{'descr': '<i4', 'fortran_order': True, 'shape': (2, 3), }",
+               Int32sLE({0, 10, 1, 11, 2, 12}))},
+      {"big_endian.npy",
+       MakeNpy("{'descr': '>i4', 'fortran_order': False, 'shape': (2,), }",
+               std::string("\x00\x00\x01\x02\xff\xff\xff\xfe", 8))},
+      {"bools.npy",
+       MakeNpy("{'descr': '|b1', 'fortran_order': False, 'shape': (3,), }",
+               std::string("\x00\x07\x01", 3))},
+      {"large.npy",
+       MakeNpy("{'descr': '<i4', 'fortran_order': False, 'shape': (40000,), }",
+               Int32sLE(large))},
+  };
+  for (bool deflate : {false, true}) {
+    const std::string path = Path(deflate ? "deflated.npz" : "stored.npz");
+    int error = 0;
+    zip_t* z = zip_open(path.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &error);
+    ASSERT_NE(z, nullptr);
+    for (const auto& [name, bytes] : entries) {
+      zip_source_t* src = zip_source_buffer(z, bytes.data(), bytes.size(), 0);
+      const zip_int64_t index =
+          zip_file_add(z, name.c_str(), src, ZIP_FL_ENC_UTF_8);
+      ASSERT_GE(index, 0);
+      ASSERT_EQ(zip_set_file_compression(
+                    z, index, deflate ? ZIP_CM_DEFLATE : ZIP_CM_STORE, 0),
+                0);
+    }
+    ASSERT_EQ(zip_close(z), 0);
+    auto read = ReadNpzFile(path);
+    ASSERT_TRUE(read.ok()) << read.status();
+    ASSERT_EQ(read->size(), entries.size());
+    for (size_t i = 0; i < entries.size(); ++i) {
+      auto expected = ParseNpy(entries[i].second);
+      ASSERT_TRUE(expected.ok()) << expected.status();
+      EXPECT_EQ((*read)[i].first + ".npy", entries[i].first);
+      EXPECT_TRUE((*read)[i].second == *expected)
+          << entries[i].first << (deflate ? " deflated" : " stored");
+    }
+    // Independent of ParseNpy: the Fortran entry in C order, the big-endian
+    // one swapped, bools canonical.
+    const int32_t* f = (*read)[0].second.typed_data<int32_t>();
+    EXPECT_EQ(std::vector<int32_t>(f, f + 6),
+              (std::vector<int32_t>{0, 1, 2, 10, 11, 12}));
+    EXPECT_EQ((*read)[1].second.GetAsInt64(0), 0x0102);
+    EXPECT_EQ((*read)[1].second.GetAsInt64(1), -2);
+    EXPECT_EQ((*read)[2].second.bytes(), (std::vector<uint8_t>{0, 1, 1}));
+    EXPECT_EQ((*read)[3].second.GetAsInt64(39999), 39999 * 7919);
+  }
+}
+
 TEST_F(NpyTest, RandomlyCorruptedNpzNeverCrashes) {
   for (bool compress : {false, true}) {
     ASSERT_TRUE(WriteNpzFile(Path("base.npz"),

@@ -3,9 +3,11 @@
 // functions (expected values derived by hand below), and a converted while
 // bundle compared against the reference interpreter.
 // Skips when ONNX Runtime (node + onnxruntime-node) is not installed.
+#include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "api/check.h"
 #include "api/ort_runner.h"
 #include "gmock/gmock.h"
@@ -189,6 +191,60 @@ TEST_F(ExternalDataOrtTest, ThresholdZeroModelMatchesAddedWeights) {
   std::vector<double> expected(kN);
   for (int i = 0; i < kN; ++i) expected[i] = i - 1;
   EXPECT_EQ(Values((*got)[0]), expected);
+}
+
+// Two models with byte-identical .onnx files (same sidecar name, offsets and
+// lengths) but different sidecars: the runner must not reuse the first
+// model's session for the second.
+TEST_F(ExternalDataOrtTest, SameModelBytesWithAnotherSidecarAreNotCached) {
+  const fs::path dir = TestDir();
+  WriteOptions options;
+  options.external_data = ExternalData::kAlways;
+  std::string model_bytes[2];
+  std::vector<double> results[2];
+  for (int k = 0; k < 2; ++k) {
+    onnx::ModelProto model = AddWeightModel(kN);  // w[i] = i
+    if (k == 1) {
+      *model.mutable_graph()->mutable_initializer(0) =
+          FloatTensor("w", std::vector<float>(kN, 5));
+    }
+    fs::create_directory(dir / std::to_string(k));
+    const std::string out = (dir / std::to_string(k) / "m.onnx").string();
+    ASSERT_TRUE(WriteModel(model, out, options).ok());
+    model_bytes[k] = ReadFile(out);
+    auto got = runner().Run(out, {{"x", F32(std::vector<float>(kN, 1))}});
+    ASSERT_TRUE(got.ok()) << got.status();
+    results[k] = Values((*got)[0]);
+  }
+  ASSERT_EQ(model_bytes[0], model_bytes[1]);
+  // x + w: i + 1, then 5 + 1.
+  EXPECT_EQ(results[0][3], 4);
+  EXPECT_EQ(results[1], std::vector<double>(kN, 6));
+}
+
+// `check`'s RunModel writes a model whose weight exceeds the 1 MiB default
+// threshold with a sidecar into a private temporary directory, runs it and
+// removes the directory.
+TEST_F(ExternalDataOrtTest, CheckRunModelUsesAPrivateDirectoryWithSidecar) {
+  const fs::path dir = TestDir();
+  const char* old_tmpdir = std::getenv("TMPDIR");
+  const std::string saved = old_tmpdir ? old_tmpdir : "";
+  ::setenv("TMPDIR", dir.c_str(), 1);
+  constexpr int kBig = 300000;  // 1.2 MB of f32
+  auto got = api::RunModel(AddWeightModel(kBig),
+                           {F32(std::vector<float>(kBig, 0.5f))}, runner());
+  if (old_tmpdir) {
+    ::setenv("TMPDIR", saved.c_str(), 1);
+  } else {
+    ::unsetenv("TMPDIR");
+  }
+  ASSERT_TRUE(got.ok()) << got.status();
+  // w[i] = i: x + w = i + 0.5 (exact in f32 below 2^23).
+  EXPECT_EQ((*got)[0].GetAsDouble(0), 0.5);
+  EXPECT_EQ((*got)[0].GetAsDouble(kBig - 1), kBig - 1 + 0.5);
+  for (const std::string& name : ListDir(dir)) {
+    EXPECT_FALSE(absl::StartsWith(name, "jax2onnx_check_")) << name;
+  }
 }
 
 // A while loop whose body multiplies by a 2 KiB weight (a main-graph

@@ -233,14 +233,30 @@ TEST(WriteModelTest, MissingDirectoryReportsTheOsReason) {
 }
 
 TEST(WriteModelTest, UnwritableDirectoryReportsPermissionDenied) {
-  if (::geteuid() == 0) GTEST_SKIP() << "root ignores directory permissions";
   const fs::path dir = TestDir();
   fs::create_directory(dir / "ro");
-  fs::permissions(dir / "ro", fs::perms::owner_read | fs::perms::owner_exec);
-  const absl::Status s =
-      WriteModel(AddWeightModel(4), (dir / "ro" / "m.onnx").string());
+  fs::permissions(dir / "ro",
+                  fs::perms::owner_read | fs::perms::owner_exec |
+                      fs::perms::group_read | fs::perms::group_exec |
+                      fs::perms::others_read | fs::perms::others_exec);
+  const std::string out = (dir / "ro" / "m.onnx").string();
+  // Root ignores directory permissions: write as `nobody` in a child.
+  const pid_t pid = ::fork();
+  if (pid == 0) {
+    if (::geteuid() == 0 && (::setgid(65534) != 0 || ::setuid(65534) != 0)) {
+      _exit(2);
+    }
+    const absl::Status s = WriteModel(AddWeightModel(4), out);
+    _exit(s.message() == absl::StrCat("cannot create temporary in '",
+                                      (dir / "ro").string(),
+                                      "': Permission denied")
+              ? 0
+              : 1);
+  }
+  int status = 0;
+  ::waitpid(pid, &status, 0);
   fs::permissions(dir / "ro", fs::perms::owner_all);
-  EXPECT_THAT(s.message(), HasSubstr("Permission denied"));
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
   EXPECT_TRUE(fs::is_empty(dir / "ro"));
 }
 
@@ -292,6 +308,43 @@ TEST(WriteModelTest, SidecarNameMustBeAPlainFileName) {
         WriteModel(AddWeightModel(4), (dir / "m.onnx").string(), options);
     EXPECT_THAT(s.message(), HasSubstr("invalid external data name")) << name;
   }
+  EXPECT_TRUE(fs::is_empty(dir));
+}
+
+TEST(WriteModelTest, OverTheLimitInlineFailsNamingTheLimitAndTheFlag) {
+  const fs::path dir = TestDir();
+  WriteFile(dir / "m.onnx", "previous model");
+  const onnx::ModelProto model = AddWeightModel(1000);  // ~4 KB
+  WriteOptions options;
+  options.external_data = ExternalData::kNever;
+  const absl::Status s =
+      api::WriteModelWithLimit(model, (dir / "m.onnx").string(), options, 3000);
+  ASSERT_FALSE(s.ok());
+  EXPECT_THAT(s.message(), HasSubstr("over protobuf's 2 GiB limit"));
+  EXPECT_THAT(s.message(), HasSubstr("--external_data=auto"));
+  EXPECT_THAT(ListDir(dir), ElementsAre("m.onnx"));
+  EXPECT_EQ(ReadFile(dir / "m.onnx"), "previous model");
+}
+
+TEST(WriteModelTest, OverTheLimitAutoMovesTheWeightToTheSidecar) {
+  const fs::path dir = TestDir();
+  // The 4000-byte weight is under the 1 MiB threshold: only the limit moves
+  // it out.
+  const absl::Status s = api::WriteModelWithLimit(
+      AddWeightModel(1000), (dir / "m.onnx").string(), WriteOptions(), 3000);
+  ASSERT_TRUE(s.ok()) << s;
+  EXPECT_THAT(ListDir(dir), ElementsAre("m.onnx", "m.onnx.data"));
+  EXPECT_LT(fs::file_size(dir / "m.onnx"), 3000u);
+}
+
+TEST(WriteModelTest, OverTheLimitEvenWithExternalDataFails) {
+  const fs::path dir = TestDir();
+  // Only a tiny tensor (which stays inline) and a 300-byte limit.
+  const absl::Status s = api::WriteModelWithLimit(
+      AddWeightModel(100), (dir / "m.onnx").string(), WriteOptions(), 300);
+  EXPECT_THAT(s.message(), HasSubstr("even with every tensor of 1 KiB or "
+                                     "more in the sidecar, over protobuf's "
+                                     "2 GiB limit"));
   EXPECT_TRUE(fs::is_empty(dir));
 }
 

@@ -254,6 +254,7 @@ function outputFileNames(names) {
 // Runs one request object; returns the response object (never throws).
 async function handleRequest(req) {
   const id = req && req.id !== undefined ? req.id : null;
+  let uncached = null;  // an external-data session, freed with the request
   try {
     if (req === null || typeof req !== 'object' || Array.isArray(req)) {
       throw new Error('request must be a JSON object');
@@ -280,6 +281,7 @@ async function handleRequest(req) {
     }
     const ort = loadOrt();
     const session = await getSession(ort, req.model, optLevel);
+    if (uncachedSessions.has(session)) uncached = session;
 
     const feeds = {};
     for (const name of Object.keys(inputs)) {
@@ -300,12 +302,7 @@ async function handleRequest(req) {
       throw new Error(`model '${req.model}' needs inputs not given: ${missing.join(', ')}`);
     }
 
-    let results;
-    try {
-      results = await session.run(feeds);
-    } finally {
-      if (uncachedSessions.has(session)) await session.release();
-    }
+    const results = await session.run(feeds);
     fs.mkdirSync(req.outputs_dir, {recursive: true});
     const names = session.outputNames;
     const files = outputFileNames(names);
@@ -322,6 +319,8 @@ async function handleRequest(req) {
     return {id, ok: true, outputs, output_names: names};
   } catch (e) {
     return {id, ok: false, error: String(e && e.message || e)};
+  } finally {
+    if (uncached) await uncached.release();
   }
 }
 
