@@ -169,7 +169,7 @@ DType LiteralDType(const Literal& lit, const Eqn* eqn) {
     // the result's dtype when it is of the literal's kind, as JAX's weak
     // typing gives the literal the dtype it combines into.
     if (lit.kind == Literal::Kind::kFloat && !eqn->outputs.empty() &&
-        eqn->outputs[0]->aval.is_shaped() &&
+        eqn->outputs[0] != nullptr && eqn->outputs[0]->aval.is_shaped() &&
         IsFloat(eqn->outputs[0]->aval.dtype)) {
       return eqn->outputs[0]->aval.dtype;
     }
