@@ -69,7 +69,8 @@ struct CorpusOptions {
   int opset = 23;             // a bundle's `# opset:` header overrides it
   bool also_opset17 = false;  // add a NAME[opset17] case per bundle
   bool f64_variants = true;   // add NAME[f64] for all-f32 npz-less bundles
-  bool bf16_variants = false;  // add NAME[bf16] for the same bundles
+  // Add NAME[bf16] for every bundle with an f32 type (npz arrays rounded).
+  bool bf16_variants = false;
   uint64_t seed = 0;
   // Case names are bundle paths relative to this directory (when inside it),
   // without the .jaxpr suffix.

@@ -165,6 +165,14 @@ DType LiteralDType(const Literal& lit, const Eqn* eqn) {
     if (lit.kind == Literal::Kind::kInt && any_number != DType::kInvalid) {
       return any_number;
     }
+    // No operand to follow (`broadcast_in_dim[...] 1.0` in a bf16 program):
+    // the result's dtype when it is of the literal's kind, as JAX's weak
+    // typing gives the literal the dtype it combines into.
+    if (lit.kind == Literal::Kind::kFloat && !eqn->outputs.empty() &&
+        eqn->outputs[0] != nullptr && eqn->outputs[0]->aval.is_shaped() &&
+        IsFloat(eqn->outputs[0]->aval.dtype)) {
+      return eqn->outputs[0]->aval.dtype;
+    }
   }
   if (lit.kind == Literal::Kind::kComplex) return DType::kC64;
   return lit.kind == Literal::Kind::kFloat ? DType::kF32 : DType::kI32;

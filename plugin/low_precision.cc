@@ -11,15 +11,17 @@
 // Where, Clip, Expand, Pad, Tile, Size, reductions, ArgMax/ArgMin, CumSum,
 // MatMul, Gemm, Conv and Softmax fail with "Could not find an
 // implementation", and TopK, Einsum and Range reject bf16 in their schema.
-// These kernels are registered in
-// onnxruntime/core/providers/cpu/cpu_execution_provider.cc with the
-// all-tensor-types constraint; the arithmetic kernels list float, double and
-// integer types only (MLFloat16 variants exist only under
-// MLAS_F16VEC_INTRINSICS_SUPPORTED). For f16 every op loads, but through
-// InsertCastTransformer (onnxruntime/core/optimizer/
-// insert_cast_transformer.cc), whose RemoveDuplicateCastTransformer removes
-// the Cast pairs between converted nodes and so the f16 rounding: f16 is
-// widened on the same list.
+// This matches onnxruntime/core/providers/cpu/cpu_execution_provider.cc,
+// where the arithmetic kernels are registered typed for float, double and
+// integers (the few MLFloat16 ones, Relu/LeakyRelu/Gemm/MaxPool, only under
+// MLAS_F16VEC_INTRINSICS_SUPPORTED) and the data-movement kernels are
+// type-generic. For f16 every op loads, but a node without an f16 kernel is
+// wrapped in Casts by InsertCastTransformer (onnxruntime/core/optimizer/
+// insert_cast_transformer.cc), whose RemoveDuplicateCastTransformer then
+// removes the Cast pairs between such nodes and with them the f16 rounding
+// (probed: Cast(f16) -> Exp -> Log -> Cast(f32) returns its input
+// unrounded), so f16 is widened on the same list. tests/api/
+// low_precision_test.cc re-runs the list against the installed ORT.
 #include "plugin/low_precision.h"
 
 #include <string>

@@ -39,10 +39,11 @@ bool OrtCpuMovesLowPrecision(absl::string_view op_type,
                              absl::string_view reduction = "none");
 
 // Widens the bf16/f16 nodes of the main graph and of every subgraph (If,
-// Loop, Scan bodies) as described above. Values whose element type cannot be
-// derived are left alone. Model functions are not rewritten: an error if a
-// function body could hold low-precision arithmetic is not raised here
-// because function bodies carry no types; ORT reports such a node on load.
+// Loop, Scan bodies) as described above; a model with no bf16/f16 type is
+// returned untouched. A node whose operand types cannot be derived is left
+// as it is (ONNX Runtime then names it on load, nothing is silently
+// changed). Model functions (the converters emit none yet) are not visited:
+// their bodies carry no types.
 absl::Status WidenLowPrecisionForOrtCpu(onnx::ModelProto& model);
 
 }  // namespace jax2onnx::plugin

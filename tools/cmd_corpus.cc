@@ -33,8 +33,9 @@ DEFINE_bool(also_opset17, false,
 DEFINE_bool(f64, true,
             "corpus: add NAME[f64] variants of all-f32 bundles without npz.");
 DEFINE_bool(also_bf16, false,
-            "corpus: add NAME[bf16] variants of all-f32 bundles without npz "
-            "(every f32 promoted to bf16, bf16 tolerances).");
+            "corpus: add NAME[bf16] variants of bundles with an f32 type "
+            "(every f32 promoted to bf16, npz arrays rounded, bf16 "
+            "tolerances).");
 DEFINE_string(root, "",
               "corpus: case names are relative to this directory (default: "
               "the first argument when it is a directory).");

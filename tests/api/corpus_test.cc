@@ -85,6 +85,23 @@ TEST(PromoteTest, PromotesF32TypesAndDtypeParamsButNotHeadersOrNames) {
             "  in (c,) }");
 }
 
+TEST(PromoteTest, PromotesF32ToBf16WithJaxNames) {
+  const std::string text =
+      "# rtol: f32 stays here\n"
+      "{ lambda ; a:f32[2] b:i8[2]. let\n"
+      "    c:f32[2] = convert_element_type[new_dtype=float32 "
+      "weak_type=False] b\n"
+      "    d:f32[2] = mul a c\n"
+      "  in (d,) }";
+  EXPECT_EQ(PromoteF32(text, jaxpr::DType::kBF16),
+            "# rtol: f32 stays here\n"
+            "{ lambda ; a:bf16[2] b:i8[2]. let\n"
+            "    c:bf16[2] = convert_element_type[new_dtype=bfloat16 "
+            "weak_type=False] b\n"
+            "    d:bf16[2] = mul a c\n"
+            "  in (d,) }");
+}
+
 TEST(PromoteTest, AllF32SignatureNeedsF32InvarsAndOutvars) {
   auto f32 = jaxpr::ParseJaxprText(
       "{ lambda ; a:f32[2]. let b:f32[2] = neg a in (b,) }");

@@ -44,6 +44,24 @@ TEST(LiteralDTypeTest, UntypedOperandOfACallTakesTheCalleeInvarType) {
   EXPECT_EQ(LiteralDType(*eqn.inputs[1].literal, &eqn), DType::kI32);
 }
 
+// `c:bf16[16] = broadcast_in_dim[...] 1.0` (JAX <= 0.4 prints literals
+// untyped): no operand to follow, so the literal takes the result's float
+// dtype; reading it as f32 broadcast 4-byte elements into a 2-byte array.
+TEST(LiteralDTypeTest, UntypedFloatWithoutOperandsTakesTheResultsFloatType) {
+  ClosedJaxpr j;
+  Eqn eqn;
+  eqn.primitive = "broadcast_in_dim";
+  Literal one;
+  one.kind = Literal::Kind::kFloat;
+  one.float_value = 1.0;
+  eqn.inputs = {Atom::OfLiteral(one)};
+  eqn.outputs = {j.NewVar("c", Aval::Static(DType::kBF16, {16}))};
+  EXPECT_EQ(LiteralDType(*eqn.inputs[0].literal, &eqn), DType::kBF16);
+  // A non-float result (a comparison) gives no hint: the f32 default.
+  eqn.outputs = {j.NewVar("p", Aval::Static(DType::kBool, {16}))};
+  EXPECT_EQ(LiteralDType(*eqn.inputs[0].literal, &eqn), DType::kF32);
+}
+
 TEST(LiteralDTypeTest, DefaultsWithoutContext) {
   Literal f;
   f.kind = Literal::Kind::kFloat;
