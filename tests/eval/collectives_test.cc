@@ -253,5 +253,45 @@ TEST(CollectiveRefusalTest, PallasCallSaysWhy) {
                         "converted"));
 }
 
+TEST(ShardMapTest, ReprMeshAndPartialAutoUseOnlyManualAxes) {
+  // Mesh repr form with axis_sizes/axis_names; 'model' is auto, so only the
+  // 2 devices of 'data' are emulated: shards [1,2] and [3,4], psum over data
+  // gives [4,6] on both.
+  auto out = EvalText(R"({ lambda ; a:f32[4]. let
+    b:f32[2] = shard_map[
+      auto=frozenset({'model'})
+      check_rep=False
+      in_names=({0: ('data',)},)
+      jaxpr={ lambda ; c:f32[2]. let
+          d:f32[2] = psum[axes=('data',) axis_index_groups=None] c
+        in (d,) }
+      mesh=Mesh(axis_sizes=(2, 3), axis_names=('data', 'model'), axis_types=(Auto, Auto))
+      out_names=({},)
+      rewrite=False
+    ] a
+  in (b,) })",
+                      {MakeArray(DType::kF32, {4}, {1, 2, 3, 4})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(ToDoubles((*out)[0]), ElementsAre(4, 6));
+}
+
+TEST(ShardMapTest, SingleEntryPartitionSpecKeepsItsTrailingComma) {
+  // PartitionSpec's repr is its partitions tuple's: P('data',) for one entry.
+  auto file = ParseJaxprText(R"({ lambda ; a:f32[4]. let
+    b:f32[4] = shard_map[
+      check_vma=False
+      in_specs=(P('data',),)
+      jaxpr={ lambda ; c:f32[2]. let  in (c,) }
+      mesh=Mesh('data': 2)
+      out_specs=(P('data', None),)
+    ] a
+  in (b,) })",
+                             "<test>");
+  ASSERT_TRUE(file.ok()) << file.status();
+  const Params& params = file->main->eqns[0].params;
+  EXPECT_EQ(params.Find("in_specs")->ToString(), "(P('data',),)");
+  EXPECT_EQ(params.Find("out_specs")->ToString(), "(P('data', None),)");
+}
+
 }  // namespace
 }  // namespace jax2onnx::jaxpr
