@@ -24,7 +24,7 @@ DEFINE_string(output_names, "", "Comma-separated graph output names.");
 DEFINE_uint64(seed, 0, "Seed of the random inputs (check).");
 DEFINE_string(mesh, "",
               "Sizes of shard_map mesh axes the jaxpr does not print, e.g. "
-              "data=4,model=2 (convert, check).");
+              "data=4,model=2 (convert, check, eval).");
 
 namespace jax2onnx::cli {
 namespace {
