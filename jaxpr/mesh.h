@@ -59,7 +59,8 @@ class DeviceGrid {
   int64_t SizeAlong(const std::vector<std::string>& names) const;
   // The index of `device` along `names` taken together, the first name
   // major (JAX's axis_index of a tuple of axes).
-  int64_t IndexAlong(int64_t device, const std::vector<std::string>& names) const;
+  int64_t IndexAlong(int64_t device,
+                     const std::vector<std::string>& names) const;
   // The device that agrees with `device` on every other axis and has index
   // `index` along `names`.
   int64_t Member(int64_t device, const std::vector<std::string>& names,

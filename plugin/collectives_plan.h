@@ -188,7 +188,8 @@ class MeshUnroller {
 
   Value Concat(std::vector<Value> parts, int64_t axis, jaxpr::DType dtype) {
     if (parts.size() == 1) return parts[0];
-    return d_.Op("Concat", std::move(parts), dtype, {OpAttr::Int("axis", axis)});
+    return d_.Op("Concat", std::move(parts), dtype,
+                 {OpAttr::Int("axis", axis)});
   }
 
   // Chunk `index` of `count` equal chunks of `x` (static shape `shape`)
@@ -207,9 +208,9 @@ class MeshUnroller {
                                                    absl::string_view what) {
     auto s = aval.StaticShape();
     if (!s.has_value()) {
-      return absl::UnimplementedError(absl::StrCat(
-          what, " has symbolic shape ", aval.ToString(),
-          "; mesh emulation needs static shapes"));
+      return absl::UnimplementedError(
+          absl::StrCat(what, " has symbolic shape ", aval.ToString(),
+                       "; mesh emulation needs static shapes"));
     }
     return *s;
   }
@@ -268,8 +269,9 @@ class MeshUnroller {
           absl::StrCat("'", p, "' of a literal inside shard_map"));
     }
     const jaxpr::Aval& in_aval = eqn.inputs[0].var->aval;
-    J2O_ASSIGN_OR_RETURN(std::vector<int64_t> shape,
-                         StaticShape(in_aval, absl::StrCat("'", p, "' operand")));
+    J2O_ASSIGN_OR_RETURN(
+        std::vector<int64_t> shape,
+        StaticShape(in_aval, absl::StrCat("'", p, "' operand")));
     const int64_t count = grid_.SizeAlong(names);
     if (p == "all_gather" || p == "all_gather_invariant") {
       J2O_ASSIGN_OR_RETURN(int64_t dim,
@@ -278,9 +280,9 @@ class MeshUnroller {
       for (int64_t dev = 0; dev < n; ++dev) {
         std::vector<Value> parts;
         for (int64_t g : grid_.Group(dev, names)) {
-          parts.push_back(tiled ? xs[g]
-                                : d_.Op("Unsqueeze", {xs[g], d_.ConstI64({dim})},
-                                        dtype));
+          parts.push_back(
+              tiled ? xs[g]
+                    : d_.Op("Unsqueeze", {xs[g], d_.ConstI64({dim})}, dtype));
         }
         J2O_ASSIGN_OR_RETURN(out[dev], Output(eqn, Concat(parts, dim, dtype)));
       }
@@ -309,9 +311,10 @@ class MeshUnroller {
         for (size_t g = 1; g < group.size(); ++g) {
           acc = d_.Op("Add", {acc, xs[group[g]]}, dtype);
         }
-        Value chunk = Chunk(acc, shape, dim, count,
-                            grid_.IndexAlong(dev, names), dtype);
-        if (!tiled) chunk = d_.Op("Squeeze", {chunk, d_.ConstI64({dim})}, dtype);
+        Value chunk =
+            Chunk(acc, shape, dim, count, grid_.IndexAlong(dev, names), dtype);
+        if (!tiled)
+          chunk = d_.Op("Squeeze", {chunk, d_.ConstI64({dim})}, dtype);
         J2O_ASSIGN_OR_RETURN(out[dev], Output(eqn, chunk));
       }
       return out;
@@ -343,8 +346,8 @@ class MeshUnroller {
     if (p == "pbroadcast") {
       J2O_ASSIGN_OR_RETURN(int64_t source, eqn.params.GetInt("source"));
       for (int64_t dev = 0; dev < n; ++dev) {
-        J2O_ASSIGN_OR_RETURN(
-            out[dev], Output(eqn, xs[grid_.Member(dev, names, source)]));
+        J2O_ASSIGN_OR_RETURN(out[dev],
+                             Output(eqn, xs[grid_.Member(dev, names, source)]));
       }
       return out;
     }
@@ -373,7 +376,8 @@ absl::Status LowerShardMap(D& d, const jaxpr::Eqn& eqn) {
     J2O_ASSIGN_OR_RETURN(auto results, unroller.Run(*params.body, {operands}));
     for (size_t j = 0; j < eqn.outputs.size(); ++j) {
       if (eqn.outputs[j]->is_drop) continue;
-      J2O_RETURN_IF_ERROR(d.SetOutputOf(eqn, static_cast<int>(j), results[0][j]));
+      J2O_RETURN_IF_ERROR(
+          d.SetOutputOf(eqn, static_cast<int>(j), results[0][j]));
     }
     return absl::OkStatus();
   }
@@ -414,8 +418,7 @@ absl::Status LowerShardMap(D& d, const jaxpr::Eqn& eqn) {
             s.push_back(start[k]);
             e.push_back(end[k]);
           }
-          v = d.Op("Slice",
-                   {v, d.ConstI64(s), d.ConstI64(e), d.ConstI64(axes)},
+          v = d.Op("Slice", {v, d.ConstI64(s), d.ConstI64(e), d.ConstI64(axes)},
                    aval.dtype);
         }
         it = slices.emplace(start, v).first;

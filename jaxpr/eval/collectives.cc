@@ -122,8 +122,8 @@ absl::StatusOr<Array> ReducePositional(const EvalContext& ctx, const Eqn& eqn,
 }
 
 bool IsAllReduce(absl::string_view p) {
-  return p == "psum" || p == "psum2" || p == "psum_invariant" ||
-         p == "pmax" || p == "pmin";
+  return p == "psum" || p == "psum2" || p == "psum_invariant" || p == "pmax" ||
+         p == "pmin";
 }
 
 // One collective equation across all devices of `grid`.
@@ -219,8 +219,8 @@ absl::StatusOr<PerDevice> Collective(const EvalContext& ctx, const Eqn& eqn,
         if (!next.ok()) return next.status();
         acc = *std::move(next);
       }
-      Array chunk = Chunk(acc, static_cast<int>(*dim), n,
-                          grid.IndexAlong(d, names));
+      Array chunk =
+          Chunk(acc, static_cast<int>(*dim), n, grid.IndexAlong(d, names));
       if (!*tiled) {
         std::vector<int64_t> shape = chunk.shape();
         shape.erase(shape.begin() + *dim);
@@ -269,8 +269,7 @@ absl::StatusOr<PerDevice> RunOnMesh(const EvalContext& ctx,
 
 // One equation of a body on every device.
 absl::StatusOr<PerDevice> StepEqn(const EvalContext& ctx, const Eqn& eqn,
-                                  const DeviceGrid& grid,
-                                  const PerDevice& in) {
+                                  const DeviceGrid& grid, const PerDevice& in) {
   if (IsCollectivePrimitive(eqn.primitive)) {
     return Collective(ctx, eqn, grid, in);
   }
@@ -296,8 +295,8 @@ absl::StatusOr<PerDevice> StepEqn(const EvalContext& ctx, const Eqn& eqn,
     }
     if (named) {
       return absl::UnimplementedError(absl::StrCat(
-          "a collective over a mesh axis inside '", eqn.primitive,
-          "' (param ", key, ") in a shard_map body is not supported"));
+          "a collective over a mesh axis inside '", eqn.primitive, "' (param ",
+          key, ") in a shard_map body is not supported"));
     }
   }
   PerDevice out(grid.num_devices());
@@ -412,7 +411,8 @@ absl::StatusOr<std::vector<Array>> ShardMapKernel(
     if (auto s = grid.CheckAxes(
             [&] {
               std::vector<std::string> all;
-              for (const auto& dim : spec) all.insert(all.end(), dim.begin(), dim.end());
+              for (const auto& dim : spec)
+                all.insert(all.end(), dim.begin(), dim.end());
               return all;
             }(),
             absl::StrCat("shard_map out_specs[", j, "]"));
@@ -488,9 +488,8 @@ void RegisterCollectiveKernels() {
         "ppermute", "reduce_scatter"}) {
     RegisterEvalKernel(name, &CollectiveKernel);
   }
-  for (const char* name :
-       {"device_put", "sharding_constraint", "reshard", "mesh_cast",
-        "layout_constraint", "name", "pvary"}) {
+  for (const char* name : {"device_put", "sharding_constraint", "reshard",
+                           "mesh_cast", "layout_constraint", "name", "pvary"}) {
     RegisterEvalKernel(name, &MarkerKernel);
   }
   for (const std::string& name : RefusedPrimitives()) {

@@ -62,12 +62,12 @@ absl::Status Refuse(State&, const jaxpr::Eqn& eqn) {
 
 void RegisterCollectives() {
   plugin::Registry& r = plugin::Registry::Global();
-  r.RegisterLegacy("shard_map", &WithMeshDriver<&plugin::LowerShardMap>,
-                   {{"Slice", "Concat", "Add", "Max", "Min", "Unsqueeze",
-                     "Squeeze"},
-                    17,
-                    "mesh emulated by unrolling (<= 64 devices); inlined "
-                    "when replicated"});
+  r.RegisterLegacy(
+      "shard_map", &WithMeshDriver<&plugin::LowerShardMap>,
+      {{"Slice", "Concat", "Add", "Max", "Min", "Unsqueeze", "Squeeze"},
+       17,
+       "mesh emulated by unrolling (<= 64 devices); inlined "
+       "when replicated"});
   for (const char* name :
        {"psum", "pmax", "pmin", "psum2", "psum_invariant", "pbroadcast",
         "all_gather", "all_gather_invariant", "all_to_all", "axis_index",
@@ -78,9 +78,8 @@ void RegisterCollectives() {
          17,
          "positional axes (vmap) reduce; mesh axes inside shard_map"});
   }
-  for (const char* name :
-       {"device_put", "sharding_constraint", "reshard", "mesh_cast",
-        "layout_constraint", "name", "pvary"}) {
+  for (const char* name : {"device_put", "sharding_constraint", "reshard",
+                           "mesh_cast", "layout_constraint", "name", "pvary"}) {
     r.RegisterLegacy(name, &WithMeshDriver<&plugin::LowerShardingMarker>,
                      {{}, 17, "identity (sharding annotation)"});
   }

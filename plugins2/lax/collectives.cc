@@ -63,25 +63,23 @@ absl::Status Refuse(LoweringContext&, const jaxpr::Eqn& eqn) {
 
 void RegisterCollectives() {
   plugin::Registry& r = plugin::Registry::Global();
-  r.RegisterIr("shard_map", &WithMeshDriver<&plugin::LowerShardMap>,
-               {{"Slice", "Concat", "Add", "Max", "Min", "Unsqueeze",
-                 "Squeeze"},
-                17,
-                "mesh emulated by unrolling (<= 64 devices); inlined when "
-                "replicated"});
+  r.RegisterIr(
+      "shard_map", &WithMeshDriver<&plugin::LowerShardMap>,
+      {{"Slice", "Concat", "Add", "Max", "Min", "Unsqueeze", "Squeeze"},
+       17,
+       "mesh emulated by unrolling (<= 64 devices); inlined when "
+       "replicated"});
   for (const char* name :
        {"psum", "pmax", "pmin", "psum2", "psum_invariant", "pbroadcast",
         "all_gather", "all_gather_invariant", "all_to_all", "axis_index",
         "ppermute", "reduce_scatter"}) {
-    r.RegisterIr(name,
-                 &WithMeshDriver<&plugin::LowerCollectiveOutsideShardMap>,
+    r.RegisterIr(name, &WithMeshDriver<&plugin::LowerCollectiveOutsideShardMap>,
                  {{"ReduceSum", "ReduceMax", "ReduceMin"},
                   17,
                   "positional axes (vmap) reduce; mesh axes inside shard_map"});
   }
-  for (const char* name :
-       {"device_put", "sharding_constraint", "reshard", "mesh_cast",
-        "layout_constraint", "name", "pvary"}) {
+  for (const char* name : {"device_put", "sharding_constraint", "reshard",
+                           "mesh_cast", "layout_constraint", "name", "pvary"}) {
     r.RegisterIr(name, &WithMeshDriver<&plugin::LowerShardingMarker>,
                  {{}, 17, "identity (sharding annotation)"});
   }

@@ -34,15 +34,24 @@ class CollectiveRefusalTest : public ::testing::TestWithParam<bool> {
 
 std::string ShardMapSum(const std::string& mesh, const std::string& shape,
                         const std::string& local) {
-  return "{ lambda ; a:f32[" + shape + "]. let\n"
-         "    b:f32[" + local + "] = shard_map[\n"
+  return "{ lambda ; a:f32[" + shape +
+         "]. let\n"
+         "    b:f32[" +
+         local +
+         "] = shard_map[\n"
          "      check_vma=False\n"
          "      in_specs=(P('data',),)\n"
-         "      jaxpr={ lambda ; c:f32[" + local + "]. let\n"
-         "          d:f32[" + local + "] = psum[axes=('data',) "
+         "      jaxpr={ lambda ; c:f32[" +
+         local +
+         "]. let\n"
+         "          d:f32[" +
+         local +
+         "] = psum[axes=('data',) "
          "axis_index_groups=None] c\n"
          "        in (d,) }\n"
-         "      mesh=" + mesh + "\n"
+         "      mesh=" +
+         mesh +
+         "\n"
          "      out_specs=(P(),)\n"
          "    ] a\n"
          "  in (b,) }";

@@ -130,8 +130,8 @@ TEST(ShardMapTest, AxisIndexOnTwoByTwoMesh) {
                       {Array(DType::kF32, {4, 6})});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_THAT(ToDoubles((*out)[0]),
-              ElementsAre(0, 0, 0, 101, 101, 101,     //
-                          0, 0, 0, 101, 101, 101,     //
+              ElementsAre(0, 0, 0, 101, 101, 101,        //
+                          0, 0, 0, 101, 101, 101,        //
                           210, 210, 210, 311, 311, 311,  //
                           210, 210, 210, 311, 311, 311));
 }
