@@ -8,6 +8,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "jaxpr/io/bundle.h"
 #include "jaxpr/mesh.h"
 #include "tests/eval/eval_test_util.h"
 
@@ -291,6 +292,31 @@ TEST(ShardMapTest, SingleEntryPartitionSpecKeepsItsTrailingComma) {
   const Params& params = file->main->eqns[0].params;
   EXPECT_EQ(params.Find("in_specs")->ToString(), "(P('data',),)");
   EXPECT_EQ(params.Find("out_specs")->ToString(), "(P('data', None),)");
+}
+
+TEST(ShardMapTest, OneDimSplitOverTwoAxesDataMajor) {
+  // testdata/collectives/shard_map_two_axes_one_dim: x = iota(24) as 8x3,
+  // rows split over (data, model), data major, so device (d, m) holds row
+  // block k = 2d + m (rows 2k, 2k+1) and axis_index(('data', 'model')) = k.
+  //   b = tiled all_gather over (data, model) = the blocks in k order = x;
+  //   c = block k times (k + 1): c[0][0] = 0, c[2][0] = x[2][0] * 2 = 12,
+  //       c[7][2] = x[7][2] * 4 = 23 * 4 = 92;
+  //   d = sum of the 4 blocks: d[0][0] = 0 + 6 + 12 + 18 = 36,
+  //       d[1][2] = 5 + 11 + 17 + 23 = 56.
+  auto file =
+      LoadBundle(std::string(JAX2ONNX_SOURCE_DIR) +
+                 "/testdata/collectives/shard_map_two_axes_one_dim.jaxpr");
+  ASSERT_TRUE(file.ok()) << file.status();
+  auto out = Evaluate(file->jaxpr(), {}, {Iota({8, 3})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(ToDoubles((*out)[0]), ToDoubles(Iota({8, 3})));
+  const std::vector<double> c = ToDoubles((*out)[1]);
+  EXPECT_EQ(c[0], 0);
+  EXPECT_EQ(c[2 * 3], 12);
+  EXPECT_EQ(c[7 * 3 + 2], 92);
+  const std::vector<double> d = ToDoubles((*out)[2]);
+  EXPECT_EQ(d[0], 36);
+  EXPECT_EQ(d[1 * 3 + 2], 56);
 }
 
 }  // namespace
