@@ -319,5 +319,25 @@ TEST(ShardMapTest, OneDimSplitOverTwoAxesDataMajor) {
   EXPECT_EQ(d[1 * 3 + 2], 56);
 }
 
+TEST(ShardMapTest, PsumScatterTiledAndUntiled) {
+  // testdata/collectives/shard_map_psum_scatter on x = iota(32) as 8x4 and
+  // y = iota(16) as 8x2, two devices holding row blocks 0-3 and 4-7.
+  //   Sum of blocks S[r][c] = (4r + c) + (4(r + 4) + c) = 8r + 2c + 16;
+  //   tiled: device d keeps columns 2d, 2d+1 and out_specs P(None, 'data')
+  //   puts them back, so c = S: c[0][0] = 16, c[3][3] = 24 + 6 + 16 = 46.
+  //   S'[r][c] = (2r + c) + (2(r + 4) + c) = 4r + 2c + 8; untiled: device d
+  //   keeps column d as a vector, P('data') concatenates: [8, 12, 16, 20,
+  //   10, 14, 18, 22].
+  auto file = LoadBundle(std::string(JAX2ONNX_SOURCE_DIR) +
+                         "/testdata/collectives/shard_map_psum_scatter.jaxpr");
+  ASSERT_TRUE(file.ok()) << file.status();
+  auto out = Evaluate(file->jaxpr(), {}, {Iota({8, 4}), Iota({8, 2})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  const std::vector<double> c = ToDoubles((*out)[0]);
+  EXPECT_EQ(c[0], 16);
+  EXPECT_EQ(c[15], 46);
+  EXPECT_THAT(ToDoubles((*out)[1]), ElementsAre(8, 12, 16, 20, 10, 14, 18, 22));
+}
+
 }  // namespace
 }  // namespace jax2onnx::jaxpr
