@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "glog/logging.h"
 
 namespace jax2onnx::jaxpr {
 namespace {
@@ -256,6 +257,13 @@ int DeviceGrid::Position(const std::string& name) const {
   return -1;
 }
 
+int DeviceGrid::CheckedPosition(const std::string& name) const {
+  const int p = Position(name);
+  // Callers validate names with CheckAxes first.
+  CHECK_GE(p, 0) << "axis '" << name << "' is not in the device grid";
+  return p;
+}
+
 absl::Status DeviceGrid::CheckAxes(const std::vector<std::string>& names,
                                    absl::string_view what) const {
   for (const std::string& n : names) {
@@ -291,7 +299,7 @@ int64_t DeviceGrid::DeviceOf(const std::vector<int64_t>& coords) const {
 
 int64_t DeviceGrid::SizeAlong(const std::vector<std::string>& names) const {
   int64_t size = 1;
-  for (const std::string& n : names) size *= axes_[Position(n)].size;
+  for (const std::string& n : names) size *= axes_[CheckedPosition(n)].size;
   return size;
 }
 
@@ -300,7 +308,7 @@ int64_t DeviceGrid::IndexAlong(int64_t device,
   const std::vector<int64_t> coords = Coords(device);
   int64_t index = 0;
   for (const std::string& n : names) {
-    const int p = Position(n);
+    const int p = CheckedPosition(n);
     index = index * axes_[p].size + coords[p];
   }
   return index;
@@ -311,7 +319,7 @@ int64_t DeviceGrid::Member(int64_t device,
                            int64_t index) const {
   std::vector<int64_t> coords = Coords(device);
   for (int i = static_cast<int>(names.size()) - 1; i >= 0; --i) {
-    const int p = Position(names[i]);
+    const int p = CheckedPosition(names[i]);
     coords[p] = index % axes_[p].size;
     index /= axes_[p].size;
   }
@@ -489,26 +497,27 @@ absl::StatusOr<CollectiveAxes> DecodeCollectiveAxes(const Eqn& eqn) {
   return out;
 }
 
-bool IsCollectivePrimitive(absl::string_view primitive) {
-  static const char* const kNames[] = {
+const std::vector<std::string>& CollectivePrimitives() {
+  static const auto* names = new std::vector<std::string>{
       "psum",           "pmax",       "pmin",       "psum2",
       "psum_invariant", "pbroadcast", "all_gather", "all_gather_invariant",
       "all_to_all",     "axis_index", "ppermute",   "reduce_scatter"};
-  for (const char* n : kNames) {
+  return *names;
+}
+
+bool IsCollectivePrimitive(absl::string_view primitive) {
+  for (const std::string& n : CollectivePrimitives()) {
     if (primitive == n) return true;
   }
   return false;
 }
 
-bool IsShardingMarkerPrimitive(absl::string_view primitive) {
-  static const char* const kNames[] = {
+const std::vector<std::string>& ShardingMarkerPrimitives() {
+  static const auto* names = new std::vector<std::string>{
       "device_put", "sharding_constraint", "reshard",
       "mesh_cast",  "layout_constraint",   "name",
       "pvary"};
-  for (const char* n : kNames) {
-    if (primitive == n) return true;
-  }
-  return false;
+  return *names;
 }
 
 bool UsesNamedAxes(const ClosedJaxpr& jaxpr) {

@@ -482,14 +482,10 @@ absl::StatusOr<std::vector<Array>> RefusedKernel(
 
 void RegisterCollectiveKernels() {
   RegisterEvalKernel("shard_map", &ShardMapKernel);
-  for (const char* name :
-       {"psum", "pmax", "pmin", "psum2", "psum_invariant", "pbroadcast",
-        "all_gather", "all_gather_invariant", "all_to_all", "axis_index",
-        "ppermute", "reduce_scatter"}) {
+  for (const std::string& name : CollectivePrimitives()) {
     RegisterEvalKernel(name, &CollectiveKernel);
   }
-  for (const char* name : {"device_put", "sharding_constraint", "reshard",
-                           "mesh_cast", "layout_constraint", "name", "pvary"}) {
+  for (const std::string& name : ShardingMarkerPrimitives()) {
     RegisterEvalKernel(name, &MarkerKernel);
   }
   for (const std::string& name : RefusedPrimitives()) {

@@ -68,18 +68,14 @@ void RegisterCollectives() {
        17,
        "mesh emulated by unrolling (<= 64 devices); inlined "
        "when replicated"});
-  for (const char* name :
-       {"psum", "pmax", "pmin", "psum2", "psum_invariant", "pbroadcast",
-        "all_gather", "all_gather_invariant", "all_to_all", "axis_index",
-        "ppermute", "reduce_scatter"}) {
+  for (const std::string& name : jaxpr::CollectivePrimitives()) {
     r.RegisterLegacy(
         name, &WithMeshDriver<&plugin::LowerCollectiveOutsideShardMap>,
         {{"ReduceSum", "ReduceMax", "ReduceMin"},
          17,
          "positional axes (vmap) reduce; mesh axes inside shard_map"});
   }
-  for (const char* name : {"device_put", "sharding_constraint", "reshard",
-                           "mesh_cast", "layout_constraint", "name", "pvary"}) {
+  for (const std::string& name : jaxpr::ShardingMarkerPrimitives()) {
     r.RegisterLegacy(name, &WithMeshDriver<&plugin::LowerShardingMarker>,
                      {{}, 17, "identity (sharding annotation)"});
   }
