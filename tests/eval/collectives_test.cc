@@ -106,8 +106,9 @@ TEST(ShardMapTest, MeshSizeNotPrintedNeedsTheMeshOption) {
 
 TEST(ShardMapTest, AxisIndexOnTwoByTwoMesh) {
   // Block (data, model) of the 4x6 zeros holds 10*data + model +
-  // 100*(2*data + model): (0,0) -> 0, (0,1) -> 101, (1,0) -> 210,
-  // (1,1) -> 311. Rows 0-1 are data 0, columns 3-5 model 1.
+  // 100*(2*data + model) (axis_index(('data', 'model')) as JAX binds it): (0,0)
+  // -> 0, (0,1) -> 101, (1,0) -> 210, (1,1) -> 311. Rows 0-1 are data 0,
+  // columns 3-5 model 1.
   auto out = EvalText(R"({ lambda ; a:f32[4,6]. let
     b:f32[4,6] = shard_map[
       check_vma=True
@@ -117,7 +118,10 @@ TEST(ShardMapTest, AxisIndexOnTwoByTwoMesh) {
           e:i32[] = mul 10:i32[] d
           f:i32[] = axis_index[axis_name=model]
           g:i32[] = add e f
-          h:i32[] = axis_index[axis_name=('data', 'model')]
+          m:i32[] = axis_index[axis_name=model] 
+          n:i32[] = axis_index[axis_name=data] 
+          o:i32[] = mul n 2:i32[]
+          h:i32[] = add m o
           i:i32[] = mul 100:i32[] h
           j:i32[] = add g i
           k:f32[] = convert_element_type[new_dtype=float32 weak_type=False] j
