@@ -65,6 +65,11 @@ class MeshUnroller {
     const int64_t n = grid_.num_devices();
     std::vector<absl::flat_hash_map<const jaxpr::Var*, Value>> env(n);
     for (int64_t dev = 0; dev < n; ++dev) {
+      if (args[dev].size() != body.invars.size()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("the body takes ", body.invars.size(), " values, got ",
+                         args[dev].size()));
+      }
       for (size_t i = 0; i < body.invars.size(); ++i) {
         env[dev][body.invars[i]] = args[dev][i];
       }
@@ -113,7 +118,12 @@ class MeshUnroller {
           return absl::UnimplementedError(
               "a shard_map body that returns a literal");
         }
-        results[dev].push_back(env[dev].at(atom.var));
+        auto it = env[dev].find(atom.var);
+        if (it == env[dev].end()) {
+          return absl::InternalError(
+              absl::StrCat("body output '", atom.var->name, "' was never set"));
+        }
+        results[dev].push_back(it->second);
       }
     }
     return results;
@@ -374,6 +384,11 @@ absl::Status LowerShardMap(D& d, const jaxpr::Eqn& eqn) {
     const jaxpr::DeviceGrid one_device;
     MeshUnroller<D> unroller(d, one_device);
     J2O_ASSIGN_OR_RETURN(auto results, unroller.Run(*params.body, {operands}));
+    if (results[0].size() != eqn.outputs.size()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("the shard_map body returns ", results[0].size(),
+                       " values for ", eqn.outputs.size(), " outputs"));
+    }
     for (size_t j = 0; j < eqn.outputs.size(); ++j) {
       if (eqn.outputs[j]->is_drop) continue;
       J2O_RETURN_IF_ERROR(
@@ -386,9 +401,14 @@ absl::Status LowerShardMap(D& d, const jaxpr::Eqn& eqn) {
   std::vector<std::vector<Value>> args(n);
   for (size_t i = 0; i < eqn.inputs.size(); ++i) {
     const jaxpr::DimAxes& spec = params.in_specs[i];
-    const jaxpr::Aval& aval = eqn.inputs[i].is_literal()
-                                  ? *eqn.inputs[i].literal->aval
-                                  : eqn.inputs[i].var->aval;
+    const jaxpr::Atom& operand = eqn.inputs[i];
+    if (operand.is_literal() && !operand.literal->aval.has_value()) {
+      return absl::UnimplementedError(absl::StrCat("shard_map operand ", i,
+                                                   " is an untyped literal (",
+                                                   operand.literal->text, ")"));
+    }
+    const jaxpr::Aval& aval =
+        operand.is_literal() ? *operand.literal->aval : operand.var->aval;
     auto global = aval.StaticShape();
     if (!global.has_value()) {
       return absl::UnimplementedError(absl::StrCat(
@@ -428,6 +448,11 @@ absl::Status LowerShardMap(D& d, const jaxpr::Eqn& eqn) {
   }
   MeshUnroller<D> unroller(d, grid);
   J2O_ASSIGN_OR_RETURN(auto results, unroller.Run(*params.body, args));
+  if (results[0].size() != eqn.outputs.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the shard_map body returns ", results[0].size(),
+                     " values for ", eqn.outputs.size(), " outputs"));
+  }
   for (size_t j = 0; j < eqn.outputs.size(); ++j) {
     if (eqn.outputs[j]->is_drop) continue;
     const jaxpr::DimAxes& spec = params.out_specs[j];

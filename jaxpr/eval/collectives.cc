@@ -372,7 +372,12 @@ absl::StatusOr<PerDevice> RunOnMesh(const EvalContext& ctx,
         if (!lit.ok()) return lit.status();
         results[d].push_back(*lit);
       } else {
-        results[d].push_back(env[d].at(atom.var));
+        auto it = env[d].find(atom.var);
+        if (it == env[d].end()) {
+          return absl::InternalError(
+              absl::StrCat("body output '", atom.var->name, "' was never set"));
+        }
+        results[d].push_back(it->second);
       }
     }
   }
@@ -405,6 +410,11 @@ absl::StatusOr<std::vector<Array>> ShardMapKernel(
   }
   auto results = RunOnMesh(ctx, *params->body, grid, args);
   if (!results.ok()) return results.status();
+  if ((*results)[0].size() != eqn.outputs.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the shard_map body returns ", (*results)[0].size(),
+                     " values for ", eqn.outputs.size(), " outputs"));
+  }
   std::vector<Array> outs;
   for (size_t j = 0; j < eqn.outputs.size(); ++j) {
     const DimAxes& spec = params->out_specs[j];
