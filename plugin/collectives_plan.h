@@ -14,7 +14,7 @@
 //
 // A driver D provides, besides the neutral emitter calls of plugin/emit.h
 // (Op, ConstI64, Const):
-//   absl::StatusOr<Value> Operand(const jaxpr::Atom&, const jaxpr::Eqn&);
+//   absl::StatusOr<Value> Operand(const jaxpr::Atom&, const jaxpr::Eqn*);
 //   void Bind(const jaxpr::Var*, Value);
 //   absl::StatusOr<Value> Bound(const jaxpr::Var*);
 //   absl::Status Lower(const jaxpr::Eqn&);       // the pipeline's lowering
@@ -87,7 +87,7 @@ class MeshUnroller {
       PerDevice in(n);
       for (const jaxpr::Atom& atom : eqn.inputs) {
         if (atom.is_literal()) {
-          auto lit = d_.Operand(atom, eqn);
+          auto lit = d_.Operand(atom, &eqn);
           if (!lit.ok()) return where(lit.status());
           for (int64_t dev = 0; dev < n; ++dev) in[dev].push_back(*lit);
           continue;
@@ -115,8 +115,10 @@ class MeshUnroller {
     for (int64_t dev = 0; dev < n; ++dev) {
       for (const jaxpr::Atom& atom : body.outvars) {
         if (atom.is_literal()) {
-          return absl::UnimplementedError(
-              "a shard_map body that returns a literal");
+          // Typed like the interpreter types a returned literal.
+          J2O_ASSIGN_OR_RETURN(Value v, d_.Operand(atom, nullptr));
+          results[dev].push_back(v);
+          continue;
         }
         auto it = env[dev].find(atom.var);
         if (it == env[dev].end()) {
@@ -377,7 +379,7 @@ absl::Status LowerShardMap(D& d, const jaxpr::Eqn& eqn) {
                        jaxpr::DecodeShardMap(eqn));
   std::vector<Value> operands;
   for (const jaxpr::Atom& atom : eqn.inputs) {
-    J2O_ASSIGN_OR_RETURN(Value v, d.Operand(atom, eqn));
+    J2O_ASSIGN_OR_RETURN(Value v, d.Operand(atom, &eqn));
     operands.push_back(v);
   }
   if (params.trivially_replicated) {
@@ -504,7 +506,7 @@ absl::Status LowerCollectiveOutsideShardMap(D& d, const jaxpr::Eqn& eqn) {
         "'", eqn.primitive, "' over positional axes is not supported"));
   }
   if (axes.positional.empty()) {
-    J2O_ASSIGN_OR_RETURN(typename D::Value v, d.Operand(eqn.inputs[0], eqn));
+    J2O_ASSIGN_OR_RETURN(typename D::Value v, d.Operand(eqn.inputs[0], &eqn));
     return d.SetOutputOf(eqn, 0, v);
   }
   return d.Lower(PositionalReduceEqn(eqn, axes.positional));
@@ -520,7 +522,7 @@ absl::Status LowerShardingMarker(D& d, const jaxpr::Eqn& eqn) {
   }
   for (size_t i = 0; i < eqn.inputs.size(); ++i) {
     if (eqn.outputs[i]->is_drop) continue;
-    J2O_ASSIGN_OR_RETURN(typename D::Value v, d.Operand(eqn.inputs[i], eqn));
+    J2O_ASSIGN_OR_RETURN(typename D::Value v, d.Operand(eqn.inputs[i], &eqn));
     J2O_RETURN_IF_ERROR(d.SetOutputOf(eqn, static_cast<int>(i), v));
   }
   return absl::OkStatus();

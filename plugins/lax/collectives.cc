@@ -24,8 +24,8 @@ class LegacyMeshDriver : public NeutralLegacyEmitter {
       : NeutralLegacyEmitter(s, eqn), s_(s) {}
 
   absl::StatusOr<Value> Operand(const jaxpr::Atom& atom,
-                                const jaxpr::Eqn& eqn) {
-    return s_.Name(atom, &eqn);
+                                const jaxpr::Eqn* eqn) {
+    return s_.Name(atom, eqn);
   }
   void Bind(const jaxpr::Var* var, const Value& v) { s_.Bind(var, v); }
   absl::StatusOr<Value> Bound(const jaxpr::Var* var) {

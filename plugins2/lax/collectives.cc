@@ -24,8 +24,8 @@ class IrMeshDriver : public NeutralIrEmitter {
       : NeutralIrEmitter(ctx, eqn), ctx_(ctx) {}
 
   absl::StatusOr<Value> Operand(const jaxpr::Atom& atom,
-                                const jaxpr::Eqn& eqn) {
-    return ctx_.ValueOf(atom, &eqn);
+                                const jaxpr::Eqn* eqn) {
+    return ctx_.ValueOf(atom, eqn);
   }
   void Bind(const jaxpr::Var* var, Value v) { ctx_.Bind(var, v); }
   absl::StatusOr<Value> Bound(const jaxpr::Var* var) {
