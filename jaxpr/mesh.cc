@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "glog/logging.h"
 
 namespace jax2onnx::jaxpr {
 namespace {
@@ -82,7 +83,8 @@ std::vector<MeshAxis> MeshAxesFromText(absl::string_view text) {
       ++j;
       while (j < text.size() && text[j] == ' ') ++j;
       size_t k = j;
-      while (k < text.size() && std::isdigit(static_cast<unsigned char>(text[k])))
+      while (k < text.size() &&
+             std::isdigit(static_cast<unsigned char>(text[k])))
         ++k;
       int64_t size;
       if (k > j && absl::SimpleAtoi(text.substr(j, k - j), &size)) {
@@ -103,8 +105,8 @@ std::vector<MeshAxis> MeshAxesFromText(absl::string_view text) {
   return axes;
 }
 
-absl::StatusOr<std::vector<std::string>> SpecEntryAxes(
-    const ParamValue& entry, absl::string_view what) {
+absl::StatusOr<std::vector<std::string>> SpecEntryAxes(const ParamValue& entry,
+                                                       absl::string_view what) {
   switch (entry.kind()) {
     case ParamValue::Kind::kNone:
       return std::vector<std::string>{};
@@ -140,9 +142,9 @@ absl::StatusOr<DimAxes> DecodeSpec(const ParamValue& spec, int rank,
     int dim = 0;
     for (const auto& [key, value] : spec.call_args()) {
       if (!key.empty()) {
-        return absl::UnimplementedError(absl::StrCat(
-            what, ": ", spec.ToString(), ": '", key,
-            "' (unreduced/reduced specs) is not supported"));
+        return absl::UnimplementedError(
+            absl::StrCat(what, ": ", spec.ToString(), ": '", key,
+                         "' (unreduced/reduced specs) is not supported"));
       }
       if (dim >= rank) {
         return absl::InvalidArgumentError(absl::StrCat(
@@ -191,9 +193,9 @@ absl::StatusOr<std::vector<DimAxes>> DecodeSpecs(
         "shard_map ", key, "=", specs->ToString(), " is not a tuple of specs"));
   }
   if (specs->items().size() != ranks.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "shard_map ", key, " has ", specs->items().size(), " specs for ",
-        ranks.size(), " values"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("shard_map ", key, " has ", specs->items().size(),
+                     " specs for ", ranks.size(), " values"));
   }
   std::vector<DimAxes> out;
   for (size_t i = 0; i < ranks.size(); ++i) {
@@ -217,11 +219,12 @@ absl::StatusOr<std::vector<MeshAxis>> ParseMeshAxisSizes(
   for (absl::string_view part : absl::StrSplit(text, ',', absl::SkipEmpty())) {
     std::vector<absl::string_view> kv = absl::StrSplit(part, '=');
     int64_t size;
-    if (kv.size() != 2 || kv[0].empty() ||
-        !absl::SimpleAtoi(kv[1], &size) || size < 1) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--mesh: '", part, "' is not NAME=SIZE with SIZE >= 1 (example: "
-          "--mesh data=4,model=2)"));
+    if (kv.size() != 2 || kv[0].empty() || !absl::SimpleAtoi(kv[1], &size) ||
+        size < 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("--mesh: '", part,
+                       "' is not NAME=SIZE with SIZE >= 1 (example: "
+                       "--mesh data=4,model=2)"));
     }
     axes.push_back({std::string(kv[0]), size});
   }
@@ -254,15 +257,24 @@ int DeviceGrid::Position(const std::string& name) const {
   return -1;
 }
 
+int DeviceGrid::CheckedPosition(const std::string& name) const {
+  const int p = Position(name);
+  // Callers validate names with CheckAxes first.
+  CHECK_GE(p, 0) << "axis '" << name << "' is not in the device grid";
+  return p;
+}
+
 absl::Status DeviceGrid::CheckAxes(const std::vector<std::string>& names,
                                    absl::string_view what) const {
   for (const std::string& n : names) {
     if (Position(n) < 0) {
       std::vector<std::string> known;
       for (const MeshAxis& a : axes_) known.push_back(a.name);
-      return absl::InvalidArgumentError(absl::StrCat(
-          what, ": axis '", n, "' is not a manual axis of the enclosing "
-          "shard_map mesh (manual axes: ", absl::StrJoin(known, ", "), ")"));
+      return absl::InvalidArgumentError(
+          absl::StrCat(what, ": axis '", n,
+                       "' is not a manual axis of the enclosing "
+                       "shard_map mesh (manual axes: ",
+                       absl::StrJoin(known, ", "), ")"));
     }
   }
   return absl::OkStatus();
@@ -287,7 +299,7 @@ int64_t DeviceGrid::DeviceOf(const std::vector<int64_t>& coords) const {
 
 int64_t DeviceGrid::SizeAlong(const std::vector<std::string>& names) const {
   int64_t size = 1;
-  for (const std::string& n : names) size *= axes_[Position(n)].size;
+  for (const std::string& n : names) size *= axes_[CheckedPosition(n)].size;
   return size;
 }
 
@@ -296,7 +308,7 @@ int64_t DeviceGrid::IndexAlong(int64_t device,
   const std::vector<int64_t> coords = Coords(device);
   int64_t index = 0;
   for (const std::string& n : names) {
-    const int p = Position(n);
+    const int p = CheckedPosition(n);
     index = index * axes_[p].size + coords[p];
   }
   return index;
@@ -307,7 +319,7 @@ int64_t DeviceGrid::Member(int64_t device,
                            int64_t index) const {
   std::vector<int64_t> coords = Coords(device);
   for (int i = static_cast<int>(names.size()) - 1; i >= 0; --i) {
-    const int p = Position(names[i]);
+    const int p = CheckedPosition(names[i]);
     coords[p] = index % axes_[p].size;
     index /= axes_[p].size;
   }
@@ -407,9 +419,9 @@ absl::StatusOr<ShardMapParams> DecodeShardMap(const Eqn& eqn) {
   }
   for (const std::string& n : mentioned) {
     if (!Contains(manual, n)) {
-      return absl::UnimplementedError(absl::StrCat(
-          "shard_map spec names axis '", n,
-          "' which is not manual in this shard_map"));
+      return absl::UnimplementedError(
+          absl::StrCat("shard_map spec names axis '", n,
+                       "' which is not manual in this shard_map"));
     }
   }
   out.grid = DeviceGrid(std::move(manual_axes));
@@ -454,8 +466,9 @@ absl::StatusOr<CollectiveAxes> DecodeCollectiveAxes(const Eqn& eqn) {
   const ParamValue* p = eqn.params.Find("axes");
   if (p == nullptr) p = eqn.params.Find("axis_name");
   if (p == nullptr) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "'", eqn.primitive, "' has neither an 'axes' nor an 'axis_name' param"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", eqn.primitive,
+                     "' has neither an 'axes' nor an 'axis_name' param"));
   }
   CollectiveAxes out;
   auto add = [&](const ParamValue& v) -> absl::Status {
@@ -484,25 +497,27 @@ absl::StatusOr<CollectiveAxes> DecodeCollectiveAxes(const Eqn& eqn) {
   return out;
 }
 
-bool IsCollectivePrimitive(absl::string_view primitive) {
-  static const char* const kNames[] = {
-      "psum",       "pmax",       "pmin",       "psum2",
+const std::vector<std::string>& CollectivePrimitives() {
+  static const auto* names = new std::vector<std::string>{
+      "psum",           "pmax",       "pmin",       "psum2",
       "psum_invariant", "pbroadcast", "all_gather", "all_gather_invariant",
-      "all_to_all", "axis_index", "ppermute",   "reduce_scatter"};
-  for (const char* n : kNames) {
+      "all_to_all",     "axis_index", "ppermute",   "reduce_scatter"};
+  return *names;
+}
+
+bool IsCollectivePrimitive(absl::string_view primitive) {
+  for (const std::string& n : CollectivePrimitives()) {
     if (primitive == n) return true;
   }
   return false;
 }
 
-bool IsShardingMarkerPrimitive(absl::string_view primitive) {
-  static const char* const kNames[] = {
-      "device_put", "sharding_constraint", "reshard", "mesh_cast",
-      "layout_constraint", "name", "pvary"};
-  for (const char* n : kNames) {
-    if (primitive == n) return true;
-  }
-  return false;
+const std::vector<std::string>& ShardingMarkerPrimitives() {
+  static const auto* names = new std::vector<std::string>{
+      "device_put", "sharding_constraint", "reshard",
+      "mesh_cast",  "layout_constraint",   "name",
+      "pvary"};
+  return *names;
 }
 
 bool UsesNamedAxes(const ClosedJaxpr& jaxpr) {
@@ -536,10 +551,16 @@ absl::Status CheckNoAxisIndexGroups(const Eqn& eqn) {
 }
 
 const ClosedJaxpr* CallBody(const Eqn& eqn) {
-  static const char* const kCalls[] = {
-      "pjit",   "jit",        "closed_call",     "core_call",
-      "remat",  "remat2",     "checkpoint",      "custom_jvp_call",
-      "custom_vjp_call", "custom_vjp_call_jaxpr"};
+  static const char* const kCalls[] = {"pjit",
+                                       "jit",
+                                       "closed_call",
+                                       "core_call",
+                                       "remat",
+                                       "remat2",
+                                       "checkpoint",
+                                       "custom_jvp_call",
+                                       "custom_vjp_call",
+                                       "custom_vjp_call_jaxpr"};
   bool is_call = false;
   for (const char* c : kCalls) is_call |= eqn.primitive == c;
   if (!is_call) return nullptr;
@@ -552,8 +573,8 @@ const ClosedJaxpr* CallBody(const Eqn& eqn) {
 
 const std::vector<std::string>& RefusedPrimitives() {
   static const auto* names = new std::vector<std::string>{
-      "pallas_call",    "xla_pmap",     "xmap",    "pure_callback",
-      "io_callback",    "debug_callback", "callback"};
+      "pallas_call", "xla_pmap",       "xmap",    "pure_callback",
+      "io_callback", "debug_callback", "callback"};
   return *names;
 }
 

@@ -59,7 +59,8 @@ class DeviceGrid {
   int64_t SizeAlong(const std::vector<std::string>& names) const;
   // The index of `device` along `names` taken together, the first name
   // major (JAX's axis_index of a tuple of axes).
-  int64_t IndexAlong(int64_t device, const std::vector<std::string>& names) const;
+  int64_t IndexAlong(int64_t device,
+                     const std::vector<std::string>& names) const;
   // The device that agrees with `device` on every other axis and has index
   // `index` along `names`.
   int64_t Member(int64_t device, const std::vector<std::string>& names,
@@ -69,7 +70,8 @@ class DeviceGrid {
                              const std::vector<std::string>& names) const;
 
  private:
-  int Position(const std::string& name) const;
+  int Position(const std::string& name) const;  // -1 when absent
+  int CheckedPosition(const std::string& name) const;
   std::vector<int64_t> Coords(int64_t device) const;
   int64_t DeviceOf(const std::vector<int64_t>& coords) const;
 
@@ -107,11 +109,13 @@ struct CollectiveAxes {
 };
 absl::StatusOr<CollectiveAxes> DecodeCollectiveAxes(const Eqn& eqn);
 
-// Primitives whose meaning depends on the device they run on.
+// Primitives whose meaning depends on the device they run on (psum, ...,
+// axis_index), and a membership test.
+const std::vector<std::string>& CollectivePrimitives();
 bool IsCollectivePrimitive(absl::string_view primitive);
-// Collectives, pvary and the sharding/marker primitives that are identities
-// on one device.
-bool IsShardingMarkerPrimitive(absl::string_view primitive);
+// Sharding annotations and markers, identities on one device: device_put,
+// sharding_constraint, reshard, mesh_cast, layout_constraint, name, pvary.
+const std::vector<std::string>& ShardingMarkerPrimitives();
 // True when `jaxpr` (or a jaxpr nested in its params) has a collective over
 // a named axis or an axis_index.
 bool UsesNamedAxes(const ClosedJaxpr& jaxpr);

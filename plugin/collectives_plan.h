@@ -14,7 +14,7 @@
 //
 // A driver D provides, besides the neutral emitter calls of plugin/emit.h
 // (Op, ConstI64, Const):
-//   absl::StatusOr<Value> Operand(const jaxpr::Atom&, const jaxpr::Eqn&);
+//   absl::StatusOr<Value> Operand(const jaxpr::Atom&, const jaxpr::Eqn*);
 //   void Bind(const jaxpr::Var*, Value);
 //   absl::StatusOr<Value> Bound(const jaxpr::Var*);
 //   absl::Status Lower(const jaxpr::Eqn&);       // the pipeline's lowering
@@ -65,6 +65,11 @@ class MeshUnroller {
     const int64_t n = grid_.num_devices();
     std::vector<absl::flat_hash_map<const jaxpr::Var*, Value>> env(n);
     for (int64_t dev = 0; dev < n; ++dev) {
+      if (args[dev].size() != body.invars.size()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("the body takes ", body.invars.size(), " values, got ",
+                         args[dev].size()));
+      }
       for (size_t i = 0; i < body.invars.size(); ++i) {
         env[dev][body.invars[i]] = args[dev][i];
       }
@@ -82,7 +87,7 @@ class MeshUnroller {
       PerDevice in(n);
       for (const jaxpr::Atom& atom : eqn.inputs) {
         if (atom.is_literal()) {
-          auto lit = d_.Operand(atom, eqn);
+          auto lit = d_.Operand(atom, &eqn);
           if (!lit.ok()) return where(lit.status());
           for (int64_t dev = 0; dev < n; ++dev) in[dev].push_back(*lit);
           continue;
@@ -110,10 +115,17 @@ class MeshUnroller {
     for (int64_t dev = 0; dev < n; ++dev) {
       for (const jaxpr::Atom& atom : body.outvars) {
         if (atom.is_literal()) {
-          return absl::UnimplementedError(
-              "a shard_map body that returns a literal");
+          // Typed like the interpreter types a returned literal.
+          J2O_ASSIGN_OR_RETURN(Value v, d_.Operand(atom, nullptr));
+          results[dev].push_back(v);
+          continue;
         }
-        results[dev].push_back(env[dev].at(atom.var));
+        auto it = env[dev].find(atom.var);
+        if (it == env[dev].end()) {
+          return absl::InternalError(
+              absl::StrCat("body output '", atom.var->name, "' was never set"));
+        }
+        results[dev].push_back(it->second);
       }
     }
     return results;
@@ -188,7 +200,8 @@ class MeshUnroller {
 
   Value Concat(std::vector<Value> parts, int64_t axis, jaxpr::DType dtype) {
     if (parts.size() == 1) return parts[0];
-    return d_.Op("Concat", std::move(parts), dtype, {OpAttr::Int("axis", axis)});
+    return d_.Op("Concat", std::move(parts), dtype,
+                 {OpAttr::Int("axis", axis)});
   }
 
   // Chunk `index` of `count` equal chunks of `x` (static shape `shape`)
@@ -207,9 +220,9 @@ class MeshUnroller {
                                                    absl::string_view what) {
     auto s = aval.StaticShape();
     if (!s.has_value()) {
-      return absl::UnimplementedError(absl::StrCat(
-          what, " has symbolic shape ", aval.ToString(),
-          "; mesh emulation needs static shapes"));
+      return absl::UnimplementedError(
+          absl::StrCat(what, " has symbolic shape ", aval.ToString(),
+                       "; mesh emulation needs static shapes"));
     }
     return *s;
   }
@@ -268,8 +281,9 @@ class MeshUnroller {
           absl::StrCat("'", p, "' of a literal inside shard_map"));
     }
     const jaxpr::Aval& in_aval = eqn.inputs[0].var->aval;
-    J2O_ASSIGN_OR_RETURN(std::vector<int64_t> shape,
-                         StaticShape(in_aval, absl::StrCat("'", p, "' operand")));
+    J2O_ASSIGN_OR_RETURN(
+        std::vector<int64_t> shape,
+        StaticShape(in_aval, absl::StrCat("'", p, "' operand")));
     const int64_t count = grid_.SizeAlong(names);
     if (p == "all_gather" || p == "all_gather_invariant") {
       J2O_ASSIGN_OR_RETURN(int64_t dim,
@@ -278,9 +292,9 @@ class MeshUnroller {
       for (int64_t dev = 0; dev < n; ++dev) {
         std::vector<Value> parts;
         for (int64_t g : grid_.Group(dev, names)) {
-          parts.push_back(tiled ? xs[g]
-                                : d_.Op("Unsqueeze", {xs[g], d_.ConstI64({dim})},
-                                        dtype));
+          parts.push_back(
+              tiled ? xs[g]
+                    : d_.Op("Unsqueeze", {xs[g], d_.ConstI64({dim})}, dtype));
         }
         J2O_ASSIGN_OR_RETURN(out[dev], Output(eqn, Concat(parts, dim, dtype)));
       }
@@ -309,9 +323,10 @@ class MeshUnroller {
         for (size_t g = 1; g < group.size(); ++g) {
           acc = d_.Op("Add", {acc, xs[group[g]]}, dtype);
         }
-        Value chunk = Chunk(acc, shape, dim, count,
-                            grid_.IndexAlong(dev, names), dtype);
-        if (!tiled) chunk = d_.Op("Squeeze", {chunk, d_.ConstI64({dim})}, dtype);
+        Value chunk =
+            Chunk(acc, shape, dim, count, grid_.IndexAlong(dev, names), dtype);
+        if (!tiled)
+          chunk = d_.Op("Squeeze", {chunk, d_.ConstI64({dim})}, dtype);
         J2O_ASSIGN_OR_RETURN(out[dev], Output(eqn, chunk));
       }
       return out;
@@ -343,8 +358,8 @@ class MeshUnroller {
     if (p == "pbroadcast") {
       J2O_ASSIGN_OR_RETURN(int64_t source, eqn.params.GetInt("source"));
       for (int64_t dev = 0; dev < n; ++dev) {
-        J2O_ASSIGN_OR_RETURN(
-            out[dev], Output(eqn, xs[grid_.Member(dev, names, source)]));
+        J2O_ASSIGN_OR_RETURN(out[dev],
+                             Output(eqn, xs[grid_.Member(dev, names, source)]));
       }
       return out;
     }
@@ -364,16 +379,22 @@ absl::Status LowerShardMap(D& d, const jaxpr::Eqn& eqn) {
                        jaxpr::DecodeShardMap(eqn));
   std::vector<Value> operands;
   for (const jaxpr::Atom& atom : eqn.inputs) {
-    J2O_ASSIGN_OR_RETURN(Value v, d.Operand(atom, eqn));
+    J2O_ASSIGN_OR_RETURN(Value v, d.Operand(atom, &eqn));
     operands.push_back(v);
   }
   if (params.trivially_replicated) {
     const jaxpr::DeviceGrid one_device;
     MeshUnroller<D> unroller(d, one_device);
     J2O_ASSIGN_OR_RETURN(auto results, unroller.Run(*params.body, {operands}));
+    if (results[0].size() != eqn.outputs.size()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("the shard_map body returns ", results[0].size(),
+                       " values for ", eqn.outputs.size(), " outputs"));
+    }
     for (size_t j = 0; j < eqn.outputs.size(); ++j) {
       if (eqn.outputs[j]->is_drop) continue;
-      J2O_RETURN_IF_ERROR(d.SetOutputOf(eqn, static_cast<int>(j), results[0][j]));
+      J2O_RETURN_IF_ERROR(
+          d.SetOutputOf(eqn, static_cast<int>(j), results[0][j]));
     }
     return absl::OkStatus();
   }
@@ -382,9 +403,14 @@ absl::Status LowerShardMap(D& d, const jaxpr::Eqn& eqn) {
   std::vector<std::vector<Value>> args(n);
   for (size_t i = 0; i < eqn.inputs.size(); ++i) {
     const jaxpr::DimAxes& spec = params.in_specs[i];
-    const jaxpr::Aval& aval = eqn.inputs[i].is_literal()
-                                  ? *eqn.inputs[i].literal->aval
-                                  : eqn.inputs[i].var->aval;
+    const jaxpr::Atom& operand = eqn.inputs[i];
+    if (operand.is_literal() && !operand.literal->aval.has_value()) {
+      return absl::UnimplementedError(absl::StrCat("shard_map operand ", i,
+                                                   " is an untyped literal (",
+                                                   operand.literal->text, ")"));
+    }
+    const jaxpr::Aval& aval =
+        operand.is_literal() ? *operand.literal->aval : operand.var->aval;
     auto global = aval.StaticShape();
     if (!global.has_value()) {
       return absl::UnimplementedError(absl::StrCat(
@@ -414,8 +440,7 @@ absl::Status LowerShardMap(D& d, const jaxpr::Eqn& eqn) {
             s.push_back(start[k]);
             e.push_back(end[k]);
           }
-          v = d.Op("Slice",
-                   {v, d.ConstI64(s), d.ConstI64(e), d.ConstI64(axes)},
+          v = d.Op("Slice", {v, d.ConstI64(s), d.ConstI64(e), d.ConstI64(axes)},
                    aval.dtype);
         }
         it = slices.emplace(start, v).first;
@@ -425,6 +450,11 @@ absl::Status LowerShardMap(D& d, const jaxpr::Eqn& eqn) {
   }
   MeshUnroller<D> unroller(d, grid);
   J2O_ASSIGN_OR_RETURN(auto results, unroller.Run(*params.body, args));
+  if (results[0].size() != eqn.outputs.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the shard_map body returns ", results[0].size(),
+                     " values for ", eqn.outputs.size(), " outputs"));
+  }
   for (size_t j = 0; j < eqn.outputs.size(); ++j) {
     if (eqn.outputs[j]->is_drop) continue;
     const jaxpr::DimAxes& spec = params.out_specs[j];
@@ -476,7 +506,7 @@ absl::Status LowerCollectiveOutsideShardMap(D& d, const jaxpr::Eqn& eqn) {
         "'", eqn.primitive, "' over positional axes is not supported"));
   }
   if (axes.positional.empty()) {
-    J2O_ASSIGN_OR_RETURN(typename D::Value v, d.Operand(eqn.inputs[0], eqn));
+    J2O_ASSIGN_OR_RETURN(typename D::Value v, d.Operand(eqn.inputs[0], &eqn));
     return d.SetOutputOf(eqn, 0, v);
   }
   return d.Lower(PositionalReduceEqn(eqn, axes.positional));
@@ -492,7 +522,7 @@ absl::Status LowerShardingMarker(D& d, const jaxpr::Eqn& eqn) {
   }
   for (size_t i = 0; i < eqn.inputs.size(); ++i) {
     if (eqn.outputs[i]->is_drop) continue;
-    J2O_ASSIGN_OR_RETURN(typename D::Value v, d.Operand(eqn.inputs[i], eqn));
+    J2O_ASSIGN_OR_RETURN(typename D::Value v, d.Operand(eqn.inputs[i], &eqn));
     J2O_RETURN_IF_ERROR(d.SetOutputOf(eqn, static_cast<int>(i), v));
   }
   return absl::OkStatus();

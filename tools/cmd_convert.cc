@@ -42,7 +42,7 @@ DEFINE_string(external_data_name, "",
               "(convert).");
 DEFINE_string(mesh, "",
               "Sizes of shard_map mesh axes the jaxpr does not print, e.g. "
-              "data=4,model=2 (convert, check).");
+              "data=4,model=2 (convert, check, eval).");
 
 namespace jax2onnx::cli {
 namespace {

@@ -35,9 +35,11 @@
 #include "jaxpr/io/bundle.h"
 #include "jaxpr/io/compare.h"
 #include "jaxpr/io/npy.h"
+#include "jaxpr/mesh.h"
 #include "tools/cli_output.h"
 #include "tools/commands.h"
 
+DECLARE_string(mesh);  // tools/cmd_convert.cc
 DEFINE_string(inputs, "",
               "eval: .npz whose input_i entries replace the bundle's inputs "
               "(and whose expected_i, if any, replace its expected outputs).");
@@ -417,6 +419,13 @@ int RunEval(const std::vector<std::string>& args) {
                  "eval: no bundles given (see `jax2onnx eval --help`)\n");
     return 2;
   }
+  auto mesh_sizes = jaxpr::ParseMeshAxisSizes(FLAGS_mesh);
+  if (!mesh_sizes.ok()) {
+    std::fprintf(stderr, "eval: %s\n",
+                 std::string(mesh_sizes.status().message()).c_str());
+    return 2;
+  }
+  const jaxpr::ScopedMeshAxisSizes mesh_scope(*std::move(mesh_sizes));
   auto refs = CollectBundles(args);
   if (!refs.ok()) {
     std::fprintf(stderr, "eval: %s\n",

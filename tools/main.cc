@@ -81,7 +81,8 @@ const std::vector<Command>& Commands() {
         "timeout_s",
         "known_failures",
         "min_pass_rate",
-        "must_pass_groups"},
+        "must_pass_groups",
+        "mesh"},
        &RunEval},
       {"convert",
        "convert BUNDLE -o OUT.onnx [--use_onnx_ir] [--opset N] "

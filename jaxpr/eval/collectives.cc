@@ -122,8 +122,8 @@ absl::StatusOr<Array> ReducePositional(const EvalContext& ctx, const Eqn& eqn,
 }
 
 bool IsAllReduce(absl::string_view p) {
-  return p == "psum" || p == "psum2" || p == "psum_invariant" ||
-         p == "pmax" || p == "pmin";
+  return p == "psum" || p == "psum2" || p == "psum_invariant" || p == "pmax" ||
+         p == "pmin";
 }
 
 // One collective equation across all devices of `grid`.
@@ -219,8 +219,8 @@ absl::StatusOr<PerDevice> Collective(const EvalContext& ctx, const Eqn& eqn,
         if (!next.ok()) return next.status();
         acc = *std::move(next);
       }
-      Array chunk = Chunk(acc, static_cast<int>(*dim), n,
-                          grid.IndexAlong(d, names));
+      Array chunk =
+          Chunk(acc, static_cast<int>(*dim), n, grid.IndexAlong(d, names));
       if (!*tiled) {
         std::vector<int64_t> shape = chunk.shape();
         shape.erase(shape.begin() + *dim);
@@ -269,8 +269,7 @@ absl::StatusOr<PerDevice> RunOnMesh(const EvalContext& ctx,
 
 // One equation of a body on every device.
 absl::StatusOr<PerDevice> StepEqn(const EvalContext& ctx, const Eqn& eqn,
-                                  const DeviceGrid& grid,
-                                  const PerDevice& in) {
+                                  const DeviceGrid& grid, const PerDevice& in) {
   if (IsCollectivePrimitive(eqn.primitive)) {
     return Collective(ctx, eqn, grid, in);
   }
@@ -296,8 +295,8 @@ absl::StatusOr<PerDevice> StepEqn(const EvalContext& ctx, const Eqn& eqn,
     }
     if (named) {
       return absl::UnimplementedError(absl::StrCat(
-          "a collective over a mesh axis inside '", eqn.primitive,
-          "' (param ", key, ") in a shard_map body is not supported"));
+          "a collective over a mesh axis inside '", eqn.primitive, "' (param ",
+          key, ") in a shard_map body is not supported"));
     }
   }
   PerDevice out(grid.num_devices());
@@ -373,7 +372,12 @@ absl::StatusOr<PerDevice> RunOnMesh(const EvalContext& ctx,
         if (!lit.ok()) return lit.status();
         results[d].push_back(*lit);
       } else {
-        results[d].push_back(env[d].at(atom.var));
+        auto it = env[d].find(atom.var);
+        if (it == env[d].end()) {
+          return absl::InternalError(
+              absl::StrCat("body output '", atom.var->name, "' was never set"));
+        }
+        results[d].push_back(it->second);
       }
     }
   }
@@ -406,13 +410,19 @@ absl::StatusOr<std::vector<Array>> ShardMapKernel(
   }
   auto results = RunOnMesh(ctx, *params->body, grid, args);
   if (!results.ok()) return results.status();
+  if ((*results)[0].size() != eqn.outputs.size()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("the shard_map body returns ", (*results)[0].size(),
+                     " values for ", eqn.outputs.size(), " outputs"));
+  }
   std::vector<Array> outs;
   for (size_t j = 0; j < eqn.outputs.size(); ++j) {
     const DimAxes& spec = params->out_specs[j];
     if (auto s = grid.CheckAxes(
             [&] {
               std::vector<std::string> all;
-              for (const auto& dim : spec) all.insert(all.end(), dim.begin(), dim.end());
+              for (const auto& dim : spec)
+                all.insert(all.end(), dim.begin(), dim.end());
               return all;
             }(),
             absl::StrCat("shard_map out_specs[", j, "]"));
@@ -482,15 +492,10 @@ absl::StatusOr<std::vector<Array>> RefusedKernel(
 
 void RegisterCollectiveKernels() {
   RegisterEvalKernel("shard_map", &ShardMapKernel);
-  for (const char* name :
-       {"psum", "pmax", "pmin", "psum2", "psum_invariant", "pbroadcast",
-        "all_gather", "all_gather_invariant", "all_to_all", "axis_index",
-        "ppermute", "reduce_scatter"}) {
+  for (const std::string& name : CollectivePrimitives()) {
     RegisterEvalKernel(name, &CollectiveKernel);
   }
-  for (const char* name :
-       {"device_put", "sharding_constraint", "reshard", "mesh_cast",
-        "layout_constraint", "name", "pvary"}) {
+  for (const std::string& name : ShardingMarkerPrimitives()) {
     RegisterEvalKernel(name, &MarkerKernel);
   }
   for (const std::string& name : RefusedPrimitives()) {

@@ -24,8 +24,8 @@ class LegacyMeshDriver : public NeutralLegacyEmitter {
       : NeutralLegacyEmitter(s, eqn), s_(s) {}
 
   absl::StatusOr<Value> Operand(const jaxpr::Atom& atom,
-                                const jaxpr::Eqn& eqn) {
-    return s_.Name(atom, &eqn);
+                                const jaxpr::Eqn* eqn) {
+    return s_.Name(atom, eqn);
   }
   void Bind(const jaxpr::Var* var, const Value& v) { s_.Bind(var, v); }
   absl::StatusOr<Value> Bound(const jaxpr::Var* var) {
@@ -62,25 +62,20 @@ absl::Status Refuse(State&, const jaxpr::Eqn& eqn) {
 
 void RegisterCollectives() {
   plugin::Registry& r = plugin::Registry::Global();
-  r.RegisterLegacy("shard_map", &WithMeshDriver<&plugin::LowerShardMap>,
-                   {{"Slice", "Concat", "Add", "Max", "Min", "Unsqueeze",
-                     "Squeeze"},
-                    17,
-                    "mesh emulated by unrolling (<= 64 devices); inlined "
-                    "when replicated"});
-  for (const char* name :
-       {"psum", "pmax", "pmin", "psum2", "psum_invariant", "pbroadcast",
-        "all_gather", "all_gather_invariant", "all_to_all", "axis_index",
-        "ppermute", "reduce_scatter"}) {
+  r.RegisterLegacy(
+      "shard_map", &WithMeshDriver<&plugin::LowerShardMap>,
+      {{"Slice", "Concat", "Add", "Max", "Min", "Unsqueeze", "Squeeze"},
+       17,
+       "mesh emulated by unrolling (<= 64 devices); inlined "
+       "when replicated"});
+  for (const std::string& name : jaxpr::CollectivePrimitives()) {
     r.RegisterLegacy(
         name, &WithMeshDriver<&plugin::LowerCollectiveOutsideShardMap>,
         {{"ReduceSum", "ReduceMax", "ReduceMin"},
          17,
          "positional axes (vmap) reduce; mesh axes inside shard_map"});
   }
-  for (const char* name :
-       {"device_put", "sharding_constraint", "reshard", "mesh_cast",
-        "layout_constraint", "name", "pvary"}) {
+  for (const std::string& name : jaxpr::ShardingMarkerPrimitives()) {
     r.RegisterLegacy(name, &WithMeshDriver<&plugin::LowerShardingMarker>,
                      {{}, 17, "identity (sharding annotation)"});
   }

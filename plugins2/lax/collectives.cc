@@ -24,8 +24,8 @@ class IrMeshDriver : public NeutralIrEmitter {
       : NeutralIrEmitter(ctx, eqn), ctx_(ctx) {}
 
   absl::StatusOr<Value> Operand(const jaxpr::Atom& atom,
-                                const jaxpr::Eqn& eqn) {
-    return ctx_.ValueOf(atom, &eqn);
+                                const jaxpr::Eqn* eqn) {
+    return ctx_.ValueOf(atom, eqn);
   }
   void Bind(const jaxpr::Var* var, Value v) { ctx_.Bind(var, v); }
   absl::StatusOr<Value> Bound(const jaxpr::Var* var) {
@@ -63,25 +63,19 @@ absl::Status Refuse(LoweringContext&, const jaxpr::Eqn& eqn) {
 
 void RegisterCollectives() {
   plugin::Registry& r = plugin::Registry::Global();
-  r.RegisterIr("shard_map", &WithMeshDriver<&plugin::LowerShardMap>,
-               {{"Slice", "Concat", "Add", "Max", "Min", "Unsqueeze",
-                 "Squeeze"},
-                17,
-                "mesh emulated by unrolling (<= 64 devices); inlined when "
-                "replicated"});
-  for (const char* name :
-       {"psum", "pmax", "pmin", "psum2", "psum_invariant", "pbroadcast",
-        "all_gather", "all_gather_invariant", "all_to_all", "axis_index",
-        "ppermute", "reduce_scatter"}) {
-    r.RegisterIr(name,
-                 &WithMeshDriver<&plugin::LowerCollectiveOutsideShardMap>,
+  r.RegisterIr(
+      "shard_map", &WithMeshDriver<&plugin::LowerShardMap>,
+      {{"Slice", "Concat", "Add", "Max", "Min", "Unsqueeze", "Squeeze"},
+       17,
+       "mesh emulated by unrolling (<= 64 devices); inlined when "
+       "replicated"});
+  for (const std::string& name : jaxpr::CollectivePrimitives()) {
+    r.RegisterIr(name, &WithMeshDriver<&plugin::LowerCollectiveOutsideShardMap>,
                  {{"ReduceSum", "ReduceMax", "ReduceMin"},
                   17,
                   "positional axes (vmap) reduce; mesh axes inside shard_map"});
   }
-  for (const char* name :
-       {"device_put", "sharding_constraint", "reshard", "mesh_cast",
-        "layout_constraint", "name", "pvary"}) {
+  for (const std::string& name : jaxpr::ShardingMarkerPrimitives()) {
     r.RegisterIr(name, &WithMeshDriver<&plugin::LowerShardingMarker>,
                  {{}, 17, "identity (sharding annotation)"});
   }

@@ -8,6 +8,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "jaxpr/io/bundle.h"
 #include "jaxpr/mesh.h"
 #include "tests/eval/eval_test_util.h"
 
@@ -105,8 +106,9 @@ TEST(ShardMapTest, MeshSizeNotPrintedNeedsTheMeshOption) {
 
 TEST(ShardMapTest, AxisIndexOnTwoByTwoMesh) {
   // Block (data, model) of the 4x6 zeros holds 10*data + model +
-  // 100*(2*data + model): (0,0) -> 0, (0,1) -> 101, (1,0) -> 210,
-  // (1,1) -> 311. Rows 0-1 are data 0, columns 3-5 model 1.
+  // 100*(2*data + model) (axis_index(('data', 'model')) as JAX binds it): (0,0)
+  // -> 0, (0,1) -> 101, (1,0) -> 210, (1,1) -> 311. Rows 0-1 are data 0,
+  // columns 3-5 model 1.
   auto out = EvalText(R"({ lambda ; a:f32[4,6]. let
     b:f32[4,6] = shard_map[
       check_vma=True
@@ -116,7 +118,10 @@ TEST(ShardMapTest, AxisIndexOnTwoByTwoMesh) {
           e:i32[] = mul 10:i32[] d
           f:i32[] = axis_index[axis_name=model]
           g:i32[] = add e f
-          h:i32[] = axis_index[axis_name=('data', 'model')]
+          m:i32[] = axis_index[axis_name=model] 
+          n:i32[] = axis_index[axis_name=data] 
+          o:i32[] = mul n 2:i32[]
+          h:i32[] = add m o
           i:i32[] = mul 100:i32[] h
           j:i32[] = add g i
           k:f32[] = convert_element_type[new_dtype=float32 weak_type=False] j
@@ -130,8 +135,8 @@ TEST(ShardMapTest, AxisIndexOnTwoByTwoMesh) {
                       {Array(DType::kF32, {4, 6})});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_THAT(ToDoubles((*out)[0]),
-              ElementsAre(0, 0, 0, 101, 101, 101,     //
-                          0, 0, 0, 101, 101, 101,     //
+              ElementsAre(0, 0, 0, 101, 101, 101,        //
+                          0, 0, 0, 101, 101, 101,        //
                           210, 210, 210, 311, 311, 311,  //
                           210, 210, 210, 311, 311, 311));
 }
@@ -251,6 +256,91 @@ TEST(CollectiveRefusalTest, PallasCallSaysWhy) {
   EXPECT_THAT(out.status().message(),
               HasSubstr("pallas_call: custom kernels (Pallas) cannot be "
                         "converted"));
+}
+
+TEST(ShardMapTest, ReprMeshAndPartialAutoUseOnlyManualAxes) {
+  // Mesh repr form with axis_sizes/axis_names; 'model' is auto, so only the
+  // 2 devices of 'data' are emulated: shards [1,2] and [3,4], psum over data
+  // gives [4,6] on both.
+  auto out = EvalText(R"({ lambda ; a:f32[4]. let
+    b:f32[2] = shard_map[
+      auto=frozenset({'model'})
+      check_rep=False
+      in_names=({0: ('data',)},)
+      jaxpr={ lambda ; c:f32[2]. let
+          d:f32[2] = psum[axes=('data',) axis_index_groups=None] c
+        in (d,) }
+      mesh=Mesh(axis_sizes=(2, 3), axis_names=('data', 'model'), axis_types=(Auto, Auto))
+      out_names=({},)
+      rewrite=False
+    ] a
+  in (b,) })",
+                      {MakeArray(DType::kF32, {4}, {1, 2, 3, 4})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(ToDoubles((*out)[0]), ElementsAre(4, 6));
+}
+
+TEST(ShardMapTest, SingleEntryPartitionSpecKeepsItsTrailingComma) {
+  // PartitionSpec's repr is its partitions tuple's: P('data',) for one entry.
+  auto file = ParseJaxprText(R"({ lambda ; a:f32[4]. let
+    b:f32[4] = shard_map[
+      check_vma=False
+      in_specs=(P('data',),)
+      jaxpr={ lambda ; c:f32[2]. let  in (c,) }
+      mesh=Mesh('data': 2)
+      out_specs=(P('data', None),)
+    ] a
+  in (b,) })",
+                             "<test>");
+  ASSERT_TRUE(file.ok()) << file.status();
+  const Params& params = file->main->eqns[0].params;
+  EXPECT_EQ(params.Find("in_specs")->ToString(), "(P('data',),)");
+  EXPECT_EQ(params.Find("out_specs")->ToString(), "(P('data', None),)");
+}
+
+TEST(ShardMapTest, OneDimSplitOverTwoAxesDataMajor) {
+  // testdata/collectives/shard_map_two_axes_one_dim: x = iota(24) as 8x3,
+  // rows split over (data, model), data major, so device (d, m) holds row
+  // block k = 2d + m (rows 2k, 2k+1) and axis_index(('data', 'model')) = k.
+  //   b = tiled all_gather over (data, model) = the blocks in k order = x;
+  //   c = block k times (k + 1): c[0][0] = 0, c[2][0] = x[2][0] * 2 = 12,
+  //       c[7][2] = x[7][2] * 4 = 23 * 4 = 92;
+  //   d = sum of the 4 blocks: d[0][0] = 0 + 6 + 12 + 18 = 36,
+  //       d[1][2] = 5 + 11 + 17 + 23 = 56.
+  auto file =
+      LoadBundle(std::string(JAX2ONNX_SOURCE_DIR) +
+                 "/testdata/collectives/shard_map_two_axes_one_dim.jaxpr");
+  ASSERT_TRUE(file.ok()) << file.status();
+  auto out = Evaluate(file->jaxpr(), {}, {Iota({8, 3})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_EQ(ToDoubles((*out)[0]), ToDoubles(Iota({8, 3})));
+  const std::vector<double> c = ToDoubles((*out)[1]);
+  EXPECT_EQ(c[0], 0);
+  EXPECT_EQ(c[2 * 3], 12);
+  EXPECT_EQ(c[7 * 3 + 2], 92);
+  const std::vector<double> d = ToDoubles((*out)[2]);
+  EXPECT_EQ(d[0], 36);
+  EXPECT_EQ(d[1 * 3 + 2], 56);
+}
+
+TEST(ShardMapTest, PsumScatterTiledAndUntiled) {
+  // testdata/collectives/shard_map_psum_scatter on x = iota(32) as 8x4 and
+  // y = iota(16) as 8x2, two devices holding row blocks 0-3 and 4-7.
+  //   Sum of blocks S[r][c] = (4r + c) + (4(r + 4) + c) = 8r + 2c + 16;
+  //   tiled: device d keeps columns 2d, 2d+1 and out_specs P(None, 'data')
+  //   puts them back, so c = S: c[0][0] = 16, c[3][3] = 24 + 6 + 16 = 46.
+  //   S'[r][c] = (2r + c) + (2(r + 4) + c) = 4r + 2c + 8; untiled: device d
+  //   keeps column d as a vector, P('data') concatenates: [8, 12, 16, 20,
+  //   10, 14, 18, 22].
+  auto file = LoadBundle(std::string(JAX2ONNX_SOURCE_DIR) +
+                         "/testdata/collectives/shard_map_psum_scatter.jaxpr");
+  ASSERT_TRUE(file.ok()) << file.status();
+  auto out = Evaluate(file->jaxpr(), {}, {Iota({8, 4}), Iota({8, 2})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  const std::vector<double> c = ToDoubles((*out)[0]);
+  EXPECT_EQ(c[0], 16);
+  EXPECT_EQ(c[15], 46);
+  EXPECT_THAT(ToDoubles((*out)[1]), ElementsAre(8, 12, 16, 20, 10, 14, 18, 22));
 }
 
 }  // namespace
