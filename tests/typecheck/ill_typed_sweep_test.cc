@@ -16,6 +16,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "jax2onnx/jax2onnx.h"
+#include "jaxpr/io/bundle.h"
 #include "jaxpr/text/parser.h"
 #include "plugin/registry.h"
 
@@ -24,6 +25,9 @@ namespace {
 
 namespace fs = std::filesystem;
 using ::testing::StartsWith;
+// The internal bundle: the sweeps edit equations before converting.
+using jaxpr::Bundle;
+using jaxpr::LoadBundle;
 
 std::vector<std::string> RegisteredPrimitives() {
   api::RegisterAllLowerings();
