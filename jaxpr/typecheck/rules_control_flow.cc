@@ -94,10 +94,51 @@ absl::Status WhileRule(RuleContext& ctx) {
   return absl::OkStatus();
 }
 
+// The scan signature for one consts/carry split: the body takes consts,
+// carry and one slice of each scanned operand, and returns the carry and
+// one slice of each stacked result. Results go to `results`.
+absl::Status CheckScanSplit(const RuleContext& ctx, const ClosedJaxpr& body,
+                            const DimExpr& length, int64_t num_consts,
+                            int64_t num_carry,
+                            std::vector<std::optional<Aval>>* results) {
+  if (num_consts < 0 || num_carry < 0 ||
+      num_consts + num_carry > ctx.num_in()) {
+    return ctx.Fail(absl::StrCat("num_consts=", num_consts, " and num_carry=",
+                                 num_carry, " exceed the operand count"));
+  }
+  std::vector<Aval> body_in = Slice(ctx.ins(), 0, num_consts + num_carry);
+  for (int i = num_consts + num_carry; i < ctx.num_in(); ++i) {
+    const Aval& xs = ctx.in(i);
+    if (xs.rank() < 1 || !DimEqual(xs.shape[0], length)) {
+      return ctx.Fail(absl::StrCat("scanned operand ", i, " (", xs.ToString(),
+                                   ") must have leading dimension length=",
+                                   length.ToString()));
+    }
+    body_in.push_back(WithShape(
+        xs, std::vector<DimExpr>(xs.shape.begin() + 1, xs.shape.end())));
+  }
+  J2O_RETURN_IF_ERROR(
+      MatchTypes(ctx, "scan body inputs", InvarAvals(body), body_in));
+  const std::vector<Aval> body_out = OutvarAvals(body);
+  if (static_cast<int64_t>(body_out.size()) < num_carry) {
+    return ctx.Fail("the scan body returns fewer values than num_carry");
+  }
+  const std::vector<Aval> carry_in =
+      Slice(ctx.ins(), num_consts, num_consts + num_carry);
+  J2O_RETURN_IF_ERROR(MatchTypes(ctx, "scan body carry outputs",
+                                 Slice(body_out, 0, num_carry), carry_in));
+  results->assign(carry_in.begin(), carry_in.end());
+  for (size_t i = num_carry; i < body_out.size(); ++i) {
+    std::vector<DimExpr> shape = {length};
+    shape.insert(shape.end(), body_out[i].shape.begin(),
+                 body_out[i].shape.end());
+    results->push_back(WithShape(body_out[i], std::move(shape)));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ScanRule(RuleContext& ctx) {
   J2O_RETURN_IF_ERROR(ctx.AllShaped());
-  J2O_ASSIGN_OR_RETURN(int64_t num_consts, ctx.Int("num_consts"));
-  J2O_ASSIGN_OR_RETURN(int64_t num_carry, ctx.Int("num_carry"));
   J2O_RETURN_IF_ERROR(ctx.Bool("reverse").status());
   J2O_ASSIGN_OR_RETURN(const ParamValue* length_param,
                        ctx.params().Get("length"));
@@ -115,40 +156,37 @@ absl::Status ScanRule(RuleContext& ctx) {
     }
   }
   if (DimConst(length).value_or(0) < 0) return ctx.Fail("length must be >= 0");
-  if (num_consts < 0 || num_carry < 0 || num_consts + num_carry > ctx.num_in()) {
-    return ctx.Fail(absl::StrCat("num_consts=", num_consts, " and num_carry=",
-                                 num_carry, " exceed the operand count"));
+  std::vector<std::optional<Aval>> results;
+  if (ctx.params().Has("num_consts") || ctx.params().Has("num_carry")) {
+    J2O_ASSIGN_OR_RETURN(int64_t num_consts, ctx.Int("num_consts"));
+    J2O_ASSIGN_OR_RETURN(int64_t num_carry, ctx.Int("num_carry"));
+    J2O_RETURN_IF_ERROR(
+        CheckScanSplit(ctx, *body, length, num_consts, num_carry, &results));
+    ctx.SetResults(std::move(results));
+    return absl::OkStatus();
   }
-  std::vector<Aval> body_in = Slice(ctx.ins(), 0, num_consts + num_carry);
-  for (int i = num_consts + num_carry; i < ctx.num_in(); ++i) {
-    const Aval& xs = ctx.in(i);
-    if (xs.rank() < 1 || !DimEqual(xs.shape[0], length)) {
-      return ctx.Fail(absl::StrCat("scanned operand ", i, " (", xs.ToString(),
-                                   ") must have leading dimension length=",
-                                   length.ToString()));
+  // JAX 0.11 prints ft_in/ft_out pytrees instead of the counts: the program
+  // is well typed when some split makes the signature consistent.
+  for (int64_t carry = 0; carry <= ctx.num_out(); ++carry) {
+    for (int64_t consts = 0; consts + carry <= ctx.num_in(); ++consts) {
+      std::vector<std::optional<Aval>> candidate;
+      if (!CheckScanSplit(ctx, *body, length, consts, carry, &candidate)
+               .ok()) {
+        continue;
+      }
+      bool matches = candidate.size() == static_cast<size_t>(ctx.num_out());
+      for (size_t i = 0; matches && i < candidate.size(); ++i) {
+        matches = !ctx.out(i).is_shaped() || SameType(*candidate[i], ctx.out(i));
+      }
+      if (matches) {
+        ctx.SetResults(std::move(candidate));
+        return absl::OkStatus();
+      }
     }
-    body_in.push_back(WithShape(
-        xs, std::vector<DimExpr>(xs.shape.begin() + 1, xs.shape.end())));
   }
-  J2O_RETURN_IF_ERROR(
-      MatchTypes(ctx, "scan body inputs", InvarAvals(*body), body_in));
-  const std::vector<Aval> body_out = OutvarAvals(*body);
-  if (static_cast<int64_t>(body_out.size()) < num_carry) {
-    return ctx.Fail("the scan body returns fewer values than num_carry");
-  }
-  const std::vector<Aval> carry_in =
-      Slice(ctx.ins(), num_consts, num_consts + num_carry);
-  J2O_RETURN_IF_ERROR(MatchTypes(ctx, "scan body carry outputs",
-                                 Slice(body_out, 0, num_carry), carry_in));
-  std::vector<std::optional<Aval>> results(carry_in.begin(), carry_in.end());
-  for (size_t i = num_carry; i < body_out.size(); ++i) {
-    std::vector<DimExpr> shape = {length};
-    shape.insert(shape.end(), body_out[i].shape.begin(),
-                 body_out[i].shape.end());
-    results.push_back(WithShape(body_out[i], std::move(shape)));
-  }
-  ctx.SetResults(std::move(results));
-  return absl::OkStatus();
+  return ctx.Fail(
+      "no consts/carry split (num_consts/num_carry are not printed) makes the "
+      "body's signature match the operands and results");
 }
 
 }  // namespace

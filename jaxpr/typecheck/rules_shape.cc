@@ -131,9 +131,24 @@ absl::Status BroadcastInDimRule(RuleContext& ctx) {
   J2O_RETURN_IF_ERROR(ctx.AllShaped());
   J2O_RETURN_IF_ERROR(ctx.Outputs(1));
   J2O_RETURN_IF_ERROR(DynamicShapeOperands(ctx, 1));
-  J2O_ASSIGN_OR_RETURN(std::vector<DimExpr> shape, ctx.Dims("shape"));
-  J2O_ASSIGN_OR_RETURN(std::vector<int64_t> bdims,
-                       ctx.Ints("broadcast_dimensions"));
+  // JAX >= 0.9.1 hides `shape` (the binder's) and an empty
+  // `broadcast_dimensions` (shared/JAXPR_FORMAT.md, custom param rules).
+  std::vector<DimExpr> shape;
+  if (ctx.num_in() > 1) {
+    // Dynamic shapes (0.4.x): `shape=(None, 3)` with the sizes as operands.
+    if (!ctx.out(0).is_shaped()) return absl::OkStatus();
+    shape = ctx.out(0).shape;
+  } else if (ctx.params().Has("shape")) {
+    J2O_ASSIGN_OR_RETURN(shape, ctx.Dims("shape"));
+  } else if (ctx.out(0).is_shaped()) {
+    shape = ctx.out(0).shape;
+  } else {
+    return ctx.Fail("missing param 'shape'");
+  }
+  std::vector<int64_t> bdims;
+  if (ctx.params().Has("broadcast_dimensions")) {
+    J2O_ASSIGN_OR_RETURN(bdims, ctx.Ints("broadcast_dimensions"));
+  }
   const Aval& x = ctx.in(0);
   if (static_cast<int>(bdims.size()) != x.rank()) {
     return ctx.Fail(absl::StrCat("broadcast_dimensions has ", bdims.size(),

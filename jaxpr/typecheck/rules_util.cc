@@ -4,6 +4,7 @@
 #include <array>
 #include <set>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "jaxpr/status_macros.h"
@@ -374,6 +375,35 @@ absl::Status RuleContext::Has(absl::string_view key) const {
 
 absl::StatusOr<std::vector<DimExpr>> RuleContext::DimsOf(
     const ParamValue& value, absl::string_view what) const {
+  if (value.kind() == ParamValue::Kind::kOpaque && value.text().size() >= 2 &&
+      value.text().front() == '(' && value.text().back() == ')') {
+    // A tuple holding symbolic expressions (`(3*B,)`) kept as text: split
+    // at depth-0 commas.
+    const std::string& t = value.text();
+    std::vector<DimExpr> out;
+    const std::string inner = t.substr(1, t.size() - 2);
+    int depth = 0;
+    size_t start = 0;
+    for (size_t i = 0; i <= inner.size(); ++i) {
+      const char c = i < inner.size() ? inner[i] : ',';
+      if (c == '(') ++depth;
+      if (c == ')') --depth;
+      if (c != ',' || depth != 0) continue;
+      std::string item(
+          absl::StripAsciiWhitespace(inner.substr(start, i - start)));
+      start = i + 1;
+      if (item.empty()) continue;
+      DimExpr d;
+      std::string error;
+      size_t offset = 0;
+      if (!ParseDimExpr(item, 64, &d, &error, &offset)) {
+        return Fail(
+            absl::StrCat(what, ": entry '", item, "' is not a dimension"));
+      }
+      out.push_back(std::move(d));
+    }
+    return out;
+  }
   if (value.kind() != ParamValue::Kind::kTuple &&
       value.kind() != ParamValue::Kind::kList) {
     return Fail(absl::StrCat(what, " must be a tuple of dims, got ",
