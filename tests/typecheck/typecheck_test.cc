@@ -7,6 +7,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "api/convert_internal.h"
+#include "jaxpr/array.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "jaxpr/text/parser.h"
@@ -243,6 +244,29 @@ TEST(TypeCheckTest, UnknownPrimitiveIsNamedOnlyWhenAsked) {
   strict.unknown_primitive_is_error = true;
   EXPECT_THAT(Message(TypeCheckFile(*file, strict)),
               HasSubstr("'frobnicate': no type rule"));
+}
+
+}  // namespace
+}  // namespace jax2onnx::jaxpr
+
+namespace jax2onnx::jaxpr {
+namespace {
+
+TEST(CheckedSizeTest, NegativeAndOverflowingShapesAreErrors) {
+  EXPECT_EQ(*CheckedNumElements({2, 3, 4}), 24);
+  EXPECT_EQ(*CheckedNumElements({}), 1);
+  // A zero dim makes the count 0 even when the other dims overflow.
+  EXPECT_EQ(*CheckedNumElements({int64_t{1} << 62, 0, int64_t{1} << 62}), 0);
+  EXPECT_THAT(std::string(CheckedNumElements({2, -1}).status().message()),
+              HasSubstr("negative dimension -1"));
+  EXPECT_THAT(std::string(CheckedNumElements({int64_t{1} << 32,
+                                              int64_t{1} << 32})
+                              .status()
+                              .message()),
+              HasSubstr("more elements than fit"));
+  // 2^30 f32 elements are 4 GiB: over a 1 GiB cap.
+  EXPECT_FALSE(CheckedByteSize(DType::kF32, {int64_t{1} << 30}, 1 << 30).ok());
+  EXPECT_EQ(*CheckedByteSize(DType::kF32, {256}, 1 << 30), 1024);
 }
 
 }  // namespace
