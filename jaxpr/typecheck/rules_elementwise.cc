@@ -184,7 +184,11 @@ absl::Status NaryTypeRule(RuleContext& ctx) {
   int typed = 0;
   while (typed + 1 < rule.arity && ctx.weak(typed)) ++typed;
   Aval base = ctx.in(typed);
-  if (rule.same_dtypes) {
+  // `mul[out_dtype=...]` (>= 0.10.0) may mix operand dtypes (lax.py
+  // naryop_dtype_rule skips the same-dtype check when out_dtype is set).
+  const ParamValue* out_dtype = ctx.params().Find("out_dtype");
+  const bool mixed_ok = out_dtype != nullptr && !out_dtype->is_none();
+  if (rule.same_dtypes && !mixed_ok) {
     J2O_RETURN_IF_ERROR(ctx.SameDTypes());
   } else if (ctx.eqn().primitive == "pow" && !ctx.weak(1) && !ctx.weak(0) &&
              !(ClassOf(ctx.in(1)) & kClassInt) &&

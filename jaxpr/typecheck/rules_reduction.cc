@@ -317,7 +317,8 @@ void RegisterReductionRules(RuleTable& table) {
   }
   table["reduce_window"] = {&ReduceWindowRule};
   table["select_and_scatter_add"] = {&SelectAndScatterAddRule};
-  table["select_and_scatter"] = {&SelectAndScatterRule};
+  // Partial: the select/scatter jaxprs are checked, not their signatures.
+  table["select_and_scatter"] = {&SelectAndScatterRule, true};
   table["select_and_gather_add"] = {&SelectAndGatherAddRule};
 }
 
