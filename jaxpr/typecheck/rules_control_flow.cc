@@ -49,15 +49,24 @@ absl::Status CondRule(RuleContext& ctx) {
                        ctx.Jaxprs("branches"));
   if (branches.empty()) return ctx.Fail("needs at least one branch");
   const std::vector<Aval> args = Slice(ctx.ins(), 1, ctx.num_in());
-  const std::vector<Aval> out = OutvarAvals(*branches[0]);
   for (size_t b = 0; b < branches.size(); ++b) {
     J2O_RETURN_IF_ERROR(MatchTypes(ctx, absl::StrCat("branch ", b, " inputs"),
                                    InvarAvals(*branches[b]), args));
-    J2O_RETURN_IF_ERROR(MatchTypes(ctx,
-                                   absl::StrCat("branch ", b, " outputs"),
-                                   OutvarAvals(*branches[b]), out));
+    // Every branch gives the declared results (so all branches agree).
+    const std::vector<Aval> out = OutvarAvals(*branches[b]);
+    if (static_cast<int>(out.size()) != ctx.num_out()) {
+      return ctx.Fail(absl::StrCat("cond branch ", b, " returns ", out.size(),
+                                   " values, declared ", ctx.num_out()));
+    }
+    for (size_t i = 0; i < out.size(); ++i) {
+      if (!out[i].is_shaped() || !ctx.out(i).is_shaped()) continue;
+      if (!SameType(out[i], ctx.out(i))) {
+        return ctx.Fail(absl::StrCat("cond branch ", b, " output ", i, " is ",
+                                     out[i].ToString(), ", declared ",
+                                     ctx.out(i).ToString()));
+      }
+    }
   }
-  ctx.SetResults(Optional(out));
   return absl::OkStatus();
 }
 
