@@ -119,9 +119,9 @@ absl::Status CheckScanSplit(const RuleContext& ctx, const ClosedJaxpr& body,
   for (int i = num_consts + num_carry; i < ctx.num_in(); ++i) {
     const Aval& xs = ctx.in(i);
     if (xs.rank() < 1 || !DimEqual(xs.shape[0], length)) {
-      return ctx.Fail(absl::StrCat("scanned operand ", i, " (", xs.ToString(),
-                                   ") must have leading dimension length=",
-                                   length.ToString()));
+      return ctx.Fail(absl::StrCat(
+          "scanned operand ", i, " (", xs.ToString(),
+          ") must have leading dimension length=", length.ToString()));
     }
     body_in.push_back(WithShape(
         xs, std::vector<DimExpr>(xs.shape.begin() + 1, xs.shape.end())));
@@ -158,8 +158,7 @@ absl::Status ScanRule(RuleContext& ctx) {
   } else {
     std::string error;
     size_t offset = 0;
-    if (!ParseDimExpr(length_param->ToString(), 64, &length, &error,
-                      &offset)) {
+    if (!ParseDimExpr(length_param->ToString(), 64, &length, &error, &offset)) {
       return ctx.Fail(absl::StrCat("length=", length_param->ToString(),
                                    " is not a dimension"));
     }
@@ -179,13 +178,13 @@ absl::Status ScanRule(RuleContext& ctx) {
   for (int64_t carry = 0; carry <= ctx.num_out(); ++carry) {
     for (int64_t consts = 0; consts + carry <= ctx.num_in(); ++consts) {
       std::vector<std::optional<Aval>> candidate;
-      if (!CheckScanSplit(ctx, *body, length, consts, carry, &candidate)
-               .ok()) {
+      if (!CheckScanSplit(ctx, *body, length, consts, carry, &candidate).ok()) {
         continue;
       }
       bool matches = candidate.size() == static_cast<size_t>(ctx.num_out());
       for (size_t i = 0; matches && i < candidate.size(); ++i) {
-        matches = !ctx.out(i).is_shaped() || SameType(*candidate[i], ctx.out(i));
+        matches =
+            !ctx.out(i).is_shaped() || SameType(*candidate[i], ctx.out(i));
       }
       if (matches) {
         ctx.SetResults(std::move(candidate));
@@ -201,10 +200,9 @@ absl::Status ScanRule(RuleContext& ctx) {
 }  // namespace
 
 void RegisterControlFlowRules(RuleTable& table) {
-  for (const char* name :
-       {"pjit", "jit", "closed_call", "core_call", "remat", "remat2",
-        "checkpoint", "custom_jvp_call", "custom_vjp_call",
-        "custom_vjp_call_jaxpr"}) {
+  for (const char* name : {"pjit", "jit", "closed_call", "core_call", "remat",
+                           "remat2", "checkpoint", "custom_jvp_call",
+                           "custom_vjp_call", "custom_vjp_call_jaxpr"}) {
     table[name] = {&CallRule};
   }
   table["cond"] = {&CondRule};

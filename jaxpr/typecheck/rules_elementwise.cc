@@ -22,11 +22,11 @@ namespace jax2onnx::jaxpr::typecheck {
 namespace {
 
 enum class Result {
-  kSame,      // the operands' dtype
-  kBool,      // comparisons, is_finite
-  kReal,      // complex -> its real type, others unchanged (abs, real, imag)
-  kComplex,   // f32 -> c64, f64 -> c128 (complex, conj)
-  kMulOut,    // mul: the `out_dtype` param when set
+  kSame,     // the operands' dtype
+  kBool,     // comparisons, is_finite
+  kReal,     // complex -> its real type, others unchanged (abs, real, imag)
+  kComplex,  // f32 -> c64, f64 -> c128 (complex, conj)
+  kMulOut,   // mul: the `out_dtype` param when set
 };
 
 struct NaryRule {
@@ -87,12 +87,16 @@ const NaryRule kNaryRules[] = {
     {"copy", 1, {kClassAny | kClassOther}, Result::kSame},
     {"copy_p", 1, {kClassAny | kClassOther}, Result::kSame},
     {"add", 2, {kClassAny, kClassAny}, Result::kSame},  // + bool
-    {"add_any", 2, {kClassAny | kClassOther, kClassAny | kClassOther},
+    {"add_any",
+     2,
+     {kClassAny | kClassOther, kClassAny | kClassOther},
      Result::kSame},
     {"sub", 2, {kClassNum, kClassNum}, Result::kSame},
     {"mul", 2, {kClassAny, kClassAny}, Result::kMulOut},  // + bool
     {"div", 2, {kClassNum, kClassNum}, Result::kSame},
-    {"rem", 2, {kClassInt | kClassFloat, kClassInt | kClassFloat},
+    {"rem",
+     2,
+     {kClassInt | kClassFloat, kClassInt | kClassFloat},
      Result::kSame},
     {"max", 2, {kClassAny, kClassAny}, Result::kSame},
     {"min", 2, {kClassAny, kClassAny}, Result::kSame},
@@ -104,9 +108,13 @@ const NaryRule kNaryRules[] = {
     {"shift_left", 2, {kClassInt, kClassInt}, Result::kSame},
     {"shift_right_arithmetic", 2, {kClassInt, kClassInt}, Result::kSame},
     {"shift_right_logical", 2, {kClassInt, kClassInt}, Result::kSame},
-    {"eq", 2, {kClassAny | kClassOther, kClassAny | kClassOther},
+    {"eq",
+     2,
+     {kClassAny | kClassOther, kClassAny | kClassOther},
      Result::kBool},
-    {"ne", 2, {kClassAny | kClassOther, kClassAny | kClassOther},
+    {"ne",
+     2,
+     {kClassAny | kClassOther, kClassAny | kClassOther},
      Result::kBool},
     {"ge", 2, {kClassOrdered, kClassOrdered}, Result::kBool},
     {"gt", 2, {kClassOrdered, kClassOrdered}, Result::kBool},
@@ -231,9 +239,10 @@ absl::Status IntegerPowRule(RuleContext& ctx) {
   J2O_RETURN_IF_ERROR(ctx.DTypeIn(0, kClassNum));
   J2O_ASSIGN_OR_RETURN(int64_t y, ctx.Int("y"));
   if (y < 0 && (ClassOf(ctx.in(0)) & kClassInt)) {
-    return ctx.Fail(absl::StrCat("integers cannot be raised to negative "
-                                 "powers, got y=",
-                                 y));
+    return ctx.Fail(
+        absl::StrCat("integers cannot be raised to negative "
+                     "powers, got y=",
+                     y));
   }
   ctx.SetResult(ctx.in(0));
   return absl::OkStatus();
@@ -246,9 +255,9 @@ absl::Status ReducePrecisionRule(RuleContext& ctx) {
   J2O_ASSIGN_OR_RETURN(int64_t exponent_bits, ctx.Int("exponent_bits"));
   J2O_ASSIGN_OR_RETURN(int64_t mantissa_bits, ctx.Int("mantissa_bits"));
   if (exponent_bits < 1 || mantissa_bits < 0) {
-    return ctx.Fail(absl::StrCat("exponent_bits=", exponent_bits,
-                                 " must be >= 1 and mantissa_bits=",
-                                 mantissa_bits, " >= 0"));
+    return ctx.Fail(absl::StrCat(
+        "exponent_bits=", exponent_bits,
+        " must be >= 1 and mantissa_bits=", mantissa_bits, " >= 0"));
   }
   ctx.SetResult(ctx.in(0));
   return absl::OkStatus();
@@ -273,7 +282,8 @@ absl::Status ConvertElementTypeRule(RuleContext& ctx) {
       name != "float0") {
     return ctx.Fail(absl::StrCat("param 'new_dtype' names no dtype: ", name));
   }
-  if (ctx.out(0).is_shaped() && !ShapeEqual(ctx.out(0).shape, ctx.in(0).shape)) {
+  if (ctx.out(0).is_shaped() &&
+      !ShapeEqual(ctx.out(0).shape, ctx.in(0).shape)) {
     ctx.SetResult(WithShape(ctx.out(0), ctx.in(0).shape));
   }
   return absl::OkStatus();

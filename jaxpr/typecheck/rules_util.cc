@@ -32,8 +32,8 @@ bool DimEqual(const DimExpr& a, const DimExpr& b) {
   b.CollectSymbols(&symbols);
   // Assignments chosen so that distinct low-degree polynomials, floordiv and
   // mod terms disagree on at least one of them.
-  static constexpr std::array<std::array<int64_t, 4>, 4> kValues = {{
-      {2, 3, 5, 7}, {11, 13, 17, 19}, {6, 4, 9, 10}, {23, 29, 31, 37}}};
+  static constexpr std::array<std::array<int64_t, 4>, 4> kValues = {
+      {{2, 3, 5, 7}, {11, 13, 17, 19}, {6, 4, 9, 10}, {23, 29, 31, 37}}};
   for (size_t trial = 0; trial < kValues.size(); ++trial) {
     DimBindings bindings;
     for (size_t i = 0; i < symbols.size(); ++i) {
@@ -100,13 +100,12 @@ bool ShapeEqual(const std::vector<DimExpr>& a, const std::vector<DimExpr>& b) {
 }
 
 std::string ShapeString(const std::vector<DimExpr>& shape) {
-  return absl::StrCat(
-      "[",
-      absl::StrJoin(shape, ",",
-                    [](std::string* out, const DimExpr& d) {
-                      out->append(d.ToString());
-                    }),
-      "]");
+  return absl::StrCat("[",
+                      absl::StrJoin(shape, ",",
+                                    [](std::string* out, const DimExpr& d) {
+                                      out->append(d.ToString());
+                                    }),
+                      "]");
 }
 
 // ---- dtypes ----
@@ -235,12 +234,11 @@ absl::Status RuleContext::Arity(int n) const {
 
 absl::Status RuleContext::ArityRange(int lo, int hi) const {
   if (num_in() < lo || (hi >= 0 && num_in() > hi)) {
-    return Fail(absl::StrCat(
-        "takes ",
-        hi < 0        ? absl::StrCat("at least ", lo)
-        : lo == hi    ? absl::StrCat(lo)
-                      : absl::StrCat(lo, " to ", hi),
-        " operands, got ", num_in()));
+    return Fail(absl::StrCat("takes ",
+                             hi < 0     ? absl::StrCat("at least ", lo)
+                             : lo == hi ? absl::StrCat(lo)
+                                        : absl::StrCat(lo, " to ", hi),
+                             " operands, got ", num_in()));
   }
   return absl::OkStatus();
 }
@@ -309,8 +307,8 @@ absl::Status RuleContext::SameDTypes(std::vector<int> indices) const {
 absl::Status RuleContext::Rank(int i, int rank) const {
   J2O_RETURN_IF_ERROR(Shaped(i));
   if (in_[i].rank() != rank) {
-    return Fail(absl::StrCat("operand ", i, " must have rank ", rank,
-                             ", got ", in_[i].ToString()));
+    return Fail(absl::StrCat("operand ", i, " must have rank ", rank, ", got ",
+                             in_[i].ToString()));
   }
   return absl::OkStatus();
 }
@@ -318,8 +316,8 @@ absl::Status RuleContext::Rank(int i, int rank) const {
 absl::Status RuleContext::Axis(int64_t axis, int rank,
                                absl::string_view what) const {
   if (axis < 0 || axis >= rank) {
-    return Fail(absl::StrCat(what, "=", axis, " is out of range for rank ",
-                             rank));
+    return Fail(
+        absl::StrCat(what, "=", axis, " is out of range for rank ", rank));
   }
   return absl::OkStatus();
 }
@@ -406,8 +404,8 @@ absl::StatusOr<std::vector<DimExpr>> RuleContext::DimsOf(
   }
   if (value.kind() != ParamValue::Kind::kTuple &&
       value.kind() != ParamValue::Kind::kList) {
-    return Fail(absl::StrCat(what, " must be a tuple of dims, got ",
-                             value.ToString()));
+    return Fail(
+        absl::StrCat(what, " must be a tuple of dims, got ", value.ToString()));
   }
   std::vector<DimExpr> out;
   for (const ParamValue& item : value.items()) {

@@ -73,8 +73,8 @@ TEST_F(VerifyCliTest, WellTypedFileExitsZero) {
 }
 
 TEST_F(VerifyCliTest, IllTypedFileExitsOneWithLocation) {
-  const RunResult r = Run(absl::StrCat("verify ", P("good.jaxpr"), " ",
-                                       P("bad.jaxpr")));
+  const RunResult r =
+      Run(absl::StrCat("verify ", P("good.jaxpr"), " ", P("bad.jaxpr")));
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_THAT(r.output,
               HasSubstr(absl::StrCat(P("bad.jaxpr"),
@@ -95,9 +95,9 @@ TEST_F(VerifyCliTest, UnknownDtypeIsAParseErrorWithLocation) {
                                    "    b:f33[2] = neg a\n  in (b,) }\n";
   const RunResult r = Run(absl::StrCat("verify ", P("f33.jaxpr")));
   EXPECT_EQ(r.exit_code, 1) << r.output;
-  EXPECT_THAT(r.output, HasSubstr(absl::StrCat(
-                            P("f33.jaxpr"), ":1:14: error: unknown dtype "
-                                            "'f33'")));
+  EXPECT_THAT(r.output, HasSubstr(absl::StrCat(P("f33.jaxpr"),
+                                               ":1:14: error: unknown dtype "
+                                               "'f33'")));
 }
 
 TEST_F(VerifyCliTest, ConvertOfAnIllTypedBundleWritesNothing) {
@@ -106,8 +106,8 @@ TEST_F(VerifyCliTest, ConvertOfAnIllTypedBundleWritesNothing) {
         Run(absl::StrCat("convert ", P("bad.jaxpr"), " -o ", P("out.onnx"),
                          " --use_onnx_ir=", pipeline));
     EXPECT_EQ(r.exit_code, 1) << r.output;
-    EXPECT_THAT(r.output, HasSubstr(absl::StrCat(P("bad.jaxpr"),
-                                                 ":2:5: error: 'add'")));
+    EXPECT_THAT(r.output,
+                HasSubstr(absl::StrCat(P("bad.jaxpr"), ":2:5: error: 'add'")));
     EXPECT_FALSE(fs::exists(P("out.onnx")));
     EXPECT_FALSE(fs::exists(P("out.onnx.tmp")));
   }
@@ -119,8 +119,8 @@ TEST_F(VerifyCliTest, EvalOfAnIllTypedBundleIsRefused) {
       jaxpr::WriteNpzFile(P("bad.npz"), {{"input_0", x}, {"input_1", x}}).ok());
   const RunResult r = Run(absl::StrCat("eval ", P("bad.jaxpr")));
   EXPECT_NE(r.exit_code, 0) << r.output;
-  EXPECT_THAT(r.output, HasSubstr(absl::StrCat(P("bad.jaxpr"),
-                                               ":2:5: error: 'add'")));
+  EXPECT_THAT(r.output,
+              HasSubstr(absl::StrCat(P("bad.jaxpr"), ":2:5: error: 'add'")));
 }
 
 }  // namespace
