@@ -2,6 +2,7 @@
 // rule family.
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <set>
 
 #include "absl/strings/ascii.h"
@@ -47,9 +48,30 @@ bool DimEqual(const DimExpr& a, const DimExpr& b) {
   return true;
 }
 
+// Constant arithmetic saturates instead of overflowing (dims from input can
+// be near INT64_MAX): a saturated size never equals a declared one that is
+// valid, so the mismatch is reported rather than wrapped.
+int64_t SaturatingAdd(int64_t x, int64_t y) {
+  int64_t r;
+  if (__builtin_add_overflow(x, y, &r)) {
+    return x > 0 ? std::numeric_limits<int64_t>::max()
+                 : std::numeric_limits<int64_t>::min();
+  }
+  return r;
+}
+
+int64_t SaturatingMul(int64_t x, int64_t y) {
+  int64_t r;
+  if (__builtin_mul_overflow(x, y, &r)) {
+    return (x > 0) == (y > 0) ? std::numeric_limits<int64_t>::max()
+                              : std::numeric_limits<int64_t>::min();
+  }
+  return r;
+}
+
 DimExpr DimAdd(const DimExpr& a, const DimExpr& b) {
   if (a.is_constant() && b.is_constant()) {
-    return C(a.constant_value() + b.constant_value());
+    return C(SaturatingAdd(a.constant_value(), b.constant_value()));
   }
   if (a.is_constant() && a.constant_value() == 0) return b;
   if (b.is_constant() && b.constant_value() == 0) return a;
@@ -57,7 +79,7 @@ DimExpr DimAdd(const DimExpr& a, const DimExpr& b) {
 }
 
 DimExpr DimMulConst(const DimExpr& a, int64_t k) {
-  if (a.is_constant()) return C(a.constant_value() * k);
+  if (a.is_constant()) return C(SaturatingMul(a.constant_value(), k));
   if (k == 1) return a;
   return DimExpr::Product({C(k), a});
 }
