@@ -1,6 +1,7 @@
 #include "jaxpr/dim_expr.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -87,20 +88,35 @@ absl::StatusOr<int64_t> DimExpr::Evaluate(const DimBindings& bindings) const {
     if (!v.ok()) return v.status();
     vals.push_back(*v);
   }
+  // Dims come from input: overflow is an error, never undefined behaviour.
+  auto overflow = [&]() {
+    return absl::InvalidArgumentError(
+        absl::StrCat("evaluating '", ToString(), "' overflows int64"));
+  };
   switch (kind()) {
     case Kind::kSum: {
       int64_t s = 0;
-      for (int64_t v : vals) s += v;
+      for (int64_t v : vals) {
+        if (__builtin_add_overflow(s, v, &s)) return overflow();
+      }
       return s;
     }
     case Kind::kProduct: {
       int64_t p = 1;
-      for (int64_t v : vals) p *= v;
+      for (int64_t v : vals) {
+        if (__builtin_mul_overflow(p, v, &p)) return overflow();
+      }
       return p;
     }
     case Kind::kPow: {
+      const int64_t base = vals[0];
+      if (base == 0 || base == 1) return exponent() == 0 ? 1 : base;
+      if (base == -1) return exponent() % 2 == 0 ? 1 : -1;
       int64_t p = 1;
-      for (int64_t i = 0; i < exponent(); ++i) p *= vals[0];
+      // |base| >= 2: at most 63 multiplications before overflow.
+      for (int64_t i = 0; i < exponent(); ++i) {
+        if (__builtin_mul_overflow(p, base, &p)) return overflow();
+      }
       return p;
     }
     case Kind::kFloorDiv:
@@ -108,6 +124,9 @@ absl::StatusOr<int64_t> DimExpr::Evaluate(const DimBindings& bindings) const {
       if (vals[1] == 0) {
         return absl::InvalidArgumentError(
             absl::StrCat("division by zero evaluating '", ToString(), "'"));
+      }
+      if (vals[1] == -1 && vals[0] == std::numeric_limits<int64_t>::min()) {
+        return overflow();
       }
       return kind() == Kind::kFloorDiv ? FloorDivInt(vals[0], vals[1])
                                        : FloorModInt(vals[0], vals[1]);

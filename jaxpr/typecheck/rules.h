@@ -90,10 +90,10 @@ class RuleContext {
   }
 
   // ---- checks ----
-  absl::Status Arity(int n) const;                 // exactly n operands
-  absl::Status ArityRange(int lo, int hi) const;   // lo <= n <= hi (hi<0: any)
-  absl::Status Outputs(int n) const;               // exactly n binders
-  absl::Status Shaped(int i) const;                // operand i is an array
+  absl::Status Arity(int n) const;                // exactly n operands
+  absl::Status ArityRange(int lo, int hi) const;  // lo <= n <= hi (hi<0: any)
+  absl::Status Outputs(int n) const;              // exactly n binders
+  absl::Status Shaped(int i) const;               // operand i is an array
   absl::Status AllShaped() const;
   absl::Status Variable(int i) const;  // operand i must not be a literal
   absl::Status DTypeIn(int i, unsigned classes) const;

@@ -49,15 +49,24 @@ absl::Status CondRule(RuleContext& ctx) {
                        ctx.Jaxprs("branches"));
   if (branches.empty()) return ctx.Fail("needs at least one branch");
   const std::vector<Aval> args = Slice(ctx.ins(), 1, ctx.num_in());
-  const std::vector<Aval> out = OutvarAvals(*branches[0]);
   for (size_t b = 0; b < branches.size(); ++b) {
     J2O_RETURN_IF_ERROR(MatchTypes(ctx, absl::StrCat("branch ", b, " inputs"),
                                    InvarAvals(*branches[b]), args));
-    J2O_RETURN_IF_ERROR(MatchTypes(ctx,
-                                   absl::StrCat("branch ", b, " outputs"),
-                                   OutvarAvals(*branches[b]), out));
+    // Every branch gives the declared results (so all branches agree).
+    const std::vector<Aval> out = OutvarAvals(*branches[b]);
+    if (static_cast<int>(out.size()) != ctx.num_out()) {
+      return ctx.Fail(absl::StrCat("cond branch ", b, " returns ", out.size(),
+                                   " values, declared ", ctx.num_out()));
+    }
+    for (size_t i = 0; i < out.size(); ++i) {
+      if (!out[i].is_shaped() || !ctx.out(i).is_shaped()) continue;
+      if (!SameType(out[i], ctx.out(i))) {
+        return ctx.Fail(absl::StrCat("cond branch ", b, " output ", i, " is ",
+                                     out[i].ToString(), ", declared ",
+                                     ctx.out(i).ToString()));
+      }
+    }
   }
-  ctx.SetResults(Optional(out));
   return absl::OkStatus();
 }
 
@@ -94,10 +103,51 @@ absl::Status WhileRule(RuleContext& ctx) {
   return absl::OkStatus();
 }
 
+// The scan signature for one consts/carry split: the body takes consts,
+// carry and one slice of each scanned operand, and returns the carry and
+// one slice of each stacked result. Results go to `results`.
+absl::Status CheckScanSplit(const RuleContext& ctx, const ClosedJaxpr& body,
+                            const DimExpr& length, int64_t num_consts,
+                            int64_t num_carry,
+                            std::vector<std::optional<Aval>>* results) {
+  if (num_consts < 0 || num_carry < 0 ||
+      num_consts + num_carry > ctx.num_in()) {
+    return ctx.Fail(absl::StrCat("num_consts=", num_consts, " and num_carry=",
+                                 num_carry, " exceed the operand count"));
+  }
+  std::vector<Aval> body_in = Slice(ctx.ins(), 0, num_consts + num_carry);
+  for (int i = num_consts + num_carry; i < ctx.num_in(); ++i) {
+    const Aval& xs = ctx.in(i);
+    if (xs.rank() < 1 || !DimEqual(xs.shape[0], length)) {
+      return ctx.Fail(absl::StrCat(
+          "scanned operand ", i, " (", xs.ToString(),
+          ") must have leading dimension length=", length.ToString()));
+    }
+    body_in.push_back(WithShape(
+        xs, std::vector<DimExpr>(xs.shape.begin() + 1, xs.shape.end())));
+  }
+  J2O_RETURN_IF_ERROR(
+      MatchTypes(ctx, "scan body inputs", InvarAvals(body), body_in));
+  const std::vector<Aval> body_out = OutvarAvals(body);
+  if (static_cast<int64_t>(body_out.size()) < num_carry) {
+    return ctx.Fail("the scan body returns fewer values than num_carry");
+  }
+  const std::vector<Aval> carry_in =
+      Slice(ctx.ins(), num_consts, num_consts + num_carry);
+  J2O_RETURN_IF_ERROR(MatchTypes(ctx, "scan body carry outputs",
+                                 Slice(body_out, 0, num_carry), carry_in));
+  results->assign(carry_in.begin(), carry_in.end());
+  for (size_t i = num_carry; i < body_out.size(); ++i) {
+    std::vector<DimExpr> shape = {length};
+    shape.insert(shape.end(), body_out[i].shape.begin(),
+                 body_out[i].shape.end());
+    results->push_back(WithShape(body_out[i], std::move(shape)));
+  }
+  return absl::OkStatus();
+}
+
 absl::Status ScanRule(RuleContext& ctx) {
   J2O_RETURN_IF_ERROR(ctx.AllShaped());
-  J2O_ASSIGN_OR_RETURN(int64_t num_consts, ctx.Int("num_consts"));
-  J2O_ASSIGN_OR_RETURN(int64_t num_carry, ctx.Int("num_carry"));
   J2O_RETURN_IF_ERROR(ctx.Bool("reverse").status());
   J2O_ASSIGN_OR_RETURN(const ParamValue* length_param,
                        ctx.params().Get("length"));
@@ -108,56 +158,51 @@ absl::Status ScanRule(RuleContext& ctx) {
   } else {
     std::string error;
     size_t offset = 0;
-    if (!ParseDimExpr(length_param->ToString(), 64, &length, &error,
-                      &offset)) {
+    if (!ParseDimExpr(length_param->ToString(), 64, &length, &error, &offset)) {
       return ctx.Fail(absl::StrCat("length=", length_param->ToString(),
                                    " is not a dimension"));
     }
   }
   if (DimConst(length).value_or(0) < 0) return ctx.Fail("length must be >= 0");
-  if (num_consts < 0 || num_carry < 0 || num_consts + num_carry > ctx.num_in()) {
-    return ctx.Fail(absl::StrCat("num_consts=", num_consts, " and num_carry=",
-                                 num_carry, " exceed the operand count"));
+  std::vector<std::optional<Aval>> results;
+  if (ctx.params().Has("num_consts") || ctx.params().Has("num_carry")) {
+    J2O_ASSIGN_OR_RETURN(int64_t num_consts, ctx.Int("num_consts"));
+    J2O_ASSIGN_OR_RETURN(int64_t num_carry, ctx.Int("num_carry"));
+    J2O_RETURN_IF_ERROR(
+        CheckScanSplit(ctx, *body, length, num_consts, num_carry, &results));
+    ctx.SetResults(std::move(results));
+    return absl::OkStatus();
   }
-  std::vector<Aval> body_in = Slice(ctx.ins(), 0, num_consts + num_carry);
-  for (int i = num_consts + num_carry; i < ctx.num_in(); ++i) {
-    const Aval& xs = ctx.in(i);
-    if (xs.rank() < 1 || !DimEqual(xs.shape[0], length)) {
-      return ctx.Fail(absl::StrCat("scanned operand ", i, " (", xs.ToString(),
-                                   ") must have leading dimension length=",
-                                   length.ToString()));
+  // JAX 0.11 prints ft_in/ft_out pytrees instead of the counts: the program
+  // is well typed when some split makes the signature consistent.
+  for (int64_t carry = 0; carry <= ctx.num_out(); ++carry) {
+    for (int64_t consts = 0; consts + carry <= ctx.num_in(); ++consts) {
+      std::vector<std::optional<Aval>> candidate;
+      if (!CheckScanSplit(ctx, *body, length, consts, carry, &candidate).ok()) {
+        continue;
+      }
+      bool matches = candidate.size() == static_cast<size_t>(ctx.num_out());
+      for (size_t i = 0; matches && i < candidate.size(); ++i) {
+        matches =
+            !ctx.out(i).is_shaped() || SameType(*candidate[i], ctx.out(i));
+      }
+      if (matches) {
+        ctx.SetResults(std::move(candidate));
+        return absl::OkStatus();
+      }
     }
-    body_in.push_back(WithShape(
-        xs, std::vector<DimExpr>(xs.shape.begin() + 1, xs.shape.end())));
   }
-  J2O_RETURN_IF_ERROR(
-      MatchTypes(ctx, "scan body inputs", InvarAvals(*body), body_in));
-  const std::vector<Aval> body_out = OutvarAvals(*body);
-  if (static_cast<int64_t>(body_out.size()) < num_carry) {
-    return ctx.Fail("the scan body returns fewer values than num_carry");
-  }
-  const std::vector<Aval> carry_in =
-      Slice(ctx.ins(), num_consts, num_consts + num_carry);
-  J2O_RETURN_IF_ERROR(MatchTypes(ctx, "scan body carry outputs",
-                                 Slice(body_out, 0, num_carry), carry_in));
-  std::vector<std::optional<Aval>> results(carry_in.begin(), carry_in.end());
-  for (size_t i = num_carry; i < body_out.size(); ++i) {
-    std::vector<DimExpr> shape = {length};
-    shape.insert(shape.end(), body_out[i].shape.begin(),
-                 body_out[i].shape.end());
-    results.push_back(WithShape(body_out[i], std::move(shape)));
-  }
-  ctx.SetResults(std::move(results));
-  return absl::OkStatus();
+  return ctx.Fail(
+      "no consts/carry split (num_consts/num_carry are not printed) makes the "
+      "body's signature match the operands and results");
 }
 
 }  // namespace
 
 void RegisterControlFlowRules(RuleTable& table) {
-  for (const char* name :
-       {"pjit", "jit", "closed_call", "core_call", "remat", "remat2",
-        "checkpoint", "custom_jvp_call", "custom_vjp_call",
-        "custom_vjp_call_jaxpr"}) {
+  for (const char* name : {"pjit", "jit", "closed_call", "core_call", "remat",
+                           "remat2", "checkpoint", "custom_jvp_call",
+                           "custom_vjp_call", "custom_vjp_call_jaxpr"}) {
     table[name] = {&CallRule};
   }
   table["cond"] = {&CondRule};

@@ -62,10 +62,10 @@ absl::Status GatherRule(RuleContext& ctx) {
       SortedAxes(ctx, collapsed, operand.rank(), "collapsed_slice_dims"));
   J2O_RETURN_IF_ERROR(SortedAxes(ctx, operand_batching, operand.rank(),
                                  "operand_batching_dims"));
-  J2O_RETURN_IF_ERROR(ctx.AxesIn(start_index_map, operand.rank(),
-                                 "start_index_map"));
-  J2O_RETURN_IF_ERROR(ctx.AxesIn(indices_batching, batch_rank,
-                                 "start_indices_batching_dims"));
+  J2O_RETURN_IF_ERROR(
+      ctx.AxesIn(start_index_map, operand.rank(), "start_index_map"));
+  J2O_RETURN_IF_ERROR(
+      ctx.AxesIn(indices_batching, batch_rank, "start_indices_batching_dims"));
   if (!DimEqual(indices.shape.back(),
                 C(static_cast<int64_t>(start_index_map.size())))) {
     return ctx.Fail(absl::StrCat(
@@ -73,24 +73,23 @@ absl::Status GatherRule(RuleContext& ctx) {
         start_index_map.size()));
   }
   if (static_cast<int>(slice_sizes.size()) != operand.rank()) {
-    return ctx.Fail(absl::StrCat("slice_sizes needs ", operand.rank(),
-                                 " entries"));
+    return ctx.Fail(
+        absl::StrCat("slice_sizes needs ", operand.rank(), " entries"));
   }
-  if (operand.rank() != static_cast<int>(offset_dims.size() +
-                                         collapsed.size() +
+  if (operand.rank() != static_cast<int>(offset_dims.size() + collapsed.size() +
                                          operand_batching.size())) {
-    return ctx.Fail("offset_dims, collapsed_slice_dims and "
-                    "operand_batching_dims must cover the operand rank");
+    return ctx.Fail(
+        "offset_dims, collapsed_slice_dims and "
+        "operand_batching_dims must cover the operand rank");
   }
   std::vector<DimExpr> offset_sizes;
   for (int d = 0; d < operand.rank(); ++d) {
     const auto size = DimConst(slice_sizes[d]);
     const auto dim = DimConst(operand.shape[d]);
     if ((size && *size < 0) || (size && dim && *size > *dim)) {
-      return ctx.Fail(absl::StrCat("slice_sizes[", d, "]=",
-                                   slice_sizes[d].ToString(),
-                                   " does not fit operand dimension ",
-                                   operand.shape[d].ToString()));
+      return ctx.Fail(absl::StrCat(
+          "slice_sizes[", d, "]=", slice_sizes[d].ToString(),
+          " does not fit operand dimension ", operand.shape[d].ToString()));
     }
     if (Contains(collapsed, d) || Contains(operand_batching, d)) {
       if (size.has_value() && *size > 1) {
@@ -145,19 +144,20 @@ absl::Status ScatterRule(RuleContext& ctx) {
       SortedAxes(ctx, window_dims, updates.rank(), "update_window_dims"));
   J2O_RETURN_IF_ERROR(
       SortedAxes(ctx, inserted, operand.rank(), "inserted_window_dims"));
-  J2O_RETURN_IF_ERROR(ctx.AxesIn(to_operand, operand.rank(),
-                                 "scatter_dims_to_operand_dims"));
+  J2O_RETURN_IF_ERROR(
+      ctx.AxesIn(to_operand, operand.rank(), "scatter_dims_to_operand_dims"));
   if (!DimEqual(indices.shape.back(),
                 C(static_cast<int64_t>(to_operand.size())))) {
-    return ctx.Fail(absl::StrCat(
-        "the last indices dimension must equal "
-        "len(scatter_dims_to_operand_dims)=",
-        to_operand.size()));
+    return ctx.Fail(
+        absl::StrCat("the last indices dimension must equal "
+                     "len(scatter_dims_to_operand_dims)=",
+                     to_operand.size()));
   }
   if (operand.rank() != static_cast<int>(window_dims.size() + inserted.size() +
                                          operand_batching.size())) {
-    return ctx.Fail("update_window_dims, inserted_window_dims and "
-                    "operand_batching_dims must cover the operand rank");
+    return ctx.Fail(
+        "update_window_dims, inserted_window_dims and "
+        "operand_batching_dims must cover the operand rank");
   }
   // Scatter dims of updates match the indices' batch dims in order; window
   // dims fit the operand dims that are neither inserted nor batching.
@@ -207,8 +207,8 @@ absl::Status DynamicSliceRule(RuleContext& ctx) {
     J2O_RETURN_IF_ERROR(ctx.Rank(i, 0));
   }
   if (static_cast<int>(sizes.size()) != operand.rank()) {
-    return ctx.Fail(absl::StrCat("slice_sizes needs ", operand.rank(),
-                                 " entries"));
+    return ctx.Fail(
+        absl::StrCat("slice_sizes needs ", operand.rank(), " entries"));
   }
   for (int d = 0; d < operand.rank(); ++d) {
     const auto s = DimConst(sizes[d]);
@@ -258,10 +258,10 @@ absl::Status DynamicUpdateSliceRule(RuleContext& ctx) {
 
 void RegisterIndexingRules(RuleTable& table) {
   table["gather"] = {&GatherRule};
-  for (const char* name : {"scatter", "scatter-add", "scatter_add",
-                           "scatter-sub", "scatter_sub", "scatter-mul",
-                           "scatter_mul", "scatter-min", "scatter_min",
-                           "scatter-max", "scatter_max"}) {
+  for (const char* name :
+       {"scatter", "scatter-add", "scatter_add", "scatter-sub", "scatter_sub",
+        "scatter-mul", "scatter_mul", "scatter-min", "scatter_min",
+        "scatter-max", "scatter_max"}) {
     table[name] = {&ScatterRule};
   }
   table["dynamic_slice"] = {&DynamicSliceRule};

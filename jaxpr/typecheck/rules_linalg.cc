@@ -42,8 +42,8 @@ absl::Status DotGeneralRule(RuleContext& ctx) {
   // ((lhs_contract, rhs_contract), (lhs_batch, rhs_batch))
   if (dn->items().size() != 2 || dn->items()[0].items().size() != 2 ||
       dn->items()[1].items().size() != 2) {
-    return ctx.Fail(absl::StrCat("malformed dimension_numbers ",
-                                 dn->ToString()));
+    return ctx.Fail(
+        absl::StrCat("malformed dimension_numbers ", dn->ToString()));
   }
   J2O_ASSIGN_OR_RETURN(std::vector<int64_t> lc,
                        dn->items()[0].items()[0].AsIntList("lhs contracting"));
@@ -56,8 +56,9 @@ absl::Status DotGeneralRule(RuleContext& ctx) {
   const Aval& lhs = ctx.in(0);
   const Aval& rhs = ctx.in(1);
   if (lc.size() != rc.size() || lb.size() != rb.size()) {
-    return ctx.Fail("lhs and rhs must name as many contracting and batch "
-                    "dimensions");
+    return ctx.Fail(
+        "lhs and rhs must name as many contracting and batch "
+        "dimensions");
   }
   std::vector<int64_t> lhs_used = lc;
   lhs_used.insert(lhs_used.end(), lb.begin(), lb.end());
@@ -152,12 +153,13 @@ absl::Status ConvRule(RuleContext& ctx) {
   if (static_cast<int>(strides.size()) != spatial ||
       static_cast<int>(lhs_dil.size()) != spatial ||
       static_cast<int>(rhs_dil.size()) != spatial) {
-    return ctx.Fail(absl::StrCat("strides and dilations need ", spatial,
-                                 " entries"));
+    return ctx.Fail(
+        absl::StrCat("strides and dilations need ", spatial, " entries"));
   }
   if (fgc < 1 || bgc < 1 || (fgc > 1 && bgc > 1)) {
-    return ctx.Fail("feature_group_count and batch_group_count must be >= 1 "
-                    "and not both > 1");
+    return ctx.Fail(
+        "feature_group_count and batch_group_count must be >= 1 "
+        "and not both > 1");
   }
   const DimExpr& batch = lhs.shape[lhs_spec[0]];
   const DimExpr& in_features = lhs.shape[lhs_spec[1]];
@@ -194,8 +196,8 @@ absl::Status ConvRule(RuleContext& ctx) {
                      ? C(0)
                      : DimAdd(DimMul(DimSub(n, C(1)), lhs_dil[i]), C(1));
     DimExpr padded = DimAdd(DimAdd(in, pads[i].first), pads[i].second);
-    DimExpr window =
-        DimConst(k) == 0 ? C(0)
+    DimExpr window = DimConst(k) == 0
+                         ? C(0)
                          : DimAdd(DimMul(DimSub(k, C(1)), rhs_dil[i]), C(1));
     DimExpr diff = DimSub(padded, window);
     if (auto d = DimConst(diff); d.has_value() && *d < 0) {

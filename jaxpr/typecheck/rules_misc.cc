@@ -24,8 +24,8 @@ absl::Status SortRule(RuleContext& ctx) {
   }
   J2O_RETURN_IF_ERROR(ctx.Axis(dimension, ctx.in(0).rank(), "dimension"));
   if (num_keys < 1 || num_keys > ctx.num_in()) {
-    return ctx.Fail(absl::StrCat("num_keys=", num_keys, " must be in 1..",
-                                 ctx.num_in()));
+    return ctx.Fail(
+        absl::StrCat("num_keys=", num_keys, " must be in 1..", ctx.num_in()));
   }
   ctx.SetResults(
       std::vector<std::optional<Aval>>(ctx.ins().begin(), ctx.ins().end()));
@@ -48,8 +48,8 @@ absl::Status TopKRule(RuleContext& ctx) {
   }
   if (k < 0) return ctx.Fail("k must be >= 0");
   if (auto n = DimConst(x.shape[axis]); n.has_value() && *n < k) {
-    return ctx.Fail(absl::StrCat("k=", k, " exceeds the size ", *n,
-                                 " along axis ", axis));
+    return ctx.Fail(
+        absl::StrCat("k=", k, " exceeds the size ", *n, " along axis ", axis));
   }
   std::vector<DimExpr> shape = x.shape;
   shape[axis] = C(k);

@@ -46,8 +46,8 @@ absl::Status ReshapeRule(RuleContext& ctx) {
   if (ctx.num_in() > 1) return absl::OkStatus();  // dynamic: sizes are vars
   for (const DimExpr& d : sizes) {
     if (DimConst(d).value_or(0) < 0) {
-      return ctx.Fail(absl::StrCat("new_sizes holds a negative size ",
-                                   d.ToString()));
+      return ctx.Fail(
+          absl::StrCat("new_sizes holds a negative size ", d.ToString()));
     }
   }
   if (!DimEqual(Product(sizes), Product(x.shape))) {
@@ -71,8 +71,8 @@ absl::Status SqueezeRule(RuleContext& ctx) {
   for (int i = 0; i < x.rank(); ++i) {
     if (std::find(dims.begin(), dims.end(), i) != dims.end()) {
       if (!DimEqual(x.shape[i], C(1))) {
-        return ctx.Fail(absl::StrCat("cannot squeeze dimension ", i, " of size ",
-                                     x.shape[i].ToString()));
+        return ctx.Fail(absl::StrCat("cannot squeeze dimension ", i,
+                                     " of size ", x.shape[i].ToString()));
       }
       continue;
     }
@@ -131,14 +131,28 @@ absl::Status BroadcastInDimRule(RuleContext& ctx) {
   J2O_RETURN_IF_ERROR(ctx.AllShaped());
   J2O_RETURN_IF_ERROR(ctx.Outputs(1));
   J2O_RETURN_IF_ERROR(DynamicShapeOperands(ctx, 1));
-  J2O_ASSIGN_OR_RETURN(std::vector<DimExpr> shape, ctx.Dims("shape"));
-  J2O_ASSIGN_OR_RETURN(std::vector<int64_t> bdims,
-                       ctx.Ints("broadcast_dimensions"));
+  // JAX >= 0.9.1 hides `shape` (the binder's) and an empty
+  // `broadcast_dimensions` (shared/JAXPR_FORMAT.md, custom param rules).
+  std::vector<DimExpr> shape;
+  if (ctx.num_in() > 1) {
+    // Dynamic shapes (0.4.x): `shape=(None, 3)` with the sizes as operands.
+    if (!ctx.out(0).is_shaped()) return absl::OkStatus();
+    shape = ctx.out(0).shape;
+  } else if (ctx.params().Has("shape")) {
+    J2O_ASSIGN_OR_RETURN(shape, ctx.Dims("shape"));
+  } else if (ctx.out(0).is_shaped()) {
+    shape = ctx.out(0).shape;
+  } else {
+    return ctx.Fail("missing param 'shape'");
+  }
+  std::vector<int64_t> bdims;
+  if (ctx.params().Has("broadcast_dimensions")) {
+    J2O_ASSIGN_OR_RETURN(bdims, ctx.Ints("broadcast_dimensions"));
+  }
   const Aval& x = ctx.in(0);
   if (static_cast<int>(bdims.size()) != x.rank()) {
     return ctx.Fail(absl::StrCat("broadcast_dimensions has ", bdims.size(),
-                                 " entries for an operand of rank ",
-                                 x.rank()));
+                                 " entries for an operand of rank ", x.rank()));
   }
   for (size_t i = 0; i < bdims.size(); ++i) {
     J2O_RETURN_IF_ERROR(ctx.Axis(bdims[i], static_cast<int>(shape.size()),
@@ -148,11 +162,10 @@ absl::Status BroadcastInDimRule(RuleContext& ctx) {
     }
     if (ctx.num_in() == 1 && !DimEqual(x.shape[i], C(1)) &&
         !DimEqual(x.shape[i], shape[bdims[i]])) {
-      return ctx.Fail(absl::StrCat("operand dimension ", i, " (",
-                                   x.shape[i].ToString(),
-                                   ") must be 1 or match result dimension ",
-                                   bdims[i], " (", shape[bdims[i]].ToString(),
-                                   ")"));
+      return ctx.Fail(
+          absl::StrCat("operand dimension ", i, " (", x.shape[i].ToString(),
+                       ") must be 1 or match result dimension ", bdims[i], " (",
+                       shape[bdims[i]].ToString(), ")"));
     }
   }
   if (ctx.num_in() > 1) return absl::OkStatus();  // dynamic shape: partial
@@ -178,8 +191,8 @@ absl::Status ConcatenateRule(RuleContext& ctx) {
     }
     for (int d = 0; d < a.rank(); ++d) {
       if (d != dim && !DimEqual(a.shape[d], first.shape[d])) {
-        return ctx.Fail(absl::StrCat(
-            "operands must agree on every dimension but ", dim));
+        return ctx.Fail(
+            absl::StrCat("operands must agree on every dimension but ", dim));
       }
     }
     total = DimAdd(total, a.shape[dim]);
@@ -198,15 +211,15 @@ absl::Status PadRule(RuleContext& ctx) {
                        ctx.params().Get("padding_config"));
   const Aval& x = ctx.in(0);
   if (static_cast<int>(config->items().size()) != x.rank()) {
-    return ctx.Fail(absl::StrCat("padding_config has ",
-                                 config->items().size(),
+    return ctx.Fail(absl::StrCat("padding_config has ", config->items().size(),
                                  " entries for an operand of rank ", x.rank()));
   }
   std::vector<DimExpr> shape;
   for (int d = 0; d < x.rank(); ++d) {
     J2O_ASSIGN_OR_RETURN(std::vector<DimExpr> lhi,
                          ctx.DimsOf(config->items()[d], "padding_config"));
-    if (lhi.size() != 3) return ctx.Fail("padding_config entries are (lo, hi, interior)");
+    if (lhi.size() != 3)
+      return ctx.Fail("padding_config entries are (lo, hi, interior)");
     const std::optional<int64_t> interior = DimConst(lhi[2]);
     if (interior.has_value() && *interior < 0) {
       return ctx.Fail("interior padding must be >= 0");
@@ -219,8 +232,8 @@ absl::Status PadRule(RuleContext& ctx) {
             : DimMul(DimSub(n, C(1)), lhi[2]);
     DimExpr size = DimAdd(DimAdd(DimAdd(lhi[0], lhi[1]), n), inner);
     if (DimConst(size).value_or(0) < 0) {
-      return ctx.Fail(absl::StrCat("padding dimension ", d,
-                                   " gives a negative size"));
+      return ctx.Fail(
+          absl::StrCat("padding dimension ", d, " gives a negative size"));
     }
     shape.push_back(size);
   }
@@ -242,8 +255,8 @@ absl::Status SliceRule(RuleContext& ctx) {
   if (static_cast<int>(start.size()) != x.rank() ||
       static_cast<int>(limit.size()) != x.rank() ||
       static_cast<int>(strides.size()) != x.rank()) {
-    return ctx.Fail(absl::StrCat("start/limit/strides must have ", x.rank(),
-                                 " entries"));
+    return ctx.Fail(
+        absl::StrCat("start/limit/strides must have ", x.rank(), " entries"));
   }
   std::vector<DimExpr> shape;
   for (int d = 0; d < x.rank(); ++d) {

@@ -2,8 +2,10 @@
 // rule family.
 #include <algorithm>
 #include <array>
+#include <limits>
 #include <set>
 
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "jaxpr/status_macros.h"
@@ -31,8 +33,8 @@ bool DimEqual(const DimExpr& a, const DimExpr& b) {
   b.CollectSymbols(&symbols);
   // Assignments chosen so that distinct low-degree polynomials, floordiv and
   // mod terms disagree on at least one of them.
-  static constexpr std::array<std::array<int64_t, 4>, 4> kValues = {{
-      {2, 3, 5, 7}, {11, 13, 17, 19}, {6, 4, 9, 10}, {23, 29, 31, 37}}};
+  static constexpr std::array<std::array<int64_t, 4>, 4> kValues = {
+      {{2, 3, 5, 7}, {11, 13, 17, 19}, {6, 4, 9, 10}, {23, 29, 31, 37}}};
   for (size_t trial = 0; trial < kValues.size(); ++trial) {
     DimBindings bindings;
     for (size_t i = 0; i < symbols.size(); ++i) {
@@ -46,9 +48,30 @@ bool DimEqual(const DimExpr& a, const DimExpr& b) {
   return true;
 }
 
+// Constant arithmetic saturates instead of overflowing (dims from input can
+// be near INT64_MAX): a saturated size never equals a declared one that is
+// valid, so the mismatch is reported rather than wrapped.
+int64_t SaturatingAdd(int64_t x, int64_t y) {
+  int64_t r;
+  if (__builtin_add_overflow(x, y, &r)) {
+    return x > 0 ? std::numeric_limits<int64_t>::max()
+                 : std::numeric_limits<int64_t>::min();
+  }
+  return r;
+}
+
+int64_t SaturatingMul(int64_t x, int64_t y) {
+  int64_t r;
+  if (__builtin_mul_overflow(x, y, &r)) {
+    return (x > 0) == (y > 0) ? std::numeric_limits<int64_t>::max()
+                              : std::numeric_limits<int64_t>::min();
+  }
+  return r;
+}
+
 DimExpr DimAdd(const DimExpr& a, const DimExpr& b) {
   if (a.is_constant() && b.is_constant()) {
-    return C(a.constant_value() + b.constant_value());
+    return C(SaturatingAdd(a.constant_value(), b.constant_value()));
   }
   if (a.is_constant() && a.constant_value() == 0) return b;
   if (b.is_constant() && b.constant_value() == 0) return a;
@@ -56,7 +79,7 @@ DimExpr DimAdd(const DimExpr& a, const DimExpr& b) {
 }
 
 DimExpr DimMulConst(const DimExpr& a, int64_t k) {
-  if (a.is_constant()) return C(a.constant_value() * k);
+  if (a.is_constant()) return C(SaturatingMul(a.constant_value(), k));
   if (k == 1) return a;
   return DimExpr::Product({C(k), a});
 }
@@ -99,13 +122,12 @@ bool ShapeEqual(const std::vector<DimExpr>& a, const std::vector<DimExpr>& b) {
 }
 
 std::string ShapeString(const std::vector<DimExpr>& shape) {
-  return absl::StrCat(
-      "[",
-      absl::StrJoin(shape, ",",
-                    [](std::string* out, const DimExpr& d) {
-                      out->append(d.ToString());
-                    }),
-      "]");
+  return absl::StrCat("[",
+                      absl::StrJoin(shape, ",",
+                                    [](std::string* out, const DimExpr& d) {
+                                      out->append(d.ToString());
+                                    }),
+                      "]");
 }
 
 // ---- dtypes ----
@@ -234,12 +256,11 @@ absl::Status RuleContext::Arity(int n) const {
 
 absl::Status RuleContext::ArityRange(int lo, int hi) const {
   if (num_in() < lo || (hi >= 0 && num_in() > hi)) {
-    return Fail(absl::StrCat(
-        "takes ",
-        hi < 0        ? absl::StrCat("at least ", lo)
-        : lo == hi    ? absl::StrCat(lo)
-                      : absl::StrCat(lo, " to ", hi),
-        " operands, got ", num_in()));
+    return Fail(absl::StrCat("takes ",
+                             hi < 0     ? absl::StrCat("at least ", lo)
+                             : lo == hi ? absl::StrCat(lo)
+                                        : absl::StrCat(lo, " to ", hi),
+                             " operands, got ", num_in()));
   }
   return absl::OkStatus();
 }
@@ -308,8 +329,8 @@ absl::Status RuleContext::SameDTypes(std::vector<int> indices) const {
 absl::Status RuleContext::Rank(int i, int rank) const {
   J2O_RETURN_IF_ERROR(Shaped(i));
   if (in_[i].rank() != rank) {
-    return Fail(absl::StrCat("operand ", i, " must have rank ", rank,
-                             ", got ", in_[i].ToString()));
+    return Fail(absl::StrCat("operand ", i, " must have rank ", rank, ", got ",
+                             in_[i].ToString()));
   }
   return absl::OkStatus();
 }
@@ -317,8 +338,8 @@ absl::Status RuleContext::Rank(int i, int rank) const {
 absl::Status RuleContext::Axis(int64_t axis, int rank,
                                absl::string_view what) const {
   if (axis < 0 || axis >= rank) {
-    return Fail(absl::StrCat(what, "=", axis, " is out of range for rank ",
-                             rank));
+    return Fail(
+        absl::StrCat(what, "=", axis, " is out of range for rank ", rank));
   }
   return absl::OkStatus();
 }
@@ -374,10 +395,39 @@ absl::Status RuleContext::Has(absl::string_view key) const {
 
 absl::StatusOr<std::vector<DimExpr>> RuleContext::DimsOf(
     const ParamValue& value, absl::string_view what) const {
+  if (value.kind() == ParamValue::Kind::kOpaque && value.text().size() >= 2 &&
+      value.text().front() == '(' && value.text().back() == ')') {
+    // A tuple holding symbolic expressions (`(3*B,)`) kept as text: split
+    // at depth-0 commas.
+    const std::string& t = value.text();
+    std::vector<DimExpr> out;
+    const std::string inner = t.substr(1, t.size() - 2);
+    int depth = 0;
+    size_t start = 0;
+    for (size_t i = 0; i <= inner.size(); ++i) {
+      const char c = i < inner.size() ? inner[i] : ',';
+      if (c == '(') ++depth;
+      if (c == ')') --depth;
+      if (c != ',' || depth != 0) continue;
+      std::string item(
+          absl::StripAsciiWhitespace(inner.substr(start, i - start)));
+      start = i + 1;
+      if (item.empty()) continue;
+      DimExpr d;
+      std::string error;
+      size_t offset = 0;
+      if (!ParseDimExpr(item, 64, &d, &error, &offset)) {
+        return Fail(
+            absl::StrCat(what, ": entry '", item, "' is not a dimension"));
+      }
+      out.push_back(std::move(d));
+    }
+    return out;
+  }
   if (value.kind() != ParamValue::Kind::kTuple &&
       value.kind() != ParamValue::Kind::kList) {
-    return Fail(absl::StrCat(what, " must be a tuple of dims, got ",
-                             value.ToString()));
+    return Fail(
+        absl::StrCat(what, " must be a tuple of dims, got ", value.ToString()));
   }
   std::vector<DimExpr> out;
   for (const ParamValue& item : value.items()) {

@@ -93,13 +93,13 @@ class Checker {
       if (!v->is_drop) {
         auto [it, inserted] = names.emplace(v->name, loc);
         if (!inserted) {
-          Error(loc, absl::StrCat("duplicate binder '", v->name, "'",
-                                  it->second.line > 0
-                                      ? absl::StrCat(" (first bound at ",
-                                                     LocString(filename_,
-                                                               it->second),
-                                                     ")")
-                                      : ""));
+          Error(loc,
+                absl::StrCat(
+                    "duplicate binder '", v->name, "'",
+                    it->second.line > 0
+                        ? absl::StrCat(" (first bound at ",
+                                       LocString(filename_, it->second), ")")
+                        : ""));
         }
       }
       defined.insert(v);
@@ -147,8 +147,8 @@ class Checker {
         const Literal& lit = *a.literal;
         if (lit.aval.has_value()) {
           if (std::string p = AvalProblem(*lit.aval); !p.empty()) {
-            Error(eqn.loc, absl::StrCat(prim, ": literal operand ", i, ": ",
-                                        p));
+            Error(eqn.loc,
+                  absl::StrCat(prim, ": literal operand ", i, ": ", p));
             bad_operand = true;
           }
           in.push_back(*lit.aval);
@@ -196,19 +196,17 @@ class Checker {
     absl::Status status = it->second.rule(ctx);
     if (absl::IsCancelled(status)) return;  // a nested jaxpr's error
     if (!status.ok()) {
-      Error(eqn.loc, absl::StrCat(prim, ": ", status.message(),
-                                  " (operands: ",
+      Error(eqn.loc, absl::StrCat(prim, ": ", status.message(), " (operands: ",
                                   typecheck::TypesString(operands), ")"));
       return;
     }
     if (!ctx.has_results()) return;
     const auto& results = ctx.results();
     if (results.size() != eqn.outputs.size()) {
-      Error(eqn.loc,
-            absl::StrCat(prim, ": has ", results.size(), " result",
-                         results.size() == 1 ? "" : "s", ", declared ",
-                         eqn.outputs.size(), " (operands: ",
-                         typecheck::TypesString(operands), ")"));
+      Error(eqn.loc, absl::StrCat(prim, ": has ", results.size(), " result",
+                                  results.size() == 1 ? "" : "s", ", declared ",
+                                  eqn.outputs.size(), " (operands: ",
+                                  typecheck::TypesString(operands), ")"));
       return;
     }
     for (size_t i = 0; i < results.size(); ++i) {
@@ -218,12 +216,12 @@ class Checker {
       if (declared.kind == Aval::Kind::kOpaque) continue;
       if (typecheck::SameType(*results[i], declared)) continue;
       Error(eqn.loc,
-            absl::StrCat(prim, ": ",
-                         results.size() > 1 ? absl::StrCat("result ", i, ": ")
-                                            : "",
-                         "expected ", results[i]->ToString(), ", declared ",
-                         declared.ToString(), " (operands: ",
-                         typecheck::TypesString(operands), ")"));
+            absl::StrCat(
+                prim, ": ",
+                results.size() > 1 ? absl::StrCat("result ", i, ": ") : "",
+                "expected ", results[i]->ToString(), ", declared ",
+                declared.ToString(),
+                " (operands: ", typecheck::TypesString(operands), ")"));
     }
   }
 

@@ -38,5 +38,20 @@ TEST(DimExprTest, UnboundSymbolIsAnErrorNamingIt) {
                    .ok());
 }
 
+TEST(DimExprTest, OverflowIsAnErrorNotWraparound) {
+  DimExpr b = DimExpr::Symbol("b");
+  DimBindings huge{{"b", int64_t{1} << 62}};
+  auto sum = DimExpr::Sum({b, b}).Evaluate(huge);
+  ASSERT_FALSE(sum.ok());
+  EXPECT_NE(sum.status().message().find("overflows int64"), std::string::npos);
+  EXPECT_FALSE(DimExpr::Product({b, DimExpr::Constant(4)}).Evaluate(huge).ok());
+  // 2^62 fits, 2^64 does not; a huge exponent stops at the first overflow.
+  DimBindings two{{"b", 2}};
+  EXPECT_EQ(*DimExpr::Pow(b, 62).Evaluate(two), int64_t{1} << 62);
+  EXPECT_FALSE(DimExpr::Pow(b, 64).Evaluate(two).ok());
+  EXPECT_FALSE(DimExpr::Pow(b, int64_t{1} << 40).Evaluate(two).ok());
+  EXPECT_EQ(*DimExpr::Pow(b, int64_t{1} << 40).Evaluate({{"b", 1}}), 1);
+}
+
 }  // namespace
 }  // namespace jax2onnx::jaxpr

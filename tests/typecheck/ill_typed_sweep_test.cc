@@ -41,9 +41,8 @@ std::vector<std::string> RegisteredPrimitives() {
 absl::StatusOr<onnx::ModelProto> Convert(const Bundle& bundle, bool ir) {
   ConvertOptions options;
   options.use_onnx_ir = ir;
-  return api::ConvertWithPipeline(ir ? api::Pipeline::kIr
-                                     : api::Pipeline::kLegacy,
-                                  bundle, options);
+  return api::ConvertWithPipeline(
+      ir ? api::Pipeline::kIr : api::Pipeline::kLegacy, bundle, options);
 }
 
 TEST(IllTypedSweepTest, EveryPrimitiveWithNoOperandsIsACleanError) {
@@ -57,9 +56,9 @@ TEST(IllTypedSweepTest, EveryPrimitiveWithNoOperandsIsACleanError) {
     for (bool ir : {false, true}) {
       auto model = Convert(bundle, ir);
       ASSERT_FALSE(model.ok()) << prim << " (ir=" << ir << ") converted";
-      EXPECT_THAT(std::string(model.status().message()),
-                  StartsWith(absl::StrCat("zero.jaxpr:2:5: error: '", prim,
-                                          "'")))
+      EXPECT_THAT(
+          std::string(model.status().message()),
+          StartsWith(absl::StrCat("zero.jaxpr:2:5: error: '", prim, "'")))
           << "ir=" << ir;
     }
   }

@@ -9,6 +9,7 @@
 #include "api/convert_internal.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "jaxpr/array.h"
 #include "jaxpr/text/parser.h"
 #include "plugin/registry.h"
 
@@ -78,8 +79,9 @@ TEST(TypeCheckTest, UnaryWithTwoOperandsIsRefused) {
 }
 
 TEST(TypeCheckTest, ZeroOperandsAreRefused) {
-  const absl::Status s = Check("{ lambda ; a:f32[3]. let\n    b:f32[3] = sin \n"
-                               "  in (b,) }");
+  const absl::Status s = Check(
+      "{ lambda ; a:f32[3]. let\n    b:f32[3] = sin \n"
+      "  in (b,) }");
   EXPECT_THAT(Message(s), StartsWith("t.jaxpr:2:5: error: 'sin': takes 1 "
                                      "operand, got 0"));
 }
@@ -232,6 +234,68 @@ TEST(TypeCheckTest, WhileBodyMustKeepTheCarry) {
   EXPECT_THAT(Message(s), HasSubstr("body_jaxpr outputs"));
 }
 
+TEST(TypeCheckTest, FamilyRulesRefuseIllTypedParams) {
+  struct Case {
+    const char* text;
+    const char* error;
+  };
+  const Case cases[] = {
+      // dot_general: contracting dims 3 vs 4.
+      {R"({ lambda ; a:f32[2,3] b:f32[4,5]. let
+    c:f32[2,5] = dot_general[dimension_numbers=(([1], [0]), ([], []))] a b
+  in (c,) })",
+       "'dot_general': contracting dimensions must have equal sizes"},
+      // dot_general: the result is [batch..., lhs free..., rhs free...].
+      {R"({ lambda ; a:f32[2,3] b:f32[3,5]. let
+    c:f32[5,2] = dot_general[dimension_numbers=(([1], [0]), ([], []))] a b
+  in (c,) })",
+       "expected f32[2,5], declared f32[5,2]"},
+      // reshape: 6 elements cannot become 8.
+      {R"({ lambda ; a:f32[2,3]. let
+    b:f32[8] = reshape[dimensions=None new_sizes=(8,)] a
+  in (b,) })",
+       "cannot reshape f32[2,3] to [8]"},
+      // broadcast_in_dim: operand dim 3 cannot become 4.
+      {R"({ lambda ; a:f32[3]. let
+    b:f32[2,4] = broadcast_in_dim[broadcast_dimensions=(1,) shape=(2, 4)] a
+  in (b,) })",
+       "operand dimension 0 (3) must be 1 or match result dimension 1 (4)"},
+      // gather: float indices.
+      {R"({ lambda ; a:f32[5,3] b:f32[4,1]. let
+    c:f32[4,3] = gather[
+      dimension_numbers=GatherDimensionNumbers(offset_dims=(1,), collapsed_slice_dims=(0,), start_index_map=(0,), operand_batching_dims=(), start_indices_batching_dims=())
+      fill_value=None indices_are_sorted=False mode=GatherScatterMode.CLIP
+      slice_sizes=(1, 3) unique_indices=False
+    ] a b
+  in (c,) })",
+       "'gather': operand 1 must be integer"},
+      // slice past the end.
+      {R"({ lambda ; a:f32[5]. let
+    b:f32[3] = slice[limit_indices=(7,) start_indices=(4,) strides=None] a
+  in (b,) })",
+       "is out of bounds for dimension 0"},
+      // scan: xs leading dim 4, length 3.
+      {R"({ lambda ; a:f32[] b:f32[4]. let
+    c:f32[] = scan[
+      _split_transpose=False
+      jaxpr={ lambda ; d:f32[] e:f32[]. let f:f32[] = add d e in (f,) }
+      length=3 linear=(False, False) num_carry=1 num_consts=0 reverse=False
+      unroll=1
+    ] a b
+  in (c,) })",
+       "must have leading dimension length=3"},
+      // select_n: a bool `which` picks between at most two cases.
+      {R"({ lambda ; p:bool[] a:f32[2]. let
+    b:f32[2] = select_n p a a a
+  in (b,) })",
+       "at most 2 cases"},
+  };
+  for (const Case& c : cases) {
+    EXPECT_THAT(Message(Check(c.text)), HasSubstr(c.error)) << c.text;
+    EXPECT_THAT(Message(Check(c.text)), StartsWith("t.jaxpr:")) << c.text;
+  }
+}
+
 TEST(TypeCheckTest, UnknownPrimitiveIsNamedOnlyWhenAsked) {
   auto file = ParseJaxprText(R"({ lambda ; a:f32[2]. let
     b:f32[2] = frobnicate a
@@ -243,6 +307,29 @@ TEST(TypeCheckTest, UnknownPrimitiveIsNamedOnlyWhenAsked) {
   strict.unknown_primitive_is_error = true;
   EXPECT_THAT(Message(TypeCheckFile(*file, strict)),
               HasSubstr("'frobnicate': no type rule"));
+}
+
+}  // namespace
+}  // namespace jax2onnx::jaxpr
+
+namespace jax2onnx::jaxpr {
+namespace {
+
+TEST(CheckedSizeTest, NegativeAndOverflowingShapesAreErrors) {
+  EXPECT_EQ(*CheckedNumElements({2, 3, 4}), 24);
+  EXPECT_EQ(*CheckedNumElements({}), 1);
+  // A zero dim makes the count 0 even when the other dims overflow.
+  EXPECT_EQ(*CheckedNumElements({int64_t{1} << 62, 0, int64_t{1} << 62}), 0);
+  EXPECT_THAT(std::string(CheckedNumElements({2, -1}).status().message()),
+              HasSubstr("negative dimension -1"));
+  EXPECT_THAT(
+      std::string(CheckedNumElements({int64_t{1} << 32, int64_t{1} << 32})
+                      .status()
+                      .message()),
+      HasSubstr("more elements than fit"));
+  // 2^30 f32 elements are 4 GiB: over a 1 GiB cap.
+  EXPECT_FALSE(CheckedByteSize(DType::kF32, {int64_t{1} << 30}, 1 << 30).ok());
+  EXPECT_EQ(*CheckedByteSize(DType::kF32, {256}, 1 << 30), 1024);
 }
 
 }  // namespace
