@@ -5,6 +5,7 @@
 // symbolic shapes. Nothing is produced on failure.
 #include <string>
 
+#include "api/convert_internal.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "jax2onnx/jax2onnx.h"
@@ -22,7 +23,7 @@ class CollectiveRefusalTest : public ::testing::TestWithParam<bool> {
                                            const std::string& mesh = "") {
     auto file = jaxpr::ParseJaxprText(text, "<test>");
     if (!file.ok()) return file.status();
-    Bundle bundle;
+    jaxpr::Bundle bundle;
     bundle.name = "collectives";
     bundle.file = *std::move(file);
     ConvertOptions options;

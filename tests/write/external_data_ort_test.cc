@@ -9,6 +9,7 @@
 
 #include "absl/strings/match.h"
 #include "api/check.h"
+#include "api/convert_internal.h"
 #include "api/ort_runner.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -282,9 +283,9 @@ TEST_F(ExternalDataOrtTest, ConvertedWhileBundleMatchesTheInterpreter) {
                   (dir / "w.npz").string(),
                   {{"const_0", weight}, {"input_0", start}, {"input_1", trips}})
                   .ok());
-  auto bundle = LoadBundle((dir / "w.jaxpr").string());
+  auto bundle = jaxpr::LoadBundle((dir / "w.jaxpr").string());
   ASSERT_TRUE(bundle.ok()) << bundle.status();
-  auto model = ToOnnx(*bundle);
+  auto model = api::ToOnnx(*bundle);
   ASSERT_TRUE(model.ok()) << model.status();
   const std::string out = (dir / "m.onnx").string();
   WriteOptions options;
