@@ -20,6 +20,8 @@
 #include "absl/strings/strip.h"
 #include "api/convert_internal.h"
 #include "api/corpus.h"
+#include "api/write_model.h"
+#include "jaxpr/status_macros.h"
 #include "jaxpr/text/parser.h"
 #include "plugin/registry.h"
 
@@ -736,20 +738,12 @@ absl::Status WriteParityDashboard(const ParityReport& report,
       {"index.html", ParityHtml(report, out_dir)}};
   for (const auto& [name, content] : files) {
     const std::string path = (fs::path(out_dir) / name).string();
-    const std::string tmp = path + ".tmp";
-    {
-      std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-      out << content;
-      out.close();
-      if (!out) {
-        return absl::InternalError(absl::StrCat("cannot write '", tmp, "'"));
-      }
-    }
-    fs::rename(tmp, path, ec);
-    if (ec) {
-      return absl::InternalError(absl::StrCat("cannot rename '", tmp, "' to '",
-                                              path, "': ", ec.message()));
-    }
+    // An exclusively created temporary next to the file, renamed into place.
+    J2O_ASSIGN_OR_RETURN(ExclusiveTempFile tmp,
+                         ExclusiveTempFile::Create(out_dir));
+    J2O_RETURN_IF_ERROR(tmp.Write(content.data(), content.size()));
+    J2O_RETURN_IF_ERROR(tmp.SyncAndClose());
+    J2O_RETURN_IF_ERROR(tmp.Commit(path));
   }
   return absl::OkStatus();
 }

@@ -150,7 +150,8 @@ const std::vector<Command>& Commands() {
        &RunRandomize},
       {"corpus",
        "corpus DIR_OR_BUNDLE... [--pipeline=legacy|ir] [--also_opset17] "
-       "[--f64=false] [--expected_failures FILE] [--missing_ok]",
+       "[--also_bf16] [--f64=false] [--expected_failures FILE] "
+       "[--missing_ok]",
        "Run a bundle corpus through one pipeline (markers, expect_graph)",
        "Checks every bundle like `check`, in one process with one ONNX "
        "Runtime, honouring the header lines `# markers:` (legacy_only, "
@@ -158,7 +159,9 @@ const std::vector<Command>& Commands() {
        "`name(strict)`; `: reason`), `# expect_graph:` and `# opset:`. "
        "All-f32 bundles without npz also run as NAME[f64] (f32 promoted to "
        "f64); --also_opset17 adds NAME[opset17], checked with "
-       "onnx::checker and strict shape inference. Prints one "
+       "onnx::checker and strict shape inference; --also_bf16 adds "
+       "NAME[bf16] (f32 types and arrays rounded to bf16, the interpreter "
+       "as oracle). Prints one "
        "PASS/FAIL/XFAIL/XPASS/SKIP line per case, then `N passed, M failed, "
        "K skipped, X xfailed, Y xpassed`. Exit 1 on any FAIL or strict "
        "XPASS; 77 (skipped) when ONNX Runtime is missing and CI is not set. "
@@ -168,6 +171,7 @@ const std::vector<Command>& Commands() {
         {"opset", kOpsetHelp},
         {"seed", kSeedHelp},
         "also_opset17",
+        "also_bf16",
         "f64",
         "root",
         "expected_failures",

@@ -4,6 +4,7 @@
 // any layout, so malformed files give errors rather than crashes.
 #include "jaxpr/io/npy.h"
 
+#include <fcntl.h>
 #include <unistd.h>
 #include <zip.h>
 
@@ -320,9 +321,21 @@ uint32_t ReadLE(const unsigned char* p, int n) {
 
 // Writes `contents` to `path` through a temporary file in the same folder
 // and a rename, so readers never see a half-written file.
-std::string TempPathFor(const std::string& path) {
+// A temporary next to `path`, created with O_EXCL so it never replaces a file
+// of the user's or another process's temporary. The fd is open for writing.
+absl::StatusOr<std::pair<std::string, int>> CreateTempFor(
+    const std::string& path) {
   static std::atomic<int> counter{0};
-  return absl::StrCat(path, ".tmp-", getpid(), "-", counter++);
+  for (int attempt = 0;; ++attempt) {
+    std::string tmp = absl::StrCat(path, ".tmp-", getpid(), "-", counter++);
+    const int fd =
+        open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (fd >= 0) return std::make_pair(std::move(tmp), fd);
+    if (errno != EEXIST || attempt >= 100) {
+      return absl::InternalError(
+          absl::StrCat("cannot create ", tmp, ": ", std::strerror(errno)));
+    }
+  }
 }
 
 absl::Status RenameInto(const std::string& tmp, const std::string& path) {
@@ -337,19 +350,28 @@ absl::Status RenameInto(const std::string& tmp, const std::string& path) {
 
 absl::Status WriteFileAtomically(const std::string& path,
                                  absl::string_view contents) {
-  const std::string tmp = TempPathFor(path);
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!out) {
-      return absl::InternalError(
-          absl::StrCat("cannot create ", tmp, ": ", std::strerror(errno)));
-    }
-    out.write(contents.data(), static_cast<std::streamsize>(contents.size()));
-    out.close();
-    if (!out) {
+  J2O_ASSIGN_OR_RETURN(auto created, CreateTempFor(path));
+  const auto& [tmp, fd] = created;
+  const char* data = contents.data();
+  size_t left = contents.size();
+  while (left > 0) {
+    const ssize_t n = write(fd, data, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      const int err = errno;
+      close(fd);
       std::remove(tmp.c_str());
-      return absl::InternalError(absl::StrCat("cannot write ", tmp));
+      return absl::InternalError(
+          absl::StrCat("cannot write ", tmp, ": ", std::strerror(err)));
     }
+    data += n;
+    left -= static_cast<size_t>(n);
+  }
+  if (fsync(fd) != 0 || close(fd) != 0) {
+    const int err = errno;
+    std::remove(tmp.c_str());
+    return absl::InternalError(
+        absl::StrCat("cannot write ", tmp, ": ", std::strerror(err)));
   }
   return RenameInto(tmp, path);
 }
@@ -742,11 +764,15 @@ absl::Status WriteNpzFile(const std::string& path, const NamedArrays& arrays,
     eocd.append(18, '\0');
     return WriteFileAtomically(path, eocd);
   }
-  const std::string tmp = TempPathFor(path);
+  // Claimed exclusively, then rewritten by libzip (ZIP_TRUNCATE).
+  J2O_ASSIGN_OR_RETURN(auto created, CreateTempFor(path));
+  const std::string tmp = created.first;
+  close(created.second);
   int error_code = 0;
   zip_t* archive =
       zip_open(tmp.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &error_code);
   if (archive == nullptr) {
+    std::remove(tmp.c_str());
     return absl::InternalError(
         absl::StrCat("cannot create ", tmp, ": ", ZipErrorString(error_code)));
   }

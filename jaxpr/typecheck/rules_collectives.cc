@@ -3,7 +3,7 @@
 // jax/_src/pjit.py, jax/_src/dispatch.py).
 //
 // Full rules: the sharding markers (each result has its operand's type) and
-// the all-reduce family psum/pmax/pmin/psum2/psum_invariant/pbroadcast, whose
+// pbroadcast, and the all-reduce family psum/pmax/pmin/psum2/psum_invariant, whose
 // abstract eval (`_allreduce_effectful_abstract_eval`) reduces the positional
 // (vmap) axes out of each operand and keeps the shape for named mesh axes.
 // Partial rules (arity, operand kinds, params present; results not computed):
@@ -82,6 +82,19 @@ absl::Status AllReduceRule(RuleContext& ctx) {
   return absl::OkStatus();
 }
 
+// pbroadcast[axis_name=... source=...]: each operand's value from the source
+// device, same type.
+absl::Status PbroadcastRule(RuleContext& ctx) {
+  J2O_RETURN_IF_ERROR(ctx.ArityRange(1, -1));
+  J2O_RETURN_IF_ERROR(ctx.AllShaped());
+  J2O_RETURN_IF_ERROR(ctx.Outputs(ctx.num_in()));
+  J2O_RETURN_IF_ERROR(ctx.Has("axis_name"));
+  J2O_RETURN_IF_ERROR(ctx.Int("source").status());
+  ctx.SetResults(
+      std::vector<std::optional<Aval>>(ctx.ins().begin(), ctx.ins().end()));
+  return absl::OkStatus();
+}
+
 // Collectives whose result shape depends on the mesh or on split/concat
 // params: arity and the presence of the params the lowerings read.
 absl::Status MeshShapedCollectiveRule(RuleContext& ctx) {
@@ -130,10 +143,10 @@ void RegisterCollectiveRules(RuleTable& table) {
         "layout_constraint", "name", "pvary"}) {
     table[name] = {&MarkerRule};
   }
-  for (const char* name :
-       {"psum", "pmax", "pmin", "psum2", "psum_invariant", "pbroadcast"}) {
+  for (const char* name : {"psum", "pmax", "pmin", "psum2", "psum_invariant"}) {
     table[name] = {&AllReduceRule};
   }
+  table["pbroadcast"] = {&PbroadcastRule};
   for (const char* name : {"all_gather", "all_gather_invariant", "all_to_all",
                            "reduce_scatter", "ppermute", "axis_index"}) {
     table[name] = {&MeshShapedCollectiveRule, /*partial=*/true};
