@@ -350,6 +350,9 @@ int ParseCommandArgs(const Command& c, const std::vector<std::string>& args,
       SetVerbosity(Verbosity::kVerbose);
       continue;
     }
+    if (name == "q" || name == "quiet" || name == "v" || name == "verbose") {
+      return UsageError(c, absl::StrCat(Spelled(name), " takes no value"));
+    }
     auto accepted = [&](const std::string& n) {
       return std::any_of(c.flags.begin(), c.flags.end(),
                          [&](const FlagDoc& f) { return f.name == n; });

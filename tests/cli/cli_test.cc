@@ -339,6 +339,18 @@ TEST_F(CliTest, CheckJsonKeepsTheSummaryOnStderr) {
   EXPECT_THAT(r.out, Not(HasSubstr("passed,")));
 }
 
+TEST_F(CliTest, ParityJsonKeepsTheSummaryOnStderr) {
+  Write("d/add.jaxpr", kAdd);
+  const Result r = Run("parity --json " + P("d") + " --out " + P("dash"));
+  if (r.exit_code == 77) GTEST_SKIP() << "ONNX Runtime unavailable";
+  EXPECT_EQ(r.exit_code, 0) << r.err;
+  const nlohmann::json doc = nlohmann::json::parse(r.out);
+  EXPECT_TRUE(doc.is_object());
+  EXPECT_THAT(r.err, HasSubstr("parity: "));
+  EXPECT_THAT(r.err, HasSubstr("wrote "));
+  EXPECT_TRUE(fs::exists(P("dash/parity.json")));
+}
+
 // --- conversion errors -------------------------------------------------------
 
 TEST_F(CliTest, ConversionErrorIsLocatedLikeAParseError) {
