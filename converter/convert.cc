@@ -74,19 +74,22 @@ void CollectUses(const onnx::NodeProto& node,
   });
 }
 
-// Renames every read of `from` in `graph` and its bodies (names are unique
-// model-wide, so no body shadows it).
-void RenameUses(onnx::GraphProto& graph, const std::string& from,
-                const std::string& to) {
+// Renames every read of a key of `renamed` in `graph` and its bodies to its
+// value (names are unique model-wide, so no body shadows one). One pass over
+// the graph however many outputs were renamed.
+void RenameUses(onnx::GraphProto& graph,
+                const absl::flat_hash_map<std::string, std::string>& renamed) {
   for (onnx::NodeProto& node : *graph.mutable_node()) {
     for (std::string& in : *node.mutable_input()) {
-      if (in == from) in = to;
+      if (auto it = renamed.find(in); it != renamed.end()) in = it->second;
     }
     ForEachMutableBody(
-        node, [&](onnx::GraphProto& body) { RenameUses(body, from, to); });
+        node, [&](onnx::GraphProto& body) { RenameUses(body, renamed); });
   }
   for (onnx::ValueInfoProto& out : *graph.mutable_output()) {
-    if (out.name() == from) out.set_name(to);
+    if (auto it = renamed.find(out.name()); it != renamed.end()) {
+      out.set_name(it->second);
+    }
   }
 }
 
@@ -274,7 +277,7 @@ absl::StatusOr<onnx::ModelProto> ConvertToProto(
            *graph.mutable_node(it->second)->mutable_output()) {
         if (out == value) out = name;
       }
-      RenameUses(graph, value, name);
+      // Its readers are renamed once, after the loop (RenameUses).
       producer[name] = it->second;
       producer.erase(value);
       s.shape_env().erase(value);
@@ -289,6 +292,8 @@ absl::StatusOr<onnx::ModelProto> ConvertToProto(
     is_output.insert(name);
     graph.add_output()->set_name(name);
   }
+
+  RenameUses(graph, renamed);
 
   // Finalize.
   J2O_RETURN_IF_ERROR(CheckRegistered(graph, s));
