@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
@@ -116,6 +117,10 @@ std::string FormatConversionError(const absl::Status& status,
   const std::string message(status.message());
   const std::optional<jaxpr::SourceLoc> loc = plugin::EqnLocation(status);
   if (!loc.has_value()) {
+    // Type-check and parse errors already read `FILE:LINE:COL: error: ...`.
+    if (absl::StartsWith(message, absl::StrCat(jaxpr_path, ":"))) {
+      return message;
+    }
     return absl::StrCat(jaxpr_path, ": error: ", message);
   }
   std::string out = absl::StrCat(jaxpr_path, ":", loc->line, ":", loc->column,

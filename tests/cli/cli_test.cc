@@ -370,6 +370,20 @@ TEST_F(CliTest, ConversionErrorIsLocatedLikeAParseError) {
   EXPECT_FALSE(fs::exists(P("u.onnx")));
 }
 
+TEST_F(CliTest, TypeErrorIsPrintedOnceWithItsLocation) {
+  const std::string bundle = Write("ill.jaxpr",
+                                   "{ lambda ; a:f32[5] b:f32[5]. let\n"
+                                   "    c:f32[6] = add a b\n"
+                                   "  in (c,) }\n");
+  const Result r = Run("convert " + bundle + " -o " + P("ill.onnx"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, StartsWith(bundle + ":2:5: error: 'add': expected "
+                                         "f32[5], declared f32[6]"));
+  // One location prefix, not the file name again in front of it.
+  EXPECT_THAT(r.err, Not(HasSubstr(bundle + ": error:")));
+  EXPECT_FALSE(fs::exists(P("ill.onnx")));
+}
+
 TEST_F(CliTest, NestedConversionErrorPointsAtTheInnerEquation) {
   const std::string bundle =
       Write("nested.jaxpr",
