@@ -146,8 +146,7 @@ int RunConvert(const std::vector<std::string>& args) {
   }
   if (Verbose()) {
     std::fprintf(stderr, "converted %s with the %s pipeline in %.3f s\n",
-                 jaxpr_path.c_str(), api::PipelineName(*pipeline),
-                 seconds);
+                 jaxpr_path.c_str(), api::PipelineName(*pipeline), seconds);
   }
   if (!Quiet()) {
     std::fprintf(stderr, "wrote %s (%d nodes, opset %d)\n", FLAGS_o.c_str(),

@@ -71,7 +71,8 @@ const std::vector<Command>& Commands() {
        "interpreter, which implements JAX/XLA semantics directly. Inputs "
        "default to the bundle's input_i. With --compare, outputs are checked "
        "against expected_i using the bundle's rtol/atol (defaults: f32 1e-5, "
-       "f64 1e-7, f16 1e-2; ints and bools exact; NaN equals NaN) and one "
+       "f64 1e-7, f16 and bf16 1e-2; ints and bools exact; NaN equals NaN) and "
+       "one "
        "PASS/FAIL line per bundle is printed, ending with `N passed, M "
        "failed`.",
        {"inputs",
@@ -115,7 +116,8 @@ const std::vector<Command>& Commands() {
        "bundle's input_i (or seeded random inputs, symbolic dims bound to "
        "small sizes) and compares with expected_i (or the reference "
        "interpreter) using the bundle's rtol/atol (defaults f32 1e-5, f64 "
-       "1e-7, f16 1e-2; ints/bools exact). Prints one PASS/FAIL line per "
+       "1e-7, f16 and bf16 1e-2; ints/bools exact). Prints one PASS/FAIL line "
+       "per "
        "bundle with a reason for each FAIL, then `N passed, M failed`.",
        {{"use_onnx_ir", kUseOnnxIrHelp},
         {"opset", kOpsetHelp},

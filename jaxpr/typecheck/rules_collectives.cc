@@ -3,14 +3,14 @@
 // jax/_src/pjit.py, jax/_src/dispatch.py).
 //
 // Full rules: the sharding markers (each result has its operand's type) and
-// pbroadcast, and the all-reduce family psum/pmax/pmin/psum2/psum_invariant, whose
-// abstract eval (`_allreduce_effectful_abstract_eval`) reduces the positional
-// (vmap) axes out of each operand and keeps the shape for named mesh axes.
-// Partial rules (arity, operand kinds, params present; results not computed):
-// all_gather, all_to_all, reduce_scatter, ppermute, axis_index and shard_map,
-// whose result shapes depend on the mesh and specs; the refused primitives
-// (pallas_call, callbacks, pmap, xmap) are checked structurally only, since
-// their conversion fails later with the reason.
+// pbroadcast, and the all-reduce family psum/pmax/pmin/psum2/psum_invariant,
+// whose abstract eval (`_allreduce_effectful_abstract_eval`) reduces the
+// positional (vmap) axes out of each operand and keeps the shape for named mesh
+// axes. Partial rules (arity, operand kinds, params present; results not
+// computed): all_gather, all_to_all, reduce_scatter, ppermute, axis_index and
+// shard_map, whose result shapes depend on the mesh and specs; the refused
+// primitives (pallas_call, callbacks, pmap, xmap) are checked structurally
+// only, since their conversion fails later with the reason.
 #include <optional>
 #include <string>
 #include <vector>
@@ -125,8 +125,7 @@ absl::Status ShardMapRule(RuleContext& ctx) {
                                  ctx.num_in()));
   }
   if (static_cast<int>(OutvarAvals(*body).size()) != ctx.num_out()) {
-    return ctx.Fail(absl::StrCat("the body returns ",
-                                 OutvarAvals(*body).size(),
+    return ctx.Fail(absl::StrCat("the body returns ", OutvarAvals(*body).size(),
                                  " values, the equation binds ",
                                  ctx.num_out()));
   }
@@ -138,9 +137,8 @@ absl::Status StructuralOnlyRule(RuleContext&) { return absl::OkStatus(); }
 }  // namespace
 
 void RegisterCollectiveRules(RuleTable& table) {
-  for (const char* name :
-       {"device_put", "sharding_constraint", "reshard", "mesh_cast",
-        "layout_constraint", "name", "pvary"}) {
+  for (const char* name : {"device_put", "sharding_constraint", "reshard",
+                           "mesh_cast", "layout_constraint", "name", "pvary"}) {
     table[name] = {&MarkerRule};
   }
   for (const char* name : {"psum", "pmax", "pmin", "psum2", "psum_invariant"}) {
