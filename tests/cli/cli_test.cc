@@ -17,6 +17,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "tests/cli_fixture.h"
 
 namespace jax2onnx::cli {
 namespace {
@@ -42,18 +43,9 @@ constexpr char kAdd[] =
     "    c:f32[2] = add a b\n"
     "  in (c,) }\n";
 
-class CliTest : public ::testing::Test {
+class CliTest : public testing_util::CliFixture {
  protected:
-  void SetUp() override {
-    binary_ = std::string(JAX2ONNX_BINARY_DIR) + "/bin/jax2onnx";
-    if (!fs::exists(binary_)) GTEST_SKIP() << binary_ << " is not built";
-    dir_ = fs::path(::testing::TempDir()) /
-           absl::StrCat(
-               "cli_test_",
-               ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
-  }
+  CliTest() : CliFixture("cli_test_") {}
   void TearDown() override { fs::remove_all(dir_); }
 
   // `env` is prepended to the command (e.g. "JAX2ONNX_USE_ONNX_IR=0").
@@ -63,13 +55,9 @@ class CliTest : public ::testing::Test {
     const std::string command =
         absl::StrCat("env -u JAX2ONNX_USE_ONNX_IR -u JAX2ONNX_SHADOW_COMPARE ",
                      env, " ", binary_, " ", args, " 2>", err.string());
-    FILE* pipe = popen(command.c_str(), "r");
-    if (pipe == nullptr) return r;
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof(buf), pipe)) > 0) r.out.append(buf, n);
-    const int status = pclose(pipe);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    testing_util::ShellResult shell = testing_util::RunShell(command);
+    r.exit_code = shell.exit_code;
+    r.out = std::move(shell.output);
     r.err = ReadFile(err);
     return r;
   }
@@ -79,10 +67,6 @@ class CliTest : public ::testing::Test {
     std::ofstream(path.string()) << text;
     return path.string();
   }
-  std::string P(const std::string& rel) { return (dir_ / rel).string(); }
-
-  std::string binary_;
-  fs::path dir_;
 };
 
 std::vector<std::string> Lines(const std::string& text) {

@@ -14,6 +14,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "jaxpr/io/npy.h"
+#include "tests/cli_fixture.h"
 
 namespace jax2onnx::jaxpr {
 namespace {
@@ -38,16 +39,12 @@ struct RunResult {
   std::string last_line;
 };
 
-class EvalCliTest : public ::testing::Test {
+class EvalCliTest : public testing_util::CliFixture {
  protected:
+  EvalCliTest() : CliFixture("eval_cli_test_") {}
   void SetUp() override {
-    binary_ = std::string(JAX2ONNX_BINARY_DIR) + "/bin/jax2onnx";
-    if (!fs::exists(binary_)) GTEST_SKIP() << binary_ << " is not built";
-    dir_ = fs::path(::testing::TempDir()) /
-           absl::StrCat(
-               "eval_cli_test_",
-               ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
+    CliFixture::SetUp();
+    if (IsSkipped()) return;
     fs::create_directories(dir_ / "g");
     // 1+3 = 4, 2+4 = 6: `good` expects that, `bad` expects 7 at index 1.
     WriteBundle("g/good", {{"input_0", F32({1, 2})},
@@ -61,24 +58,17 @@ class EvalCliTest : public ::testing::Test {
     std::ofstream((dir_ / (stem + ".jaxpr")).string()) << kAdd;
     ASSERT_TRUE(WriteNpzFile((dir_ / (stem + ".npz")).string(), arrays).ok());
   }
-  std::string P(const std::string& rel) { return (dir_ / rel).string(); }
   RunResult Run(const std::string& args) {
+    testing_util::ShellResult shell =
+        testing_util::RunShell(absl::StrCat(binary_, " eval ", args, " 2>&1"));
     RunResult r;
-    const std::string command = absl::StrCat(binary_, " eval ", args, " 2>&1");
-    FILE* pipe = popen(command.c_str(), "r");
-    if (pipe == nullptr) return r;
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof(buf), pipe)) > 0) r.output.append(buf, n);
-    const int status = pclose(pipe);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    r.exit_code = shell.exit_code;
+    r.output = std::move(shell.output);
     std::vector<std::string> lines =
         absl::StrSplit(r.output, '\n', absl::SkipEmpty());
     if (!lines.empty()) r.last_line = lines.back();
     return r;
   }
-  std::string binary_;
-  fs::path dir_;
 };
 
 TEST_F(EvalCliTest, CompareReportsPassFailWorstElementAndSummary) {

@@ -14,6 +14,7 @@
 #include "gtest/gtest.h"
 #include "jaxpr/io/bundle.h"
 #include "jaxpr/io/npy.h"
+#include "tests/cli_fixture.h"
 
 namespace jax2onnx::jaxpr {
 namespace {
@@ -29,31 +30,19 @@ constexpr char kProgram[] = R"({ lambda a:f32[3]; b:f32[B,T] c:i32[T]. let
   in (d, c, a, [...]:f32[2,2]) }
 )";
 
-class RandomizeCliTest : public ::testing::Test {
+class RandomizeCliTest : public testing_util::CliFixture {
  protected:
+  RandomizeCliTest() : CliFixture("randomize_cli_test_") {}
   void SetUp() override {
-    binary_ = std::string(JAX2ONNX_BINARY_DIR) + "/bin/jax2onnx";
-    if (!fs::exists(binary_)) GTEST_SKIP() << binary_ << " is not built";
-    dir_ = fs::path(::testing::TempDir()) /
-           absl::StrCat(
-               "randomize_cli_test_",
-               ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    CliFixture::SetUp();
+    if (IsSkipped()) return;
     std::ofstream((dir_ / "p.jaxpr").string()) << kProgram;
   }
   int Run(const std::string& args, std::string* output = nullptr) {
-    const std::string command =
-        absl::StrCat(binary_, " randomize ", args, " 2>&1");
-    FILE* pipe = popen(command.c_str(), "r");
-    if (pipe == nullptr) return -1;
-    std::string out;
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof(buf), pipe)) > 0) out.append(buf, n);
-    const int status = pclose(pipe);
-    if (output != nullptr) *output = out;
-    return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    testing_util::ShellResult shell = testing_util::RunShell(
+        absl::StrCat(binary_, " randomize ", args, " 2>&1"));
+    if (output != nullptr) *output = std::move(shell.output);
+    return shell.exit_code;
   }
   std::map<std::string, Array> ReadNpz() {
     std::map<std::string, Array> out;
@@ -64,13 +53,10 @@ class RandomizeCliTest : public ::testing::Test {
     }
     return out;
   }
-  std::string P(const std::string& rel) { return (dir_ / rel).string(); }
   std::string ReadBytes(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
     return std::string(std::istreambuf_iterator<char>(in), {});
   }
-  std::string binary_;
-  fs::path dir_;
 };
 
 TEST_F(RandomizeCliTest, WritesEveryEntryWithShapesFromSizesAndLoads) {

@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "jaxpr/array.h"
 #include "jaxpr/io/npy.h"
+#include "tests/cli_fixture.h"
 
 namespace jax2onnx {
 namespace {
@@ -30,40 +31,20 @@ constexpr char kBad[] = R"({ lambda ; a:f32[5] b:f32[5]. let
   in (c,) }
 )";
 
-struct RunResult {
-  int exit_code = -1;
-  std::string output;
-};
+using RunResult = testing_util::ShellResult;  // stdout + stderr
 
-class VerifyCliTest : public ::testing::Test {
+class VerifyCliTest : public testing_util::CliFixture {
  protected:
+  VerifyCliTest() : CliFixture("verify_cli_test_") {}
   void SetUp() override {
-    binary_ = std::string(JAX2ONNX_BINARY_DIR) + "/bin/jax2onnx";
-    if (!fs::exists(binary_)) GTEST_SKIP() << binary_ << " is not built";
-    dir_ = fs::path(::testing::TempDir()) /
-           absl::StrCat(
-               "verify_cli_test_",
-               ::testing::UnitTest::GetInstance()->current_test_info()->name());
-    fs::remove_all(dir_);
-    fs::create_directories(dir_);
+    CliFixture::SetUp();
+    if (IsSkipped()) return;
     std::ofstream((dir_ / "good.jaxpr").string()) << kGood;
     std::ofstream((dir_ / "bad.jaxpr").string()) << kBad;
   }
-  std::string P(const std::string& rel) { return (dir_ / rel).string(); }
   RunResult Run(const std::string& args) {
-    RunResult r;
-    const std::string command = absl::StrCat(binary_, " ", args, " 2>&1");
-    FILE* pipe = popen(command.c_str(), "r");
-    if (pipe == nullptr) return r;
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof(buf), pipe)) > 0) r.output.append(buf, n);
-    const int status = pclose(pipe);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return r;
+    return testing_util::RunShell(absl::StrCat(binary_, " ", args, " 2>&1"));
   }
-  std::string binary_;
-  fs::path dir_;
 };
 
 TEST_F(VerifyCliTest, WellTypedFileExitsZero) {

@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 #include "jaxpr/io/npy.h"
 #include "onnx/onnx_pb.h"
+#include "tests/cli_fixture.h"
 #include "tests/write/write_test_util.h"
 
 namespace jax2onnx::write_test {
@@ -24,45 +25,30 @@ const std::string kJaxpr =
     absl::StrCat("{ lambda a:f32[", kN, "]; b:f32[", kN, "]. let\n    c:f32[",
                  kN, "] = add a b\n  in (c,) }\n");
 
-struct RunResult {
-  int exit_code = -1;
-  std::string output;  // stdout + stderr
-};
+using RunResult = testing_util::ShellResult;  // stdout + stderr
 
-class ConvertCliTest : public ::testing::Test {
+class ConvertCliTest : public testing_util::CliFixture {
  protected:
+  ConvertCliTest() : CliFixture("convert_cli_test_") {}
   void SetUp() override {
-    binary_ = std::string(JAX2ONNX_BINARY_DIR) + "/bin/jax2onnx";
-    if (!fs::exists(binary_)) GTEST_SKIP() << binary_ << " is not built";
-    dir_ = TestDir();
+    CliFixture::SetUp();
+    if (IsSkipped()) return;
     WriteFile(dir_ / "b.jaxpr", kJaxpr);
     jaxpr::Array weights(jaxpr::DType::kF32, {kN});
     for (int i = 0; i < kN; ++i) weights.SetFromDouble(i, i * 0.5);
     ASSERT_TRUE(jaxpr::WriteNpzFile(P("b.npz"), {{"const_0", weights}}).ok());
     npz_bytes_ = ReadFile(dir_ / "b.npz");
   }
-  std::string P(const std::string& rel) const { return (dir_ / rel).string(); }
   // `prefix` runs before the binary in the same shell (e.g. `ulimit -f`).
   RunResult Convert(const std::string& args, const std::string& prefix = "") {
-    RunResult r;
-    const std::string command =
+    return testing_util::RunShell(
         absl::StrCat("/bin/sh -c '", prefix, " exec ", binary_, " convert ",
-                     P("b.jaxpr"), " ", args, "' 2>&1");
-    FILE* pipe = popen(command.c_str(), "r");
-    if (pipe == nullptr) return r;
-    char buf[4096];
-    size_t n;
-    while ((n = fread(buf, 1, sizeof(buf), pipe)) > 0) r.output.append(buf, n);
-    const int status = pclose(pipe);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    return r;
+                     P("b.jaxpr"), " ", args, "' 2>&1"));
   }
   void ExpectInputsIntact() {
     EXPECT_EQ(ReadFile(dir_ / "b.jaxpr"), kJaxpr);
     EXPECT_EQ(ReadFile(dir_ / "b.npz"), npz_bytes_);
   }
-  std::string binary_;
-  fs::path dir_;
   std::string npz_bytes_;
 };
 

@@ -1,0 +1,67 @@
+// What the CLI tests share: the built `jax2onnx` binary, a fresh directory
+// per test, and running a shell command with its exit code and stdout.
+// Test areas that include it get JAX2ONNX_BINARY_DIR from tests/CMakeLists.
+#ifndef JAX2ONNX_TESTS_CLI_FIXTURE_H_
+#define JAX2ONNX_TESTS_CLI_FIXTURE_H_
+
+#include <sys/wait.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "gtest/gtest.h"
+
+namespace jax2onnx::testing_util {
+
+struct ShellResult {
+  int exit_code = -1;  // -1: not started, or ended by a signal
+  std::string output;  // what the command wrote on stdout
+};
+
+// Runs `command` with /bin/sh; redirect stderr inside it (`2>&1`) to see it.
+inline ShellResult RunShell(const std::string& command) {
+  ShellResult r;
+  FILE* pipe = popen(command.c_str(), "r");
+  if (pipe == nullptr) return r;
+  char buf[4096];
+  size_t n;
+  while ((n = fread(buf, 1, sizeof(buf), pipe)) > 0) r.output.append(buf, n);
+  const int status = pclose(pipe);
+  r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return r;
+}
+
+// Base of the CLI test fixtures: SetUp skips the test when the binary is not
+// built and gives it an empty directory TempDir()/PREFIX<test name>.
+class CliFixture : public ::testing::Test {
+ protected:
+  explicit CliFixture(std::string dir_prefix)
+      : dir_prefix_(std::move(dir_prefix)) {}
+
+  void SetUp() override {
+    binary_ = std::string(JAX2ONNX_BINARY_DIR) + "/bin/jax2onnx";
+    if (!std::filesystem::exists(binary_)) {
+      GTEST_SKIP() << binary_ << " is not built";
+    }
+    dir_ = std::filesystem::path(::testing::TempDir()) /
+           absl::StrCat(
+               dir_prefix_,
+               ::testing::UnitTest::GetInstance()->current_test_info()->name());
+    std::filesystem::remove_all(dir_);
+    std::filesystem::create_directories(dir_);
+  }
+
+  std::string P(const std::string& rel) const { return (dir_ / rel).string(); }
+
+  std::string binary_;
+  std::filesystem::path dir_;
+
+ private:
+  std::string dir_prefix_;
+};
+
+}  // namespace jax2onnx::testing_util
+
+#endif  // JAX2ONNX_TESTS_CLI_FIXTURE_H_
