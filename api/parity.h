@@ -26,6 +26,9 @@ struct ParityOptions {
   // Like the corpus runner: all-f32 bundles without npz also run as
   // NAME[f64] with f32 promoted to f64 (unless marked no_f64).
   bool f64_variants = true;
+  // Every bundle without its own `# opset:` header also runs as
+  // NAME[opset17] at opset 17 (marker opset17_xfail), as the corpus ctests do.
+  bool opset17_variants = false;
   // Called after each case: (cases done, cases known so far, case name).
   std::function<void(int, int, const std::string&)> progress;
 };

@@ -19,6 +19,9 @@ DECLARE_uint64(seed);
 DECLARE_string(out);  // cmd_eval.cc; parity: the dashboard directory
 DEFINE_bool(f64_variants, true,
             "parity: also run all-f32 bundles without npz promoted to f64.");
+DEFINE_bool(opset17_variants, true,
+            "parity: also run every bundle without its own `# opset:` header "
+            "at opset 17, as NAME[opset17].");
 
 namespace jax2onnx::cli {
 
@@ -82,6 +85,7 @@ int RunParityCommand(const std::vector<std::string>& args) {
   options.opset = FLAGS_opset;
   options.seed = FLAGS_seed;
   options.f64_variants = FLAGS_f64_variants;
+  options.opset17_variants = FLAGS_opset17_variants;
   std::unique_ptr<Progress> progress;
   options.progress = [&](int done, int total, const std::string& name) {
     if (progress == nullptr) {

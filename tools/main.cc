@@ -197,9 +197,12 @@ const std::vector<Command>& Commands() {
         {"seed", kSeedHelp}},
        &RunShadow},
       {"parity",
-       "parity DIR_OR_BUNDLE... --out DIR [--f64_variants=false]",
+       "parity DIR_OR_BUNDLE... --out DIR [--f64_variants=false] "
+       "[--opset17_variants=false]",
        "Build the legacy-vs-IR parity dashboard",
-       "Runs every bundle through both pipelines (one ONNX Runtime process) "
+       "Runs every bundle through both pipelines (one ONNX Runtime process), "
+       "also as NAME[f64] (all-f32 bundles without npz) and NAME[opset17] "
+       "(bundles without an `# opset:` header), "
        "and writes DIR/parity.json, DIR/PARITY.md and DIR/index.html (a "
        "static page with an SVG chart of pass counts per primitive), then "
        "prints the summary line `parity: N cases; legacy L pass, ir I pass, "
@@ -213,6 +216,7 @@ const std::vector<Command>& Commands() {
         {"opset", kOpsetHelp},
         {"seed", kSeedHelp},
         "f64_variants",
+        "opset17_variants",
         {"json",
          "Also print the report as one JSON document on stdout; "
          "the summary lines go to stderr."}},

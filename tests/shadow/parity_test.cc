@@ -308,6 +308,41 @@ TEST_F(ParityRunTest, SmallCorpusEndToEnd) {
   std::filesystem::remove_all(root);
 }
 
+TEST_F(ParityRunTest, Opset17VariantsAreCasesOfTheirOwn) {
+  const auto root = std::filesystem::temp_directory_path() /
+                    ("parity_opset17_" + std::to_string(getpid()));
+  std::filesystem::remove_all(root);
+  const auto dir = root / "mini";
+  Write(dir / "neg.jaxpr",
+        "{ lambda ; a:i32[4]. let b:i32[4] = neg a in (b,) }\n");
+  // A bundle with its own opset keeps it: no variant.
+  Write(dir / "pinned.jaxpr",
+        "# opset: 21\n"
+        "{ lambda ; a:i32[4]. let b:i32[4] = neg a in (b,) }\n");
+  // Marked to fail at opset 17 only: the variant counts as xfail there.
+  Write(dir / "marked.jaxpr",
+        "# markers: opset17_xfail\n"
+        "{ lambda ; a:i32[4]. let b:i32[4] = abs a in (b,) }\n");
+  ParityOptions options;
+  options.opset17_variants = true;
+  auto report = RunParity({dir.string()}, options, OrtRunner::Shared());
+  ASSERT_TRUE(report.ok()) << report.status();
+  std::vector<std::string> names;
+  for (const ParityCase& c : report->cases) names.push_back(c.name);
+  EXPECT_THAT(names, ElementsAre("mini/marked", "mini/marked[opset17]",
+                                 "mini/neg", "mini/neg[opset17]",
+                                 "mini/pinned"));
+  EXPECT_FALSE(report->cases[0].ir_xfail);
+  EXPECT_TRUE(report->cases[1].ir_xfail);
+  EXPECT_TRUE(report->cases[1].legacy_xfail);
+  EXPECT_TRUE(report->cases[3].legacy.passed) << report->cases[3].legacy.error;
+  EXPECT_TRUE(report->cases[3].ir.passed) << report->cases[3].ir.error;
+  EXPECT_THAT(ParityMarkdown(*report, root.string()),
+              HasSubstr("Opset 17 (the `[opset17]` cases): 2 cases; legacy 2 "
+                        "pass, ir 2 pass."));
+  std::filesystem::remove_all(root);
+}
+
 TEST_F(ParityRunTest, MissingArgumentIsNotFound) {
   auto report =
       RunParity({"/no/such/dir"}, ParityOptions(), OrtRunner::Shared());
