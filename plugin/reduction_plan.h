@@ -32,6 +32,7 @@
 #include "plugin/emit.h"
 #include "plugin/lax_plan.h"
 #include "plugin/onnx_types.h"
+#include "plugin/u64_order.h"
 
 namespace jax2onnx::plugin {
 
@@ -193,6 +194,12 @@ absl::Status LowerReduce(E& e) {
   J2O_ASSIGN_OR_RETURN(std::vector<int64_t> axes, ri::ReduceAxes(eqn, rank));
   J2O_ASSIGN_OR_RETURN(auto x, e.In(0));
   if (axes.empty()) return e.SetOut(0, x);
+  if (dtype == DType::kU64 && kind->use == ArithUse::kOrdering) {
+    // reduce_max/min on u64: no ORT kernel orders u64 (plugin/u64_order.h).
+    auto key =
+        ri::Reduce(e, kind->onnx_op, U64ToOrderedI64(e, x), DType::kI64, axes);
+    return e.SetOut(0, OrderedI64ToU64(e, key));
+  }
   J2O_ASSIGN_OR_RETURN(DType work,
                        ComputeDType(dtype, kind->use, eqn.primitive));
   J2O_ASSIGN_OR_RETURN(x, ri::CastTo(e, x, dtype, work));
@@ -223,10 +230,16 @@ absl::Status LowerArgExtreme(E& e) {
     return absl::InvalidArgumentError(absl::StrCat(
         eqn.primitive, " needs exactly one axis, got ", axes.size()));
   }
-  J2O_ASSIGN_OR_RETURN(
-      DType work, ComputeDType(in.dtype, ArithUse::kOrdering, eqn.primitive));
   J2O_ASSIGN_OR_RETURN(auto x, e.In(0));
-  J2O_ASSIGN_OR_RETURN(x, ri::CastTo(e, x, in.dtype, work));
+  if (in.dtype == DType::kU64) {
+    // No ORT ArgMax/ArgMin on u64: the order-preserving i64 key has the same
+    // first extreme index (plugin/u64_order.h).
+    x = U64ToOrderedI64(e, x);
+  } else {
+    J2O_ASSIGN_OR_RETURN(
+        DType work, ComputeDType(in.dtype, ArithUse::kOrdering, eqn.primitive));
+    J2O_ASSIGN_OR_RETURN(x, ri::CastTo(e, x, in.dtype, work));
+  }
   const std::vector<OpAttr> arg_attrs = {OpAttr::Int("axis", axes[0]),
                                          OpAttr::Int("keepdims", 0),
                                          OpAttr::Int("select_last_index", 0)};

@@ -19,7 +19,6 @@
 #define JAX2ONNX_PLUGIN_SORT_PLAN_H_
 
 #include <cstdint>
-#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -36,6 +35,7 @@
 #include "plugin/elementwise_plan.h"
 #include "plugin/emit.h"
 #include "plugin/lax_plan.h"
+#include "plugin/u64_order.h"
 
 namespace jax2onnx::plugin {
 namespace sort_internal {
@@ -75,15 +75,8 @@ absl::StatusOr<std::optional<V<E>>> OrderByKey(E& e, V<E> x, jaxpr::DType dtype,
         absl::StrCat(what, " on complex keys is not supported"));
   }
   if (dtype == DType::kU64) {
-    // No ORT TopK orders u64: flipping the sign bit of the same bits read as
-    // i64 (a wrapping add of INT64_MIN) maps u64 order onto i64 order.
-    V<E> bits = e.Op("Cast", {x}, DType::kI64,
-                     {OpAttr::Int("to", elementwise::OnnxType(DType::kI64))});
-    V<E> key =
-        e.Op("Add",
-             {bits, e.Const(jaxpr::Array::ScalarFromInt64(
-                        DType::kI64, std::numeric_limits<int64_t>::min()))},
-             DType::kI64);
+    // No ORT TopK orders u64 (plugin/u64_order.h).
+    V<E> key = U64ToOrderedI64(e, x);
     return std::optional<V<E>>(
         StablePass(e, key, DType::kI64, perm, length, axis, largest));
   }

@@ -21,7 +21,7 @@ void RegisterReductions() {
              ? "bool only (bitwise integer forms refused); xor as "
                "Mod 2 of the sum"
              : "narrow ints/f16/bf16 computed wider and cast "
-               "back; u64 max/min refused"});
+               "back; u64 max/min on an order-preserving i64 key"});
   }
   for (const char* name : {"argmax", "argmin"}) {
     r.RegisterLegacy(
@@ -29,7 +29,8 @@ void RegisterReductions() {
         &WithNeutralEmitter<&plugin::LowerArgExtreme<NeutralLegacyEmitter>>,
         {{"ArgMax", "ArgMin", "IsNaN", "ReduceMax", "Where", "Cast"},
          17,
-         "first NaN wins (JAX rule); ties pick the first index"});
+         "first NaN wins (JAX rule); ties pick the first index; u64 on an "
+         "order-preserving i64 key"});
   }
   r.RegisterLegacy(
       "cumsum", &WithNeutralEmitter<&plugin::LowerCumsum<NeutralLegacyEmitter>>,
