@@ -512,22 +512,6 @@ absl::Status LowerCollectiveOutsideShardMap(D& d, const jaxpr::Eqn& eqn) {
   return d.Lower(PositionalReduceEqn(eqn, axes.positional));
 }
 
-// Sharding annotations and markers: output i is operand i.
-template <typename D>
-absl::Status LowerShardingMarker(D& d, const jaxpr::Eqn& eqn) {
-  if (eqn.inputs.size() != eqn.outputs.size()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("'", eqn.primitive, "' has ", eqn.inputs.size(),
-                     " operands but ", eqn.outputs.size(), " outputs"));
-  }
-  for (size_t i = 0; i < eqn.inputs.size(); ++i) {
-    if (eqn.outputs[i]->is_drop) continue;
-    J2O_ASSIGN_OR_RETURN(typename D::Value v, d.Operand(eqn.inputs[i], &eqn));
-    J2O_RETURN_IF_ERROR(d.SetOutputOf(eqn, static_cast<int>(i), v));
-  }
-  return absl::OkStatus();
-}
-
 }  // namespace jax2onnx::plugin
 
 #endif  // JAX2ONNX_PLUGIN_COLLECTIVES_PLAN_H_

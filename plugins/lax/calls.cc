@@ -1,14 +1,15 @@
 // Legacy lowerings of calls and identity-like primitives: every call primitive
 // (pjit, jit, closed_call, core_call, remat2, checkpoint, custom_jvp_call,
 // custom_vjp_call, custom_vjp_call_jaxpr) inlines its jaxpr; stop_gradient,
-// copy, copy_p and optimization_barrier forward their operands; add_any is
-// Add.
+// copy, copy_p, optimization_barrier and the sharding markers forward their
+// operands; add_any is Add.
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "converter/state.h"
+#include "jaxpr/mesh.h"
 #include "jaxpr/status_macros.h"
 #include "plugin/registry.h"
 #include "plugins/lax/lax_legacy_ctx.h"
@@ -95,6 +96,12 @@ void RegisterCalls() {
   for (const char* name :
        {"stop_gradient", "copy", "copy_p", "optimization_barrier"}) {
     r.RegisterLegacy(name, &AdaptLegacy<&LowerIdentity>, {{}, 17, "identity"});
+  }
+  // Sharding annotations and markers (device_put, sharding_constraint, ...)
+  // carry no computation: output i is operand i here too.
+  for (const std::string& name : jaxpr::ShardingMarkerPrimitives()) {
+    r.RegisterLegacy(name, &AdaptLegacy<&LowerIdentity>,
+                     {{}, 17, "identity (sharding annotation)"});
   }
   r.RegisterLegacy("add_any", &AdaptLegacy<&LowerAddAny>,
                    {{"Add", "Or"}, 17, "complex refused"});

@@ -1,14 +1,15 @@
 // IR lowerings of calls and identity-like primitives: every call primitive
 // (pjit, jit, closed_call, core_call, remat2, checkpoint, custom_jvp_call,
 // custom_vjp_call, custom_vjp_call_jaxpr) inlines its jaxpr; stop_gradient,
-// copy, copy_p and optimization_barrier forward their operands; add_any is
-// Add.
+// copy, copy_p, optimization_barrier and the sharding markers forward their
+// operands; add_any is Add.
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "converter2/lowering_context.h"
+#include "jaxpr/mesh.h"
 #include "jaxpr/status_macros.h"
 #include "plugin/registry.h"
 #include "plugins2/register.h"
@@ -94,6 +95,12 @@ void RegisterCalls() {
   for (const char* name :
        {"stop_gradient", "copy", "copy_p", "optimization_barrier"}) {
     r.RegisterIr(name, &LowerIdentity, {{}, 17, "identity"});
+  }
+  // Sharding annotations and markers (device_put, sharding_constraint, ...)
+  // carry no computation: output i is operand i here too.
+  for (const std::string& name : jaxpr::ShardingMarkerPrimitives()) {
+    r.RegisterIr(name, &LowerIdentity,
+                 {{}, 17, "identity (sharding annotation)"});
   }
   r.RegisterIr("add_any", &LowerAddAny, {{"Add", "Or"}, 17, "complex refused"});
 }

@@ -75,10 +75,6 @@ void RegisterCollectives() {
                   17,
                   "positional axes (vmap) reduce; mesh axes inside shard_map"});
   }
-  for (const std::string& name : jaxpr::ShardingMarkerPrimitives()) {
-    r.RegisterIr(name, &WithMeshDriver<&plugin::LowerShardingMarker>,
-                 {{}, 17, "identity (sharding annotation)"});
-  }
   for (const std::string& name : jaxpr::RefusedPrimitives()) {
     r.RegisterIr(name, &Refuse, {{}, 17, "refused"});
   }
