@@ -163,7 +163,8 @@ ParityCase LoadFailure(const std::string& name, const std::string& path,
   return c;
 }
 
-void Count(const ParityCase& c, PrimitiveParity* row) {
+// The facts about a case, the same in every row that counts it.
+void CountCaseFacts(const ParityCase& c, PrimitiveParity* row) {
   row->cases++;
   row->legacy_pass += c.legacy.passed;
   row->ir_pass += c.ir.passed;
@@ -171,13 +172,24 @@ void Count(const ParityCase& c, PrimitiveParity* row) {
   row->identical += c.verdict == Verdict::kIdentical;
   row->equivalent += c.verdict == Verdict::kEquivalent;
   row->different += c.verdict == Verdict::kDifferent;
-  row->ir_only += c.ir.passed && !c.legacy.passed;
-  row->legacy_only += c.legacy.passed && !c.ir.passed;
-  // The totals row charges every failure (to "(all)").
-  row->legacy_failures += !c.legacy.passed;
-  row->ir_failures += !c.ir.passed;
+}
+
+// The failures of `c` charged to the row (and the ir_only/legacy_only they
+// make): a side counts only when its flag says its failure is charged here.
+void CountChargedFailures(const ParityCase& c, bool legacy_charged,
+                          bool ir_charged, PrimitiveParity* row) {
+  row->legacy_failures += legacy_charged;
+  row->ir_failures += ir_charged;
   row->xfail +=
-      (!c.legacy.passed && c.legacy_xfail) || (!c.ir.passed && c.ir_xfail);
+      (legacy_charged && c.legacy_xfail) || (ir_charged && c.ir_xfail);
+  row->ir_only += c.ir.passed && legacy_charged;
+  row->legacy_only += c.legacy.passed && ir_charged;
+}
+
+// The totals row charges every failure (to "(all)").
+void Count(const ParityCase& c, PrimitiveParity* row) {
+  CountCaseFacts(c, row);
+  CountChargedFailures(c, !c.legacy.passed, !c.ir.passed, row);
 }
 
 // The per-primitive count of `c` under `p`: facts about the case, except
@@ -185,24 +197,13 @@ void Count(const ParityCase& c, PrimitiveParity* row) {
 // failing side's error is charged to `p`.
 void CountCharged(const ParityCase& c, const std::string& p,
                   PrimitiveParity* row) {
-  row->cases++;
-  row->legacy_pass += c.legacy.passed;
-  row->ir_pass += c.ir.passed;
-  row->both_pass += c.legacy.passed && c.ir.passed;
-  row->identical += c.verdict == Verdict::kIdentical;
-  row->equivalent += c.verdict == Verdict::kEquivalent;
-  row->different += c.verdict == Verdict::kDifferent;
+  CountCaseFacts(c, row);
   const bool legacy_charged =
       !c.legacy.passed &&
       AttributedPrimitive(c.legacy.error, c.primitives) == p;
   const bool ir_charged =
       !c.ir.passed && AttributedPrimitive(c.ir.error, c.primitives) == p;
-  row->legacy_failures += legacy_charged;
-  row->ir_failures += ir_charged;
-  row->xfail +=
-      (legacy_charged && c.legacy_xfail) || (ir_charged && c.ir_xfail);
-  row->ir_only += c.ir.passed && legacy_charged;
-  row->legacy_only += c.legacy.passed && ir_charged;
+  CountChargedFailures(c, legacy_charged, ir_charged, row);
   if (legacy_charged || ir_charged) row->charged_cases.push_back(c.name);
 }
 
