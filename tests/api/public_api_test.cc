@@ -16,6 +16,7 @@
 #include "ir/serde.h"
 #include "jax2onnx/jax2onnx.h"
 #include "jaxpr/io/npy.h"
+#include "tests/scoped_env.h"
 
 namespace jax2onnx {
 namespace {
@@ -44,27 +45,7 @@ jaxpr::Array ToInternal(const NamedArray& a) {
   return out;
 }
 
-class ScopedEnv {
- public:
-  void Set(const char* name, const std::string& value) {
-    const char* old = std::getenv(name);
-    saved_.push_back(
-        {name, old ? std::optional<std::string>(old) : std::nullopt});
-    setenv(name, value.c_str(), 1);
-  }
-  ~ScopedEnv() {
-    for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
-      if (it->second) {
-        setenv(it->first, it->second->c_str(), 1);
-      } else {
-        unsetenv(it->first);
-      }
-    }
-  }
-
- private:
-  std::vector<std::pair<const char*, std::optional<std::string>>> saved_;
-};
+using testing_util::ScopedEnv;
 
 TEST(PublicApiTest, InMemoryConversionEqualsTheConversionOfTheSameFiles) {
   const NamedArray weight = F32Array("const_0", {1.5f, -2.0f, 0.25f});

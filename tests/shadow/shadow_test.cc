@@ -17,6 +17,7 @@
 #include "gtest/gtest.h"
 #include "ir/serde.h"
 #include "jaxpr/text/parser.h"
+#include "tests/scoped_env.h"
 
 namespace jax2onnx::api {
 namespace {
@@ -435,28 +436,7 @@ TEST(EnvTest, StrictTurnsOnlyDifferentIntoAnError) {
   EXPECT_THAT(s.message(), HasSubstr("b.jaxpr"));
 }
 
-// Sets environment variables for one test and restores them afterwards.
-class ScopedEnv {
- public:
-  void Set(const char* name, const std::string& value) {
-    const char* old = std::getenv(name);
-    saved_.push_back(
-        {name, old ? std::optional<std::string>(old) : std::nullopt});
-    setenv(name, value.c_str(), 1);
-  }
-  ~ScopedEnv() {
-    for (auto it = saved_.rbegin(); it != saved_.rend(); ++it) {
-      if (it->second) {
-        setenv(it->first, it->second->c_str(), 1);
-      } else {
-        unsetenv(it->first);
-      }
-    }
-  }
-
- private:
-  std::vector<std::pair<const char*, std::optional<std::string>>> saved_;
-};
+using testing_util::ScopedEnv;
 
 Bundle TanhBundle() {
   auto file = jaxpr::ParseJaxprText(
