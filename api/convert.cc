@@ -14,6 +14,7 @@
 #include "api/convert_internal.h"
 #include "api/router.h"
 #include "api/shadow.h"
+#include "api/write_model.h"
 #include "converter2/convert.h"
 #include "ir/printer.h"
 #include "ir/serde.h"
@@ -55,8 +56,15 @@ void RegisterAllLowerings() {
   plugins2::RegisterAll();
 }
 
-absl::StatusOr<onnx::ModelProto> ConvertWithPipeline(
-    Pipeline pipeline, const Bundle& bundle, const ConvertOptions& options) {
+namespace {
+
+// ConvertWithPipeline; on the IR pipeline, `defer` is handed to ir::ToProto
+// and `ir_model` (when not null) receives the IR model whose tensors the
+// deferred data belongs to.
+absl::StatusOr<onnx::ModelProto> ConvertWithPipelineImpl(
+    Pipeline pipeline, const Bundle& bundle, const ConvertOptions& options,
+    const ir::DeferInitializerData& defer,
+    std::shared_ptr<const ir::Model>* ir_model) {
   RegisterAllLowerings();
   // Both pipelines trust the printed types; an ill-typed jaxpr is refused
   // here with its FILE:LINE:COL before any lowering sees it.
@@ -73,8 +81,10 @@ absl::StatusOr<onnx::ModelProto> ConvertWithPipeline(
     ir_options.dump = IrDumpFromEnv(options);
     J2O_ASSIGN_OR_RETURN(ir::Model model,
                          converter2::ConvertToIr(bundle, ir_options));
-    onnx::ModelProto proto = ir::ToProto(model);
+    auto shared = std::make_shared<const ir::Model>(std::move(model));
+    onnx::ModelProto proto = ir::ToProto(*shared, defer);
     J2O_RETURN_IF_ERROR(plugin::WidenLowPrecisionForOrtCpu(proto));
+    if (ir_model != nullptr) *ir_model = std::move(shared);
     return proto;
   }
   converter::LegacyConvertOptions legacy_options;
@@ -88,6 +98,45 @@ absl::StatusOr<onnx::ModelProto> ConvertWithPipeline(
   // provider has no kernel (plugin/low_precision.h).
   J2O_RETURN_IF_ERROR(plugin::WidenLowPrecisionForOrtCpu(proto));
   return proto;
+}
+
+}  // namespace
+
+absl::StatusOr<onnx::ModelProto> ConvertWithPipeline(
+    Pipeline pipeline, const Bundle& bundle, const ConvertOptions& options) {
+  return ConvertWithPipelineImpl(pipeline, bundle, options, nullptr, nullptr);
+}
+
+absl::StatusOr<PendingModel> ToOnnxForWriting(const Bundle& bundle,
+                                              const ConvertOptions& options) {
+  J2O_ASSIGN_OR_RETURN(Pipeline pipeline, RoutePipeline(options));
+  ShadowMode shadow = ShadowMode::kOff;
+  if (options.read_environment) {
+    J2O_ASSIGN_OR_RETURN(shadow, ShadowModeFromEnvironment());
+  }
+  PendingModel pending;
+  if (pipeline != Pipeline::kIr || shadow != ShadowMode::kOff) {
+    J2O_ASSIGN_OR_RETURN(pending.proto, ToOnnx(bundle, options));
+    return pending;
+  }
+  // Weights stay where the bundle holds them (a memory-mapped npz) until
+  // the writer stores them: no copy of them in the proto.
+  DeferredData& deferred = pending.deferred;
+  auto defer = [&deferred](const ir::Tensor& tensor, onnx::TensorProto* proto) {
+    if (tensor.bytes().size() < kMinExternalBytes) return false;
+    deferred[proto] = tensor.bytes();
+    return true;
+  };
+  J2O_ASSIGN_OR_RETURN(pending.proto,
+                       ConvertWithPipelineImpl(pipeline, bundle, options, defer,
+                                               &pending.ir_model));
+  return pending;
+}
+
+absl::Status WritePendingModel(PendingModel&& model, const std::string& path,
+                               const WriteOptions& options) {
+  return WriteModelWithDeferredData(std::move(model.proto), model.deferred,
+                                    path, options);
 }
 
 absl::StatusOr<Pipeline> RoutePipeline(const ConvertOptions& options) {
@@ -202,6 +251,15 @@ absl::StatusOr<Bundle> BundleFromText(std::string_view jaxpr_text,
 absl::StatusOr<onnx::ModelProto> ToOnnx(const Bundle& bundle,
                                         const ConvertOptions& options) {
   return api::ToOnnx(api::BundleAccess::Get(bundle), options);
+}
+
+absl::Status ConvertToFile(const Bundle& bundle, const std::string& path,
+                           const ConvertOptions& options,
+                           const WriteOptions& write_options) {
+  J2O_ASSIGN_OR_RETURN(
+      api::PendingModel pending,
+      api::ToOnnxForWriting(api::BundleAccess::Get(bundle), options));
+  return api::WritePendingModel(std::move(pending), path, write_options);
 }
 
 absl::StatusOr<onnx::ModelProto> ToOnnxFromText(

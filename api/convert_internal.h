@@ -4,12 +4,15 @@
 #ifndef JAX2ONNX_API_CONVERT_INTERNAL_H_
 #define JAX2ONNX_API_CONVERT_INTERNAL_H_
 
+#include <memory>
 #include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
 #include "api/bundle_access.h"
 #include "api/router.h"
+#include "api/write_model.h"
+#include "ir/ir.h"
 #include "jax2onnx/jax2onnx.h"
 
 namespace jax2onnx::api {
@@ -22,6 +25,24 @@ absl::StatusOr<onnx::ModelProto> ConvertWithPipeline(
 // default) and honours JAX2ONNX_SHADOW_COMPARE.
 absl::StatusOr<onnx::ModelProto> ToOnnx(const Bundle& bundle,
                                         const ConvertOptions& options = {});
+
+// A converted model whose large main-graph weights may still be held by the
+// IR model (a borrowed memory-mapped npz) instead of copied into the proto:
+// WritePendingModel writes them straight from there.
+struct PendingModel {
+  onnx::ModelProto proto;
+  DeferredData deferred;  // tensors of `proto` without their data
+  std::shared_ptr<const ir::Model> ir_model;  // owns the deferred bytes
+};
+
+// ToOnnx for a model that is going to be written: the same model, without
+// the copy of the weights in the proto on the IR pipeline (the legacy
+// pipeline and shadow compare give a plain proto).
+absl::StatusOr<PendingModel> ToOnnxForWriting(const Bundle& bundle,
+                                              const ConvertOptions& options);
+// WriteModel for a PendingModel.
+absl::Status WritePendingModel(PendingModel&& model, const std::string& path,
+                               const WriteOptions& options);
 
 // The pipeline ToOnnx would use for `options`.
 absl::StatusOr<Pipeline> RoutePipeline(const ConvertOptions& options);

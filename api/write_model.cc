@@ -20,8 +20,10 @@
 #include <random>
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "glog/logging.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl.h"
 #include "ir/serde.h"
@@ -200,10 +202,15 @@ class DirectoryLock {
 // Moves the data of `tensor` into `sidecar` at the next aligned offset and
 // points the tensor there.
 absl::Status Externalize(onnx::TensorProto* tensor, const std::string& location,
-                         ExclusiveTempFile& sidecar, uint64_t* offset) {
-  std::string bytes;
-  if (tensor->has_raw_data()) {
-    bytes.swap(*tensor->mutable_raw_data());
+                         ExclusiveTempFile& sidecar, uint64_t* offset,
+                         const DeferredData& deferred) {
+  std::string owned;
+  absl::string_view bytes;
+  if (auto it = deferred.find(tensor); it != deferred.end()) {
+    bytes = it->second;  // written straight from the caller's buffer
+  } else if (tensor->has_raw_data()) {
+    owned.swap(*tensor->mutable_raw_data());
+    bytes = owned;
   } else {
     absl::StatusOr<ir::Tensor> decoded = ir::TensorFromProto(*tensor);
     if (!decoded.ok()) {
@@ -211,7 +218,8 @@ absl::Status Externalize(onnx::TensorProto* tensor, const std::string& location,
           absl::StrCat("cannot store tensor '", tensor->name(),
                        "' as external data: ", decoded.status().message()));
     }
-    bytes = std::string(decoded->bytes());
+    owned = std::string(decoded->bytes());
+    bytes = owned;
   }
   const uint64_t aligned = (*offset + kExternalDataAlignment - 1) /
                            kExternalDataAlignment * kExternalDataAlignment;
@@ -274,9 +282,23 @@ absl::StatusOr<Target> ResolveTarget(const std::string& path,
   return target;
 }
 
+// Copies the deferred data of the tensors that stay inline into the proto.
+void InlineDeferred(const DeferredData& deferred,
+                    const absl::flat_hash_set<const onnx::TensorProto*>& gone) {
+  for (const auto& [tensor, bytes] : deferred) {
+    if (gone.contains(tensor)) continue;
+    const_cast<onnx::TensorProto*>(tensor)->set_raw_data(bytes.data(),
+                                                         bytes.size());
+  }
+}
+
+// `deferred` (only with `owned`, the rvalue model) lists tensors of the
+// model whose data is held by the caller instead of the proto.
 absl::Status WriteModelImpl(const onnx::ModelProto& model,
                             onnx::ModelProto* owned, const std::string& path,
-                            const WriteOptions& options, uint64_t limit) {
+                            const WriteOptions& options, uint64_t limit,
+                            const DeferredData& deferred = {}) {
+  CHECK(deferred.empty() || owned == &model);
   J2O_ASSIGN_OR_RETURN(Target target, ResolveTarget(path, options));
   const std::vector<const onnx::TensorProto*> tensors = CollectTensors(model);
   std::vector<size_t> candidates;  // indices into `tensors`
@@ -287,7 +309,11 @@ absl::Status WriteModelImpl(const onnx::ModelProto& model,
       candidate_bytes.push_back(*bytes);
     }
   }
-  const uint64_t model_bytes = model.ByteSizeLong();
+  uint64_t model_bytes = model.ByteSizeLong();
+  for (const auto& [tensor, bytes] : deferred) {
+    // raw_data's tag, length varint and bytes.
+    model_bytes += 1 + 10 + bytes.size();
+  }
   const std::vector<bool> chosen =
       ChooseExternalTensors(candidate_bytes, model_bytes, options.external_data,
                             options.external_data_threshold, limit);
@@ -303,6 +329,7 @@ absl::Status WriteModelImpl(const onnx::ModelProto& model,
     }
     J2O_ASSIGN_OR_RETURN(ExclusiveTempFile file,
                          ExclusiveTempFile::Create(target.dir));
+    InlineDeferred(deferred, {});
     J2O_RETURN_IF_ERROR(SerializeInto(model, file, path));
     J2O_RETURN_IF_ERROR(file.Commit(path));
     SyncDirectory(target.dir);
@@ -325,13 +352,16 @@ absl::Status WriteModelImpl(const onnx::ModelProto& model,
   std::vector<const onnx::TensorProto*> mutable_tensors =
       owned == &model ? tensors : CollectTensors(*owned);
   uint64_t offset = 0;
+  absl::flat_hash_set<const onnx::TensorProto*> externalized;
   for (size_t k = 0; k < candidates.size(); ++k) {
     if (!chosen[k]) continue;
     auto* tensor =
         const_cast<onnx::TensorProto*>(mutable_tensors[candidates[k]]);
     J2O_RETURN_IF_ERROR(
-        Externalize(tensor, target.sidecar_name, sidecar, &offset));
+        Externalize(tensor, target.sidecar_name, sidecar, &offset, deferred));
+    externalized.insert(tensor);
   }
+  InlineDeferred(deferred, externalized);
   J2O_RETURN_IF_ERROR(sidecar.SyncAndClose());
   const uint64_t inline_bytes = owned->ByteSizeLong();
   if (inline_bytes > limit) {
@@ -354,6 +384,14 @@ absl::Status WriteModelImpl(const onnx::ModelProto& model,
 }
 
 }  // namespace
+
+absl::Status WriteModelWithDeferredData(onnx::ModelProto&& model,
+                                        const DeferredData& deferred,
+                                        const std::string& path,
+                                        const WriteOptions& options,
+                                        uint64_t limit) {
+  return WriteModelImpl(model, &model, path, options, limit, deferred);
+}
 
 absl::Status WriteModelWithLimit(const onnx::ModelProto& model,
                                  const std::string& path,

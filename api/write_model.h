@@ -9,10 +9,13 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "absl/types/span.h"
 #include "jax2onnx/jax2onnx.h"
+#include "onnx/onnx_pb.h"
 
 namespace jax2onnx::api {
 
@@ -41,6 +44,22 @@ inline constexpr uint64_t kExternalEntryBytes = 96;
 std::vector<bool> ChooseExternalTensors(absl::Span<const uint64_t> tensor_bytes,
                                         uint64_t model_bytes, ExternalData mode,
                                         uint64_t threshold,
+                                        uint64_t limit = kProtobufSizeLimit);
+
+// Tensors of a model whose data the proto does not hold (see
+// ir::DeferInitializerData), with the bytes that stand for it; the bytes
+// must outlive the write.
+using DeferredData =
+    absl::flat_hash_map<const onnx::TensorProto*, absl::string_view>;
+
+// WriteModel of a model some of whose tensor data is held outside the proto
+// (`deferred`): tensors that go to the sidecar are written straight from
+// those bytes, the others are copied into the proto just before it is
+// serialized. The decision is the same as for a proto holding all its data.
+absl::Status WriteModelWithDeferredData(onnx::ModelProto&& model,
+                                        const DeferredData& deferred,
+                                        const std::string& path,
+                                        const WriteOptions& options,
                                         uint64_t limit = kProtobufSizeLimit);
 
 // WriteModel with `limit` in place of protobuf's 2 GiB, so tests can reach

@@ -100,17 +100,19 @@ absl::StatusOr<ir::Model> ConvertToIr(const jaxpr::Bundle& bundle,
     auto dtype = plugin::OnnxDType(bundle.consts[i].dtype());
     if (!dtype.ok()) return dtype.status();
     const jaxpr::Array& a = bundle.consts[i];
-    // Weights are borrowed from the bundle's arrays, not copied (the shared
-    // buffer keeps them alive and unchanged).
-    std::shared_ptr<const std::vector<uint8_t>> bytes = a.SharedBytes();
+    // Weights are borrowed from the bundle's arrays (which may themselves
+    // borrow a memory-mapped npz), not copied: the owner keeps them alive
+    // and unchanged.
+    jaxpr::Array::SharedView view = a.Share();
     ir::Tensor tensor =
-        bytes == nullptr ? ir::Tensor(*dtype, a.shape(), std::string())
-                         : ir::Tensor::Borrowed(
-                               *dtype, a.shape(),
-                               absl::string_view(
-                                   reinterpret_cast<const char*>(bytes->data()),
-                                   bytes->size()),
-                               bytes);
+        view.keep_alive == nullptr
+            ? ir::Tensor(*dtype, a.shape(), std::string())
+            : ir::Tensor::Borrowed(
+                  *dtype, a.shape(),
+                  absl::string_view(
+                      reinterpret_cast<const char*>(view.bytes.data()),
+                      view.bytes.size()),
+                  std::move(view.keep_alive));
     J2O_ASSIGN_OR_RETURN(
         ir::Value * init,
         graph.AddInitializer(graph.FreshName(absl::StrCat("const_", i)),

@@ -171,11 +171,16 @@ absl::StatusOr<Tensor> ImportTensor(const TensorProto& proto,
   return t;
 }
 
-void ExportTensor(const Tensor& t, TensorProto* proto) {
+// Everything but the data.
+void ExportTensorHeader(const Tensor& t, TensorProto* proto) {
   for (int64_t d : t.dims()) proto->add_dims(d);
   proto->set_data_type(t.dtype());
   if (!t.name().empty() || t.write_empty_name()) proto->set_name(t.name());
   if (!t.doc_string().empty()) proto->set_doc_string(t.doc_string());
+}
+
+void ExportTensor(const Tensor& t, TensorProto* proto) {
+  ExportTensorHeader(t, proto);
   if (t.data_location() >= 0) {
     proto->set_data_location(
         static_cast<TensorProto::DataLocation>(t.data_location()));
@@ -696,7 +701,8 @@ void ExportValueInfo(const Value& v, onnx::ValueInfoProto* vi) {
   if (!v.doc_string().empty()) vi->set_doc_string(v.doc_string());
 }
 
-void ExportGraph(const Graph& g, onnx::GraphProto* gp);
+void ExportGraph(const Graph& g, onnx::GraphProto* gp,
+                 const DeferInitializerData* defer = nullptr);
 
 void ExportAttr(const Attr& a, AttributeProto* ap) {
   ap->set_name(a.name());
@@ -789,12 +795,19 @@ void ExportValueInfos(
   }
 }
 
-void ExportGraph(const Graph& g, onnx::GraphProto* gp) {
+void ExportGraph(const Graph& g, onnx::GraphProto* gp,
+                 const DeferInitializerData* defer) {
   for (const Node* n : g.nodes()) ExportNode(*n, gp->add_node());
   if (!g.name().empty()) gp->set_name(g.name());
   for (const Value* v : g.initializers()) {
     TensorProto* tp = gp->add_initializer();
-    ExportTensor(*v->const_value(), tp);
+    const Tensor& t = *v->const_value();
+    if (defer != nullptr && !t.is_external() && !t.is_string() &&
+        t.data_location() < 0 && (*defer)(t, tp)) {
+      ExportTensorHeader(t, tp);
+    } else {
+      ExportTensor(t, tp);
+    }
     tp->set_name(v->name());
   }
   for (const SparseTensor& s : g.sparse_initializers()) {
@@ -860,6 +873,11 @@ absl::StatusOr<Model> Import(const onnx::ModelProto& proto, bool steal) {
 }  // namespace
 
 onnx::ModelProto ToProto(const Model& model) {
+  return ToProto(model, DeferInitializerData());
+}
+
+onnx::ModelProto ToProto(const Model& model,
+                         const DeferInitializerData& defer) {
   onnx::ModelProto proto;
   if (model.ir_version() != 0) proto.set_ir_version(model.ir_version());
   for (const OpsetImport& o : model.opset_imports()) {
@@ -878,7 +896,7 @@ onnx::ModelProto ToProto(const Model& model) {
     proto.set_model_version(model.model_version());
   }
   if (!model.doc_string().empty()) proto.set_doc_string(model.doc_string());
-  ExportGraph(model.graph(), proto.mutable_graph());
+  ExportGraph(model.graph(), proto.mutable_graph(), defer ? &defer : nullptr);
   for (const auto& [k, v] : model.metadata_props()) {
     auto* kv = proto.add_metadata_props();
     kv->set_key(k);

@@ -5,6 +5,7 @@
 #ifndef JAX2ONNX_IR_SERDE_H_
 #define JAX2ONNX_IR_SERDE_H_
 
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -16,6 +17,14 @@
 namespace jax2onnx::ir {
 
 onnx::ModelProto ToProto(const Model& model);
+// Called for each main-graph initializer with in-memory numeric data, before
+// its data is copied into the proto; returning true means the caller takes
+// care of the data (e.g. writes it to ONNX external data straight from the
+// tensor's bytes): the proto then gets the tensor's name, type and dims but
+// no data. The proto pointer stays valid as long as the returned model.
+using DeferInitializerData =
+    std::function<bool(const Tensor& tensor, onnx::TensorProto* proto)>;
+onnx::ModelProto ToProto(const Model& model, const DeferInitializerData& defer);
 // Copies tensor data out of `proto`.
 absl::StatusOr<Model> FromProto(const onnx::ModelProto& proto);
 // Moves raw tensor data out of `proto` instead of copying it (the proto is

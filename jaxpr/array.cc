@@ -135,14 +135,38 @@ Array::Array(DType dtype, std::vector<int64_t> shape)
       static_cast<size_t>(NumElements(shape_)) * ItemSize(dtype_), 0);
 }
 
-const std::vector<uint8_t>& Array::EmptyBytes() {
-  static const auto* const empty = new std::vector<uint8_t>();
-  return *empty;
+Array Array::Borrowed(DType dtype, std::vector<int64_t> shape,
+                      absl::Span<const uint8_t> bytes,
+                      std::shared_ptr<const void> keep_alive) {
+  CHECK(keep_alive != nullptr);
+  Array array;
+  array.dtype_ = dtype;
+  array.shape_ = std::move(shape);
+  for (int64_t d : array.shape_) CHECK_GE(d, 0) << "negative dimension";
+  CHECK_EQ(bytes.size(),
+           static_cast<size_t>(NumElements(array.shape_)) * ItemSize(dtype));
+  const int item = std::max(ItemSize(dtype), 1);
+  CHECK_EQ(reinterpret_cast<uintptr_t>(bytes.data()) %
+               static_cast<uintptr_t>(std::min(item, 8)),
+           0u)
+      << "borrowed bytes not aligned to the element size";
+  array.borrowed_ = bytes;
+  array.borrowed_owner_ = std::move(keep_alive);
+  return array;
+}
+
+Array::SharedView Array::Share() const {
+  if (borrowed_owner_ != nullptr) return {borrowed_, borrowed_owner_};
+  if (data_ == nullptr) return {};
+  return {absl::Span<const uint8_t>(*data_), data_};
 }
 
 std::vector<uint8_t>& Array::Detach() {
-  data_ = data_ == nullptr ? std::make_shared<std::vector<uint8_t>>()
-                           : std::make_shared<std::vector<uint8_t>>(*data_);
+  absl::Span<const uint8_t> current = Bytes();
+  data_ =
+      std::make_shared<std::vector<uint8_t>>(current.begin(), current.end());
+  borrowed_ = {};
+  borrowed_owner_ = nullptr;
   return *data_;
 }
 

@@ -28,6 +28,13 @@ class Array {
   Array() = default;
   // Zero-filled array.
   Array(DType dtype, std::vector<int64_t> shape);
+  // An array over bytes it does not own (e.g. a memory-mapped npz entry):
+  // `bytes` must hold exactly the array's elements, stay valid and never
+  // change while `keep_alive` lives, and be aligned to the element size
+  // (typed access needs it). A write first copies them (copy on write).
+  static Array Borrowed(DType dtype, std::vector<int64_t> shape,
+                        absl::Span<const uint8_t> bytes,
+                        std::shared_ptr<const void> keep_alive);
 
   DType dtype() const { return dtype_; }
   const std::vector<int64_t>& shape() const { return shape_; }
@@ -44,13 +51,17 @@ class Array {
   const uint8_t* data() const { return Bytes().data(); }
   size_t num_bytes() const { return Bytes().size(); }
   std::vector<uint8_t>& bytes() { return Mutable(); }
-  const std::vector<uint8_t>& bytes() const { return Bytes(); }
-  // The bytes as a shared buffer (null when there are none), for borrowing
-  // them without a copy: the buffer never changes, since holding it makes
-  // this array copy before its next write.
-  std::shared_ptr<const std::vector<uint8_t>> SharedBytes() const {
-    return data_;
-  }
+  absl::Span<const uint8_t> bytes() const { return Bytes(); }
+  // The bytes and an owner that keeps them alive and unchanged (null when
+  // there are no bytes), for borrowing them without a copy: holding the
+  // owner makes this array copy before its next write.
+  struct SharedView {
+    absl::Span<const uint8_t> bytes;
+    std::shared_ptr<const void> keep_alive;
+  };
+  SharedView Share() const;
+  // True when the bytes are borrowed (Borrowed()) rather than owned.
+  bool is_borrowed() const { return borrowed_owner_ != nullptr; }
 
   template <typename T>
   T* typed_data() {
@@ -87,20 +98,24 @@ class Array {
   static Array ScalarFromInt64(DType dtype, int64_t v);
 
  private:
-  const std::vector<uint8_t>& Bytes() const {
-    return data_ ? *data_ : EmptyBytes();
+  absl::Span<const uint8_t> Bytes() const {
+    if (borrowed_owner_ != nullptr) return borrowed_;
+    return data_ ? absl::Span<const uint8_t>(*data_)
+                 : absl::Span<const uint8_t>();
   }
   std::vector<uint8_t>& Mutable() {
     if (data_ != nullptr && data_.use_count() == 1) return *data_;
     return Detach();
   }
-  static const std::vector<uint8_t>& EmptyBytes();
   // Makes the bytes this array's own (allocating them when there are none).
   std::vector<uint8_t>& Detach();
 
   DType dtype_ = DType::kInvalid;
   std::vector<int64_t> shape_;
-  std::shared_ptr<std::vector<uint8_t>> data_;  // null: no bytes
+  std::shared_ptr<std::vector<uint8_t>> data_;  // null: no owned bytes
+  // Borrowed bytes (Borrowed()); in use while the owner is non-null.
+  absl::Span<const uint8_t> borrowed_;
+  std::shared_ptr<const void> borrowed_owner_;
 };
 
 // Product of the dims; callers pass shapes already known to be valid.

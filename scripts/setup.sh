@@ -9,7 +9,7 @@ packages=(
   build-essential cmake ninja-build pkg-config git
   libprotobuf-dev protobuf-compiler libonnx-dev libabsl-dev
   libgflags-dev libgoogle-glog-dev libgtest-dev libgmock-dev
-  libbenchmark-dev libzip-dev nlohmann-json3-dev libonnx-testdata
+  libbenchmark-dev libzip-dev zlib1g-dev nlohmann-json3-dev libonnx-testdata
   python3-numpy
 )
 missing=()

@@ -120,7 +120,7 @@ int RunConvert(const std::vector<std::string>& args) {
     return kExitUsage;
   }
   const auto start = std::chrono::steady_clock::now();
-  auto model = api::ToOnnx(*bundle, options);
+  auto model = api::ToOnnxForWriting(*bundle, options);
   if (!model.ok()) {
     std::fprintf(
         stderr, "%s\n",
@@ -131,14 +131,16 @@ int RunConvert(const std::vector<std::string>& args) {
   // writer reports and cleans up after, instead of killing the process with
   // its temporaries left behind.
   std::signal(SIGXFSZ, SIG_IGN);
-  const int nodes = model->graph().node_size();
+  const int nodes = model->proto.graph().node_size();
   const double seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
   const std::string jaxpr_path = bundle->jaxpr_path;
-  // The model holds its own copy of the weights: free the bundle's now.
+  // Weights the model needs are owned by the model (copied into the proto,
+  // or kept alive by its IR); the rest of the bundle can go now.
   { const auto released = *std::move(bundle); }
-  absl::Status written = WriteModel(std::move(*model), FLAGS_o, *write_options);
+  absl::Status written =
+      api::WritePendingModel(std::move(*model), FLAGS_o, *write_options);
   if (!written.ok()) {
     std::fprintf(stderr, "jax2onnx convert: %s\n",
                  std::string(written.message()).c_str());

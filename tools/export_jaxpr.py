@@ -47,10 +47,13 @@ from __future__ import annotations
 import argparse
 import collections
 import importlib
+import io
 import os
 import re
+import struct
 import sys
 import tempfile
+import zipfile
 from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
@@ -175,6 +178,36 @@ def _atomic_write(path: str, write: Callable[[Any], None], mode: str) -> None:
     raise
 
 
+NPZ_ALIGNMENT = 64
+_ZIPALIGN_EXTRA_ID = 0xD935  # Android zipalign's padding extra field
+
+
+def write_aligned_npz(f: Any, arrays: Mapping[str, np.ndarray]) -> None:
+  """np.savez's archive (stored NAME.npy entries, readable by np.load), with
+  each array's data starting on a 64-byte boundary of the file, so jax2onnx
+  memory-maps the weights instead of copying them. The local header of each
+  entry gets a zipalign-style padding extra field; .npy headers are already
+  padded to 64 bytes by numpy."""
+  with zipfile.ZipFile(f, mode="w", compression=zipfile.ZIP_STORED,
+                       allowZip64=True) as zf:
+    for name, value in arrays.items():
+      buffer = io.BytesIO()
+      np.lib.format.write_array(buffer, np.asanyarray(value),
+                                allow_pickle=False)
+      data = buffer.getvalue()
+      info = zipfile.ZipInfo(name + ".npy", date_time=(1980, 1, 1, 0, 0, 0))
+      info.compress_type = zipfile.ZIP_STORED
+      # zipfile appends a 20-byte zip64 extra to the local header when it
+      # expects the entry to need one (the same test as ZipFile._open_to_write).
+      zip64_extra = 20 if len(data) * 1.05 > zipfile.ZIP64_LIMIT else 0
+      before = (zf.fp.tell() + 30 + len(info.filename.encode("utf-8")) + 6 +
+                zip64_extra)
+      zeros = (-before) % NPZ_ALIGNMENT
+      info.extra = struct.pack("<HHH", _ZIPALIGN_EXTRA_ID, 2 + zeros,
+                               NPZ_ALIGNMENT) + bytes(zeros)
+      zf.writestr(info, data)
+
+
 def write_bundle(out_dir: str, name: str, jaxpr_text: str,
                  arrays: Mapping[str, np.ndarray]) -> tuple[str, str | None]:
   """Writes NAME.jaxpr and (when there are arrays) NAME.npz, each atomically."""
@@ -184,7 +217,7 @@ def write_bundle(out_dir: str, name: str, jaxpr_text: str,
   jaxpr_path = os.path.join(out_dir, name + ".jaxpr")
   npz_path = os.path.join(out_dir, name + ".npz")
   if arrays:
-    _atomic_write(npz_path, lambda f: np.savez(f, **arrays), "wb")
+    _atomic_write(npz_path, lambda f: write_aligned_npz(f, arrays), "wb")
   elif os.path.exists(npz_path):
     os.unlink(npz_path)  # a stale npz would be read with the new jaxpr
   text = jaxpr_text if jaxpr_text.endswith("\n") else jaxpr_text + "\n"

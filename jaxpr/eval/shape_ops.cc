@@ -56,7 +56,7 @@ Result ReshapeBytes(const EvalContext& ctx, const Array& x,
         absl::StrCat(what, ": operand ", x.TypeString(), " cannot become ",
                      out->TypeString()));
   }
-  out->bytes() = x.bytes();
+  out->bytes().assign(x.bytes().begin(), x.bytes().end());
   return std::vector<Array>{*std::move(out)};
 }
 

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 #include <zip.h>
+#include <zlib.h>
 
 #include <algorithm>
 #include <atomic>
@@ -27,6 +28,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "glog/logging.h"
+#include "jaxpr/io/zip_map.h"
 #include "jaxpr/status_macros.h"
 
 namespace jax2onnx::jaxpr {
@@ -568,6 +570,37 @@ std::optional<absl::StatusOr<Array>> ReadNpzEntryInPlace(
   return absl::StatusOr<Array>(std::move(array));
 }
 
+// Borrows a stored (uncompressed) npz entry in place from the mapped file:
+// no copy, the map stays alive while the array does. The entry's CRC is
+// checked first (one pass over the bytes, as libzip would). Returns nullopt
+// when the entry cannot be used as is (Fortran order, byte-swapped, bools
+// to canonicalize, data not aligned to the element size, or a header the
+// libzip path should report on): the caller then reads it through libzip.
+std::optional<absl::StatusOr<Array>> BorrowStoredNpzEntry(
+    const std::shared_ptr<const MappedFile>& map, const StoredZipEntry& entry,
+    const std::string& what) {
+  const uint8_t* start = map->bytes().data() + entry.data_offset;
+  absl::StatusOr<NpyLayout> layout = ParseNpyLayout(
+      absl::string_view(reinterpret_cast<const char*>(start), entry.size),
+      entry.size, what);
+  if (!layout.ok()) return std::nullopt;
+  const uint8_t* data = start + layout->data_offset;
+  const uintptr_t align = std::clamp(ItemSize(layout->dtype), 1, 8);
+  if (layout->fortran || layout->swap || layout->dtype == DType::kBool ||
+      reinterpret_cast<uintptr_t>(data) % align != 0) {
+    return std::nullopt;
+  }
+  if (crc32_z(0, start, entry.size) != entry.crc32) {
+    return absl::StatusOr<Array>(
+        Invalid(what,
+                "corrupt data: CRC mismatch (the zip entry's CRC-32 "
+                "does not match its bytes)"));
+  }
+  return absl::StatusOr<Array>(Array::Borrowed(
+      layout->dtype, layout->shape,
+      absl::Span<const uint8_t>(data, layout->data_bytes), map));
+}
+
 }  // namespace
 
 absl::StatusOr<Array> ParseNpy(absl::string_view bytes,
@@ -663,6 +696,17 @@ absl::StatusOr<NamedArrays> ReadNpzFile(const std::string& path) {
     ~Closer() { zip_discard(z); }
   } closer{archive};
 
+  // Stored entries are borrowed from a read-only map of the file instead of
+  // copied (zero-copy weights); the rest goes through libzip.
+  std::shared_ptr<const MappedFile> map;
+  std::vector<std::optional<StoredZipEntry>> stored;
+  if (auto mapped = MappedFile::Open(path); mapped.ok()) {
+    if (auto list = ListStoredZipEntries((*mapped)->bytes())) {
+      map = *std::move(mapped);
+      stored = *std::move(list);
+    }
+  }
+
   NamedArrays out;
   absl::flat_hash_set<std::string> seen;
   const zip_int64_t num_entries = zip_get_num_entries(archive, 0);
@@ -681,14 +725,22 @@ absl::StatusOr<NamedArrays> ReadNpzFile(const std::string& path) {
       return absl::InvalidArgumentError(absl::StrCat(
           what, ": claims ", st.size, " bytes (limit ", kMaxEntryBytes, ")"));
     }
-    zip_file_t* file = zip_fopen_index(archive, i, 0);
-    if (file == nullptr) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(what, ": cannot open: ", zip_strerror(archive)));
+    std::optional<absl::StatusOr<Array>> in_place;
+    const size_t index = static_cast<size_t>(i);
+    if (index < stored.size() && stored[index].has_value() &&
+        stored[index]->name == st.name && stored[index]->size == st.size &&
+        (st.valid & ZIP_STAT_COMP_METHOD) && st.comp_method == ZIP_CM_STORE) {
+      in_place = BorrowStoredNpzEntry(map, *stored[index], what);
     }
-    std::optional<absl::StatusOr<Array>> in_place =
-        ReadNpzEntryInPlace(file, st.size, what);
-    zip_fclose(file);
+    if (!in_place.has_value()) {
+      zip_file_t* file = zip_fopen_index(archive, i, 0);
+      if (file == nullptr) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(what, ": cannot open: ", zip_strerror(archive)));
+      }
+      in_place = ReadNpzEntryInPlace(file, st.size, what);
+      zip_fclose(file);
+    }
     if (in_place.has_value()) {
       if (!in_place->ok()) return in_place->status();
       if (absl::EndsWith(name, ".npy")) name.resize(name.size() - 4);
@@ -701,7 +753,7 @@ absl::StatusOr<NamedArrays> ReadNpzFile(const std::string& path) {
     }
     // The header did not parse from the first chunk: read the whole entry
     // again and let ParseNpy report what is wrong.
-    file = zip_fopen_index(archive, i, 0);
+    zip_file_t* file = zip_fopen_index(archive, i, 0);
     if (file == nullptr) {
       return absl::InvalidArgumentError(
           absl::StrCat(what, ": cannot open: ", zip_strerror(archive)));
@@ -786,14 +838,24 @@ absl::Status WriteNpzFile(const std::string& path, const NamedArrays& arrays,
     std::remove(tmp.c_str());
     return absl::InternalError(message);
   };
+  // Stored entries are laid out so that each array's data starts on a
+  // 64-byte boundary of the file (numpy pads .npy headers to 64 bytes; the
+  // local header gets a padding extra field, as Android's zipalign does), so
+  // readers can borrow them from a memory map. The offsets are predicted
+  // from libzip's layout (local header, name, extra field, data); a wrong
+  // prediction only costs a copy on read.
+  constexpr uint64_t kAlign = 64;
+  constexpr uint16_t kAlignmentExtraId = 0xD935;  // zipalign's field
+  uint64_t offset = 0;
   for (const auto& [name, array] : arrays) {
     buffers.push_back(SerializeNpy(array));
     const std::string& buffer = buffers.back();
+    const std::string entry_name = absl::StrCat(name, ".npy");
     zip_source_t* source =
         zip_source_buffer(archive, buffer.data(), buffer.size(), 0);
     if (source == nullptr) return fail("cannot create a zip source");
-    const zip_int64_t index = zip_file_add(
-        archive, absl::StrCat(name, ".npy").c_str(), source, ZIP_FL_ENC_UTF_8);
+    const zip_int64_t index =
+        zip_file_add(archive, entry_name.c_str(), source, ZIP_FL_ENC_UTF_8);
     if (index < 0) {
       zip_source_free(source);
       return fail(absl::StrCat("cannot add entry '", name, "'"));
@@ -801,6 +863,22 @@ absl::Status WriteNpzFile(const std::string& path, const NamedArrays& arrays,
     if (zip_set_file_compression(
             archive, index, compress ? ZIP_CM_DEFLATE : ZIP_CM_STORE, 0) != 0) {
       return fail(absl::StrCat("cannot set compression of '", name, "'"));
+    }
+    if (!compress) {
+      // 30-byte local header, the name, the extra field (4-byte header,
+      // 2-byte alignment, zeros).
+      const uint64_t before = offset + 30 + entry_name.size() + 6;
+      const uint64_t zeros = (kAlign - before % kAlign) % kAlign;
+      std::string field(2 + zeros, '\0');
+      field[0] = static_cast<char>(kAlign & 0xFF);
+      field[1] = static_cast<char>(kAlign >> 8);
+      if (zip_file_extra_field_set(
+              archive, index, kAlignmentExtraId, ZIP_EXTRA_FIELD_NEW,
+              reinterpret_cast<const zip_uint8_t*>(field.data()),
+              static_cast<zip_uint16_t>(field.size()), ZIP_FL_LOCAL) != 0) {
+        return fail(absl::StrCat("cannot align entry '", name, "'"));
+      }
+      offset = before + zeros + buffer.size();
     }
     // A fixed timestamp (1980-01-01, as numpy writes) keeps output
     // byte-identical across runs.

@@ -4,6 +4,7 @@
 #include "jaxpr/io/npy.h"
 
 #include <zip.h>
+#include <zlib.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -484,6 +485,113 @@ TEST_F(NpyTest, RandomlyCorruptedNpzNeverCrashes) {
     // Most flips hit checksummed data or structure and must be detected.
     EXPECT_GT(failures, 150);
   }
+}
+
+// WriteNpzFile aligns each stored entry's data to 64 bytes, so ReadNpzFile
+// borrows those arrays from its memory map of the file instead of copying
+// them (zero-copy weights); deflated entries and bools (canonicalized to
+// 0/1) are owned copies. Values are the same either way.
+TEST_F(NpyTest, StoredEntriesAreBorrowedFromTheMapDeflatedOnesAreOwned) {
+  const NamedArrays arrays = {
+      {"w", Pattern(DType::kF32, {33, 17}, 1)},
+      {"bias_with_a_longer_name", Pattern(DType::kF64, {5}, 2)},
+      {"i", Pattern(DType::kI64, {3, 2}, 3)},
+      {"u", Pattern(DType::kU8, {7}, 4)},
+      {"b", Pattern(DType::kBool, {4}, 5)},
+      {"c", Pattern(DType::kC64, {2}, 6)}};
+  for (bool compress : {false, true}) {
+    ASSERT_TRUE(WriteNpzFile(Path("a.npz"), arrays, compress).ok());
+    auto read = ReadNpzFile(Path("a.npz"));
+    ASSERT_TRUE(read.ok()) << read.status();
+    ASSERT_EQ(read->size(), arrays.size());
+    for (size_t i = 0; i < arrays.size(); ++i) {
+      const Array& got = (*read)[i].second;
+      EXPECT_TRUE(got == arrays[i].second) << arrays[i].first;
+      const bool borrowable = !compress && got.dtype() != DType::kBool;
+      EXPECT_EQ(got.is_borrowed(), borrowable)
+          << arrays[i].first << (compress ? " deflated" : " stored");
+      if (got.is_borrowed()) {
+        EXPECT_EQ(reinterpret_cast<uintptr_t>(got.data()) % 64, 0u)
+            << arrays[i].first;
+      }
+    }
+  }
+}
+
+// Writing into a borrowed array copies it first: the file and other arrays
+// borrowing it keep the stored values.
+TEST_F(NpyTest, WritingABorrowedArrayCopiesIt) {
+  const Array original = Pattern(DType::kI32, {4}, 7);
+  ASSERT_TRUE(WriteNpzFile(Path("a.npz"), {{"x", original}}).ok());
+  auto read = ReadNpzFile(Path("a.npz"));
+  ASSERT_TRUE(read.ok()) << read.status();
+  const Array shared = (*read)[0].second;
+  Array copy = shared;
+  ASSERT_TRUE(copy.is_borrowed());
+  copy.typed_data<int32_t>()[0] = 12345;
+  EXPECT_FALSE(copy.is_borrowed());
+  EXPECT_EQ(copy.GetAsInt64(0), 12345);
+  EXPECT_TRUE(shared == original);
+  auto again = ReadNpzFile(Path("a.npz"));
+  ASSERT_TRUE(again.ok()) << again.status();
+  EXPECT_TRUE((*again)[0].second == original);
+}
+
+// A stored zip built byte by byte (APPNOTE 4.3.7/4.3.12/4.3.16) with the
+// entry's data at `pad` bytes past a 64-byte boundary, as np.savez leaves
+// entries wherever the previous ones end.
+std::string HandMadeStoredZip(const std::string& name, const std::string& npy,
+                              size_t pad, uint32_t crc) {
+  auto le = [](uint64_t v, int n) {
+    std::string out;
+    for (int i = 0; i < n; ++i) out.push_back(static_cast<char>(v >> (8 * i)));
+    return out;
+  };
+  // The npy header is 64-byte aligned; the data lands at 30 + name + extra.
+  const size_t extra = (64 - (30 + name.size()) % 64) % 64 + pad;
+  std::string local = le(0x04034b50, 4) + le(20, 2) + le(0, 2) + le(0, 2) +
+                      le(0, 2) + le(0x21, 2) + le(crc, 4) + le(npy.size(), 4) +
+                      le(npy.size(), 4) + le(name.size(), 2) + le(extra, 2) +
+                      name + std::string(extra, '\0');
+  std::string zip = local + npy;
+  const size_t cd_offset = zip.size();
+  std::string cd = le(0x02014b50, 4) + le(20, 2) + le(20, 2) + le(0, 2) +
+                   le(0, 2) + le(0, 2) + le(0x21, 2) + le(crc, 4) +
+                   le(npy.size(), 4) + le(npy.size(), 4) + le(name.size(), 2) +
+                   le(0, 2) + le(0, 2) + le(0, 2) + le(0, 2) + le(0, 4) +
+                   le(0, 4) + name;
+  zip += cd;
+  zip += le(0x06054b50, 4) + le(0, 2) + le(0, 2) + le(1, 2) + le(1, 2) +
+         le(cd.size(), 4) + le(cd_offset, 4) + le(0, 2);
+  return zip;
+}
+
+// Entries whose data is not aligned to the element size are copied (typed
+// access needs alignment); aligned ones are borrowed. Both read the same
+// values, and a CRC that does not match the stored bytes is an error.
+TEST_F(NpyTest, UnalignedStoredEntriesAreCopiedAndCrcIsChecked) {
+  const std::string npy =
+      MakeNpy("{'descr': '<i4', 'fortran_order': False, 'shape': (3,), }",
+              Int32sLE({7, -8, 9}));
+  const uint32_t crc = static_cast<uint32_t>(
+      crc32(0, reinterpret_cast<const Bytef*>(npy.data()), npy.size()));
+  for (size_t pad : {0, 1, 2, 4}) {
+    const std::string path = Path(absl::StrCat("pad", pad, ".npz"));
+    std::ofstream(path, std::ios::binary)
+        << HandMadeStoredZip("x.npy", npy, pad, crc);
+    auto read = ReadNpzFile(path);
+    ASSERT_TRUE(read.ok()) << read.status();
+    const Array& x = (*read)[0].second;
+    EXPECT_EQ(x.is_borrowed(), pad % 4 == 0) << "pad " << pad;
+    EXPECT_EQ(x.GetAsInt64(0), 7);
+    EXPECT_EQ(x.GetAsInt64(1), -8);
+    EXPECT_EQ(x.GetAsInt64(2), 9);
+  }
+  std::ofstream(Path("bad_crc.npz"), std::ios::binary)
+      << HandMadeStoredZip("x.npy", npy, 0, crc ^ 1);
+  auto bad = ReadNpzFile(Path("bad_crc.npz"));
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(), HasSubstr("bad_crc.npz"));
 }
 
 TEST_F(NpyTest, WriteRejectsDuplicateNamesAndOpaqueDTypes) {

@@ -13,10 +13,12 @@ values are computed here with numpy from the same formulas.
 
 import os
 import shutil
+import struct
 import subprocess
 import sys
 import tempfile
 import unittest
+import zipfile
 
 import numpy as np
 
@@ -277,6 +279,35 @@ class DtypeAndLayoutTest(unittest.TestCase):
                                     "input_0", "expected_0"])
     self.assertEqual(list(ej.bundle_arrays([], [], [f32(1)], None)),
                      ["input_0"])
+
+  def test_npz_data_is_64_byte_aligned_and_np_load_reads_it(self):
+    arrays = {"const_0": np.arange(33 * 17, dtype=np.float32).reshape(33, 17),
+              "a_much_longer_entry_name": np.arange(5, dtype=np.float64),
+              "input_0": np.array([True, False]),
+              "input_1": np.int8(-3)}
+    out = tempfile.mkdtemp()
+    try:
+      path = os.path.join(out, "a.npz")
+      with open(path, "wb") as f:
+        ej.write_aligned_npz(f, arrays)
+      with np.load(path) as z:
+        self.assertEqual(list(z.keys()), list(arrays))
+        for name, value in arrays.items():
+          np.testing.assert_array_equal(z[name], value)
+          self.assertEqual(z[name].dtype, np.asarray(value).dtype)
+      with open(path, "rb") as f:
+        raw = f.read()
+      with zipfile.ZipFile(path) as zf:
+        for info in zf.infolist():
+          # Local header (APPNOTE 4.3.7): name and extra lengths at 26/28.
+          local = info.header_offset
+          name_len, extra_len = struct.unpack_from("<HH", raw, local + 26)
+          entry = local + 30 + name_len + extra_len
+          self.assertEqual(raw[entry:entry + 6], b"\x93NUMPY")
+          header_len = struct.unpack_from("<H", raw, entry + 8)[0]
+          self.assertEqual((entry + 10 + header_len) % 64, 0, info.filename)
+    finally:
+      shutil.rmtree(out)
 
   def test_write_bundle_is_atomic_and_drops_a_stale_npz(self):
     out = tempfile.mkdtemp()

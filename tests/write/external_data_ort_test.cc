@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "absl/strings/match.h"
+#include "api/bundle_access.h"
 #include "api/check.h"
 #include "api/convert_internal.h"
 #include "api/ort_runner.h"
@@ -311,6 +312,88 @@ TEST_F(ExternalDataOrtTest, ConvertedWhileBundleMatchesTheInterpreter) {
   ASSERT_EQ(got->size(), 1u);
   jaxpr::CompareResult cmp = jaxpr::CompareArrays((*expected)[0], (*got)[0]);
   EXPECT_TRUE(cmp.ok) << cmp.Summary();
+}
+
+// ConvertToFile (the CLI's path) writes the weights straight from the
+// bundle's memory-mapped npz instead of copying them into the proto first;
+// the files it writes are byte-identical to ToOnnx + WriteModel for every
+// external-data mode on both pipelines, and ONNX Runtime runs them.
+TEST_F(ExternalDataOrtTest, ConvertToFileWritesWhatToOnnxAndWriteModelWrite) {
+  const fs::path dir = TestDir();
+  WriteFile(dir / "w.jaxpr", kWhileJaxpr);
+  Array weight(DType::kF32, {512}), start(DType::kF32, {512});
+  for (int i = 0; i < 512; ++i) {
+    weight.SetFromDouble(i, 0.25 + (i % 11) * 0.5);
+    start.SetFromDouble(i, (i % 3) - 1.0);
+  }
+  Array trips(DType::kI32, {});
+  trips.SetFromInt64(0, 2);
+  ASSERT_TRUE(jaxpr::WriteNpzFile(
+                  (dir / "w.npz").string(),
+                  {{"const_0", weight}, {"input_0", start}, {"input_1", trips}})
+                  .ok());
+  auto public_bundle = LoadBundle((dir / "w.jaxpr").string());
+  ASSERT_TRUE(public_bundle.ok()) << public_bundle.status();
+  const jaxpr::Bundle& bundle = api::BundleAccess::Get(*public_bundle);
+  ASSERT_TRUE(bundle.consts[0].is_borrowed());  // from the map, not a copy
+
+  for (bool use_ir : {true, false}) {
+    for (ExternalData mode :
+         {ExternalData::kNever, ExternalData::kAlways, ExternalData::kAuto}) {
+      SCOPED_TRACE(absl::StrCat(use_ir ? "ir" : "legacy", " mode ",
+                                static_cast<int>(mode)));
+      ConvertOptions options;
+      options.use_onnx_ir = use_ir;
+      options.read_environment = false;
+      WriteOptions write;
+      write.external_data = mode;
+      write.external_data_threshold = 0;
+      auto model = api::ToOnnx(bundle, options);
+      ASSERT_TRUE(model.ok()) << model.status();
+      // Same file name in two folders: the sidecar's name is in the model.
+      fs::create_directories(dir / "ref");
+      fs::create_directories(dir / "got");
+      const fs::path ref = dir / "ref" / "m.onnx", got = dir / "got" / "m.onnx";
+      ASSERT_TRUE(WriteModel(*model, ref.string(), write).ok());
+      ASSERT_TRUE(
+          ConvertToFile(*public_bundle, got.string(), options, write).ok());
+      EXPECT_EQ(ReadFile(got), ReadFile(ref));
+      const bool sidecar = fs::exists(dir / "ref" / "m.onnx.data");
+      EXPECT_EQ(sidecar, mode != ExternalData::kNever);
+      ASSERT_EQ(fs::exists(dir / "got" / "m.onnx.data"), sidecar);
+      if (sidecar) {
+        EXPECT_EQ(ReadFile(dir / "got" / "m.onnx.data"),
+                  ReadFile(dir / "ref" / "m.onnx.data"));
+      }
+      if (use_ir) {
+        auto pending = api::ToOnnxForWriting(bundle, options);
+        ASSERT_TRUE(pending.ok()) << pending.status();
+        EXPECT_EQ(pending->deferred.size(), 1u);  // the 2 KiB weight
+      }
+      // ONNX Runtime runs what ConvertToFile wrote and agrees with the
+      // interpreter.
+      api::CheckOptions check_options;
+      auto inputs = api::InputsFor(bundle, check_options);
+      ASSERT_TRUE(inputs.ok()) << inputs.status();
+      std::string oracle;
+      auto expected = api::OracleOutputs(bundle, *inputs, &oracle);
+      ASSERT_TRUE(expected.ok()) << expected.status();
+      onnx::ModelProto back;
+      ASSERT_TRUE(back.ParseFromString(ReadFile(got)));
+      api::NamedArrays named;
+      for (size_t i = 0; i < inputs->size(); ++i) {
+        named.emplace_back(back.graph().input(static_cast<int>(i)).name(),
+                           (*inputs)[i]);
+      }
+      auto ran = runner().Run(got.string(), named);
+      ASSERT_TRUE(ran.ok()) << ran.status();
+      jaxpr::CompareResult cmp =
+          jaxpr::CompareArrays((*expected)[0], (*ran)[0]);
+      EXPECT_TRUE(cmp.ok) << cmp.Summary();
+      fs::remove_all(dir / "ref");
+      fs::remove_all(dir / "got");
+    }
+  }
 }
 
 }  // namespace

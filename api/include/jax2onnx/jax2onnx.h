@@ -152,6 +152,15 @@ absl::Status WriteModel(const onnx::ModelProto& model, const std::string& path,
 absl::Status WriteModel(onnx::ModelProto&& model, const std::string& path,
                         const WriteOptions& options);
 
+// ToOnnx + WriteModel in one step, without holding a second copy of the
+// weights: on the IR pipeline they go from the bundle (a memory-mapped npz
+// where its entries are stored uncompressed) straight to the output file or
+// its external-data sidecar. Conversion errors and write errors as from the
+// two calls.
+absl::Status ConvertToFile(const Bundle& bundle, const std::string& path,
+                           const ConvertOptions& options,
+                           const WriteOptions& write_options);
+
 }  // namespace jax2onnx
 
 #endif  // JAX2ONNX_JAX2ONNX_H_
