@@ -1111,7 +1111,8 @@ absl::Status LowerDigamma(E& e) {
     return Refuse(e.eqn(), e.InType(0), "only floating dtypes are accepted");
   }
   J2O_ASSIGN_OR_RETURN(V<E> x0, e.In(0));
-  return e.SetOut(Cast(e, DigammaF64(e, Cast(e, x0, DType::kF64)), e.OutType()));
+  return e.SetOut(
+      Cast(e, DigammaF64(e, Cast(e, x0, DType::kF64)), e.OutType()));
 }
 
 // erf_inv: Giles' single-precision polynomial (XLA's f32 erf_inv). For f64

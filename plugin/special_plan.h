@@ -143,12 +143,12 @@ V<E> LgammaF64(E& e, V<E> input) {
           Un(e, "Log", x));
   V<E> abs_input = Un(e, "Abs", input);
   V<E> frac = Sub(e, abs_input, Un(e, "Floor", abs_input));
-  V<E> reduced = Select(e, Cmp(e, "Greater", frac, half), Sub(e, one, frac), frac);
+  V<E> reduced =
+      Select(e, Cmp(e, "Greater", frac, half), Sub(e, one, frac), frac);
   V<E> denom = Un(e, "Log", Un(e, "Sin", Mul(e, K(e, kPi), reduced)));
   V<E> finite = Not(e, OrB(e, IsNaN(e, denom), Pred(e, "IsInf", denom)));
   V<E> reflection =
-      Select(e, finite,
-             Sub(e, Sub(e, K(e, std::log(kPi)), denom), log_y),
+      Select(e, finite, Sub(e, Sub(e, K(e, std::log(kPi)), denom), log_y),
              Un(e, "Neg", denom));
   V<E> result = Select(e, reflect, reflection, log_y);
   return Select(e, Pred(e, "IsInf", input), K(e, kInf), result);
@@ -167,25 +167,24 @@ enum class IgammaMode { kValue, kDerivative, kSampleDerivative };
 // element frozen once its last term is below eps relative; elements not
 // `enabled` keep the initial values ans = 1, dans_da = 0.
 template <class E>
-absl::StatusOr<V<E>> IgammaSeries(E& e, V<E> ax, V<E> x, V<E> a,
-                                  V<E> enabled, IgammaMode mode) {
+absl::StatusOr<V<E>> IgammaSeries(E& e, V<E> ax, V<E> x, V<E> a, V<E> enabled,
+                                  IgammaMode mode) {
   V<E> zero = Mul(e, a, K(e, 0.0));
   V<E> one = Add(e, zero, K(e, 1.0));
   const IgammaMode m = mode;
   WhileBody<V<E>> body = [&e, x, m](V<E>, const std::vector<V<E>>& v)
       -> absl::StatusOr<std::vector<V<E>>> {
-    V<E> enabled = v[0], r = v[1], c = v[2], ans = v[3], dc = v[4],
-         dans = v[5];
+    V<E> enabled = v[0], r = v[1], c = v[2], ans = v[3], dc = v[4], dans = v[5];
     V<E> r1 = Add(e, r, K(e, 1.0));
     V<E> x_r = Div(e, x, r1);
     V<E> dc1 = Sub(e, Mul(e, dc, x_r), Div(e, Mul(e, c, x), Mul(e, r1, r1)));
     V<E> dans1 = Add(e, dans, dc1);
     V<E> c1 = Mul(e, c, x_r);
     V<E> ans1 = Add(e, ans, c1);
-    V<E> go = m == IgammaMode::kValue
-                  ? Cmp(e, "Greater", Div(e, c1, ans1), K(e, kEps))
-                  : Cmp(e, "Greater", Un(e, "Abs", Div(e, dc1, dans1)),
-                        K(e, kEps));
+    V<E> go =
+        m == IgammaMode::kValue
+            ? Cmp(e, "Greater", Div(e, c1, ans1), K(e, kEps))
+            : Cmp(e, "Greater", Un(e, "Abs", Div(e, dc1, dans1)), K(e, kEps));
     V<E> next = AndB(e, enabled, go);
     return std::vector<V<E>>{Any(e, next),
                              next,
@@ -201,8 +200,7 @@ absl::StatusOr<V<E>> IgammaSeries(E& e, V<E> ax, V<E> x, V<E> a,
                   {enabled, a, one, one, zero, zero}, body));
   V<E> ans = out[3], dans = out[5];
   if (mode == IgammaMode::kValue) return Div(e, Mul(e, ans, ax), a);
-  V<E> dlogax =
-      Sub(e, Un(e, "Log", x), DigammaF64(e, Add(e, a, K(e, 1.0))));
+  V<E> dlogax = Sub(e, Un(e, "Log", x), DigammaF64(e, Add(e, a, K(e, 1.0))));
   V<E> inner = Add(e, Mul(e, ans, dlogax), dans);
   if (mode == IgammaMode::kDerivative) return Div(e, Mul(e, ax, inner), a);
   return Div(e, Mul(e, Un(e, "Neg", inner), x), a);
@@ -224,8 +222,9 @@ absl::StatusOr<V<E>> IgammacContinuedFraction(E& e, V<E> ax, V<E> x, V<E> a,
   V<E> dqkm1 = Un(e, "Neg", x);
   V<E> dans = Div(e, Sub(e, zero, Mul(e, ans, dqkm1)), qkm1);
   const IgammaMode m = mode;
-  WhileBody<V<E>> body = [&e, m](V<E> iter, const std::vector<V<E>>& v)
-      -> absl::StatusOr<std::vector<V<E>>> {
+  WhileBody<V<E>> body =
+      [&e, m](V<E> iter,
+              const std::vector<V<E>>& v) -> absl::StatusOr<std::vector<V<E>>> {
     V<E> enabled = v[0], ans = v[1], y = v[2], z = v[3], pkm1 = v[4],
          qkm1 = v[5], pkm2 = v[6], qkm2 = v[7], dpkm2 = v[8], dqkm2 = v[9],
          dpkm1 = v[10], dqkm1 = v[11], dans = v[12];
@@ -240,14 +239,16 @@ absl::StatusOr<V<E>> IgammacContinuedFraction(E& e, V<E> ax, V<E> x, V<E> a,
     V<E> t = Select(e, qk_nonzero, Un(e, "Abs", Div(e, Sub(e, ans, r), r)),
                     K(e, 1.0));
     V<E> ans1 = Select(e, qk_nonzero, r, ans);
-    V<E> dpk = Add(e, Sub(e, Sub(e, Mul(e, dpkm1, z1), pkm1), Mul(e, dpkm2, yc)),
-                   Mul(e, pkm2, c));
-    V<E> dqk = Add(e, Sub(e, Sub(e, Mul(e, dqkm1, z1), qkm1), Mul(e, dqkm2, yc)),
-                   Mul(e, qkm2, c));
-    V<E> dans1 = Select(e, qk_nonzero,
-                        Div(e, Sub(e, dpk, Mul(e, ans1, dqk)), qk), dans);
-    V<E> grad_change = Select(e, qk_nonzero,
-                              Un(e, "Abs", Sub(e, dans1, dans)), K(e, 1.0));
+    V<E> dpk =
+        Add(e, Sub(e, Sub(e, Mul(e, dpkm1, z1), pkm1), Mul(e, dpkm2, yc)),
+            Mul(e, pkm2, c));
+    V<E> dqk =
+        Add(e, Sub(e, Sub(e, Mul(e, dqkm1, z1), qkm1), Mul(e, dqkm2, yc)),
+            Mul(e, qkm2, c));
+    V<E> dans1 =
+        Select(e, qk_nonzero, Div(e, Sub(e, dpk, Mul(e, ans1, dqk)), qk), dans);
+    V<E> grad_change =
+        Select(e, qk_nonzero, Un(e, "Abs", Sub(e, dans1, dans)), K(e, 1.0));
     V<E> rescale = Cmp(e, "Greater", Un(e, "Abs", pk), K(e, 1.0 / kEps));
     auto scaled = [&](V<E> v) {
       return Select(e, rescale, Mul(e, v, K(e, kEps)), v);
@@ -255,34 +256,26 @@ absl::StatusOr<V<E>> IgammacContinuedFraction(E& e, V<E> ax, V<E> x, V<E> a,
     V<E> n_pkm2 = scaled(pkm1), n_pkm1 = scaled(pk), n_qkm2 = scaled(qkm1),
          n_qkm1 = scaled(qk), n_dpkm2 = scaled(dpkm1), n_dqkm2 = scaled(dqkm1),
          n_dpkm1 = scaled(dpk), n_dqkm1 = scaled(dqk);
-    V<E> go = m == IgammaMode::kValue ? Cmp(e, "Greater", t, K(e, kEps))
-                                      : Cmp(e, "Greater", grad_change,
-                                            K(e, kEps));
+    V<E> go = m == IgammaMode::kValue
+                  ? Cmp(e, "Greater", t, K(e, kEps))
+                  : Cmp(e, "Greater", grad_change, K(e, kEps));
     V<E> next = AndB(e, enabled, go);
     auto keep = [&](V<E> fresh, V<E> old) {
       return Select(e, enabled, fresh, old);
     };
-    return std::vector<V<E>>{Any(e, next),
-                             next,
-                             keep(ans1, ans),
-                             keep(y1, y),
-                             keep(z1, z),
-                             keep(n_pkm1, pkm1),
-                             keep(n_qkm1, qkm1),
-                             keep(n_pkm2, pkm2),
-                             keep(n_qkm2, qkm2),
-                             keep(n_dpkm2, dpkm2),
-                             keep(n_dqkm2, dqkm2),
-                             keep(n_dpkm1, dpkm1),
-                             keep(n_dqkm1, dqkm1),
-                             keep(dans1, dans)};
+    return std::vector<V<E>>{Any(e, next),         next,
+                             keep(ans1, ans),      keep(y1, y),
+                             keep(z1, z),          keep(n_pkm1, pkm1),
+                             keep(n_qkm1, qkm1),   keep(n_pkm2, pkm2),
+                             keep(n_qkm2, qkm2),   keep(n_dpkm2, dpkm2),
+                             keep(n_dqkm2, dqkm2), keep(n_dpkm1, dpkm1),
+                             keep(n_dqkm1, dqkm1), keep(dans1, dans)};
   };
-  J2O_ASSIGN_OR_RETURN(
-      std::vector<V<E>> out,
-      e.WhileLoop(2000, Any(e, enabled),
-                  {enabled, ans, y, z, pkm1, qkm1, pkm2, qkm2, zero, zero,
-                   zero, dqkm1, dans},
-                  body));
+  J2O_ASSIGN_OR_RETURN(std::vector<V<E>> out,
+                       e.WhileLoop(2000, Any(e, enabled),
+                                   {enabled, ans, y, z, pkm1, qkm1, pkm2, qkm2,
+                                    zero, zero, zero, dqkm1, dans},
+                                   body));
   V<E> ans_out = out[1], dans_out = out[12];
   if (mode == IgammaMode::kValue) return Mul(e, ans_out, ax);
   V<E> dlogax = Sub(e, Un(e, "Log", x), DigammaF64(e, a));
@@ -311,24 +304,23 @@ absl::Status LowerIgamma(E& e, bool complement) {
   V<E> a_is_inf = Cmp(e, "Equal", a, K(e, kInf));
   V<E> a_is_zero = Cmp(e, "Equal", a, zero);
   V<E> x_is_zero = Cmp(e, "Equal", x, zero);
-  V<E> domain_error =
-      OrB(e,
-          OrB(e, OrB(e, Cmp(e, "Less", x, zero), Cmp(e, "Less", a, zero)),
-              OrB(e, AndB(e, a_is_zero, x_is_zero),
-                  AndB(e, a_is_inf, x_is_inf))),
-          is_nan);
+  V<E> domain_error = OrB(
+      e,
+      OrB(e, OrB(e, Cmp(e, "Less", x, zero), Cmp(e, "Less", a, zero)),
+          OrB(e, AndB(e, a_is_zero, x_is_zero), AndB(e, a_is_inf, x_is_inf))),
+      is_nan);
   auto [ax, underflow] = IgammaAx(e, a, x, LogMax(e.OutType()));
   V<E> out;
   if (!complement) {
-    V<E> use_igammac = AndB(e, Cmp(e, "GreaterOrEqual", x, one),
-                            Cmp(e, "Greater", x, a));
-    V<E> enabled = Not(
-        e, OrB(e, OrB(e, OrB(e, x_is_zero, domain_error), underflow),
-               OrB(e, x_is_inf, a_is_inf)));
+    V<E> use_igammac =
+        AndB(e, Cmp(e, "GreaterOrEqual", x, one), Cmp(e, "Greater", x, a));
+    V<E> enabled =
+        Not(e, OrB(e, OrB(e, OrB(e, x_is_zero, domain_error), underflow),
+                   OrB(e, x_is_inf, a_is_inf)));
     J2O_ASSIGN_OR_RETURN(
-        V<E> cf, IgammacContinuedFraction(e, ax, x, a,
-                                          AndB(e, enabled, use_igammac),
-                                          IgammaMode::kValue));
+        V<E> cf,
+        IgammacContinuedFraction(e, ax, x, a, AndB(e, enabled, use_igammac),
+                                 IgammaMode::kValue));
     J2O_ASSIGN_OR_RETURN(
         V<E> series,
         IgammaSeries(e, ax, x, a, AndB(e, enabled, Not(e, use_igammac)),
@@ -338,19 +330,17 @@ absl::Status LowerIgamma(E& e, bool complement) {
     out = Select(e, x_is_zero, zero, out);
     out = Select(e, x_is_inf, one, out);
   } else {
-    V<E> use_igamma =
-        OrB(e, Cmp(e, "Less", x, one), Cmp(e, "Less", x, a));
-    V<E> enabled = Not(
-        e, OrB(e, OrB(e, OrB(e, domain_error, underflow), x_is_inf),
-               OrB(e, a_is_zero, a_is_inf)));
+    V<E> use_igamma = OrB(e, Cmp(e, "Less", x, one), Cmp(e, "Less", x, a));
+    V<E> enabled =
+        Not(e, OrB(e, OrB(e, OrB(e, domain_error, underflow), x_is_inf),
+                   OrB(e, a_is_zero, a_is_inf)));
+    J2O_ASSIGN_OR_RETURN(V<E> series,
+                         IgammaSeries(e, ax, x, a, AndB(e, enabled, use_igamma),
+                                      IgammaMode::kValue));
     J2O_ASSIGN_OR_RETURN(
-        V<E> series, IgammaSeries(e, ax, x, a, AndB(e, enabled, use_igamma),
-                                  IgammaMode::kValue));
-    J2O_ASSIGN_OR_RETURN(
-        V<E> cf,
-        IgammacContinuedFraction(e, ax, x, a,
-                                 AndB(e, enabled, Not(e, use_igamma)),
-                                 IgammaMode::kValue));
+        V<E> cf, IgammacContinuedFraction(e, ax, x, a,
+                                          AndB(e, enabled, Not(e, use_igamma)),
+                                          IgammaMode::kValue));
     out = Select(e, use_igamma, Sub(e, one, series), cf);
     out = Select(e, a_is_inf, one, out);
     out = Select(e, OrB(e, x_is_inf, a_is_zero), zero, out);
@@ -377,11 +367,11 @@ absl::Status LowerIgammaDerivative(E& e, IgammaMode mode) {
   V<E> enabled = Not(
       e, OrB(e, OrB(e, x_is_zero, domain_error), OrB(e, underflow, is_nan)));
   J2O_ASSIGN_OR_RETURN(
-      V<E> cf, IgammacContinuedFraction(
-                   e, ax, x, a, AndB(e, enabled, use_igammac), mode));
+      V<E> cf, IgammacContinuedFraction(e, ax, x, a,
+                                        AndB(e, enabled, use_igammac), mode));
   J2O_ASSIGN_OR_RETURN(
-      V<E> series, IgammaSeries(e, ax, x, a,
-                                AndB(e, enabled, Not(e, use_igammac)), mode));
+      V<E> series,
+      IgammaSeries(e, ax, x, a, AndB(e, enabled, Not(e, use_igammac)), mode));
   V<E> out = Select(e, use_igammac, Un(e, "Neg", cf), series);
   out = Select(e, x_is_zero, zero, out);
   out = Select(e, OrB(e, domain_error, is_nan), K(e, kNaN), out);
@@ -473,9 +463,9 @@ absl::Status LowerBessel(E& e, bool order_one) {
   V<E> far = Sub(e, Div(e, K(e, 32.0), z), K(e, 2.0));
   V<E> small = order_one ? Mul(e, z, Chebyshev(e, near, kI1eA))
                          : Chebyshev(e, near, kI0eA);
-  V<E> large = Div(e, order_one ? Chebyshev(e, far, kI1eB)
-                                : Chebyshev(e, far, kI0eB),
-                   Un(e, "Sqrt", z));
+  V<E> large =
+      Div(e, order_one ? Chebyshev(e, far, kI1eB) : Chebyshev(e, far, kI0eB),
+          Un(e, "Sqrt", z));
   V<E> r = Select(e, Cmp(e, "LessOrEqual", z, K(e, 8.0)), small, large);
   if (order_one) r = WithSignOf(e, x, r);
   return e.SetOut(Cast(e, r, e.OutType()));
@@ -485,13 +475,18 @@ absl::Status LowerBessel(E& e, bool order_one) {
 // (Johansson 2015, formula (5)), with its pole and domain table.
 template <class E>
 V<E> ZetaF64(E& e, V<E> x, V<E> q) {
-  static constexpr double kZetaCoeffs[] = {
-      -7.1661652561756670113e18, 1.8152105401943546773e17,
-      -4.5979787224074726105e15, 1.1646782814350067249e14,
-      -2.950130727918164224e12,  7.47242496e10,
-      -1.8924375803183791606e9,  47900160.0,
-      -1209600.0,                30240.0,
-      -720.0,                    12.0};
+  static constexpr double kZetaCoeffs[] = {-7.1661652561756670113e18,
+                                           1.8152105401943546773e17,
+                                           -4.5979787224074726105e15,
+                                           1.1646782814350067249e14,
+                                           -2.950130727918164224e12,
+                                           7.47242496e10,
+                                           -1.8924375803183791606e9,
+                                           47900160.0,
+                                           -1209600.0,
+                                           30240.0,
+                                           -720.0,
+                                           12.0};
   constexpr int M = 12, N = 9;
   V<E> neg_x = Un(e, "Neg", x);
   V<E> acc = q;
@@ -528,10 +523,9 @@ V<E> ZetaF64(E& e, V<E> x, V<E> q) {
   V<E> q_nonpositive = Cmp(e, "LessOrEqual", q, zero);
   out = Select(e, AndB(e, q_nonpositive, Not(e, x_is_int)), K(e, kNaN), out);
   V<E> at_pole = AndB(e, q_nonpositive, Cmp(e, "Equal", q, Un(e, "Floor", q)));
-  V<E> x_even = AndB(e, x_is_int,
-                     Cmp(e, "Equal", e.Op("Mod", {x, K(e, 2.0)}, kC,
-                                          {{"fmod", 1}}),
-                         zero));
+  V<E> x_even = AndB(
+      e, x_is_int,
+      Cmp(e, "Equal", e.Op("Mod", {x, K(e, 2.0)}, kC, {{"fmod", 1}}), zero));
   return Select(e, at_pole, Select(e, x_even, K(e, kInf), K(e, kNaN)), out);
 }
 
@@ -556,12 +550,11 @@ absl::Status LowerPolygamma(E& e) {
   V<E> n = Cast(e, n0, kC), x = Cast(e, x0, kC);
   V<E> one = K(e, 1.0), two = K(e, 2.0), zero = K(e, 0.0);
   V<E> n1 = Add(e, n, one);
-  V<E> sign = Sub(e, Mul(e, two, e.Op("Mod", {n, two}, kC, {{"fmod", 1}})),
-                  one);
+  V<E> sign =
+      Sub(e, Mul(e, two, e.Op("Mod", {n, two}, kC, {{"fmod", 1}})), one);
   V<E> factorial = Un(e, "Exp", LgammaF64(e, n1));
   V<E> pi = K(e, kPi);
-  V<E> reduced =
-      Add(e, x, Un(e, "Abs", Un(e, "Floor", Add(e, x, K(e, 0.5)))));
+  V<E> reduced = Add(e, x, Un(e, "Abs", Un(e, "Floor", Add(e, x, K(e, 0.5)))));
   V<E> pix = Mul(e, pi, reduced);
   V<E> s = Un(e, "Sin", pix), c = Un(e, "Cos", pix);
   V<E> s2 = Mul(e, s, s);
@@ -570,20 +563,19 @@ absl::Status LowerPolygamma(E& e) {
   const double pi2 = kPi * kPi;
   V<E> g1 = Un(e, "Neg", Div(e, K(e, pi2), s2));
   V<E> g2 = Div(e, Mul(e, K(e, 2 * pi2 * kPi), c), s3);
-  V<E> g3 = Div(e,
-                Mul(e, K(e, -2 * pi2 * pi2),
-                    Add(e, two, Un(e, "Cos", Mul(e, two, pix)))),
-                s4);
-  V<E> g4 = Div(e,
-                Mul(e, Mul(e, K(e, 8 * pi2 * pi2 * kPi), c),
-                    Add(e, two, Mul(e, c, c))),
-                s5);
+  V<E> g3 = Div(
+      e,
+      Mul(e, K(e, -2 * pi2 * pi2), Add(e, two, Un(e, "Cos", Mul(e, two, pix)))),
+      s4);
+  V<E> g4 = Div(
+      e,
+      Mul(e, Mul(e, K(e, 8 * pi2 * pi2 * kPi), c), Add(e, two, Mul(e, c, c))),
+      s5);
   V<E> gn = Select(e, Cmp(e, "Equal", n, one), g1,
                    Select(e, Cmp(e, "Equal", n, two), g2,
                           Select(e, Cmp(e, "Equal", n, K(e, 3.0)), g3, g4)));
-  V<E> reflected =
-      Sub(e, Mul(e, Un(e, "Neg", factorial), ZetaF64(e, n1, Sub(e, one, x))),
-          gn);
+  V<E> reflected = Sub(
+      e, Mul(e, Un(e, "Neg", factorial), ZetaF64(e, n1, Sub(e, one, x))), gn);
   V<E> use_reflection =
       AndB(e,
            AndB(e, Cmp(e, "Less", x, zero),
@@ -621,31 +613,34 @@ absl::Status LowerBetainc(E& e) {
                             AndB(e, a_is_zero, x_is_zero));
   V<E> result_is_one = OrB(e, AndB(e, a_is_zero, Not(e, x_is_zero)),
                            AndB(e, b_is_zero, x_is_one));
-  V<E> result_is_nan = OrB(
-      e,
-      OrB(e, OrB(e, Cmp(e, "Less", a0, zero), Cmp(e, "Less", b0, zero)),
-          OrB(e, Cmp(e, "Less", x0, zero), Cmp(e, "Greater", x0, one))),
-      OrB(e, AndB(e, a_is_zero, b_is_zero), is_nan));
-  V<E> converges = Cmp(e, "Less", x0,
-                       Div(e, Add(e, a0, one), Add(e, Add(e, a0, b0), two)));
+  V<E> result_is_nan =
+      OrB(e,
+          OrB(e, OrB(e, Cmp(e, "Less", a0, zero), Cmp(e, "Less", b0, zero)),
+              OrB(e, Cmp(e, "Less", x0, zero), Cmp(e, "Greater", x0, one))),
+          OrB(e, AndB(e, a_is_zero, b_is_zero), is_nan));
+  V<E> converges =
+      Cmp(e, "Less", x0, Div(e, Add(e, a0, one), Add(e, Add(e, a0, b0), two)));
   V<E> a = Select(e, converges, a0, b0);
   V<E> b = Select(e, converges, b0, a0);
   V<E> x = Select(e, converges, x0, Sub(e, one, x0));
   const double small = kEps / 2;
   V<E> h0 = Add(e, Mul(e, x, zero), K(e, small));
-  WhileBody<V<E>> body = [&e, a, b, x, small](V<E> iter,
-                                              const std::vector<V<E>>& v)
-      -> absl::StatusOr<std::vector<V<E>>> {
+  WhileBody<V<E>> body =
+      [&e, a, b, x, small](
+          V<E> iter,
+          const std::vector<V<E>>& v) -> absl::StatusOr<std::vector<V<E>>> {
     V<E> c = v[0], d = v[1], h = v[2];
     V<E> one = K(e, 1.0), two = K(e, 2.0);
     V<E> n = Add(e, Cast(e, iter, kC), one);  // trips count from 1
     V<E> m = Un(e, "Floor", Div(e, Sub(e, n, one), two));
-    V<E> n_even = Cmp(e, "Equal", Un(e, "Floor", Div(e, n, two)),
-                      Div(e, n, two));
+    V<E> n_even =
+        Cmp(e, "Equal", Un(e, "Floor", Div(e, n, two)), Div(e, n, two));
     V<E> a2m = Add(e, a, Mul(e, two, m));
-    V<E> zero_num = Div(e, Mul(e, Un(e, "Neg", Add(e, a, b)), x), Add(e, a, one));
+    V<E> zero_num =
+        Div(e, Mul(e, Un(e, "Neg", Add(e, a, b)), x), Add(e, a, one));
     V<E> even_num = Div(
-        e, Mul(e, Mul(e, Un(e, "Neg", Add(e, a, m)), Add(e, Add(e, a, b), m)), x),
+        e,
+        Mul(e, Mul(e, Un(e, "Neg", Add(e, a, m)), Add(e, Add(e, a, b), m)), x),
         Mul(e, a2m, Add(e, a2m, one)));
     even_num = Select(e, Cmp(e, "Equal", m, K(e, 0.0)), zero_num, even_num);
     V<E> odd_num = Div(e, Mul(e, Mul(e, m, Sub(e, b, m)), x),
@@ -661,14 +656,14 @@ absl::Status LowerBetainc(E& e) {
     d1 = Div(e, one, d1);
     V<E> delta = Mul(e, c1, d1);
     V<E> h1 = Mul(e, h, delta);
-    V<E> moving = Cmp(e, "GreaterOrEqual", Un(e, "Abs", Sub(e, delta, one)),
-                      small_k);
+    V<E> moving =
+        Cmp(e, "GreaterOrEqual", Un(e, "Abs", Sub(e, delta, one)), small_k);
     return std::vector<V<E>>{Any(e, moving), c1, d1, h1};
   };
   V<E> go = Cmp(e, "Equal", K(e, 1.0), K(e, 1.0));
-  J2O_ASSIGN_OR_RETURN(std::vector<V<E>> out,
-                       e.WhileLoop(f64 ? 599 : 199, go,
-                                   {h0, Mul(e, h0, zero), h0}, body));
+  J2O_ASSIGN_OR_RETURN(
+      std::vector<V<E>> out,
+      e.WhileLoop(f64 ? 599 : 199, go, {h0, Mul(e, h0, zero), h0}, body));
   V<E> cf = out[2];
   const double very_small = 2 * (f64 ? DBL_MIN : static_cast<double>(FLT_MIN));
   V<E> lbeta_small_a = Sub(e, LgammaF64(e, b), LgammaF64(e, Add(e, a, b)));
@@ -678,9 +673,9 @@ absl::Status LowerBetainc(E& e) {
       e, Cmp(e, "Less", a, K(e, very_small)),
       Un(e, "Exp", Sub(e, Mul(e, log1p_neg_x, b), lbeta_small_a)),
       Div(e,
-          Un(e, "Exp", Sub(e, Add(e, Mul(e, Un(e, "Log", x), a),
-                                  Mul(e, log1p_neg_x, b)),
-                           lbeta)),
+          Un(e, "Exp",
+             Sub(e, Add(e, Mul(e, Un(e, "Log", x), a), Mul(e, log1p_neg_x, b)),
+                 lbeta)),
           a));
   V<E> result = Mul(e, cf, factor);
   result = Select(e, converges, result, Sub(e, one, result));
@@ -697,6 +692,8 @@ template <class E>
 const std::vector<Rule<E>>& SpecialRules() {
   using S = absl::Status;
   namespace sp = special;
+  // One line per rule, as elementwise_plan.h's table.
+  // clang-format off
   static const std::vector<Rule<E>>* const rules = new std::vector<Rule<E>>{
       {"lgamma", &sp::LowerLgamma<E>, {"Log", "Sin", "Floor", "Div", "Where"}, "XLA's Lanczos (g=7, n=9) with reflection below 1/2, in f64: relative error ~1e-15 (absolute ~1e-16 near the zeros at 1 and 2)"},
       {"igamma", +[](E& e) -> S { return sp::LowerIgamma(e, false); }, {"Loop", "ReduceSum", "Exp", "Log", "Where"}, "special.py igamma_impl in f64: power series (x < 1 or x <= a) / Legendre continued fraction (<= 2000 steps) in a Loop until every element converges to f64 eps; relative error ~1e-14"},
@@ -709,6 +706,7 @@ const std::vector<Rule<E>>& SpecialRules() {
       {"polygamma", &sp::LowerPolygamma<E>, {"Pow", "Exp", "Sin", "Cos", "Mod", "Where"}, "XLA's: digamma for n = 0, (-1)^(n+1) n! zeta(n+1, x), reflection for x < 0 and 1 <= n <= 4, in f64"},
       {"regularized_incomplete_beta", &sp::LowerBetainc<E>, {"Loop", "ReduceSum", "Exp", "Log", "Where"}, "special.py betainc: DLMF 8.17.22 continued fraction by Lentz in a Loop (XLA's 200/600-step budgets, f64 eps/2 tolerance) in f64; relative error ~1e-14 where it converges"},
   };
+  // clang-format on
   return *rules;
 }
 

@@ -64,10 +64,10 @@ Result Apply(const EvalContext& ctx, absl::Span<const Array> in, size_t arity,
   if (!shape.ok()) return shape.status();
   auto ops = eval::BroadcastAll(in, *shape);
   if (!ops.ok()) return ops.status();
-  const Precision p = d == DType::kF64
-                          ? Precision{std::log(DBL_MAX), true}
-                          : Precision{std::log(static_cast<double>(FLT_MAX)),
-                                      false};
+  const Precision p =
+      d == DType::kF64
+          ? Precision{std::log(DBL_MAX), true}
+          : Precision{std::log(static_cast<double>(FLT_MAX)), false};
   return eval::VisitDType(d, [&](auto tag) -> Result {
     constexpr DType D = decltype(tag)::value;
     if constexpr (!eval::kIsFloat<eval::ComputeT<D>>) {
@@ -88,12 +88,12 @@ Result Apply(const EvalContext& ctx, absl::Span<const Array> in, size_t arity,
   });
 }
 
-#define J2O_SPECIAL_KERNEL(NAME, ARITY, EXPR)                           \
-  Result NAME(const EvalContext& ctx, absl::Span<const Array> in) {     \
-    return Apply(ctx, in, ARITY, [](const double* v, Precision p) {     \
-      (void)p;                                                          \
-      return EXPR;                                                      \
-    });                                                                 \
+#define J2O_SPECIAL_KERNEL(NAME, ARITY, EXPR)                       \
+  Result NAME(const EvalContext& ctx, absl::Span<const Array> in) { \
+    return Apply(ctx, in, ARITY, [](const double* v, Precision p) { \
+      (void)p;                                                      \
+      return EXPR;                                                  \
+    });                                                             \
   }
 
 J2O_SPECIAL_KERNEL(IgammaKernel, 2, special::Igamma(v[0], v[1], p.log_max))

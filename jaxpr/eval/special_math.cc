@@ -190,13 +190,18 @@ constexpr double kI1eB[] = {
     7.78576235018280120474E-1};
 
 // (2k)! / B_2k, reversed for Horner (XLA's kZetaCoeffs).
-constexpr double kZetaCoeffs[] = {
-    -7.1661652561756670113e18, 1.8152105401943546773e17,
-    -4.5979787224074726105e15, 1.1646782814350067249e14,
-    -2.950130727918164224e12,  7.47242496e10,
-    -1.8924375803183791606e9,  47900160.0,
-    -1209600.0,                30240.0,
-    -720.0,                    12.0};
+constexpr double kZetaCoeffs[] = {-7.1661652561756670113e18,
+                                  1.8152105401943546773e17,
+                                  -4.5979787224074726105e15,
+                                  1.1646782814350067249e14,
+                                  -2.950130727918164224e12,
+                                  7.47242496e10,
+                                  -1.8924375803183791606e9,
+                                  47900160.0,
+                                  -1209600.0,
+                                  30240.0,
+                                  -720.0,
+                                  12.0};
 
 }  // namespace
 
@@ -213,14 +218,13 @@ long double DigammaL(long double x) {
   // Asymptotic series with B_2k / (2k): the next term is below 1e-21 at 20.
   const LD inv2 = 1 / (x * x);
   const LD tail =
-      inv2 *
-      (1.0L / 12 -
-       inv2 * (1.0L / 120 -
-               inv2 * (1.0L / 252 -
-                       inv2 * (1.0L / 240 -
-                               inv2 * (1.0L / 132 -
-                                       inv2 * (691.0L / 32760 -
-                                               inv2 * (1.0L / 12)))))));
+      inv2 * (1.0L / 12 -
+              inv2 * (1.0L / 120 -
+                      inv2 * (1.0L / 252 -
+                              inv2 * (1.0L / 240 -
+                                      inv2 * (1.0L / 132 -
+                                              inv2 * (691.0L / 32760 -
+                                                      inv2 * (1.0L / 12)))))));
   return result + std::log(x) - 0.5L / x - tail;
 }
 
@@ -354,9 +358,9 @@ double Polygamma(double n0, double x0) {
   } else {
     g = 8 * pi2 * pi2 * kPi * c * (2 + c * c) / (s * s * s * s * s);
   }
-  return static_cast<double>(
-      -factorial * Zeta(static_cast<double>(n + 1), static_cast<double>(1 - x)) -
-      g);
+  return static_cast<double>(-factorial * Zeta(static_cast<double>(n + 1),
+                                               static_cast<double>(1 - x)) -
+                             g);
 }
 
 // jax/_src/lax/special.py regularized_incomplete_beta_impl: the continued

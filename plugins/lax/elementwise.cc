@@ -14,9 +14,9 @@
 #include "jaxpr/jaxpr.h"
 #include "jaxpr/status_macros.h"
 #include "plugin/elementwise_plan.h"
-#include "plugin/special_plan.h"
 #include "plugin/onnx_types.h"
 #include "plugin/registry.h"
+#include "plugin/special_plan.h"
 #include "plugins/register.h"
 
 namespace jax2onnx::plugins {
@@ -130,7 +130,8 @@ void RegisterElementwise() {
                              absl::StrCat(rule.notes, rule.notes[0] ? "; " : "",
                                           "complex refused")});
   }
-  for (const ew::Rule<LegacyEmitter>& rule : ew::SpecialRules<LegacyEmitter>()) {
+  for (const ew::Rule<LegacyEmitter>& rule :
+       ew::SpecialRules<LegacyEmitter>()) {
     registry.RegisterLegacy(rule.primitive, &LowerSpecial,
                             {rule.onnx_ops, plugin::kMinOpset,
                              absl::StrCat(rule.notes, rule.notes[0] ? "; " : "",

@@ -15,9 +15,9 @@
 #include "jaxpr/jaxpr.h"
 #include "jaxpr/status_macros.h"
 #include "plugin/elementwise_plan.h"
-#include "plugin/special_plan.h"
 #include "plugin/onnx_types.h"
 #include "plugin/registry.h"
+#include "plugin/special_plan.h"
 #include "plugins2/register.h"
 
 namespace jax2onnx::plugins2 {

@@ -58,8 +58,8 @@ TEST(SpecialIgammaTest, OrderOneHalfIsErfOfRoot) {
   for (double x : {0.1, 0.9, 3.0, 20.0}) {
     ExpectRel(special::Igamma(0.5, x, kLogMaxF64), std::erf(std::sqrt(LD(x))),
               1e-15, "P(1/2, x)");
-    ExpectRel(special::Igammac(0.5, x, kLogMaxF64),
-              std::erfc(std::sqrt(LD(x))), 1e-14, "Q(1/2, x)");
+    ExpectRel(special::Igammac(0.5, x, kLogMaxF64), std::erfc(std::sqrt(LD(x))),
+              1e-14, "Q(1/2, x)");
   }
 }
 
@@ -95,8 +95,8 @@ TEST(SpecialIgammaTest, GradAAtOrderOneMatchesClosedForm) {
   // random_gamma_grad(1, x) = -(dP/da) / (dP/dx) with dP/dx = e^-x.
   for (double x : {0.25, 0.5, 3.0, 6.0}) {  // series for <= 1, CF above
     const LD one_minus = 1 - std::exp(-LD(x));
-    const LD dp_da = one_minus * std::log(LD(x)) - Ein(x) +
-                     kEulerGamma * one_minus;
+    const LD dp_da =
+        one_minus * std::log(LD(x)) - Ein(x) + kEulerGamma * one_minus;
     ExpectRel(special::IgammaGradA(1, x, kLogMaxF64), dp_da, 1e-13,
               "igamma_grad_a(1, x)");
     ExpectRel(special::RandomGammaGrad(1, x, kLogMaxF64),
@@ -144,8 +144,7 @@ TEST(SpecialZetaTest, KnownValues) {
   // zeta(s, 1/2) = (2^s - 1) zeta(s) (DLMF 25.11.11), zeta(2, 3) = zeta(2) -
   // 1 - 1/4 (DLMF 25.11.3 twice).
   ExpectRel(special::Zeta(2, 1), kPi * kPi / 6, 1e-15, "zeta(2)");
-  ExpectRel(special::Zeta(4, 1), kPi * kPi * kPi * kPi / 90, 1e-15,
-            "zeta(4)");
+  ExpectRel(special::Zeta(4, 1), kPi * kPi * kPi * kPi / 90, 1e-15, "zeta(4)");
   ExpectRel(special::Zeta(3, 1), kZeta3, 1e-15, "zeta(3)");
   ExpectRel(special::Zeta(2, 0.5), kPi * kPi / 2, 1e-15, "zeta(2, 1/2)");
   ExpectRel(special::Zeta(2, 3), kPi * kPi / 6 - 1.25L, 1e-15, "zeta(2, 3)");
@@ -204,8 +203,10 @@ TEST(SpecialKernelTest, KernelsRoundOnceAndBroadcast) {
       {testing::MakeArray(DType::kF32, {2}, {0.5, 2.0})});
   ASSERT_TRUE(out.ok()) << out.status();
   std::vector<double> got = testing::ToDoubles((*out)[0]);
-  EXPECT_EQ(got[0], static_cast<double>(static_cast<float>(1 - std::exp(-0.5L))));
-  EXPECT_EQ(got[1], static_cast<double>(static_cast<float>(1 - std::exp(-2.0L))));
+  EXPECT_EQ(got[0],
+            static_cast<double>(static_cast<float>(1 - std::exp(-0.5L))));
+  EXPECT_EQ(got[1],
+            static_cast<double>(static_cast<float>(1 - std::exp(-2.0L))));
 }
 
 TEST(SpecialLgammaTest, KnownValues) {
