@@ -3,8 +3,9 @@
 // bessel_i0e/i1e, zeta, polygamma and regularized_incomplete_beta.
 //
 // Each lowers the algorithm JAX/XLA uses (jax/_src/lax/special.py for the
-// igamma family, bessel_i0e and betainc; xla/hlo/builder/lib/math.cc, which
-// CHLO's decompositions mirror, for lgamma, bessel_i1e, zeta, polygamma) with
+// igamma family, bessel_i0e and betainc; StableHLO's CHLO decompositions
+// (stablehlo/transforms/ChloLegalizeToStablehlo.cpp, the same algorithms as
+// xla/hlo/builder/lib/math.cc) for lgamma, bessel_i1e, zeta, polygamma) with
 // its edge-case table, evaluated in f64 for every float dtype and rounded
 // once, so f16/bf16/f32 results are at least as accurate as XLA's (which
 // runs them in f32). Data-dependent iterations (the igamma series and
@@ -471,8 +472,10 @@ absl::Status LowerBessel(E& e, bool order_one) {
   return e.SetOut(Cast(e, r, e.OutType()));
 }
 
-// XLA's Zeta: Euler-Maclaurin with 9 direct terms and 12 Bernoulli terms
-// (Johansson 2015, formula (5)), with its pole and domain table.
+// Zeta as XLA and StableHLO's CHLO decomposition compute it: Euler-Maclaurin
+// with 9 direct terms and 12 Bernoulli terms (Johansson 2015, formula (5));
+// NaN for x < 1 and for q <= 0 with non-integer x, poles at integer q <= 0
+// (inf for even x), and x = 1 gives inf last (StableHLO's select order).
 template <class E>
 V<E> ZetaF64(E& e, V<E> x, V<E> q) {
   static constexpr double kZetaCoeffs[] = {-7.1661652561756670113e18,
@@ -517,7 +520,6 @@ V<E> ZetaF64(E& e, V<E> x, V<E> q) {
                         Mul(e, Un(e, "Abs", s), K(e, kEps))),
                     s, accurate);
   V<E> zero = K(e, 0.0);
-  out = Select(e, Cmp(e, "Equal", x, K(e, 1.0)), K(e, kInf), out);
   out = Select(e, Cmp(e, "Less", x, K(e, 1.0)), K(e, kNaN), out);
   V<E> x_is_int = Cmp(e, "Equal", x, Un(e, "Floor", x));
   V<E> q_nonpositive = Cmp(e, "LessOrEqual", q, zero);
@@ -526,7 +528,8 @@ V<E> ZetaF64(E& e, V<E> x, V<E> q) {
   V<E> x_even = AndB(
       e, x_is_int,
       Cmp(e, "Equal", e.Op("Mod", {x, K(e, 2.0)}, kC, {{"fmod", 1}}), zero));
-  return Select(e, at_pole, Select(e, x_even, K(e, kInf), K(e, kNaN)), out);
+  out = Select(e, at_pole, Select(e, x_even, K(e, kInf), K(e, kNaN)), out);
+  return Select(e, Cmp(e, "Equal", x, K(e, 1.0)), K(e, kInf), out);
 }
 
 template <class E>
@@ -538,10 +541,10 @@ absl::Status LowerZeta(E& e) {
       Cast(e, ZetaF64(e, Cast(e, x, kC), Cast(e, q, kC)), e.OutType()));
 }
 
-// XLA's Polygamma: digamma for n = 0; (-1)^(n+1) n! zeta(n+1, x); for
-// negative non-integer x and 1 <= n <= 4 the reflection
-// -n! zeta(n+1, 1-x) - g_n(x), g_n = pi d^n/dx^n cot(pi x); NaN unless n
-// is a natural number.
+// StableHLO's CHLO decomposition of polygamma (what JAX's chlo.polygamma
+// becomes; XLA's builder Polygamma adds a reflection for x < 0 that JAX
+// does not run): digamma for n = 0, (-1)^(n+1) n! zeta(n+1, x) otherwise,
+// NaN unless n is a natural number.
 template <class E>
 absl::Status LowerPolygamma(E& e) {
   J2O_RETURN_IF_ERROR(CheckFloatOperands(e));
@@ -553,38 +556,8 @@ absl::Status LowerPolygamma(E& e) {
   V<E> sign =
       Sub(e, Mul(e, two, e.Op("Mod", {n, two}, kC, {{"fmod", 1}})), one);
   V<E> factorial = Un(e, "Exp", LgammaF64(e, n1));
-  V<E> pi = K(e, kPi);
-  V<E> reduced = Add(e, x, Un(e, "Abs", Un(e, "Floor", Add(e, x, K(e, 0.5)))));
-  V<E> pix = Mul(e, pi, reduced);
-  V<E> s = Un(e, "Sin", pix), c = Un(e, "Cos", pix);
-  V<E> s2 = Mul(e, s, s);
-  V<E> s3 = Mul(e, s2, s), s4 = Mul(e, s2, s2);
-  V<E> s5 = Mul(e, s4, s);
-  const double pi2 = kPi * kPi;
-  V<E> g1 = Un(e, "Neg", Div(e, K(e, pi2), s2));
-  V<E> g2 = Div(e, Mul(e, K(e, 2 * pi2 * kPi), c), s3);
-  V<E> g3 = Div(
-      e,
-      Mul(e, K(e, -2 * pi2 * pi2), Add(e, two, Un(e, "Cos", Mul(e, two, pix)))),
-      s4);
-  V<E> g4 = Div(
-      e,
-      Mul(e, Mul(e, K(e, 8 * pi2 * pi2 * kPi), c), Add(e, two, Mul(e, c, c))),
-      s5);
-  V<E> gn = Select(e, Cmp(e, "Equal", n, one), g1,
-                   Select(e, Cmp(e, "Equal", n, two), g2,
-                          Select(e, Cmp(e, "Equal", n, K(e, 3.0)), g3, g4)));
-  V<E> reflected = Sub(
-      e, Mul(e, Un(e, "Neg", factorial), ZetaF64(e, n1, Sub(e, one, x))), gn);
-  V<E> use_reflection =
-      AndB(e,
-           AndB(e, Cmp(e, "Less", x, zero),
-                Not(e, Cmp(e, "Equal", x, Un(e, "Floor", x)))),
-           AndB(e, Cmp(e, "GreaterOrEqual", n, one),
-                Cmp(e, "LessOrEqual", n, K(e, 4.0))));
   V<E> direct = Mul(e, Mul(e, sign, factorial), ZetaF64(e, n1, x));
-  V<E> out = Select(e, Cmp(e, "Equal", n, zero), DigammaF64(e, x),
-                    Select(e, use_reflection, reflected, direct));
+  V<E> out = Select(e, Cmp(e, "Equal", n, zero), DigammaF64(e, x), direct);
   V<E> not_natural = OrB(e, Not(e, Cmp(e, "Equal", n, Un(e, "Floor", n))),
                          Cmp(e, "Less", n, zero));
   out = Select(e, not_natural, K(e, kNaN), out);
@@ -702,8 +675,8 @@ const std::vector<Rule<E>>& SpecialRules() {
       {"random_gamma_grad", +[](E& e) -> S { return sp::LowerIgammaDerivative(e, sp::IgammaMode::kSampleDerivative); }, {"Loop", "ReduceSum", "Exp", "Log", "Where"}, "special.py random_gamma_grad_impl in f64 (-(dP/da)/(dP/dx)); error ~1e-11 (the f64 digamma recipe); XLA's first-term value where a log x - x - lgamma(a) underflows"},
       {"bessel_i0e", +[](E& e) -> S { return sp::LowerBessel(e, false); }, {"Abs", "Sqrt", "Div", "Where"}, "Cephes i0e Chebyshev series (XLA's f64 tables) in f64 for every dtype: relative error ~1e-16"},
       {"bessel_i1e", +[](E& e) -> S { return sp::LowerBessel(e, true); }, {"Abs", "Sqrt", "Div", "Where"}, "Cephes i1e Chebyshev series (XLA's f64 tables) in f64 for every dtype: relative error ~1e-16"},
-      {"zeta", &sp::LowerZeta<E>, {"Pow", "Div", "Mod", "Where"}, "XLA's Euler-Maclaurin (9 terms + 12 Bernoulli terms) in f64: relative error ~1e-15 for q > 0; XLA's pole/domain table"},
-      {"polygamma", &sp::LowerPolygamma<E>, {"Pow", "Exp", "Sin", "Cos", "Mod", "Where"}, "XLA's: digamma for n = 0, (-1)^(n+1) n! zeta(n+1, x), reflection for x < 0 and 1 <= n <= 4, in f64"},
+      {"zeta", &sp::LowerZeta<E>, {"Pow", "Div", "Mod", "Where"}, "XLA's Euler-Maclaurin (9 terms + 12 Bernoulli terms) in f64: relative error ~1e-15 for q > 0; StableHLO's pole/domain table"},
+      {"polygamma", &sp::LowerPolygamma<E>, {"Pow", "Exp", "Mod", "Where"}, "StableHLO's decomposition (as JAX runs it): digamma for n = 0, (-1)^(n+1) n! zeta(n+1, x), in f64; zeta's accuracy for x > -10"},
       {"regularized_incomplete_beta", &sp::LowerBetainc<E>, {"Loop", "ReduceSum", "Exp", "Log", "Where"}, "special.py betainc: DLMF 8.17.22 continued fraction by Lentz in a Loop (XLA's 200/600-step budgets, f64 eps/2 tolerance) in f64; relative error ~1e-14 where it converges"},
   };
   // clang-format on

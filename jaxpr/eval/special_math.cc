@@ -292,16 +292,18 @@ double BesselI1e(double x0) {
 }
 
 // Euler-Maclaurin with N = 9 direct terms and M = 12 Bernoulli terms
-// (Johansson 2015, formula (5)), as XLA's Zeta.
+// (Johansson 2015, formula (5)), as XLA's Zeta and StableHLO's CHLO
+// decomposition.
 double Zeta(double x0, double q0) {
   const LD x = x0, q = q0;
-  if (std::isnan(x) || std::isnan(q)) return kNaN;
+  // StableHLO's select order, last wins: x = 1, poles, domain, x < 1.
+  if (x == 1) return kInf;
   const bool at_pole = q <= 0 && std::floor(q) == q;
   const bool x_is_int = std::floor(x) == x;
   if (at_pole) return (x_is_int && std::fmod(x, 2.0L) == 0) ? kInf : kNaN;
   if (q <= 0 && !x_is_int) return kNaN;
   if (x < 1) return kNaN;
-  if (x == 1) return kInf;
+  if (std::isnan(x) || std::isnan(q)) return kNaN;
   constexpr int M = 12, N = 9;
   LD acc = q;
   LD s = std::pow(q, -x);
@@ -326,41 +328,18 @@ double Zeta(double x0, double q0) {
   return static_cast<double>(s + integral + t);
 }
 
-// XLA's Polygamma: digamma for n = 0, (-1)^(n+1) n! zeta(n+1, x) otherwise,
-// with the reflection psi^(n)(x) = -n! zeta(n+1, 1-x) - g_n(x) for negative
-// non-integer x and 1 <= n <= 4 (g_n = pi d^n/dx^n cot(pi x)); NaN unless n
-// is a natural number.
+// StableHLO's CHLO decomposition of polygamma (what JAX runs): digamma for
+// n = 0, (-1)^(n+1) n! zeta(n+1, x) otherwise, NaN unless n is a natural
+// number.
 double Polygamma(double n0, double x0) {
   const LD n = n0, x = x0;
   if (std::isnan(n) || std::isnan(x)) return kNaN;
   if (n != std::floor(n) || n < 0) return kNaN;
-  if (n == 0) {
-    if (x == 0) return -kInf;
-    return static_cast<double>(DigammaL(x));
-  }
+  if (n == 0) return static_cast<double>(DigammaL(x));
   const LD factorial = std::exp(std::lgamma(n + 1));
-  const bool reflect = x < 0 && x != std::floor(x) && n <= 4;
-  if (!reflect) {
-    const LD sign = 2 * std::fmod(n, 2.0L) - 1;
-    return static_cast<double>(sign * factorial *
-                               Zeta(static_cast<double>(n + 1), x0));
-  }
-  const LD reduced = x + std::fabs(std::floor(x + 0.5L));
-  const LD s = std::sin(kPi * reduced), c = std::cos(kPi * reduced);
-  const LD pi2 = kPi * kPi;
-  LD g;
-  if (n == 1) {
-    g = -pi2 / (s * s);
-  } else if (n == 2) {
-    g = 2 * pi2 * kPi * c / (s * s * s);
-  } else if (n == 3) {
-    g = -2 * pi2 * pi2 * (2 + std::cos(2 * kPi * reduced)) / (s * s * s * s);
-  } else {
-    g = 8 * pi2 * pi2 * kPi * c * (2 + c * c) / (s * s * s * s * s);
-  }
-  return static_cast<double>(-factorial * Zeta(static_cast<double>(n + 1),
-                                               static_cast<double>(1 - x)) -
-                             g);
+  const LD sign = 2 * std::fmod(n, 2.0L) - 1;
+  return static_cast<double>(sign * factorial *
+                             Zeta(static_cast<double>(n + 1), x0));
 }
 
 // jax/_src/lax/special.py regularized_incomplete_beta_impl: the continued

@@ -3,8 +3,8 @@
 //
 // Each follows the algorithm and the edge-case table of the JAX/XLA lowering
 // (jax/_src/lax/special.py for the igamma family, bessel_i0e and betainc;
-// xla/hlo/builder/lib/math.cc, which CHLO's decompositions mirror, for
-// bessel_i1e, zeta and polygamma) but runs in long double with long double
+// StableHLO's CHLO decompositions, which match xla/hlo/builder/lib/math.cc,
+// for bessel_i1e, zeta and polygamma) but runs in long double with long double
 // convergence tests, so its results are the exact values of those
 // algorithms to well below f64 precision. tests/eval/special_test.cc checks
 // them against closed forms and published tables.
