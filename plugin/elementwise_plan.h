@@ -1074,14 +1074,8 @@ absl::Status LowerNextAfter(E& e) {
 // recurrence steps psi(y) = psi(y + 6) - sum_k 1 / (y + k); the asymptotic
 // series at y + 6. Non-positive integers (poles) and -inf give NaN, as XLA.
 template <class E>
-absl::Status LowerDigamma(E& e) {
-  const DType d = e.OutType();
-  if (!jaxpr::IsFloat(e.InType(0))) {
-    return Refuse(e.eqn(), e.InType(0), "only floating dtypes are accepted");
-  }
+V<E> DigammaF64(E& e, V<E> x) {
   constexpr DType c = DType::kF64;
-  J2O_ASSIGN_OR_RETURN(V<E> x0, e.In(0));
-  V<E> x = Cast(e, x0, c);
   V<E> zero = FConst(e, c, 0.0);
   V<E> one = FConst(e, c, 1.0);
   V<E> negative = Cmp(e, "Less", x, zero);
@@ -1109,8 +1103,16 @@ absl::Status LowerDigamma(E& e) {
   psi = Select(e, negative, reflected, psi);
   V<E> pole = AndB(e, Cmp(e, "LessOrEqual", x, zero),
                    Cmp(e, "Equal", Un(e, "Floor", x), x));
-  psi = Select(e, pole, FConst(e, c, std::nan("")), psi);
-  return e.SetOut(Cast(e, psi, d));
+  return Select(e, pole, FConst(e, c, std::nan("")), psi);
+}
+template <class E>
+absl::Status LowerDigamma(E& e) {
+  if (!jaxpr::IsFloat(e.InType(0))) {
+    return Refuse(e.eqn(), e.InType(0), "only floating dtypes are accepted");
+  }
+  J2O_ASSIGN_OR_RETURN(V<E> x0, e.In(0));
+  return e.SetOut(
+      Cast(e, DigammaF64(e, Cast(e, x0, DType::kF64)), e.OutType()));
 }
 
 // erf_inv: Giles' single-precision polynomial (XLA's f32 erf_inv). For f64

@@ -13,6 +13,7 @@ void RegisterLinalgKernels();        // eval/linalg.cc (dot, conv, windows)
 void RegisterIndexingKernels();      // eval/indexing.cc (gather, scatter, ...)
 void RegisterSortKernels();          // eval/sort.cc
 void RegisterControlFlowKernels();   // eval/control_flow.cc
+void RegisterSpecialKernels();       // eval/special.cc (igamma, zeta, ...)
 void RegisterCollectiveKernels();    // eval/collectives.cc (shard_map, psum)
 
 }  // namespace jax2onnx::jaxpr

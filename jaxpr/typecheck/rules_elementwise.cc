@@ -32,7 +32,7 @@ enum class Result {
 struct NaryRule {
   const char* name;
   int arity;
-  unsigned classes[2];
+  unsigned classes[3];
   Result result;
   bool same_dtypes = true;
 };
@@ -128,6 +128,10 @@ const NaryRule kNaryRules[] = {
     {"polygamma", 2, {kClassFloat, kClassFloat}, Result::kSame},
     {"zeta", 2, {kClassFloat, kClassFloat}, Result::kSame},
     {"random_gamma_grad", 2, {kClassFloat, kClassFloat}, Result::kSame},
+    {"regularized_incomplete_beta",
+     3,
+     {kClassFloat, kClassFloat, kClassFloat},
+     Result::kSame},
 };
 
 const NaryRule* FindNary(absl::string_view name) {

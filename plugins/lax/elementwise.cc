@@ -16,6 +16,7 @@
 #include "plugin/elementwise_plan.h"
 #include "plugin/onnx_types.h"
 #include "plugin/registry.h"
+#include "plugin/special_plan.h"
 #include "plugins/register.h"
 
 namespace jax2onnx::plugins {
@@ -76,6 +77,34 @@ class LegacyEmitter {
     return s_.ShapeValue(dims);
   }
   absl::Status SetOut(const Value& v) { return s_.SetOutput(eqn_, 0, v); }
+  // ONNX Loop: runs `body` while its first result (a bool scalar) is true,
+  // at most `max_trips` times; `first_cond` gates the first trip.
+  absl::StatusOr<std::vector<Value>> WhileLoop(
+      int64_t max_trips, const Value& first_cond, std::vector<Value> inits,
+      const ew::WhileBody<Value>& body) {
+    std::vector<ValueInfo> infos;
+    for (const Value& v : inits) {
+      infos.push_back(ValueInfo::UnknownShape(ew::OnnxType(TypeOf(v))));
+    }
+    J2O_ASSIGN_OR_RETURN(
+        onnx::GraphProto graph,
+        s_.BuildSubgraph(
+            "special_loop", [&]() -> absl::StatusOr<std::vector<Value>> {
+              Value iter = s_.AddGraphInput(
+                  "iter", ValueInfo::Tensor(onnx::TensorProto::INT64, {}));
+              s_.AddGraphInput("cond",
+                               ValueInfo::Tensor(onnx::TensorProto::BOOL, {}));
+              std::vector<Value> carried;
+              for (const ValueInfo& info : infos) {
+                carried.push_back(s_.AddGraphInput("carried", info));
+              }
+              return body(iter, carried);
+            }));
+    std::vector<Value> loop_in = {s_.ConstI64Scalar(max_trips), first_cond};
+    loop_in.insert(loop_in.end(), inits.begin(), inits.end());
+    return s_.AddNodeMulti("Loop", std::move(loop_in), infos,
+                           {converter::AttrGraph("body", std::move(graph))});
+  }
 
  private:
   State& s_;
@@ -86,6 +115,10 @@ absl::Status LowerElementwise(State& s, const jaxpr::Eqn& eqn) {
   LegacyEmitter emitter(s, eqn);
   return ew::LowerElementwise(emitter);
 }
+absl::Status LowerSpecial(State& s, const jaxpr::Eqn& eqn) {
+  LegacyEmitter emitter(s, eqn);
+  return ew::LowerSpecial(emitter);
+}
 
 }  // namespace
 
@@ -93,6 +126,13 @@ void RegisterElementwise() {
   plugin::Registry& registry = plugin::Registry::Global();
   for (const ew::Rule<LegacyEmitter>& rule : ew::Rules<LegacyEmitter>()) {
     registry.RegisterLegacy(rule.primitive, &LowerElementwise,
+                            {rule.onnx_ops, plugin::kMinOpset,
+                             absl::StrCat(rule.notes, rule.notes[0] ? "; " : "",
+                                          "complex refused")});
+  }
+  for (const ew::Rule<LegacyEmitter>& rule :
+       ew::SpecialRules<LegacyEmitter>()) {
+    registry.RegisterLegacy(rule.primitive, &LowerSpecial,
                             {rule.onnx_ops, plugin::kMinOpset,
                              absl::StrCat(rule.notes, rule.notes[0] ? "; " : "",
                                           "complex refused")});

@@ -2,6 +2,7 @@
 // comparisons, select_n, clamp, convert_element_type). The recipes live in
 // plugin/elementwise_plan.h and are shared with the legacy pipeline; this
 // file supplies the IR emitter they build with and registers them.
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -16,6 +17,7 @@
 #include "plugin/elementwise_plan.h"
 #include "plugin/onnx_types.h"
 #include "plugin/registry.h"
+#include "plugin/special_plan.h"
 #include "plugins2/register.h"
 
 namespace jax2onnx::plugins2 {
@@ -82,6 +84,55 @@ class IrEmitter {
     return Typed(v, DType::kI64);
   }
   absl::Status SetOut(Value v) { return ctx_.SetOutput(eqn_, 0, v); }
+  // ONNX Loop: runs `body` while its first result (a bool scalar) is true,
+  // at most `max_trips` times; `first_cond` gates the first trip.
+  absl::StatusOr<std::vector<Value>> WhileLoop(
+      int64_t max_trips, Value first_cond, std::vector<Value> inits,
+      const ew::WhileBody<Value>& body) {
+    std::vector<DType> dtypes;
+    std::vector<int> codes;
+    for (Value v : inits) {
+      dtypes.push_back(TypeOf(v));
+      codes.push_back(ew::OnnxType(TypeOf(v)));
+    }
+    J2O_ASSIGN_OR_RETURN(
+        std::unique_ptr<ir::Graph> graph,
+        ctx_.BuildSubgraph(
+            "special_loop", [&]() -> absl::StatusOr<std::vector<Value>> {
+              Value iter = Typed(
+                  ctx_.AddGraphInput(
+                      "iter",
+                      ir::Type::Tensor(onnx::TensorProto::INT64, ir::Shape{})),
+                  DType::kI64);
+              ctx_.AddGraphInput(
+                  "cond",
+                  ir::Type::Tensor(onnx::TensorProto::BOOL, ir::Shape{}));
+              std::vector<Value> carried;
+              for (size_t k = 0; k < codes.size(); ++k) {
+                carried.push_back(Typed(
+                    ctx_.AddGraphInput("carried", ir::Type::Tensor(codes[k])),
+                    dtypes[k]));
+              }
+              J2O_ASSIGN_OR_RETURN(std::vector<Value> outs,
+                                   body(iter, carried));
+              outs[0]->SetType(
+                  ir::Type::Tensor(onnx::TensorProto::BOOL, ir::Shape{}));
+              for (size_t k = 1; k < outs.size(); ++k) {
+                outs[k]->SetType(ir::Type::Tensor(codes[k - 1]));
+              }
+              return outs;
+            }));
+    std::vector<Value> loop_in = {ctx_.ConstI64Scalar(max_trips), first_cond};
+    loop_in.insert(loop_in.end(), inits.begin(), inits.end());
+    std::vector<Value> outs = ctx_.OpMulti(
+        "Loop", std::move(loop_in), static_cast<int>(inits.size()),
+        converter2::Attrs(ir::Attr::GraphValue("body", std::move(graph))));
+    for (size_t k = 0; k < outs.size(); ++k) {
+      outs[k]->SetDtype(codes[k]);
+      Typed(outs[k], dtypes[k]);
+    }
+    return outs;
+  }
 
  private:
   Value Typed(Value v, DType d) {
@@ -98,6 +149,10 @@ absl::Status LowerElementwise(LoweringContext& ctx, const jaxpr::Eqn& eqn) {
   IrEmitter emitter(ctx, eqn);
   return ew::LowerElementwise(emitter);
 }
+absl::Status LowerSpecial(LoweringContext& ctx, const jaxpr::Eqn& eqn) {
+  IrEmitter emitter(ctx, eqn);
+  return ew::LowerSpecial(emitter);
+}
 
 }  // namespace
 
@@ -105,6 +160,12 @@ void RegisterElementwise() {
   plugin::Registry& registry = plugin::Registry::Global();
   for (const ew::Rule<IrEmitter>& rule : ew::Rules<IrEmitter>()) {
     registry.RegisterIr(rule.primitive, &LowerElementwise,
+                        {rule.onnx_ops, plugin::kMinOpset,
+                         absl::StrCat(rule.notes, rule.notes[0] ? "; " : "",
+                                      "complex refused")});
+  }
+  for (const ew::Rule<IrEmitter>& rule : ew::SpecialRules<IrEmitter>()) {
+    registry.RegisterIr(rule.primitive, &LowerSpecial,
                         {rule.onnx_ops, plugin::kMinOpset,
                          absl::StrCat(rule.notes, rule.notes[0] ? "; " : "",
                                       "complex refused")});
