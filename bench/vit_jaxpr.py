@@ -22,9 +22,14 @@ reductions, bare `broadcast_in_dim` shapes, `custom_jvp_call[name=...]`):
 
 Pure Python (no numpy): only text is written.
 
-Usage: vit_jaxpr.py OUT.jaxpr [--layers 12] [--hidden 768] [--heads 12]
-         [--mlp 3072] [--image 224] [--patch 16] [--classes 1000]
-         [--batch 1] [--dtype f32]
+Also (--model blocks [--causal]) a stack of the same blocks on hidden
+states (a GPT-2 block with the causal mask flax builds with iota/ge and
+applies with jnp.where before the softmax), and (--model cnn) a small Flax
+CNN (3x3 convs + relu, mean pool, Dense, jax.nn.log_softmax).
+
+Usage: vit_jaxpr.py OUT.jaxpr [--model vit|blocks|cnn] [--layers 12]
+         [--hidden 768] [--heads 12] [--mlp 3072] [--image 224] [--patch 16]
+         [--classes 1000] [--batch 1] [--seq 128] [--causal] [--dtype f32]
 """
 import argparse
 import struct
@@ -62,9 +67,9 @@ class Printer:
   def lit(self, value):
     return "%s:%s[]" % (value, self.dt)
 
-  def eqn(self, indent, shape, prim, operands, params=""):
+  def eqn(self, indent, shape, prim, operands, params="", dt=None):
     out = self.new()
-    head = "%s%s:%s = %s" % (" " * indent, out, self.ty(shape), prim)
+    head = "%s%s:%s = %s" % (" " * indent, out, self.ty(shape, dt), prim)
     if params:
       head += "[%s]" % params
     self.lines.append("%s %s" % (head, " ".join(operands)))
@@ -212,6 +217,39 @@ class Vit:
     p.lines.append("%s] %s %s" % (sp, x, p.lit("-inf")))
     return out
 
+  def causal_where(self, ind, logits, shape):
+    """flax dot_product_attention's jnp.where(mask, w, finfo.min) with the
+    nn.make_causal_mask built in the traced function."""
+    p = self.p
+    L = shape[-1]
+    r = p.eqn(ind, [L, L], "iota", [],
+              "dimension=0 dtype=int32 shape=(%d, %d) sharding=None" % (L, L),
+              dt="i32")
+    c = p.eqn(ind, [L, L], "iota", [],
+              "dimension=1 dtype=int32 shape=(%d, %d) sharding=None" % (L, L),
+              dt="i32")
+    m = p.eqn(ind, [L, L], "ge", [r, c], dt="bool")
+    mb = p.eqn(ind, [1, 1, L, L], "broadcast_in_dim", [m],
+               "broadcast_dimensions=(2, 3)", dt="bool")
+    out = p.new()
+    a, b, cc = p.new(), p.new(), p.new()
+    d, e, f = p.new(), p.new(), p.new()
+    sp = " " * ind
+    full = ",".join(str(x) for x in shape)
+    p.lines += [
+        "%s%s:%s = jit[" % (sp, out, p.ty(shape)),
+        "%s  name=_where" % sp,
+        "%s  jaxpr={ lambda ; %s:bool[1,1,%d,%d] %s:%s %s:%s. let" %
+        (sp, a, L, L, b, p.ty(shape), cc, p.ty([])),
+        "%s      %s:bool[%s] = broadcast_in_dim[broadcast_dimensions=(0, 1, 2, 3)] %s"
+        % (sp, d, full, a),
+        "%s      %s:%s = broadcast_in_dim %s" % (sp, e, p.ty(shape), cc),
+        "%s      %s:%s = select_n %s %s %s" % (sp, f, p.ty(shape), d, e, b),
+        "%s    in (%s,) }" % (sp, f),
+        "%s] %s %s %s" % (sp, mb, logits, p.lit("-3.4028234663852886e+38")),
+    ]
+    return out
+
   def attention(self, ind, x, shape, w):
     p, a = self.p, self.a
     B, L, D = shape
@@ -230,6 +268,8 @@ class Vit:
     q = p.eqn(ind, [B, L, H, hd], "div", [q, p.lit(f32_repr(hd**0.5))])
     logits = self.einsum(ind, q, [B, L, H, hd], k, [B, L, H, hd],
                          "(([3], [3]), ([0, 2], [0, 2]))", [B, H, L, L])
+    if self.a.causal:
+      logits = self.causal_where(ind, logits, [B, H, L, L])
     probs = self.softmax(ind, logits, [B, H, L, L])
     o = self.einsum(ind, probs, [B, H, L, L], v, [B, L, H, hd],
                     "(([3], [1]), ([0, 1], [0, 2]))", [B, L, H, hd],
@@ -241,7 +281,108 @@ class Vit:
               "dimensions=None new_sizes=(1, 1, %d) sharding=None" % D)
     return p.eqn(ind, [B, L, D], "add", [y, b])
 
+  def block_weights(self):
+    a = self.a
+    D, H = a.hidden, a.heads
+    hd = D // H
+    w = {}
+    for k, s in (("ln1_bias", [D]), ("ln1_scale", [D]),
+                 ("ln2_bias", [D]), ("ln2_scale", [D]),
+                 ("mlp1_bias", [a.mlp]), ("mlp1_kernel", [D, a.mlp]),
+                 ("mlp2_bias", [D]), ("mlp2_kernel", [a.mlp, D]),
+                 ("k_bias", [H, hd]), ("k_kernel", [D, H, hd]),
+                 ("out_bias", [D]), ("out_kernel", [H, hd, D]),
+                 ("q_bias", [H, hd]), ("q_kernel", [D, H, hd]),
+                 ("v_bias", [H, hd]), ("v_kernel", [D, H, hd])):
+      w[k] = self.const(s)
+    return w
+
+  def block(self, ind, x, shape, w):
+    a, p = self.a, self.p
+    B, L, D = shape
+    h = self.layer_norm(ind, x, shape, w["ln1_scale"], w["ln1_bias"])
+    h = self.attention(ind, h, shape, w)
+    x = p.eqn(ind, shape, "add", [h, x])
+    h = self.layer_norm(ind, x, shape, w["ln2_scale"], w["ln2_bias"])
+    h = self.dense(ind, h, shape, w["mlp1_kernel"], w["mlp1_bias"], a.mlp)
+    h = self.gelu(ind, h, [B, L, a.mlp])
+    h = self.dense(ind, h, [B, L, a.mlp], w["mlp2_kernel"], w["mlp2_bias"], D)
+    return p.eqn(ind, shape, "add", [x, h])
+
+  def build_blocks(self):
+    """Transformer blocks only (a GPT-2 block stack with --causal): hidden
+    states in, hidden states out."""
+    a, p = self.a, self.p
+    shape = [a.batch, a.seq, a.hidden]
+    layers = [self.block_weights() for _ in range(a.layers)]
+    x0 = p.new()
+    x = x0
+    for w in layers:
+      x = self.block(4, x, shape, w)
+    consts = " ".join("%s:%s" % (nm, p.ty(s)) for nm, s in self.consts)
+    head = "{ lambda %s; %s:%s. let" % (consts, x0, p.ty(shape))
+    return "\n".join([head] + p.lines + ["  in (%s,) }" % x]) + "\n"
+
+  def conv(self, ind, x, shape, kernel, bias, cout, stride):
+    """flax nn.Conv(cout, (3, 3), strides=stride, padding='SAME') + relu."""
+    p = self.p
+    B, Hh, Ww, C = shape
+    oh = -(-Hh // stride)
+    pad = max((oh - 1) * stride + 3 - Hh, 0)
+    lo, hi = pad // 2, pad - pad // 2
+    y = p.eqn(ind, [B, oh, oh, cout], "conv_general_dilated", [x, kernel],
+              "batch_group_count=1 "
+              "dimension_numbers=ConvDimensionNumbers(lhs_spec=(0, 3, 1, 2), "
+              "rhs_spec=(3, 2, 0, 1), out_spec=(0, 3, 1, 2)) "
+              "feature_group_count=1 lhs_dilation=(1, 1) out_sharding=None "
+              "padding=((%d, %d), (%d, %d)) precision=None "
+              "preferred_element_type=None rhs_dilation=(1, 1) "
+              "window_strides=(%d, %d)" % (lo, hi, lo, hi, stride, stride))
+    b = p.eqn(ind, [1, 1, 1, cout], "reshape", [bias],
+              "dimensions=None new_sizes=(1, 1, 1, %d) sharding=None" % cout)
+    y = p.eqn(ind, [B, oh, oh, cout], "add", [y, b])
+    y = p.eqn(ind, [B, oh, oh, cout], "max", [y, p.lit("0.0")])
+    return y, [B, oh, oh, cout]
+
+  def build_cnn(self):
+    """A small Flax CNN: 3x3 convs with relu, global mean pool, Dense,
+    jax.nn.log_softmax."""
+    a, p = self.a, self.p
+    chans = [(3, 32, 1), (32, 64, 2), (64, 64, 2), (64, 128, 2)]
+    ws = []
+    for cin, cout, st in chans:
+      ws.append((self.const([cout]), self.const([3, 3, cin, cout]), cout, st))
+    head_b = self.const([a.classes])
+    head_k = self.const([128, a.classes])
+    img = p.new()
+    x, shape = img, [a.batch, a.image, a.image, 3]
+    for b, k, cout, st in ws:
+      x, shape = self.conv(4, x, shape, k, b, cout, st)
+    B, Hh, Ww, C = shape
+    s = p.eqn(4, [B, C], "reduce_sum", [x], "axes=(1, 2) out_sharding=None")
+    x = p.eqn(4, [B, C], "div", [s, p.lit("%.1f" % (Hh * Ww))])
+    x = self.dense(4, x, [B, C], head_k, head_b, a.classes)
+    # jax.nn.log_softmax
+    r = p.eqn(4, [B], "reduce_max", [x], "axes=(1,) out_sharding=None")
+    r = p.eqn(4, [B], "max", [p.lit("-inf"), r])
+    r = p.eqn(4, [B, 1], "broadcast_in_dim", [r], "broadcast_dimensions=(0,)")
+    r = p.eqn(4, [B, 1], "stop_gradient", [r])
+    sh = p.eqn(4, [B, a.classes], "sub", [x, r])
+    e = p.eqn(4, [B, a.classes], "exp", [sh])
+    t = p.eqn(4, [B], "reduce_sum", [e], "axes=(1,) out_sharding=None")
+    t = p.eqn(4, [B, 1], "broadcast_in_dim", [t], "broadcast_dimensions=(0,)")
+    t = p.eqn(4, [B, 1], "log", [t])
+    x = p.eqn(4, [B, a.classes], "sub", [sh, t])
+    consts = " ".join("%s:%s" % (nm, p.ty(s)) for nm, s in self.consts)
+    head = "{ lambda %s; %s:%s. let" % (consts, img,
+                                        p.ty([a.batch, a.image, a.image, 3]))
+    return "\n".join([head] + p.lines + ["  in (%s,) }" % x]) + "\n"
+
   def build(self):
+    if self.a.model == "blocks":
+      return self.build_blocks()
+    if self.a.model == "cnn":
+      return self.build_cnn()
     a, p = self.a, self.p
     B, D, H = a.batch, a.hidden, a.heads
     hd = D // H
@@ -326,6 +467,13 @@ def main():
   ap.add_argument("--classes", type=int, default=1000)
   ap.add_argument("--batch", type=int, default=1)
   ap.add_argument("--dtype", default="f32", choices=["f32", "bf16", "f16"])
+  ap.add_argument("--model", default="vit", choices=["vit", "blocks", "cnn"],
+                  help="vit: the whole ViT; blocks: transformer blocks on "
+                  "[batch, seq, hidden] hidden states (a GPT-2 block with "
+                  "--causal); cnn: a small conv net with log_softmax")
+  ap.add_argument("--seq", type=int, default=128, help="--model blocks")
+  ap.add_argument("--causal", action="store_true",
+                  help="causal mask before the softmax (GPT)")
   ap.add_argument("--header", action="append", default=[],
                   help="a '# key: value' header line to put first")
   args = ap.parse_args()

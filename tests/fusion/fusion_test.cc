@@ -207,9 +207,29 @@ TEST_F(FusionTest, TinyVitFusesEveryLayerNormGeluAndSoftmax) {
   EXPECT_THAT(f.fused_counts, HasSubstr("LayerNormalization=5"));
   EXPECT_THAT(f.fused_counts, HasSubstr("Gelu=2"));
   EXPECT_THAT(f.fused_counts, HasSubstr("Softmax=2"));
-  for (const char* gone : {"Sqrt", "Exp", "Tanh", "ReduceSum", "ReduceMax"}) {
-    EXPECT_THAT(f.fused_counts, Not(HasSubstr(gone))) << f.fused_counts;
+  for (const char* gone :
+       {" Sqrt=", " Exp=", " Tanh=", " ReduceSum=", " ReduceMax="}) {
+    EXPECT_THAT(absl::StrCat(" ", f.fused_counts), Not(HasSubstr(gone)));
   }
+}
+
+TEST_F(FusionTest, CausalGptBlockFusesBothNormsTheMaskedSoftmaxAndGelu) {
+  // The jnp.where mask sits before the softmax, outside its chain.
+  Fused f = ConvertFuseAndCheck("gpt_block_tiny", 23);
+  EXPECT_THAT(f.fused_counts, HasSubstr("LayerNormalization=2"));
+  EXPECT_THAT(f.fused_counts, HasSubstr("Gelu=1"));
+  EXPECT_THAT(f.fused_counts, HasSubstr("Softmax=1"));
+  EXPECT_THAT(f.fused_counts, HasSubstr("Where=1"));
+  EXPECT_THAT(absl::StrCat(" ", f.fused_counts), Not(HasSubstr(" Exp=")));
+}
+
+TEST_F(FusionTest, TinyVitAtOpset17KeepsGeluUnfused) {
+  // Gelu is opset 20: at 17 only the norms and softmaxes fuse.
+  Fused f = ConvertFuseAndCheck("vit_tiny", 17);
+  EXPECT_THAT(f.fused_counts, HasSubstr("LayerNormalization=5"));
+  EXPECT_THAT(f.fused_counts, HasSubstr("Softmax=2"));
+  EXPECT_THAT(f.fused_counts, HasSubstr("Tanh=2"));
+  EXPECT_THAT(f.fused_counts, Not(HasSubstr("Gelu")));
 }
 
 }  // namespace
