@@ -55,7 +55,7 @@ bool IsOne(Value* v) { return fusion::IsFloatConstant(v, 1.0); }
 bool MatchCube(std::vector<Value*> factors, Value* x, Match* m) {
   if (factors.size() == 1) {
     Node* p = fusion::ProducerIs(factors[0], "Pow");
-    if (p == nullptr || p->input(0) != x ||
+    if (p == nullptr || !fusion::SameValue(p->input(0), x) ||
         !fusion::IsFloatConstant(p->input(1), 3.0)) {
       return false;
     }
@@ -64,9 +64,9 @@ bool MatchCube(std::vector<Value*> factors, Value* x, Match* m) {
   }
   if (factors.size() == 2) {
     for (int i = 0; i < 2; ++i) {
-      if (factors[i] != x) continue;
+      if (!fusion::SameValue(factors[i], x)) continue;
       Match t2 = *m;
-      if (fusion::MatchSquare(factors[1 - i], &t2) == x) {
+      if (fusion::SameValue(fusion::MatchSquare(factors[1 - i], &t2), x)) {
         *m = std::move(t2);
         return true;
       }
@@ -75,7 +75,7 @@ bool MatchCube(std::vector<Value*> factors, Value* x, Match* m) {
   }
   if (factors.size() == 3) {
     return std::all_of(factors.begin(), factors.end(),
-                       [x](Value* f) { return f == x; });
+                       [x](Value* f) { return fusion::SameValue(f, x); });
   }
   return false;
 }
@@ -166,25 +166,22 @@ absl::StatusOr<bool> FuseAt(Graph& graph, Node* root) {
   for (int i = 0; i < 2 && x == nullptr; ++i) {
     Match t2 = m;
     Value* inner_x = MatchHalfCdf(factors[1 - i], &tanh, &t2);
-    if (inner_x != nullptr && inner_x == factors[i]) {
-      x = inner_x;
+    if (inner_x != nullptr && fusion::SameValue(inner_x, factors[i])) {
+      x = factors[i];
       m = std::move(t2);
     }
   }
   if (x == nullptr || fusion::DtypeOf(x) != onnx::TensorProto::FLOAT) {
     return false;
   }
-  if (out->shape() == nullptr || x->shape() == nullptr ||
-      *out->shape() != *x->shape()) {
-    return false;
-  }
+  if (!fusion::SameShape(out, x)) return false;
   if (!fusion::UsesStayInside(m, root)) return false;
   std::vector<Attr> attrs;
   if (tanh) attrs.push_back(Attr::String("approximate", "tanh"));
   Node* fused = graph.InsertBefore(
       root, Node::Create("", "Gelu", {x}, {graph.FreshName("fused_gelu")},
                          std::move(attrs)));
-  fused->output(0)->SetType(*out->type());
+  fused->output(0)->SetType(fusion::FusedType(out, x));
   if (absl::Status s = fusion::ReplaceAndErase(graph, root, fused->output(0), m);
       !s.ok()) {
     return s;

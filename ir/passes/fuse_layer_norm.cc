@@ -108,7 +108,7 @@ Value* MatchVariance(Value* v, int axis, int rank, bool kept, Match* m) {
     Value* x2 =
         mean == nullptr ? nullptr
                         : fusion::MatchMean(mean, axis, rank, kept, &fast);
-    if (x != nullptr && x == x2) {
+    if (x != nullptr && fusion::SameValue(x, x2)) {
       *m = std::move(fast);
       return x;
     }
@@ -120,7 +120,8 @@ Value* MatchVariance(Value* v, int axis, int rank, bool kept, Match* m) {
   if (sub == nullptr) return nullptr;
   trial.Add(sub);
   Value* x = sub->input(0);
-  if (fusion::MatchKeptMean(sub->input(1), axis, rank, &trial) != x) {
+  if (!fusion::SameValue(
+          fusion::MatchKeptMean(sub->input(1), axis, rank, &trial), x)) {
     return nullptr;
   }
   *m = std::move(trial);
@@ -210,10 +211,16 @@ std::optional<Stats> MatchNormalized(Value* y, bool rms, Value** scale,
       if (sub == nullptr) continue;
       t2.Add(sub);
       x = sub->input(0);
-      if (fusion::MatchKeptMean(sub->input(1), axis, rank, &t2) != x) continue;
+      if (!fusion::SameValue(
+              fusion::MatchKeptMean(sub->input(1), axis, rank, &t2), x)) {
+        continue;
+      }
     }
     if (fusion::RankOf(x) != rank) continue;
-    if (MatchKeptStatistic(statistic, axis, rank, rms, &t2) != x) continue;
+    if (!fusion::SameValue(
+            MatchKeptStatistic(statistic, axis, rank, rms, &t2), x)) {
+      continue;
+    }
     *scale = nullptr;
     if (data != nullptr) {
       if (!rest.empty()) *scale = rest[0];
@@ -269,10 +276,7 @@ absl::StatusOr<bool> FuseAt(Graph& graph, Node* root, bool rms) {
     // float32 graphs only, so the constant is a float32 value already.
     return false;
   }
-  if (out->shape() == nullptr || x->shape() == nullptr ||
-      *out->shape() != *x->shape()) {
-    return false;
-  }
+  if (!fusion::SameShape(out, x)) return false;
   if (!fusion::UsesStayInside(m, root)) return false;
 
   // Rewrite.
@@ -308,7 +312,7 @@ absl::StatusOr<bool> FuseAt(Graph& graph, Node* root, bool rms) {
       root, Node::Create("", rms ? "RMSNormalization" : "LayerNormalization",
                          inputs, {graph.FreshName("fused_norm")},
                          std::move(attrs)));
-  fused->output(0)->SetType(*out->type());
+  fused->output(0)->SetType(fusion::FusedType(out, x));
   if (absl::Status s = fusion::ReplaceAndErase(graph, root, fused->output(0), m);
       !s.ok()) {
     return s;

@@ -58,7 +58,8 @@ Value* MatchShifted(Value* s, int* axis, Match* m) {
         }
       }
     }
-    if (fusion::MatchReduce(mx, "ReduceMax", a, rank, kept, &trial) != x) {
+    if (!fusion::SameValue(
+            fusion::MatchReduce(mx, "ReduceMax", a, rank, kept, &trial), x)) {
       continue;
     }
     *axis = a;
@@ -96,7 +97,8 @@ absl::StatusOr<bool> FuseAt(Graph& graph, Node* root) {
     x = MatchShifted(exp->input(0), &axis, &m);
     if (x == nullptr) return false;
     int rank = fusion::RankOf(x);
-    if (MatchKeptSum(root->input(1), axis, rank, &m) != root->input(0)) {
+    if (!fusion::SameValue(MatchKeptSum(root->input(1), axis, rank, &m),
+                           root->input(0))) {
       return false;
     }
     fused_op = "Softmax";
@@ -121,7 +123,7 @@ absl::StatusOr<bool> FuseAt(Graph& graph, Node* root) {
                                    false, &trial);
     }
     Node* exp = fusion::ProducerIs(summed, "Exp");
-    if (exp == nullptr || exp->input(0) != s) return false;
+    if (exp == nullptr || !fusion::SameValue(exp->input(0), s)) return false;
     trial.Add(exp);
     m = std::move(trial);
     fused_op = "LogSoftmax";
@@ -129,17 +131,14 @@ absl::StatusOr<bool> FuseAt(Graph& graph, Node* root) {
     return false;
   }
   if (fusion::DtypeOf(x) != onnx::TensorProto::FLOAT) return false;
-  if (out->shape() == nullptr || x->shape() == nullptr ||
-      *out->shape() != *x->shape()) {
-    return false;
-  }
+  if (!fusion::SameShape(out, x)) return false;
   if (!fusion::UsesStayInside(m, root)) return false;
   std::vector<Attr> attrs;
   attrs.push_back(Attr::Int("axis", axis));
   Node* fused = graph.InsertBefore(
       root, Node::Create("", fused_op, {x}, {graph.FreshName("fused_softmax")},
                          std::move(attrs)));
-  fused->output(0)->SetType(*out->type());
+  fused->output(0)->SetType(fusion::FusedType(out, x));
   if (absl::Status s = fusion::ReplaceAndErase(graph, root, fused->output(0), m);
       !s.ok()) {
     return s;

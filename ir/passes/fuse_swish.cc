@@ -26,11 +26,8 @@ absl::StatusOr<bool> FuseAt(Graph& graph, Node* root) {
   for (int i = 0; i < 2; ++i) {
     Value* x = root->input(i);
     Node* sig = fusion::ProducerIs(root->input(1 - i), "Sigmoid");
-    if (sig == nullptr || sig->input(0) != x) continue;
-    if (out->shape() == nullptr || x->shape() == nullptr ||
-        *out->shape() != *x->shape()) {
-      return false;
-    }
+    if (sig == nullptr || !fusion::SameValue(sig->input(0), x)) continue;
+    if (!fusion::SameShape(out, x)) return false;
     Match m;
     m.Add(root);
     m.Add(sig);
@@ -40,7 +37,7 @@ absl::StatusOr<bool> FuseAt(Graph& graph, Node* root) {
     Node* fused = graph.InsertBefore(
         root, Node::Create("", "Swish", {x}, {graph.FreshName("fused_swish")},
                            std::move(attrs)));
-    fused->output(0)->SetType(*out->type());
+    fused->output(0)->SetType(fusion::FusedType(out, x));
     if (absl::Status s =
             fusion::ReplaceAndErase(graph, root, fused->output(0), m);
         !s.ok()) {

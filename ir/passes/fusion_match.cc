@@ -1,6 +1,7 @@
 #include "ir/passes/fusion_match.h"
 
 #include <cmath>
+#include <algorithm>
 #include <cstring>
 #include <utility>
 
@@ -8,6 +9,53 @@
 
 namespace jax2onnx::ir::fusion {
 namespace {
+
+double HalfToDouble(uint16_t h) {
+  int exponent = (h >> 10) & 0x1f;
+  int mantissa = h & 0x3ff;
+  double sign = (h & 0x8000) ? -1.0 : 1.0;
+  if (exponent == 0) return sign * std::ldexp(mantissa, -24);
+  if (exponent == 31) {
+    return mantissa ? std::nan("") : sign * HUGE_VAL;
+  }
+  return sign * std::ldexp(mantissa + 1024, exponent - 25);
+}
+
+// `x` rounded to bfloat16 / float16 (round to nearest even), as double.
+double RoundToBf16(double x) {
+  float f = static_cast<float>(x);
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  bits += 0x7fff + ((bits >> 16) & 1);
+  bits &= 0xffff0000u;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+double RoundToF16(double x) {
+  if (x == 0 || !std::isfinite(x)) return x;
+  int e;
+  std::frexp(x, &e);  // x = m * 2^e, 0.5 <= |m| < 1
+  // 11 significant bits for normals; subnormals keep the 2^-24 grid.
+  int shift = std::max(e - 11, -24);
+  return std::nearbyint(std::ldexp(x, -shift)) * std::ldexp(1.0, shift);
+}
+
+bool IsCastTo(const Node* n, int to) {
+  if (n == nullptr || !n->domain().empty() || n->op_type() != "Cast") {
+    return false;
+  }
+  const Attr* a = n->attr("to");
+  return a != nullptr && a->i() == to;
+}
+
+bool IsLowFloat(int dtype) {
+  return dtype == onnx::TensorProto::BFLOAT16 ||
+         dtype == onnx::TensorProto::FLOAT16;
+}
+
+// The element type of the constant tensor behind `v` (through Cast and
+// Identity), or UNDEFINED.
+int ConstantSourceDtype(const Value* v);
 
 // One element of a numeric constant tensor as double.
 std::optional<double> FirstElement(const Tensor& t) {
@@ -23,6 +71,14 @@ std::optional<double> FirstElement(const Tensor& t) {
       return static_cast<double>(t.data<int64_t>()[0]);
     case onnx::TensorProto::INT32:
       return static_cast<double>(t.data<int32_t>()[0]);
+    case onnx::TensorProto::BFLOAT16: {
+      uint32_t bits = static_cast<uint32_t>(t.data<uint16_t>()[0]) << 16;
+      float f;
+      std::memcpy(&f, &bits, sizeof f);
+      return f;
+    }
+    case onnx::TensorProto::FLOAT16:
+      return HalfToDouble(t.data<uint16_t>()[0]);
     default:
       return std::nullopt;
   }
@@ -43,9 +99,84 @@ const Tensor* ConstantTensor(const Value* v) {
   return nullptr;
 }
 
+int ConstantSourceDtype(const Value* v) {
+  for (int depth = 0; v != nullptr && depth < 8; ++depth) {
+    if (const Tensor* t = ConstantTensor(v)) return t->dtype();
+    Node* n = v->producer();
+    if (n == nullptr || !n->domain().empty() ||
+        (n->op_type() != "Cast" && n->op_type() != "Identity")) {
+      break;
+    }
+    v = n->input(0);
+  }
+  return onnx::TensorProto::UNDEFINED;
+}
+
 }  // namespace
 
-Node* ProducerIs(const Value* v, absl::string_view op) {
+Value* StripRounding(Value* v) {
+  for (int depth = 0; v != nullptr && depth < 8; ++depth) {
+    Node* n = v->producer();
+    if (n == nullptr || !n->domain().empty() || n->op_type() != "Cast") break;
+    const Attr* to = n->attr("to");
+    if (to == nullptr) break;
+    const int from = DtypeOf(n->input(0));
+    const int dest = static_cast<int>(to->i());
+    const bool widening = dest == onnx::TensorProto::FLOAT && IsLowFloat(from);
+    const bool rounding = IsLowFloat(dest) && from == onnx::TensorProto::FLOAT;
+    if (!widening && !rounding) break;
+    v = n->input(0);
+  }
+  return v;
+}
+
+bool SameValue(const Value* a, const Value* b) {
+  if (a == b) return a != nullptr;
+  if (a == nullptr || b == nullptr) return false;
+  Value* sa = StripRounding(const_cast<Value*>(a));
+  Value* sb = StripRounding(const_cast<Value*>(b));
+  if (sa == sb) return true;
+  Node* pa = a->producer();
+  Node* pb = b->producer();
+  return IsCastTo(pa, onnx::TensorProto::FLOAT) &&
+         IsCastTo(pb, onnx::TensorProto::FLOAT) &&
+         pa->input(0) == pb->input(0);
+}
+
+const Shape* ShapeOf(const Value* v) {
+  for (int depth = 0; v != nullptr && depth < 8; ++depth) {
+    if (v->shape() != nullptr) return v->shape();
+    Node* n = v->producer();
+    if (n != nullptr && n->domain().empty() &&
+        (n->op_type() == "Cast" || n->op_type() == "Identity")) {
+      v = n->input(0);
+      continue;
+    }
+    if (v->num_uses() == 1 && IsCastTo(v->uses()[0].node, onnx::TensorProto::BFLOAT16)) {
+      return v->uses()[0].node->output(0)->shape();
+    }
+    if (v->num_uses() == 1 && IsCastTo(v->uses()[0].node, onnx::TensorProto::FLOAT16)) {
+      return v->uses()[0].node->output(0)->shape();
+    }
+    return nullptr;
+  }
+  return nullptr;
+}
+
+bool SameShape(const Value* a, const Value* b) {
+  const Shape* sa = ShapeOf(a);
+  const Shape* sb = ShapeOf(b);
+  return sa != nullptr && sb != nullptr && *sa == *sb;
+}
+
+Type FusedType(const Value* out, const Value* x) {
+  if (out->type() != nullptr && out->shape() != nullptr) return *out->type();
+  const Shape* s = ShapeOf(x);
+  return Type::Tensor(DtypeOf(x), s ? std::optional<Shape>(*s) : std::nullopt);
+}
+
+Node* ProducerIs(Value* v, absl::string_view op) {
+  v = StripRounding(v);
   if (v == nullptr) return nullptr;
   Node* n = v->producer();
   if (n == nullptr || !n->domain().empty() || n->op_type() != op) {
@@ -78,6 +209,8 @@ std::optional<double> ScalarConstant(const Value* v) {
       return static_cast<double>(static_cast<float>(*x));
     }
     if (to->i() == onnx::TensorProto::DOUBLE) return x;
+    if (to->i() == onnx::TensorProto::BFLOAT16) return RoundToBf16(*x);
+    if (to->i() == onnx::TensorProto::FLOAT16) return RoundToF16(*x);
     return std::nullopt;
   }
   if (op == "Neg" && n->num_inputs() == 1) {
@@ -118,12 +251,12 @@ std::optional<std::vector<int64_t>> IntsConstant(const Value* v) {
 }
 
 int RankOf(const Value* v) {
-  if (v == nullptr || v->shape() == nullptr) return -1;
-  return static_cast<int>(v->shape()->rank());
+  const Shape* s = ShapeOf(v);
+  return s == nullptr ? -1 : static_cast<int>(s->rank());
 }
 
 int64_t StaticDim(const Value* v, int axis) {
-  const Shape* s = v == nullptr ? nullptr : v->shape();
+  const Shape* s = ShapeOf(v);
   if (s == nullptr || axis < 0 || axis >= static_cast<int>(s->rank())) {
     return -1;
   }
@@ -131,10 +264,28 @@ int64_t StaticDim(const Value* v, int axis) {
 }
 
 int DtypeOf(const Value* v) {
-  return v == nullptr ? onnx::TensorProto::UNDEFINED : v->dtype();
+  static const absl::flat_hash_set<std::string>* const kSameAsInput =
+      new absl::flat_hash_set<std::string>{
+          "Add", "Sub", "Mul", "Div", "Max", "Min", "Neg", "Sqrt",
+          "Reciprocal", "Exp", "Log", "Tanh", "Erf", "Sigmoid", "Pow",
+          "Identity", "ReduceSum", "ReduceMax", "ReduceMean", "Unsqueeze",
+          "Reshape", "Expand", "Abs"};
+  for (int depth = 0; v != nullptr && depth < 16; ++depth) {
+    if (v->dtype() != onnx::TensorProto::UNDEFINED) return v->dtype();
+    Node* n = v->producer();
+    if (n == nullptr || !n->domain().empty()) break;
+    if (n->op_type() == "Cast") {
+      const Attr* to = n->attr("to");
+      return to == nullptr ? onnx::TensorProto::UNDEFINED
+                           : static_cast<int>(to->i());
+    }
+    if (!kSameAsInput->contains(n->op_type()) || n->num_inputs() < 1) break;
+    v = n->input(0);
+  }
+  return onnx::TensorProto::UNDEFINED;
 }
 
-Value* MatchReduce(const Value* v, absl::string_view op, int axis, int rank,
+Value* MatchReduce(Value* v, absl::string_view op, int axis, int rank,
                    bool keepdims, Match* m) {
   Node* n = ProducerIs(v, op);
   if (n == nullptr || n->num_inputs() < 1) return nullptr;
@@ -189,8 +340,8 @@ Value* StripKeptAxis(Value* v, int axis, int rank, bool* kept, Match* m) {
   if (Node* r = ProducerIs(v, "Reshape")) {
     // A reshape inserting a 1 at `axis`: the input's static shape is the
     // output's with that axis removed.
-    const Shape* in = r->input(0) == nullptr ? nullptr : r->input(0)->shape();
-    const Shape* out = v->shape();
+    const Shape* in = ShapeOf(r->input(0));
+    const Shape* out = ShapeOf(r->output(0));
     if (in == nullptr || out == nullptr || !in->IsStatic() ||
         !out->IsStatic() || static_cast<int>(out->rank()) != rank ||
         static_cast<int>(in->rank()) != rank - 1 ||
@@ -249,9 +400,9 @@ Value* MatchKeptMean(Value* v, int axis, int rank, Match* m) {
   return x;
 }
 
-Value* MatchSquare(const Value* v, Match* m) {
+Value* MatchSquare(Value* v, Match* m) {
   if (Node* n = ProducerIs(v, "Mul")) {
-    if (n->input(0) == n->input(1)) {
+    if (SameValue(n->input(0), n->input(1))) {
       m->Add(n);
       return n->input(0);
     }
@@ -277,8 +428,10 @@ std::vector<Value*> MulFactors(Value* v, Match* m) {
     Value* f = stack.back();
     stack.pop_back();
     Node* n = ProducerIs(f, "Mul");
-    if (n != nullptr && f->num_uses() == 1 && !f->is_graph_output() &&
-        n->input(0) != n->input(1)) {
+    Value* produced = n == nullptr ? nullptr : n->output(0);
+    if (n != nullptr && produced->num_uses() == 1 &&
+        !produced->is_graph_output() &&
+        !SameValue(n->input(0), n->input(1))) {
       m->Add(n);
       stack.push_back(n->input(1));
       stack.push_back(n->input(0));
@@ -291,10 +444,64 @@ std::vector<Value*> MulFactors(Value* v, Match* m) {
 
 bool IsFloatConstant(const Value* c, double expected) {
   std::optional<double> x = ScalarConstant(c);
-  return x && static_cast<float>(*x) == static_cast<float>(expected);
+  if (!x) return false;
+  if (static_cast<float>(*x) == static_cast<float>(expected)) return true;
+  switch (ConstantSourceDtype(c)) {
+    case onnx::TensorProto::BFLOAT16:
+      return *x == RoundToBf16(expected);
+    case onnx::TensorProto::FLOAT16:
+      return *x == RoundToF16(expected);
+    default:
+      return false;
+  }
 }
 
-bool UsesStayInside(const Match& m, const Node* root) {
+namespace {
+
+// Adds to `s` the float-to-float Cast `c` and, recursively, the Casts its
+// result feeds, when every result ends in `m`; false otherwise.
+bool CollectRoundingCasts(const Match& m, Node* c, int depth,
+                          absl::flat_hash_set<Node*>* s) {
+  if (depth > 4 || !c->domain().empty() || c->op_type() != "Cast") {
+    return false;
+  }
+  const Attr* to = c->attr("to");
+  if (to == nullptr || (to->i() != onnx::TensorProto::FLOAT &&
+                        !IsLowFloat(static_cast<int>(to->i())))) {
+    return false;
+  }
+  Value* out = c->output(0);
+  if (out->is_graph_output()) return false;
+  s->insert(c);
+  for (const Use& u : out->uses()) {
+    if (m.nodes.contains(u.node) || s->contains(u.node)) continue;
+    if (!CollectRoundingCasts(m, u.node, depth + 1, s)) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool UsesStayInside(Match& m, const Node* root) {
+  // Rounding casts between matched nodes first (each absorbed trip may make
+  // another one absorbable).
+  for (bool grew = true; grew;) {
+    grew = false;
+    std::vector<Node*> nodes(m.nodes.begin(), m.nodes.end());
+    for (Node* n : nodes) {
+      if (n == root) continue;
+      for (Value* out : n->outputs()) {
+        for (const Use& u : out->uses()) {
+          if (m.nodes.contains(u.node)) continue;
+          absl::flat_hash_set<Node*> casts;
+          if (CollectRoundingCasts(m, u.node, 0, &casts)) {
+            for (Node* c : casts) m.Add(c);
+            grew = true;
+          }
+        }
+      }
+    }
+  }
   for (Node* n : m.nodes) {
     // A chain inside a subgraph may not swallow nodes of an enclosing graph.
     if (n->graph() != root->graph()) return false;
@@ -374,7 +581,7 @@ absl::Status ReplaceAndErase(Graph& graph, Node* root, Value* replacement,
 }
 
 bool IsFeatureVectorShape(const Value* v, int64_t d, int max_rank) {
-  const Shape* s = v == nullptr ? nullptr : v->shape();
+  const Shape* s = ShapeOf(v);
   if (s == nullptr || !s->IsStatic() || s->rank() == 0 ||
       static_cast<int>(s->rank()) > max_rank) {
     return false;
@@ -391,11 +598,14 @@ absl::StatusOr<Value*> AsFeatureVector(Graph& graph, Node* anchor, Value* v,
   if (RankOf(v) == 1) return v;
   // The broadcast of a [d] parameter to [1, ..., 1, d] (broadcast_in_dim
   // lowers to Unsqueeze, jnp.reshape to Reshape): use the parameter.
-  if (Node* r = ProducerIs(v, "Reshape")) {
-    if (IsFeatureVectorShape(r->input(0), d, 1)) return r->input(0);
-  }
-  if (Node* u = ProducerIs(v, "Unsqueeze")) {
-    if (IsFeatureVectorShape(u->input(0), d, 1)) return u->input(0);
+  // (Only without a cast in between: the op wants its own element type.)
+  for (const char* op : {"Reshape", "Unsqueeze"}) {
+    Node* r = v->producer();
+    if (r != nullptr && r->domain().empty() && r->op_type() == op &&
+        IsFeatureVectorShape(r->input(0), d, 1) &&
+        DtypeOf(r->input(0)) == DtypeOf(v)) {
+      return r->input(0);
+    }
   }
   std::vector<int64_t> target = {d};
   absl::StatusOr<Value*> shape = graph.AddInitializer(
@@ -407,7 +617,7 @@ absl::StatusOr<Value*> AsFeatureVector(Graph& graph, Node* anchor, Value* v,
   Node* r = graph.InsertBefore(
       anchor, Node::Create("", "Reshape", {v, *shape},
                            {graph.FreshName(absl::StrCat(v->name(), "_1d"))}));
-  r->output(0)->SetType(Type::Tensor(v->dtype(), Shape({d})));
+  r->output(0)->SetType(Type::Tensor(DtypeOf(v), Shape({d})));
   return r->output(0);
 }
 

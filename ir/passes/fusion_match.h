@@ -29,8 +29,23 @@ struct Match {
   void Add(Node* n) { nodes.insert(n); }
 };
 
-// The producer of `v` when it is a default-domain `op` node, else nullptr.
-Node* ProducerIs(const Value* v, absl::string_view op);
+// `v` with float casts skipped: a Cast to float32 of a bf16/f16 value
+// (exact widening) or a Cast of a float32 value to bf16/f16 (rounding).
+// This is how the IR pipeline computes a bf16/f16 op in float32 and rounds
+// its result (shape ops like Unsqueeze may run on the rounded value in
+// between); a fused op computing the whole chain in float32 drops these
+// intermediate roundings (the skipped Casts join the match in
+// UsesStayInside).
+Value* StripRounding(Value* v);
+
+// The producer of StripRounding(v) when it is a default-domain `op` node,
+// else nullptr.
+Node* ProducerIs(Value* v, absl::string_view op);
+
+// True when a and b are the same value up to rounding round trips
+// (StripRounding), or Casts to float32 of the same value (several Cast
+// nodes of one bf16 value).
+bool SameValue(const Value* a, const Value* b);
 
 // `v` with Identity producers skipped (stop_gradient, copy and
 // optimization_barrier lower to Identity); skipped nodes join `m`.
@@ -44,18 +59,28 @@ std::optional<double> ScalarConstant(const Value* v);
 // The elements of a constant integer tensor (initializer or Constant node).
 std::optional<std::vector<int64_t>> IntsConstant(const Value* v);
 
+// The shape of `v`: its own, else (for outputs the pipeline left untyped)
+// that of the input of a shape-preserving producer (Cast, Identity) or of
+// its only consumer when that is a Cast. Nullptr when none is known.
+const Shape* ShapeOf(const Value* v);
+// True when both shapes are known and equal.
+bool SameShape(const Value* a, const Value* b);
+// The type to give a fused op's output replacing `out` computed from `x`.
+Type FusedType(const Value* out, const Value* x);
+
 // The static rank of `v`, or -1 when its shape is unknown.
 int RankOf(const Value* v);
 // The static size of dimension `axis` of `v`, or -1.
 int64_t StaticDim(const Value* v, int axis);
-// Element type of `v` (UNDEFINED when unknown).
+// Element type of `v`, inferred through Casts and float ops for outputs the
+// pipeline left untyped (UNDEFINED when unknown).
 int DtypeOf(const Value* v);
 
 // A single-axis reduction `op` (ReduceSum, ReduceMax, ReduceMean) of `v`'s
 // producer over `axis` of an operand of rank `rank`, with the given
 // keepdims: returns the reduced operand (skipping nothing) or nullptr.
 // Axes come from the attribute (opset < 18) or the constant second input.
-Value* MatchReduce(const Value* v, absl::string_view op, int axis, int rank,
+Value* MatchReduce(Value* v, absl::string_view op, int axis, int rank,
                    bool keepdims, Match* m);
 
 // `v` of rank `rank` holding a reduction over `axis` with the axis kept as
@@ -75,7 +100,7 @@ Value* MatchMean(Value* v, int axis, int rank, bool kept, Match* m);
 Value* MatchKeptMean(Value* v, int axis, int rank, Match* m);
 
 // v = Mul(a, a) or Pow(a, 2): returns a.
-Value* MatchSquare(const Value* v, Match* m);
+Value* MatchSquare(Value* v, Match* m);
 
 // The factors of a product tree rooted at `v`'s producer (a Mul): walks
 // through Mul nodes whose output is used once (by the parent Mul) and is
@@ -83,14 +108,16 @@ Value* MatchSquare(const Value* v, Match* m);
 // not a Mul's output.
 std::vector<Value*> MulFactors(Value* v, Match* m);
 
-// True when `c` is a one-element constant equal to `expected` when rounded
-// to float32 (the matched graphs are float32).
+// True when `c` is a one-element constant equal to `expected` rounded to
+// float32, or, for a constant stored as bfloat16/float16 (a JAX literal in a
+// bf16/f16 program, cast to float32 by the pipeline), to that type.
 bool IsFloatConstant(const Value* c, double expected);
 
 // True when every node of `m` is in `root`'s graph and every output of
 // every node of `m`, except `root`, is used only by nodes of `m` and is not
-// a graph output.
-bool UsesStayInside(const Match& m, const Node* root);
+// a graph output. Float-to-float Casts (rounding to bf16/f16, widening back)
+// consuming nodes of `m` and whose results feed only `m` join `m`.
+bool UsesStayInside(Match& m, const Node* root);
 
 // Replaces `root`'s single output by `replacement` (keeping the root
 // output's name on the replacement, so graph output names survive), then
