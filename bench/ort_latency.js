@@ -2,8 +2,9 @@
 // Median ONNX Runtime latency of ONNX models (npm onnxruntime-node from
 // tools/ort/node_modules), one intra-op and one inter-op thread, sequential
 // execution. Every model gets the same seeded uniform [-1, 1) float inputs
-// (static shapes from the model's input metadata); outputs of models given
-// as LITERAL:FUSED pairs are compared (max abs difference printed).
+// (static shapes from the model's input metadata); the two models of a
+// LITERAL:FUSED pair are run alternately (so load from other processes hits
+// both alike) and their outputs compared (max abs difference printed).
 //
 // Usage: node bench/ort_latency.js [--runs N] [--warmup N]
 //          [--opt all|disabled] LITERAL.onnx:FUSED.onnx ...
@@ -55,42 +56,61 @@ function inputsFor(session) {
   return feeds;
 }
 
-async function timeModel(file, o) {
-  const session = await ort.InferenceSession.create(file, {
+function openSession(file, o) {
+  return ort.InferenceSession.create(file, {
     intraOpNumThreads: 1,
     interOpNumThreads: 1,
     executionMode: 'sequential',
     graphOptimizationLevel: o.opt,
   });
-  const feeds = inputsFor(session);
-  let out = null;
-  for (let i = 0; i < o.warmup; ++i) out = await session.run(feeds);
-  const times = [];
-  for (let i = 0; i < o.runs; ++i) {
-    const t0 = process.hrtime.bigint();
-    out = await session.run(feeds);
-    times.push(Number(process.hrtime.bigint() - t0) / 1e6);
+}
+
+function median(times) {
+  const t = [...times].sort((a, b) => a - b);
+  const mid = t.length >> 1;
+  return t.length % 2 ? t[mid] : (t[mid - 1] + t[mid]) / 2;
+}
+
+// Times the sessions round-robin (one run of each in turn), so load from
+// other processes on the machine affects them alike.
+async function timeInterleaved(sessions, o) {
+  const feeds = sessions.map(inputsFor);
+  const outs = [];
+  for (let s = 0; s < sessions.length; ++s) {
+    for (let i = 0; i < o.warmup; ++i) outs[s] = await sessions[s].run(feeds[s]);
   }
-  times.sort((a, b) => a - b);
-  const mid = times.length >> 1;
-  const median = times.length % 2 ? times[mid] : (times[mid - 1] + times[mid]) / 2;
-  const first = out[session.outputNames[0]].data;
-  await session.release();
-  return {median_ms: median, min_ms: times[0], output: first};
+  const times = sessions.map(() => []);
+  for (let i = 0; i < o.runs; ++i) {
+    for (let s = 0; s < sessions.length; ++s) {
+      const t0 = process.hrtime.bigint();
+      outs[s] = await sessions[s].run(feeds[s]);
+      times[s].push(Number(process.hrtime.bigint() - t0) / 1e6);
+    }
+  }
+  return sessions.map((session, s) => ({
+    median_ms: median(times[s]),
+    output: outs[s][session.outputNames[0]].data,
+  }));
 }
 
 async function main() {
   const o = parseArgs(process.argv.slice(2));
   for (const [literal, fused] of o.pairs) {
-    const a = await timeModel(literal, o);
-    const b = fused ? await timeModel(fused, o) : null;
+    const sessions = [await openSession(literal, o)];
+    if (fused) sessions.push(await openSession(fused, o));
+    const [a, b] = await timeInterleaved(sessions, o);
     let maxAbsDiff = null;
+    let maxAbs = 0;
+    for (let i = 0; i < a.output.length; ++i) {
+      maxAbs = Math.max(maxAbs, Math.abs(a.output[i]));
+    }
     if (b) {
       maxAbsDiff = 0;
       for (let i = 0; i < a.output.length; ++i) {
         maxAbsDiff = Math.max(maxAbsDiff, Math.abs(a.output[i] - b.output[i]));
       }
     }
+    for (const s of sessions) await s.release();
     console.log(JSON.stringify({
       literal: path.basename(literal),
       fused: fused ? path.basename(fused) : null,
@@ -98,6 +118,7 @@ async function main() {
       runs: o.runs,
       literal_median_ms: +a.median_ms.toFixed(3),
       fused_median_ms: b ? +b.median_ms.toFixed(3) : null,
+      max_abs_output: maxAbs,
       max_abs_diff: maxAbsDiff,
     }));
   }
