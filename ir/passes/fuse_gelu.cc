@@ -150,7 +150,8 @@ Value* MatchHalfCdf(Value* h, bool* tanh, Match* m) {
   return nullptr;
 }
 
-absl::StatusOr<bool> FuseAt(Graph& graph, Node* root) {
+absl::StatusOr<bool> FuseAt(Graph& graph, Node* root,
+                            const FusionOptions& options) {
   if (!root->domain().empty() || root->op_type() != "Mul") return false;
   Value* out = root->output(0);
   if (fusion::DtypeOf(out) != onnx::TensorProto::FLOAT) return false;
@@ -175,7 +176,9 @@ absl::StatusOr<bool> FuseAt(Graph& graph, Node* root) {
     return false;
   }
   if (!fusion::SameShape(out, x)) return false;
-  if (!fusion::UsesStayInside(m, root)) return false;
+  if (!fusion::UsesStayInside(m, root, options.fuse_low_precision_chains)) {
+    return false;
+  }
   std::vector<Attr> attrs;
   if (tanh) attrs.push_back(Attr::String("approximate", "tanh"));
   Node* fused = graph.InsertBefore(
@@ -191,17 +194,22 @@ absl::StatusOr<bool> FuseAt(Graph& graph, Node* root) {
 
 class FuseGelu : public Pass {
  public:
+  explicit FuseGelu(FusionOptions options) : options_(options) {}
   absl::string_view name() const override { return "fuse-gelu"; }
   absl::StatusOr<bool> Run(Model& model) override {
     if (fusion::DefaultOpset(model) < 20) return false;
-    return fusion::ForEachNodeBackwards(model, FuseAt);
+    return fusion::ForEachNodeBackwards(
+        model, [this](Graph& g, Node* n) { return FuseAt(g, n, options_); });
   }
+
+ private:
+  FusionOptions options_;
 };
 
 }  // namespace
 
-std::unique_ptr<Pass> CreateFuseGeluPass() {
-  return std::make_unique<FuseGelu>();
+std::unique_ptr<Pass> CreateFuseGeluPass(FusionOptions options) {
+  return std::make_unique<FuseGelu>(options);
 }
 
 }  // namespace jax2onnx::ir

@@ -233,7 +233,8 @@ std::optional<Stats> MatchNormalized(Value* y, bool rms, Value** scale,
   return std::nullopt;
 }
 
-absl::StatusOr<bool> FuseAt(Graph& graph, Node* root, bool rms) {
+absl::StatusOr<bool> FuseAt(Graph& graph, Node* root, bool rms,
+                            const FusionOptions& options) {
   Value* out = root->output(0);
   if (fusion::DtypeOf(out) != onnx::TensorProto::FLOAT) return false;
   Match m;
@@ -277,7 +278,9 @@ absl::StatusOr<bool> FuseAt(Graph& graph, Node* root, bool rms) {
     return false;
   }
   if (!fusion::SameShape(out, x)) return false;
-  if (!fusion::UsesStayInside(m, root)) return false;
+  if (!fusion::UsesStayInside(m, root, options.fuse_low_precision_chains)) {
+    return false;
+  }
 
   // Rewrite.
   Value* scale_1d = nullptr;
@@ -322,28 +325,29 @@ absl::StatusOr<bool> FuseAt(Graph& graph, Node* root, bool rms) {
 
 class FuseNorm : public Pass {
  public:
-  explicit FuseNorm(bool rms) : rms_(rms) {}
+  FuseNorm(bool rms, FusionOptions options) : rms_(rms), options_(options) {}
   absl::string_view name() const override {
     return rms_ ? "fuse-rms-norm" : "fuse-layer-norm";
   }
   absl::StatusOr<bool> Run(Model& model) override {
     if (fusion::DefaultOpset(model) < (rms_ ? 23 : 17)) return false;
-    bool rms = rms_;
-    return fusion::ForEachNodeBackwards(
-        model, [rms](Graph& g, Node* n) { return FuseAt(g, n, rms); });
+    return fusion::ForEachNodeBackwards(model, [this](Graph& g, Node* n) {
+      return FuseAt(g, n, rms_, options_);
+    });
   }
 
  private:
   bool rms_;
+  FusionOptions options_;
 };
 
 }  // namespace
 
-std::unique_ptr<Pass> CreateFuseLayerNormPass() {
-  return std::make_unique<FuseNorm>(false);
+std::unique_ptr<Pass> CreateFuseLayerNormPass(FusionOptions options) {
+  return std::make_unique<FuseNorm>(false, options);
 }
-std::unique_ptr<Pass> CreateFuseRmsNormPass() {
-  return std::make_unique<FuseNorm>(true);
+std::unique_ptr<Pass> CreateFuseRmsNormPass(FusionOptions options) {
+  return std::make_unique<FuseNorm>(true, options);
 }
 
 }  // namespace jax2onnx::ir

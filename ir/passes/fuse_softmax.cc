@@ -81,7 +81,8 @@ Value* MatchKeptSum(Value* v, int axis, int rank, Match* m) {
   return e;
 }
 
-absl::StatusOr<bool> FuseAt(Graph& graph, Node* root) {
+absl::StatusOr<bool> FuseAt(Graph& graph, Node* root,
+                            const FusionOptions& options) {
   if (!root->domain().empty() || root->num_inputs() != 2) return false;
   Value* out = root->output(0);
   if (fusion::DtypeOf(out) != onnx::TensorProto::FLOAT) return false;
@@ -132,7 +133,9 @@ absl::StatusOr<bool> FuseAt(Graph& graph, Node* root) {
   }
   if (fusion::DtypeOf(x) != onnx::TensorProto::FLOAT) return false;
   if (!fusion::SameShape(out, x)) return false;
-  if (!fusion::UsesStayInside(m, root)) return false;
+  if (!fusion::UsesStayInside(m, root, options.fuse_low_precision_chains)) {
+    return false;
+  }
   std::vector<Attr> attrs;
   attrs.push_back(Attr::Int("axis", axis));
   Node* fused = graph.InsertBefore(
@@ -148,17 +151,22 @@ absl::StatusOr<bool> FuseAt(Graph& graph, Node* root) {
 
 class FuseSoftmax : public Pass {
  public:
+  explicit FuseSoftmax(FusionOptions options) : options_(options) {}
   absl::string_view name() const override { return "fuse-softmax"; }
   absl::StatusOr<bool> Run(Model& model) override {
     if (fusion::DefaultOpset(model) < 13) return false;
-    return fusion::ForEachNodeBackwards(model, FuseAt);
+    return fusion::ForEachNodeBackwards(
+        model, [this](Graph& g, Node* n) { return FuseAt(g, n, options_); });
   }
+
+ private:
+  FusionOptions options_;
 };
 
 }  // namespace
 
-std::unique_ptr<Pass> CreateFuseSoftmaxPass() {
-  return std::make_unique<FuseSoftmax>();
+std::unique_ptr<Pass> CreateFuseSoftmaxPass(FusionOptions options) {
+  return std::make_unique<FuseSoftmax>(options);
 }
 
 }  // namespace jax2onnx::ir

@@ -16,7 +16,8 @@ namespace {
 
 using fusion::Match;
 
-absl::StatusOr<bool> FuseAt(Graph& graph, Node* root) {
+absl::StatusOr<bool> FuseAt(Graph& graph, Node* root,
+                            const FusionOptions& options) {
   if (!root->domain().empty() || root->op_type() != "Mul" ||
       root->num_inputs() != 2) {
     return false;
@@ -31,7 +32,9 @@ absl::StatusOr<bool> FuseAt(Graph& graph, Node* root) {
     Match m;
     m.Add(root);
     m.Add(sig);
-    if (!fusion::UsesStayInside(m, root)) return false;
+    if (!fusion::UsesStayInside(m, root, options.fuse_low_precision_chains)) {
+    return false;
+  }
     std::vector<Attr> attrs;
     attrs.push_back(Attr::Float("alpha", 1.0f));
     Node* fused = graph.InsertBefore(
@@ -50,17 +53,22 @@ absl::StatusOr<bool> FuseAt(Graph& graph, Node* root) {
 
 class FuseSwish : public Pass {
  public:
+  explicit FuseSwish(FusionOptions options) : options_(options) {}
   absl::string_view name() const override { return "fuse-swish"; }
   absl::StatusOr<bool> Run(Model& model) override {
     if (fusion::DefaultOpset(model) < 24) return false;
-    return fusion::ForEachNodeBackwards(model, FuseAt);
+    return fusion::ForEachNodeBackwards(
+        model, [this](Graph& g, Node* n) { return FuseAt(g, n, options_); });
   }
+
+ private:
+  FusionOptions options_;
 };
 
 }  // namespace
 
-std::unique_ptr<Pass> CreateFuseSwishPass() {
-  return std::make_unique<FuseSwish>();
+std::unique_ptr<Pass> CreateFuseSwishPass(FusionOptions options) {
+  return std::make_unique<FuseSwish>(options);
 }
 
 }  // namespace jax2onnx::ir

@@ -482,7 +482,8 @@ bool CollectRoundingCasts(const Match& m, Node* c, int depth,
 
 }  // namespace
 
-bool UsesStayInside(Match& m, const Node* root) {
+bool UsesStayInside(Match& m, const Node* root, bool allow_dropping_rounding) {
+  bool drops_rounding = false;
   // Rounding casts between matched nodes first (each absorbed trip may make
   // another one absorbable).
   for (bool grew = true; grew;) {
@@ -495,7 +496,11 @@ bool UsesStayInside(Match& m, const Node* root) {
           if (m.nodes.contains(u.node)) continue;
           absl::flat_hash_set<Node*> casts;
           if (CollectRoundingCasts(m, u.node, 0, &casts)) {
-            for (Node* c : casts) m.Add(c);
+            for (Node* c : casts) {
+              m.Add(c);
+              const Attr* to = c->attr("to");
+              drops_rounding |= IsLowFloat(static_cast<int>(to->i()));
+            }
             grew = true;
           }
         }
@@ -513,7 +518,7 @@ bool UsesStayInside(Match& m, const Node* root) {
       }
     }
   }
-  return true;
+  return allow_dropping_rounding || !drops_rounding;
 }
 
 absl::Status ReplaceAndErase(Graph& graph, Node* root, Value* replacement,

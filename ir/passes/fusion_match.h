@@ -116,8 +116,10 @@ bool IsFloatConstant(const Value* c, double expected);
 // True when every node of `m` is in `root`'s graph and every output of
 // every node of `m`, except `root`, is used only by nodes of `m` and is not
 // a graph output. Float-to-float Casts (rounding to bf16/f16, widening back)
-// consuming nodes of `m` and whose results feed only `m` join `m`.
-bool UsesStayInside(Match& m, const Node* root);
+// consuming nodes of `m` and whose results feed only `m` join `m`; when one
+// of them rounds to bf16/f16 (the chain is computed op by op in low
+// precision) the answer is `allow_dropping_rounding`.
+bool UsesStayInside(Match& m, const Node* root, bool allow_dropping_rounding);
 
 // Replaces `root`'s single output by `replacement` (keeping the root
 // output's name on the replacement, so graph output names survive), then
