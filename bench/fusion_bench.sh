@@ -15,7 +15,12 @@ runs="${RUNS:-20}"
 opset="${OPSET:-23}"
 mkdir -p "$out"
 
-python3 "$here/vit_jaxpr.py" "$out/vit_b16.jaxpr"
+# Random weights in [-1, 1] give activations in the thousands before each
+# norm; over 12 blocks float32 summation order (ONNX Runtime vs the reference
+# interpreter) moves the logits by ~3e-4 relative, literal model included,
+# so `jax2onnx check` on this bundle needs rtol 1e-3.
+python3 "$here/vit_jaxpr.py" "$out/vit_b16.jaxpr" --header "rtol: 1e-3" \
+  --header "atol: 1e-3"
 python3 "$here/vit_jaxpr.py" "$out/gpt2_block.jaxpr" --model blocks --causal \
   --layers 1 --seq 128
 python3 "$here/vit_jaxpr.py" "$out/cnn.jaxpr" --model cnn --image 64 \
