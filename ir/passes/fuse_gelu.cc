@@ -35,9 +35,9 @@ namespace {
 
 using fusion::Match;
 
-constexpr double kSqrt2OverPi = 0.7978845608028654;   // sqrt(2 / pi)
+constexpr double kSqrt2OverPi = 0.7978845608028654;  // sqrt(2 / pi)
 constexpr double kCubicCoefficient = 0.044715;
-constexpr double kSqrtHalf = 0.7071067811865476;      // 1 / sqrt(2)
+constexpr double kSqrtHalf = 0.7071067811865476;  // 1 / sqrt(2)
 constexpr double kSqrt2 = 1.4142135623730951;
 
 // Removes one factor satisfying `pred` from `factors`; false if none.
@@ -185,7 +185,8 @@ absl::StatusOr<bool> FuseAt(Graph& graph, Node* root,
       root, Node::Create("", "Gelu", {x}, {graph.FreshName("fused_gelu")},
                          std::move(attrs)));
   fused->output(0)->SetType(fusion::FusedType(out, x));
-  if (absl::Status s = fusion::ReplaceAndErase(graph, root, fused->output(0), m);
+  if (absl::Status s =
+          fusion::ReplaceAndErase(graph, root, fused->output(0), m);
       !s.ok()) {
     return s;
   }

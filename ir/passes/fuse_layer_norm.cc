@@ -105,9 +105,9 @@ Value* MatchVariance(Value* v, int axis, int rank, bool kept, Match* m) {
     Value* sq_x = fusion::MatchMean(sub->input(0), axis, rank, kept, &fast);
     Value* x = sq_x == nullptr ? nullptr : fusion::MatchSquare(sq_x, &fast);
     Value* mean = fusion::MatchSquare(sub->input(1), &fast);
-    Value* x2 =
-        mean == nullptr ? nullptr
-                        : fusion::MatchMean(mean, axis, rank, kept, &fast);
+    Value* x2 = mean == nullptr
+                    ? nullptr
+                    : fusion::MatchMean(mean, axis, rank, kept, &fast);
     if (x != nullptr && fusion::SameValue(x, x2)) {
       *m = std::move(fast);
       return x;
@@ -154,8 +154,8 @@ std::optional<Stats> MatchNormalized(Value* y, bool rms, Value** scale,
   Match trial = *m;
   std::vector<Value*> factors = fusion::MulFactors(y, &trial);
   if (factors.size() < 1 || factors.size() > 3) return std::nullopt;
-  Value* data = nullptr;      // x - mean_k (or x for RMS)
-  Value* statistic = nullptr; // var_k
+  Value* data = nullptr;       // x - mean_k (or x for RMS)
+  Value* statistic = nullptr;  // var_k
   double eps = 0;
   *scale = nullptr;
   auto take_division = [&](Value* f) -> bool {
@@ -217,8 +217,8 @@ std::optional<Stats> MatchNormalized(Value* y, bool rms, Value** scale,
       }
     }
     if (fusion::RankOf(x) != rank) continue;
-    if (!fusion::SameValue(
-            MatchKeptStatistic(statistic, axis, rank, rms, &t2), x)) {
+    if (!fusion::SameValue(MatchKeptStatistic(statistic, axis, rank, rms, &t2),
+                           x)) {
       continue;
     }
     *scale = nullptr;
@@ -312,11 +312,12 @@ absl::StatusOr<bool> FuseAt(Graph& graph, Node* root, bool rms,
   attrs.push_back(Attr::Int("axis", -1));
   attrs.push_back(Attr::Float("epsilon", static_cast<float>(stats->epsilon)));
   Node* fused = graph.InsertBefore(
-      root, Node::Create("", rms ? "RMSNormalization" : "LayerNormalization",
-                         inputs, {graph.FreshName("fused_norm")},
-                         std::move(attrs)));
+      root,
+      Node::Create("", rms ? "RMSNormalization" : "LayerNormalization", inputs,
+                   {graph.FreshName("fused_norm")}, std::move(attrs)));
   fused->output(0)->SetType(fusion::FusedType(out, x));
-  if (absl::Status s = fusion::ReplaceAndErase(graph, root, fused->output(0), m);
+  if (absl::Status s =
+          fusion::ReplaceAndErase(graph, root, fused->output(0), m);
       !s.ok()) {
     return s;
   }

@@ -43,8 +43,7 @@ Value* MatchShifted(Value* s, int* axis, Match* m) {
     Match trial = *m;
     trial.Add(sub);
     bool kept = false;
-    Value* mx =
-        fusion::StripKeptAxis(sub->input(1), a, rank, &kept, &trial);
+    Value* mx = fusion::StripKeptAxis(sub->input(1), a, rank, &kept, &trial);
     if (mx == nullptr) continue;
     // jnp.max(..., initial=-inf) applies max(initial, reduce_max(x)).
     if (Node* init = fusion::ProducerIs(mx, "Max")) {
@@ -142,7 +141,8 @@ absl::StatusOr<bool> FuseAt(Graph& graph, Node* root,
       root, Node::Create("", fused_op, {x}, {graph.FreshName("fused_softmax")},
                          std::move(attrs)));
   fused->output(0)->SetType(fusion::FusedType(out, x));
-  if (absl::Status s = fusion::ReplaceAndErase(graph, root, fused->output(0), m);
+  if (absl::Status s =
+          fusion::ReplaceAndErase(graph, root, fused->output(0), m);
       !s.ok()) {
     return s;
   }

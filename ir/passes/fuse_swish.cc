@@ -33,8 +33,8 @@ absl::StatusOr<bool> FuseAt(Graph& graph, Node* root,
     m.Add(root);
     m.Add(sig);
     if (!fusion::UsesStayInside(m, root, options.fuse_low_precision_chains)) {
-    return false;
-  }
+      return false;
+    }
     std::vector<Attr> attrs;
     attrs.push_back(Attr::Float("alpha", 1.0f));
     Node* fused = graph.InsertBefore(

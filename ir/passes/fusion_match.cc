@@ -1,7 +1,7 @@
 #include "ir/passes/fusion_match.h"
 
-#include <cmath>
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <utility>
 
@@ -139,8 +139,7 @@ bool SameValue(const Value* a, const Value* b) {
   Node* pa = a->producer();
   Node* pb = b->producer();
   return IsCastTo(pa, onnx::TensorProto::FLOAT) &&
-         IsCastTo(pb, onnx::TensorProto::FLOAT) &&
-         pa->input(0) == pb->input(0);
+         IsCastTo(pb, onnx::TensorProto::FLOAT) && pa->input(0) == pb->input(0);
 }
 
 const Shape* ShapeOf(const Value* v) {
@@ -152,10 +151,12 @@ const Shape* ShapeOf(const Value* v) {
       v = n->input(0);
       continue;
     }
-    if (v->num_uses() == 1 && IsCastTo(v->uses()[0].node, onnx::TensorProto::BFLOAT16)) {
+    if (v->num_uses() == 1 &&
+        IsCastTo(v->uses()[0].node, onnx::TensorProto::BFLOAT16)) {
       return v->uses()[0].node->output(0)->shape();
     }
-    if (v->num_uses() == 1 && IsCastTo(v->uses()[0].node, onnx::TensorProto::FLOAT16)) {
+    if (v->num_uses() == 1 &&
+        IsCastTo(v->uses()[0].node, onnx::TensorProto::FLOAT16)) {
       return v->uses()[0].node->output(0)->shape();
     }
     return nullptr;
@@ -266,10 +267,11 @@ int64_t StaticDim(const Value* v, int axis) {
 int DtypeOf(const Value* v) {
   static const absl::flat_hash_set<std::string>* const kSameAsInput =
       new absl::flat_hash_set<std::string>{
-          "Add", "Sub", "Mul", "Div", "Max", "Min", "Neg", "Sqrt",
-          "Reciprocal", "Exp", "Log", "Tanh", "Erf", "Sigmoid", "Pow",
+          "Add",      "Sub",       "Mul",       "Div",        "Max",
+          "Min",      "Neg",       "Sqrt",      "Reciprocal", "Exp",
+          "Log",      "Tanh",      "Erf",       "Sigmoid",    "Pow",
           "Identity", "ReduceSum", "ReduceMax", "ReduceMean", "Unsqueeze",
-          "Reshape", "Expand", "Abs"};
+          "Reshape",  "Expand",    "Abs"};
   for (int depth = 0; v != nullptr && depth < 16; ++depth) {
     if (v->dtype() != onnx::TensorProto::UNDEFINED) return v->dtype();
     Node* n = v->producer();
@@ -344,8 +346,7 @@ Value* StripKeptAxis(Value* v, int axis, int rank, bool* kept, Match* m) {
     const Shape* out = ShapeOf(r->output(0));
     if (in == nullptr || out == nullptr || !in->IsStatic() ||
         !out->IsStatic() || static_cast<int>(out->rank()) != rank ||
-        static_cast<int>(in->rank()) != rank - 1 ||
-        (*out)[axis] != Dim(1)) {
+        static_cast<int>(in->rank()) != rank - 1 || (*out)[axis] != Dim(1)) {
       return nullptr;
     }
     for (int i = 0, j = 0; i < rank; ++i) {
@@ -430,8 +431,7 @@ std::vector<Value*> MulFactors(Value* v, Match* m) {
     Node* n = ProducerIs(f, "Mul");
     Value* produced = n == nullptr ? nullptr : n->output(0);
     if (n != nullptr && produced->num_uses() == 1 &&
-        !produced->is_graph_output() &&
-        !SameValue(n->input(0), n->input(1))) {
+        !produced->is_graph_output() && !SameValue(n->input(0), n->input(1))) {
       m->Add(n);
       stack.push_back(n->input(1));
       stack.push_back(n->input(0));

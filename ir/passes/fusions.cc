@@ -15,8 +15,7 @@ std::vector<std::unique_ptr<Pass>> FusionPasses(int opset,
   return passes;
 }
 
-void AddFusionPasses(PassManager& manager, int opset,
-                     FusionOptions options) {
+void AddFusionPasses(PassManager& manager, int opset, FusionOptions options) {
   for (std::unique_ptr<Pass>& p : FusionPasses(opset, options)) {
     manager.Add(std::move(p));
   }

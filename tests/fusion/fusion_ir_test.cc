@@ -60,9 +60,9 @@ class Builder {
   Value* Ints(std::vector<int64_t> v) {
     int64_t n = static_cast<int64_t>(v.size());
     Value* c = *g().AddInitializer(
-        g().FreshName("i"), Tensor::FromVector<int64_t>(
-                                onnx::TensorProto::INT64, {n},
-                                absl::MakeConstSpan(v)));
+        g().FreshName("i"),
+        Tensor::FromVector<int64_t>(onnx::TensorProto::INT64, {n},
+                                    absl::MakeConstSpan(v)));
     c->SetType(Type::Tensor(onnx::TensorProto::INT64, Shape({n})));
     return c;
   }
@@ -117,8 +117,8 @@ std::string FuseAndCompare(Builder& b, bool expect_change) {
     return text;
   }
   auto want = api::RunModel(before, inputs, api::OrtRunner::Shared());
-  auto got = api::RunModel(ToProto(b.model()), inputs,
-                           api::OrtRunner::Shared());
+  auto got =
+      api::RunModel(ToProto(b.model()), inputs, api::OrtRunner::Shared());
   EXPECT_TRUE(want.ok()) << want.status();
   EXPECT_TRUE(got.ok()) << got.status() << "\n" << text;
   if (want.ok() && got.ok()) {
@@ -139,12 +139,10 @@ void BuildKeepdimsLayerNorm(Builder& b, bool eps_inside, float divisor) {
   Value* x = b.Input("x", {2, 3, 16});
   Value* axes = b.Ints({-1});
   Value* n = b.Scalar(divisor);
-  Value* keep = b.Op("ReduceSum", {x, axes}, "sum", {2, 3, 1},
-                     1);
+  Value* keep = b.Op("ReduceSum", {x, axes}, "sum", {2, 3, 1}, 1);
   Value* mean = b.Op("Div", {keep, n}, "mean", {2, 3, 1});
   Value* sq = b.Op("Mul", {x, x}, "sq", {2, 3, 16});
-  Value* keep2 = b.Op("ReduceSum", {sq, axes}, "sum2", {2, 3, 1},
-                      1);
+  Value* keep2 = b.Op("ReduceSum", {sq, axes}, "sum2", {2, 3, 1}, 1);
   Value* mean2 = b.Op("Div", {keep2, n}, "mean2", {2, 3, 1});
   Value* mm = b.Op("Mul", {mean, mean}, "mm", {2, 3, 1});
   Value* d = b.Op("Sub", {mean2, mm}, "d", {2, 3, 1});
@@ -211,13 +209,11 @@ TEST(FusionIrTest, SoftmaxWithKeepdimsAndExplicitExpand) {
   Value* x = b.Input("x", {4, 5});
   Value* axes = b.Ints({1});
   Value* shape = b.Ints({4, 5});
-  Value* m = b.Op("ReduceMax", {x, axes}, "m", {4, 1},
-                  1);
+  Value* m = b.Op("ReduceMax", {x, axes}, "m", {4, 1}, 1);
   Value* me = b.Op("Expand", {m, shape}, "me", {4, 5});
   Value* s = b.Op("Sub", {x, me}, "s", {4, 5});
   Value* e = b.Op("Exp", {s}, "e", {4, 5});
-  Value* z = b.Op("ReduceSum", {e, axes}, "z", {4, 1},
-                  1);
+  Value* z = b.Op("ReduceSum", {e, axes}, "z", {4, 1}, 1);
   b.Output(b.Op("Div", {e, z}, "out", {4, 5}));
   std::string text = FuseAndCompare(b, true);
   EXPECT_THAT(text, ::testing::HasSubstr(

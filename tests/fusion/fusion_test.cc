@@ -6,8 +6,8 @@
 // interpreter on the bundle's inputs (or seeded random ones). Negative
 // bundles pin that an inexact or unsafe match leaves the graph unchanged.
 #include <map>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,8 +24,8 @@
 #include "ir/printer.h"
 #include "ir/serde.h"
 #include "ir/verifier.h"
-#include "jaxpr/io/compare.h"
 #include "jaxpr/io/bundle.h"
+#include "jaxpr/io/compare.h"
 
 namespace jax2onnx {
 namespace {
@@ -34,8 +34,8 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 
 std::string BundlePath(const std::string& name) {
-  return absl::StrCat(JAX2ONNX_SOURCE_DIR, "/testdata/fusion/", name, "/",
-                      name, ".jaxpr");
+  return absl::StrCat(JAX2ONNX_SOURCE_DIR, "/testdata/fusion/", name, "/", name,
+                      ".jaxpr");
 }
 
 // "Op=count" pairs of the main graph, sorted by op.
@@ -63,8 +63,7 @@ class FusionTest : public ::testing::Test {
   // ONNX Runtime against the interpreter.
   // `tolerance` (rtol = atol) replaces the bundle's when positive.
   Fused ConvertFuseAndCheck(const std::string& name, int opset,
-                            bool check_numbers = true,
-                            double tolerance = 0,
+                            bool check_numbers = true, double tolerance = 0,
                             ir::FusionOptions fusion_options = {}) {
     Fused result;
     absl::StatusOr<jaxpr::Bundle> bundle = jaxpr::LoadBundle(BundlePath(name));
@@ -114,8 +113,8 @@ class FusionTest : public ::testing::Test {
       if (tolerance > 0) rtol = atol = tolerance;
       jaxpr::CompareResult cmp =
           jaxpr::CompareArrays((*expected)[i], (*got)[i], rtol, atol);
-      EXPECT_TRUE(cmp.ok) << name << " output " << i << " vs " << oracle
-                          << ": " << cmp.Summary();
+      EXPECT_TRUE(cmp.ok) << name << " output " << i << " vs " << oracle << ": "
+                          << cmp.Summary();
     }
     return result;
   }
