@@ -15,7 +15,8 @@
 // Unsqueeze / Reshape / Expand: the forms before and after generic
 // simplification), squares are Mul(a, a) or Pow(a, 2), and scale/bias have
 // static shape [1, ..., 1, D]. RMS: y = product of {x, 1/Sqrt(mean(x*x)_k +
-// eps), [scale]}.
+// eps), [scale]}, x possibly written x - 0 (flax's RMSNorm subtracts
+// jnp.zeros_like of its statistic).
 //
 // Semantics: LayerNormalization(axis=-1, epsilon=eps) computes
 // (x - E[x]) / sqrt(Var[x] + eps) * scale + bias with E and Var over the
@@ -205,7 +206,14 @@ std::optional<Stats> MatchNormalized(Value* y, bool rms, Value** scale,
     Match t2 = trial;
     Value* x = nullptr;
     if (rms) {
-      x = cand;
+      // flax's RMSNorm subtracts a mean of zeros (jnp.zeros_like(var)).
+      Node* sub = fusion::ProducerIs(cand, "Sub");
+      if (sub != nullptr && fusion::IsZeros(sub->input(1))) {
+        t2.Add(sub);
+        x = sub->input(0);
+      } else {
+        x = cand;
+      }
     } else {
       Node* sub = fusion::ProducerIs(cand, "Sub");
       if (sub == nullptr) continue;

@@ -237,6 +237,33 @@ std::optional<double> ScalarConstant(const Value* v) {
   return std::nullopt;
 }
 
+bool IsZeros(const Value* v) {
+  for (int depth = 0; v != nullptr && depth < 8; ++depth) {
+    if (const Tensor* t = ConstantTensor(v)) {
+      if (t->is_external() || t->is_string()) return false;
+      for (char byte : t->bytes()) {
+        if (byte != 0) return false;  // +0.0 and integer 0 only
+      }
+      return true;
+    }
+    Node* n = v->producer();
+    if (n == nullptr || !n->domain().empty()) return false;
+    if (n->op_type() == "ConstantOfShape") {
+      const Attr* value = n->attr("value");
+      if (value == nullptr) return true;  // defaults to float32 0
+      std::optional<double> x = FirstElement(value->t());
+      return x && *x == 0;
+    }
+    if (n->op_type() != "Expand" && n->op_type() != "Unsqueeze" &&
+        n->op_type() != "Reshape" && n->op_type() != "Identity" &&
+        n->op_type() != "Cast") {
+      return false;
+    }
+    v = n->input(0);
+  }
+  return false;
+}
+
 std::optional<std::vector<int64_t>> IntsConstant(const Value* v) {
   const Tensor* t = ConstantTensor(v);
   if (t == nullptr || t->is_external()) return std::nullopt;

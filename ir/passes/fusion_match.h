@@ -56,6 +56,11 @@ Value* SkipIdentity(Value* v, Match* m);
 // constants: folded here so the matchers need not wait for constant
 // folding). Nullopt for anything else.
 std::optional<double> ScalarConstant(const Value* v);
+// True when `v` is all zeros: a zero constant (of any size), possibly
+// broadcast or reshaped (Expand, Unsqueeze, Reshape, Identity, Cast), or a
+// ConstantOfShape of zero (jnp.zeros_like prints broadcast_in_dim 0.0).
+bool IsZeros(const Value* v);
+
 // The elements of a constant integer tensor (initializer or Constant node).
 std::optional<std::vector<int64_t>> IntsConstant(const Value* v);
 

@@ -159,6 +159,14 @@ TEST_F(FusionTest, RmsNormBecomesRmsNormalizationFromOpset23Only) {
   EXPECT_EQ(old.fused_counts, old.literal_counts);
 }
 
+TEST_F(FusionTest, FlaxRmsNormSubtractingZerosBecomesRmsNormalization) {
+  Fused f = ConvertFuseAndCheck("rms_norm_flax", 23);
+  EXPECT_EQ(f.fused_counts, "RMSNormalization=1");
+  EXPECT_THAT(f.fused_text,
+              HasSubstr("%out_0: f32[2,5,16] = RMSNormalization(%in_0, "
+                        "%in_1) {axis=-1, epsilon=1e-06}"));
+}
+
 // ---- Softmax / LogSoftmax ----
 
 TEST_F(FusionTest, SoftmaxWithStopGradientOverAMiddleAxis) {
