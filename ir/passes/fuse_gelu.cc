@@ -9,7 +9,8 @@
 //     -> Gelu(approximate="tanh")
 //   erf form (approximate=False written with erf, as older JAX and
 //   jax.scipy.special.erf users print it):
-//     x * 0.5 * (1 + Erf(x * (1/sqrt 2)))  or  (1 + Erf(x / sqrt 2))
+//     x * 0.5 * (1 + Erf(x * (1/sqrt 2)))  or  (1 + Erf(x / sqrt 2)),
+//     or x * (Erf(x / sqrt 2) + 1) / 2 (jax.nn.gelu before the erfc form)
 //     -> Gelu(approximate="none")
 //
 // Semantics: ONNX Gelu(approximate="tanh") is
@@ -152,14 +153,25 @@ Value* MatchHalfCdf(Value* h, bool* tanh, Match* m) {
 
 absl::StatusOr<bool> FuseAt(Graph& graph, Node* root,
                             const FusionOptions& options) {
-  if (!root->domain().empty() || root->op_type() != "Mul") return false;
+  if (!root->domain().empty()) return false;
   Value* out = root->output(0);
   if (fusion::DtypeOf(out) != onnx::TensorProto::FLOAT) return false;
   Match m;
-  std::vector<Value*> factors = fusion::MulFactors(out, &m);
-  if (factors.size() != 3) return false;
-  if (!TakeFactor(factors,
-                  [](Value* v) { return fusion::IsFloatConstant(v, 0.5); })) {
+  std::vector<Value*> factors;
+  if (root->op_type() == "Mul") {
+    factors = fusion::MulFactors(out, &m);
+    if (factors.size() != 3 || !TakeFactor(factors, [](Value* v) {
+          return fusion::IsFloatConstant(v, 0.5);
+        })) {
+      return false;
+    }
+  } else if (root->op_type() == "Div" &&
+             fusion::IsFloatConstant(root->input(1), 2.0)) {
+    // Older jax.nn.gelu(approximate=False): x * (erf(x / sqrt 2) + 1) / 2.
+    m.Add(root);
+    factors = fusion::MulFactors(root->input(0), &m);
+    if (factors.size() != 2) return false;
+  } else {
     return false;
   }
   Value* x = nullptr;

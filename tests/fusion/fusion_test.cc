@@ -202,6 +202,11 @@ TEST_F(FusionTest, ErfGeluBecomesGeluFromOpset20Only) {
   EXPECT_FALSE(old.changed);
 }
 
+TEST_F(FusionTest, OlderJaxErfGeluDividedByTwoBecomesGelu) {
+  Fused f = ConvertFuseAndCheck("gelu_erf_div2", 23);
+  EXPECT_EQ(f.fused_counts, "Gelu=1");
+}
+
 TEST_F(FusionTest, SiluBecomesSwishFromOpset24Only) {
   Fused f = ConvertFuseAndCheck("silu", 24);
   EXPECT_EQ(f.fused_counts, "Swish=1");
