@@ -200,6 +200,13 @@ std::optional<double> ScalarConstant(const Value* v) {
   Node* n = v->producer();
   if (n == nullptr || !n->domain().empty()) return std::nullopt;
   const std::string& op = n->op_type();
+  if (op == "Constant") {
+    if (const Attr* f = n->attr("value_float")) return f->f();
+    if (const Attr* i = n->attr("value_int")) {
+      return static_cast<double>(i->i());
+    }
+    return std::nullopt;
+  }
   if (op == "Identity" || op == "Cast") {
     std::optional<double> x = ScalarConstant(n->input(0));
     if (!x || op == "Identity") return x;

@@ -49,6 +49,14 @@ class Builder {
     c->SetType(F32(Shape()));
     return c;
   }
+  // A Constant node with value_float (the form constant folding may leave).
+  Value* ConstantNode(float v) {
+    Node* n =
+        g().Append(Node::Create("", "Constant", {}, {g().FreshName("cn")}));
+    n->SetAttr(Attr::Float("value_float", v));
+    n->output(0)->SetType(F32(Shape()));
+    return n->output(0);
+  }
   Value* Floats(std::vector<float> v) {
     int64_t n = static_cast<int64_t>(v.size());
     Value* c = *g().AddInitializer(
@@ -222,7 +230,7 @@ TEST(FusionIrTest, SoftmaxWithKeepdimsAndExplicitExpand) {
 }
 
 // x * 0.5 * (1 + tanh(c1 * (x + c2 * Pow(x, 3)))) with the 0.5 applied to x
-// first, as hand-written models do.
+// first, as hand-written models do, and given by a Constant node.
 void BuildTanhGelu(Builder& b, float c2) {
   Value* x = b.Input("x", {3, 8});
   Value* cube = b.Op("Pow", {x, b.Scalar(3)}, "cube", {3, 8});
@@ -232,7 +240,7 @@ void BuildTanhGelu(Builder& b, float c2) {
       b.Op("Mul", {inner, b.Scalar(0.7978845608028654f)}, "arg", {3, 8});
   Value* th = b.Op("Tanh", {arg}, "th", {3, 8});
   Value* h = b.Op("Add", {th, b.Scalar(1)}, "h", {3, 8});
-  Value* hx = b.Op("Mul", {b.Scalar(0.5), x}, "hx", {3, 8});
+  Value* hx = b.Op("Mul", {b.ConstantNode(0.5), x}, "hx", {3, 8});
   b.Output(b.Op("Mul", {hx, h}, "out", {3, 8}));
 }
 
