@@ -1,0 +1,172 @@
+// fuse-softmax: rewrites the max-subtracted exponential chains of
+// jax.nn.softmax and jax.nn.log_softmax (inside or outside their
+// custom_jvp_call / jit wrappers, which the IR pipeline inlines) into
+// Softmax / LogSoftmax (opset >= 13 semantics: one axis).
+//
+// Recognised (x float32 of static rank r, one axis a, "kept" meaning the
+// reduced axis re-inserted as size 1 by keepdims=1 or Unsqueeze / Reshape /
+// Expand, Identity nodes from stop_gradient skipped anywhere):
+//   m   = ReduceMax(x, [a])  [then Max(-inf, .): jnp.max's initial=-inf]
+//   s   = x - m_kept
+//   e   = Exp(s)
+//   softmax     = e / ReduceSum(e, [a])_kept
+//   log_softmax = s - Log(ReduceSum(Exp(s), [a])_kept)
+//
+// Semantics: Softmax(axis=a) is exp(x - max) / sum(exp(x - max)) along a,
+// LogSoftmax(axis=a) is (x - max) - log(sum(exp(x - max))): the matched
+// chains exactly, up to rounding. max(-inf, m) = m for every m (a NaN m
+// stays NaN, and the row is NaN in both forms).
+//
+// Refuses: element types other than float32, several or non-constant axes,
+// a different x feeding the max and the subtraction, a Max with anything
+// but -inf, intermediates used outside the chain (e.g. the row max reused).
+#include <limits>
+#include <optional>
+#include <vector>
+
+#include "ir/passes/fusion_match.h"
+#include "ir/passes/fusions.h"
+
+namespace jax2onnx::ir {
+namespace {
+
+using fusion::Match;
+
+// s = x - max_kept(x) over some axis: returns x and sets *axis.
+Value* MatchShifted(Value* s, int* axis, Match* m) {
+  Node* sub = fusion::ProducerIs(s, "Sub");
+  if (sub == nullptr) return nullptr;
+  Value* x = sub->input(0);
+  int rank = fusion::RankOf(x);
+  if (rank < 1) return nullptr;
+  for (int a = 0; a < rank; ++a) {
+    Match trial = *m;
+    trial.Add(sub);
+    bool kept = false;
+    Value* mx = fusion::StripKeptAxis(sub->input(1), a, rank, &kept, &trial);
+    if (mx == nullptr) continue;
+    // jnp.max(..., initial=-inf) applies max(initial, reduce_max(x)).
+    if (Node* init = fusion::ProducerIs(mx, "Max")) {
+      for (int i = 0; i < 2; ++i) {
+        std::optional<double> c = fusion::ScalarConstant(init->input(i));
+        if (c && *c == -std::numeric_limits<double>::infinity() &&
+            init->num_inputs() == 2) {
+          trial.Add(init);
+          mx = fusion::SkipIdentity(init->input(1 - i), &trial);
+          break;
+        }
+      }
+    }
+    if (!fusion::SameValue(
+            fusion::MatchReduce(mx, "ReduceMax", a, rank, kept, &trial), x)) {
+      continue;
+    }
+    *axis = a;
+    *m = std::move(trial);
+    return x;
+  }
+  return nullptr;
+}
+
+// The kept ReduceSum of `v` over `axis`: returns the summed value.
+Value* MatchKeptSum(Value* v, int axis, int rank, Match* m) {
+  Match trial = *m;
+  bool kept = false;
+  Value* base = fusion::StripKeptAxis(v, axis, rank, &kept, &trial);
+  if (base == nullptr) return nullptr;
+  Value* e = fusion::MatchReduce(base, "ReduceSum", axis, rank, kept, &trial);
+  if (e == nullptr) return nullptr;
+  *m = std::move(trial);
+  return e;
+}
+
+absl::StatusOr<bool> FuseAt(Graph& graph, Node* root,
+                            const FusionOptions& options) {
+  if (!root->domain().empty() || root->num_inputs() != 2) return false;
+  Value* out = root->output(0);
+  if (fusion::DtypeOf(out) != onnx::TensorProto::FLOAT) return false;
+  Match m;
+  m.Add(root);
+  Value* x = nullptr;
+  int axis = -1;
+  const char* fused_op = nullptr;
+  if (root->op_type() == "Div") {
+    Node* exp = fusion::ProducerIs(root->input(0), "Exp");
+    if (exp == nullptr) return false;
+    m.Add(exp);
+    x = MatchShifted(exp->input(0), &axis, &m);
+    if (x == nullptr) return false;
+    int rank = fusion::RankOf(x);
+    if (!fusion::SameValue(MatchKeptSum(root->input(1), axis, rank, &m),
+                           root->input(0))) {
+      return false;
+    }
+    fused_op = "Softmax";
+  } else if (root->op_type() == "Sub") {
+    Value* s = root->input(0);
+    x = MatchShifted(s, &axis, &m);
+    if (x == nullptr) return false;
+    int rank = fusion::RankOf(x);
+    Match trial = m;
+    bool kept = false;
+    Value* lg =
+        fusion::StripKeptAxis(root->input(1), axis, rank, &kept, &trial);
+    Node* log = fusion::ProducerIs(lg, "Log");
+    if (log == nullptr) return false;
+    trial.Add(log);
+    // log(sum(exp(s))) with the axis kept before or after the Log.
+    Value* summed = nullptr;
+    if (kept) {
+      summed = MatchKeptSum(log->input(0), axis, rank, &trial);
+    } else {
+      summed = fusion::MatchReduce(log->input(0), "ReduceSum", axis, rank,
+                                   false, &trial);
+    }
+    Node* exp = fusion::ProducerIs(summed, "Exp");
+    if (exp == nullptr || !fusion::SameValue(exp->input(0), s)) return false;
+    trial.Add(exp);
+    m = std::move(trial);
+    fused_op = "LogSoftmax";
+  } else {
+    return false;
+  }
+  if (fusion::DtypeOf(x) != onnx::TensorProto::FLOAT) return false;
+  if (!fusion::SameShape(out, x)) return false;
+  if (!fusion::UsesStayInside(m, root, options.fuse_low_precision_chains)) {
+    return false;
+  }
+  std::vector<Attr> attrs;
+  attrs.push_back(Attr::Int("axis", axis));
+  Node* fused = graph.InsertBefore(
+      root, Node::Create("", fused_op, {x}, {graph.FreshName("fused_softmax")},
+                         std::move(attrs)));
+  fused->output(0)->SetType(fusion::FusedType(out, x));
+  if (absl::Status s =
+          fusion::ReplaceAndErase(graph, root, fused->output(0), m);
+      !s.ok()) {
+    return s;
+  }
+  return true;
+}
+
+class FuseSoftmax : public Pass {
+ public:
+  explicit FuseSoftmax(FusionOptions options) : options_(options) {}
+  absl::string_view name() const override { return "fuse-softmax"; }
+  absl::StatusOr<bool> Run(Model& model) override {
+    if (fusion::DefaultOpset(model) < 13) return false;
+    return fusion::ForEachNodeBackwards(
+        model, [this](Graph& g, Node* n) { return FuseAt(g, n, options_); });
+  }
+
+ private:
+  FusionOptions options_;
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> CreateFuseSoftmaxPass(FusionOptions options) {
+  return std::make_unique<FuseSoftmax>(options);
+}
+
+}  // namespace jax2onnx::ir
