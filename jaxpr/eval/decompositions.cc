@@ -1,0 +1,266 @@
+// Reference kernels for the matrix factorizations and solves: cholesky,
+// triangular_solve, lu, lu_pivots_to_permutation. Written from the LAPACK
+// routines JAX's CPU lowering calls (potrf, trsm, getrf) with plain loops in
+// double, rounded once to the result dtype; leading dims are a batch.
+// Real dtypes only (f16/bf16/f32/f64); complex operands are refused.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "jaxpr/eval/evaluator.h"
+#include "jaxpr/eval/linalg_internal.h"
+#include "jaxpr/linear_solve_params.h"
+#include "jaxpr/status_macros.h"
+
+namespace jax2onnx::jaxpr::linalg_internal {
+namespace {
+
+// Rank >= 2, real float; returns (batch count, rows, cols).
+struct MatrixDims {
+  int64_t batch = 1, rows = 0, cols = 0;
+};
+absl::StatusOr<MatrixDims> Matrices(const Array& a, absl::string_view what) {
+  if (a.rank() < 2) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(what, ": operand rank must be >= 2, got ", a.TypeString()));
+  }
+  if (!IsFloat(a.dtype())) {
+    return absl::UnimplementedError(absl::StrCat(
+        what, ": the interpreter has real float kernels only, got ",
+        a.TypeString()));
+  }
+  MatrixDims d;
+  d.rows = a.shape()[a.rank() - 2];
+  d.cols = a.shape()[a.rank() - 1];
+  for (int i = 0; i + 2 < a.rank(); ++i) d.batch *= a.shape()[i];
+  return d;
+}
+
+// potrf (lower): A = L Lᵀ from the lower triangle, column by column; the
+// strict upper triangle keeps the input; a pivot that is not > 0 makes the
+// whole matrix NaN (JAX replaces a failed factorization).
+absl::StatusOr<std::vector<Array>> CholeskyKernel(
+    const EvalContext& ctx, absl::Span<const Array> inputs) {
+  if (inputs.size() != 1) {
+    return absl::InvalidArgumentError("cholesky takes 1 operand");
+  }
+  J2O_ASSIGN_OR_RETURN(MatrixDims d, Matrices(inputs[0], "cholesky"));
+  if (d.rows != d.cols) {
+    return absl::InvalidArgumentError("cholesky: matrices must be square");
+  }
+  const int64_t n = d.rows;
+  std::vector<double> a = Widen<double>(inputs[0]);
+  for (int64_t b = 0; b < d.batch; ++b) {
+    double* m = a.data() + b * n * n;
+    bool ok = true;
+    for (int64_t j = 0; j < n && ok; ++j) {
+      double s = m[j * n + j];
+      for (int64_t p = 0; p < j; ++p) s -= m[j * n + p] * m[j * n + p];
+      if (!(s > 0)) {
+        ok = false;
+        break;
+      }
+      const double ljj = std::sqrt(s);
+      m[j * n + j] = ljj;
+      for (int64_t i = j + 1; i < n; ++i) {
+        double t = m[i * n + j];
+        for (int64_t p = 0; p < j; ++p) t -= m[i * n + p] * m[j * n + p];
+        m[i * n + j] = t / ljj;
+      }
+    }
+    if (!ok) {
+      for (int64_t i = 0; i < n * n; ++i) {
+        m[i] = std::numeric_limits<double>::quiet_NaN();
+      }
+    }
+  }
+  return std::vector<Array>{Narrow(a, inputs[0].dtype(), inputs[0].shape())};
+}
+
+// trsm: op(A) X = B (left_side) or X op(A) = B; only the `lower` triangle of
+// A is read, unit_diagonal reads no diagonal.
+absl::StatusOr<std::vector<Array>> TriangularSolveKernel(
+    const EvalContext& ctx, absl::Span<const Array> inputs) {
+  if (inputs.size() != 2) {
+    return absl::InvalidArgumentError("triangular_solve takes 2 operands");
+  }
+  J2O_ASSIGN_OR_RETURN(bool left_side, ctx.params().GetBool("left_side"));
+  J2O_ASSIGN_OR_RETURN(bool lower, ctx.params().GetBool("lower"));
+  J2O_ASSIGN_OR_RETURN(bool transpose_a, ctx.params().GetBool("transpose_a"));
+  J2O_ASSIGN_OR_RETURN(bool unit_diagonal,
+                       ctx.params().GetBool("unit_diagonal"));
+  J2O_ASSIGN_OR_RETURN(MatrixDims da, Matrices(inputs[0], "triangular_solve"));
+  J2O_ASSIGN_OR_RETURN(MatrixDims db, Matrices(inputs[1], "triangular_solve"));
+  const int64_t m = da.rows;
+  const int64_t rows = db.rows, cols = db.cols;
+  if (da.cols != m || da.batch != db.batch || (left_side ? rows : cols) != m) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "triangular_solve: incompatible ", inputs[0].TypeString(), " and ",
+        inputs[1].TypeString()));
+  }
+  std::vector<double> a = Widen<double>(inputs[0]);
+  std::vector<double> x = Widen<double>(inputs[1]);
+  for (int64_t b = 0; b < da.batch; ++b) {
+    const double* am = a.data() + b * m * m;
+    double* xm = x.data() + b * rows * cols;
+    // op(A)[i][j], reading only the stored triangle.
+    auto op = [&](int64_t i, int64_t j) -> double {
+      if (transpose_a) std::swap(i, j);
+      if (i == j) return unit_diagonal ? 1.0 : am[i * m + j];
+      if (lower ? j > i : j < i) return 0.0;
+      return am[i * m + j];
+    };
+    // op(A) lower <=> lower != transpose_a. Left: rows of X in dependency
+    // order; right: X op(A) = B solves columns of X.
+    const bool op_lower = lower != transpose_a;
+    if (left_side) {
+      for (int64_t c = 0; c < cols; ++c) {
+        for (int64_t t = 0; t < m; ++t) {
+          const int64_t k = op_lower ? t : m - 1 - t;
+          double s = xm[k * cols + c];
+          for (int64_t j = 0; j < m; ++j) {
+            if (j != k && (op_lower ? j < k : j > k)) {
+              s -= op(k, j) * xm[j * cols + c];
+            }
+          }
+          xm[k * cols + c] = s / op(k, k);
+        }
+      }
+    } else {
+      // x_r op(A) = b_r: column k of op(A) couples x[k] with x[j], j on the
+      // side op(A)[j][k] is stored: for lower op(A), j > k (back order).
+      for (int64_t r = 0; r < rows; ++r) {
+        for (int64_t t = 0; t < m; ++t) {
+          const int64_t k = op_lower ? m - 1 - t : t;
+          double s = xm[r * cols + k];
+          for (int64_t j = 0; j < m; ++j) {
+            if (j != k && (op_lower ? j > k : j < k)) {
+              s -= xm[r * cols + j] * op(j, k);
+            }
+          }
+          xm[r * cols + k] = s / op(k, k);
+        }
+      }
+    }
+  }
+  return std::vector<Array>{Narrow(x, inputs[1].dtype(), inputs[1].shape())};
+}
+
+// Writes the permutation produced by applying `pivots` (row swaps k <->
+// pivots[k], in order) to iota(m).
+std::vector<int64_t> PivotsToPermutation(const int64_t* pivots, int64_t k,
+                                         int64_t m) {
+  std::vector<int64_t> perm(m);
+  for (int64_t i = 0; i < m; ++i) perm[i] = i;
+  for (int64_t i = 0; i < k; ++i) {
+    const int64_t p = pivots[i];
+    if (p >= 0 && p < m) std::swap(perm[i], perm[p]);
+  }
+  return perm;
+}
+
+// getrf: partial pivoting (first row of largest |a[i][k]|, i >= k), the
+// column below a nonzero pivot scaled by 1/pivot, rank-1 trailing update.
+absl::StatusOr<std::vector<Array>> LuKernel(const EvalContext& ctx,
+                                            absl::Span<const Array> inputs) {
+  if (inputs.size() != 1 || ctx.num_outputs() != 3) {
+    return absl::InvalidArgumentError("lu takes 1 operand and has 3 results");
+  }
+  J2O_ASSIGN_OR_RETURN(MatrixDims d, Matrices(inputs[0], "lu"));
+  const int64_t m = d.rows, n = d.cols, steps = std::min(m, n);
+  std::vector<double> a = Widen<double>(inputs[0]);
+  std::vector<int64_t> pivots(d.batch * steps), perms(d.batch * m);
+  for (int64_t b = 0; b < d.batch; ++b) {
+    double* w = a.data() + b * m * n;
+    int64_t* piv = pivots.data() + b * steps;
+    for (int64_t k = 0; k < steps; ++k) {
+      int64_t p = k;
+      double best = std::abs(w[k * n + k]);
+      for (int64_t i = k + 1; i < m; ++i) {
+        if (std::abs(w[i * n + k]) > best) {
+          best = std::abs(w[i * n + k]);
+          p = i;
+        }
+      }
+      piv[k] = p;
+      if (p != k) {
+        for (int64_t j = 0; j < n; ++j) std::swap(w[k * n + j], w[p * n + j]);
+      }
+      const double pivot = w[k * n + k];
+      if (pivot != 0) {
+        for (int64_t i = k + 1; i < m; ++i) w[i * n + k] /= pivot;
+      }
+      for (int64_t i = k + 1; i < m; ++i) {
+        const double l = pivot != 0 ? w[i * n + k] : 0.0;
+        for (int64_t j = k + 1; j < n; ++j) w[i * n + j] -= l * w[k * n + j];
+      }
+    }
+    std::vector<int64_t> perm = PivotsToPermutation(piv, steps, m);
+    std::copy(perm.begin(), perm.end(), perms.begin() + b * m);
+  }
+  J2O_ASSIGN_OR_RETURN(std::vector<int64_t> piv_shape, ctx.OutputShape(1));
+  J2O_ASSIGN_OR_RETURN(std::vector<int64_t> perm_shape, ctx.OutputShape(2));
+  return std::vector<Array>{
+      Narrow(a, inputs[0].dtype(), inputs[0].shape()),
+      Narrow(pivots, ctx.OutputDType(1), piv_shape),
+      Narrow(perms, ctx.OutputDType(2), perm_shape)};
+}
+
+absl::StatusOr<std::vector<Array>> LuPivotsToPermutationKernel(
+    const EvalContext& ctx, absl::Span<const Array> inputs) {
+  if (inputs.size() != 1 || inputs[0].rank() < 1) {
+    return absl::InvalidArgumentError(
+        "lu_pivots_to_permutation takes 1 operand of rank >= 1");
+  }
+  J2O_ASSIGN_OR_RETURN(int64_t m, ctx.params().GetInt("permutation_size"));
+  const Array& pivots = inputs[0];
+  const int64_t k = pivots.shape().back();
+  const int64_t batch = k == 0 ? 0 : pivots.num_elements() / k;
+  std::vector<int64_t> piv = Widen<int64_t>(pivots);
+  J2O_ASSIGN_OR_RETURN(std::vector<int64_t> out_shape, ctx.OutputShape(0));
+  int64_t out_batch = 1;
+  for (size_t i = 0; i + 1 < out_shape.size(); ++i) out_batch *= out_shape[i];
+  std::vector<int64_t> perms;
+  for (int64_t b = 0; b < out_batch; ++b) {
+    std::vector<int64_t> perm =
+        PivotsToPermutation(b < batch ? piv.data() + b * k : nullptr,
+                            b < batch ? k : 0, m);
+    perms.insert(perms.end(), perm.begin(), perm.end());
+  }
+  return std::vector<Array>{Narrow(perms, ctx.OutputDType(0), out_shape)};
+}
+
+// custom_linear_solve: the solve jaxpr applied to (its consts, b).
+absl::StatusOr<std::vector<Array>> CustomLinearSolveKernel(
+    const EvalContext& ctx, absl::Span<const Array> inputs) {
+  J2O_ASSIGN_OR_RETURN(LinearSolveParts parts,
+                       ReadLinearSolveParams(ctx.params()));
+  const int64_t num_in = static_cast<int64_t>(inputs.size());
+  if (parts.all_consts > num_in) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "custom_linear_solve: const_lengths name ", parts.all_consts,
+        " consts but the equation has ", num_in, " operands"));
+  }
+  std::vector<Array> args(
+      inputs.begin() + parts.solve_consts_begin,
+      inputs.begin() + parts.solve_consts_begin + parts.solve_consts);
+  args.insert(args.end(), inputs.begin() + parts.all_consts, inputs.end());
+  return ctx.Call(*parts.solve, {}, args);
+}
+
+}  // namespace
+
+void RegisterDecompositionKernels() {
+  RegisterEvalKernel("custom_linear_solve", CustomLinearSolveKernel);
+  RegisterEvalKernel("cholesky", CholeskyKernel);
+  RegisterEvalKernel("triangular_solve", TriangularSolveKernel);
+  RegisterEvalKernel("lu", LuKernel);
+  RegisterEvalKernel("lu_pivots_to_permutation", LuPivotsToPermutationKernel);
+}
+
+}  // namespace jax2onnx::jaxpr::linalg_internal

@@ -1,0 +1,172 @@
+// Type rules of the matrix factorizations and solves, after JAX's
+// jax/_src/lax/linalg.py shape rules (linalg_primitive: operands of rank >=
+// 2 whose leading dims are a batch shared by every operand).
+#include <algorithm>
+#include <optional>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "jaxpr/linear_solve_params.h"
+#include "jaxpr/status_macros.h"
+#include "jaxpr/typecheck/rules.h"
+
+namespace jax2onnx::jaxpr::typecheck {
+namespace {
+
+constexpr unsigned kInexact = kClassFloat | kClassComplex;
+
+absl::Status MatrixOperand(const RuleContext& ctx, int i) {
+  if (ctx.in(i).rank() < 2) {
+    return ctx.Fail(absl::StrCat("operand ", i,
+                                 " must have rank >= 2 (a batch of matrices)"));
+  }
+  return absl::OkStatus();
+}
+
+std::vector<DimExpr> Batch(const Aval& a, int trailing) {
+  return std::vector<DimExpr>(a.shape.begin(), a.shape.end() - trailing);
+}
+
+// cholesky(a): a square [..., n, n] float/complex matrix; same type back.
+absl::Status CholeskyRule(RuleContext& ctx) {
+  J2O_RETURN_IF_ERROR(ctx.Arity(1));
+  J2O_RETURN_IF_ERROR(ctx.Outputs(1));
+  J2O_RETURN_IF_ERROR(ctx.DTypeIn(0, kInexact));
+  J2O_RETURN_IF_ERROR(MatrixOperand(ctx, 0));
+  const Aval& a = ctx.in(0);
+  if (!DimEqual(a.shape[a.rank() - 1], a.shape[a.rank() - 2])) {
+    return ctx.Fail(absl::StrCat("the input to cholesky must be square, got ",
+                                 ShapeString(a.shape)));
+  }
+  ctx.SetResult(a);
+  return absl::OkStatus();
+}
+
+// triangular_solve(a, b): a [..., m, m], b [..., m, n] (left_side) or
+// [..., n, m]; result b's type.
+absl::Status TriangularSolveRule(RuleContext& ctx) {
+  J2O_RETURN_IF_ERROR(ctx.Arity(2));
+  J2O_RETURN_IF_ERROR(ctx.Outputs(1));
+  J2O_RETURN_IF_ERROR(ctx.DTypeIn(0, kInexact));
+  J2O_RETURN_IF_ERROR(ctx.SameDTypes());
+  for (const char* key :
+       {"left_side", "lower", "transpose_a", "conjugate_a", "unit_diagonal"}) {
+    J2O_RETURN_IF_ERROR(ctx.Bool(key).status());
+  }
+  J2O_ASSIGN_OR_RETURN(bool left_side, ctx.Bool("left_side"));
+  J2O_RETURN_IF_ERROR(MatrixOperand(ctx, 0));
+  J2O_RETURN_IF_ERROR(MatrixOperand(ctx, 1));
+  const Aval& a = ctx.in(0);
+  const Aval& b = ctx.in(1);
+  const int ra = a.rank();
+  const int rb = b.rank();
+  if (!DimEqual(a.shape[ra - 1], a.shape[ra - 2])) {
+    return ctx.Fail(absl::StrCat("triangular_solve: a must be square, got ",
+                                 ShapeString(a.shape)));
+  }
+  if (ra != rb || !ShapeEqual(Batch(a, 2), Batch(b, 2))) {
+    return ctx.Fail(absl::StrCat(
+        "triangular_solve: a and b must have the same batch dims, got ",
+        ShapeString(a.shape), " and ", ShapeString(b.shape)));
+  }
+  const DimExpr& common = b.shape[left_side ? rb - 2 : rb - 1];
+  if (!DimEqual(a.shape[ra - 1], common)) {
+    return ctx.Fail(absl::StrCat(
+        "triangular_solve: a ", ShapeString(a.shape),
+        " does not match b ", ShapeString(b.shape),
+        left_side ? " (left_side: b's rows)" : " (right side: b's columns)"));
+  }
+  ctx.SetResult(b);
+  return absl::OkStatus();
+}
+
+// lu(a) -> (lu: a's type, pivots: i32[..., min(m, n)], permutation:
+// i32[..., m]).
+absl::Status LuRule(RuleContext& ctx) {
+  J2O_RETURN_IF_ERROR(ctx.Arity(1));
+  J2O_RETURN_IF_ERROR(ctx.Outputs(3));
+  J2O_RETURN_IF_ERROR(ctx.DTypeIn(0, kInexact));
+  J2O_RETURN_IF_ERROR(MatrixOperand(ctx, 0));
+  const Aval& a = ctx.in(0);
+  const DimExpr& m = a.shape[a.rank() - 2];
+  const DimExpr& n = a.shape[a.rank() - 1];
+  std::optional<DimExpr> k;
+  if (DimEqual(m, n)) {
+    k = m;
+  } else if (DimConst(m) && DimConst(n)) {
+    k = C(std::min(*DimConst(m), *DimConst(n)));
+  }
+  std::vector<std::optional<Aval>> results = {a, std::nullopt,
+                                              std::nullopt};
+  std::vector<DimExpr> batch = Batch(a, 2);
+  if (k.has_value()) {
+    std::vector<DimExpr> piv = batch;
+    piv.push_back(*k);
+    results[1] = MakeAval(DType::kI32, piv);
+  } else if (ctx.out(1).is_shaped()) {
+    results[1] = ctx.out(1);  // min of two symbolic dims: not derived
+  }
+  std::vector<DimExpr> perm = batch;
+  perm.push_back(m);
+  results[2] = MakeAval(DType::kI32, perm);
+  ctx.SetResults(std::move(results));
+  return absl::OkStatus();
+}
+
+// lu_pivots_to_permutation(pivots: i32[..., k])[permutation_size=m] ->
+// i32[..., m].
+absl::Status LuPivotsToPermutationRule(RuleContext& ctx) {
+  J2O_RETURN_IF_ERROR(ctx.Arity(1));
+  J2O_RETURN_IF_ERROR(ctx.Outputs(1));
+  J2O_RETURN_IF_ERROR(ctx.DTypeIn(0, kClassInt));
+  J2O_ASSIGN_OR_RETURN(int64_t m, ctx.Int("permutation_size"));
+  const Aval& p = ctx.in(0);
+  if (p.rank() < 1) return ctx.Fail("pivots must have rank >= 1");
+  if (auto k = DimConst(p.shape.back()); k.has_value() && *k > m) {
+    return ctx.Fail(absl::StrCat("permutation_size ", m,
+                                 " is smaller than the number of pivots ", *k));
+  }
+  std::vector<DimExpr> shape = Batch(p, 1);
+  shape.push_back(C(m));
+  ctx.SetResult(MakeAval(DType::kI32, shape));
+  return absl::OkStatus();
+}
+
+// custom_linear_solve(consts..., b...): b's types, which the solve jaxpr
+// (checked on its own) must return from (its consts, b).
+absl::Status CustomLinearSolveRule(RuleContext& ctx) {
+  J2O_ASSIGN_OR_RETURN(LinearSolveParts parts,
+                       ReadLinearSolveParams(ctx.params()));
+  if (parts.all_consts > ctx.num_in()) {
+    return ctx.Fail(absl::StrCat("const_lengths name ", parts.all_consts,
+                                 " consts but there are ", ctx.num_in(),
+                                 " operands"));
+  }
+  std::vector<Aval> b(ctx.ins().begin() + parts.all_consts, ctx.ins().end());
+  J2O_RETURN_IF_ERROR(ctx.Outputs(static_cast<int>(b.size())));
+  J2O_RETURN_IF_ERROR(ctx.CheckJaxpr(*parts.solve));
+  std::vector<Aval> solve_in(
+      ctx.ins().begin() + parts.solve_consts_begin,
+      ctx.ins().begin() + parts.solve_consts_begin + parts.solve_consts);
+  solve_in.insert(solve_in.end(), b.begin(), b.end());
+  J2O_RETURN_IF_ERROR(
+      MatchTypes(ctx, "solve jaxpr inputs", InvarAvals(*parts.solve), solve_in));
+  J2O_RETURN_IF_ERROR(
+      MatchTypes(ctx, "solve jaxpr outputs", OutvarAvals(*parts.solve), b));
+  ctx.SetResults(std::vector<std::optional<Aval>>(b.begin(), b.end()));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+// Called from RegisterLinalgRules (rules_linalg.cc).
+void RegisterDecompositionRules(RuleTable& table) {
+  table["cholesky"] = {&CholeskyRule};
+  table["triangular_solve"] = {&TriangularSolveRule};
+  table["lu"] = {&LuRule};
+  table["lu_pivots_to_permutation"] = {&LuPivotsToPermutationRule};
+  table["custom_linear_solve"] = {&CustomLinearSolveRule};
+}
+
+}  // namespace jax2onnx::jaxpr::typecheck
