@@ -1,6 +1,7 @@
 // Reads the params of custom_linear_solve (lax.custom_linear_solve):
-//   const_lengths=_LinearSolveTuple(matvec=M, vecmat=V, solve=S, transpose_solve=T)
-//   jaxprs=_LinearSolveTuple(matvec={...}, vecmat=..., solve={...}, transpose_solve=...)
+//   const_lengths=_LinearSolveTuple(matvec=M, vecmat=V, solve=S,
+//   transpose_solve=T) jaxprs=_LinearSolveTuple(matvec={...}, vecmat=...,
+//   solve={...}, transpose_solve=...)
 // Operands are the consts of the four jaxprs in that order, then b. The
 // primitive's value is the solve jaxpr applied to (its consts, b); the other
 // jaxprs only matter for differentiation.

@@ -914,16 +914,21 @@ absl::Status LowerMulhi(E& e) {
   J2O_ASSIGN_OR_RETURN(V<E> a, e.In(0));
   J2O_ASSIGN_OR_RETURN(V<E> b, e.In(1));
   const DType u = DType::kU64;
-  auto shr = [&](V<E> x, int s) { return e.BitShift(x, IConst(e, u, s), false); };
-  auto shl = [&](V<E> x, int s) { return e.BitShift(x, IConst(e, u, s), true); };
+  auto shr = [&](V<E> x, int s) {
+    return e.BitShift(x, IConst(e, u, s), false);
+  };
+  auto shl = [&](V<E> x, int s) {
+    return e.BitShift(x, IConst(e, u, s), true);
+  };
   if (w <= 32) {
     V<E> p;
     if (is_signed) {
-      p = Bin(e, "Add",
-              Cast(e, Bin(e, "Mul", Cast(e, a, DType::kI64),
-                          Cast(e, b, DType::kI64)),
-                   u),
-              IConst(e, u, static_cast<int64_t>(uint64_t{1} << 63)));
+      p = Bin(
+          e, "Add",
+          Cast(e,
+               Bin(e, "Mul", Cast(e, a, DType::kI64), Cast(e, b, DType::kI64)),
+               u),
+          IConst(e, u, static_cast<int64_t>(uint64_t{1} << 63)));
     } else {
       p = Bin(e, "Mul", Cast(e, a, u), Cast(e, b, u));
     }
@@ -944,9 +949,9 @@ absl::Status LowerMulhi(E& e) {
   V<E> hh = Bin(e, "Mul", xh, yh);
   auto low32 = [&](V<E> v) { return Bin(e, "Sub", v, shl(shr(v, 32), 32)); };
   V<E> mid = Bin(e, "Add", Bin(e, "Add", shr(ll, 32), low32(lh)), low32(hl));
-  V<E> hi = Bin(e, "Add",
-                Bin(e, "Add", Bin(e, "Add", hh, shr(lh, 32)), shr(hl, 32)),
-                shr(mid, 32));
+  V<E> hi =
+      Bin(e, "Add", Bin(e, "Add", Bin(e, "Add", hh, shr(lh, 32)), shr(hl, 32)),
+          shr(mid, 32));
   if (is_signed) {
     V<E> zero = IConst(e, u, 0);
     V<E> x_neg = Cmp(e, "Less", a, IConst(e, d, 0));

@@ -69,7 +69,9 @@ struct Builder {
   V<E> ScalarI64(int64_t v) {
     return e.Const(jaxpr::Array::ScalarFromInt64(jaxpr::DType::kI64, v));
   }
-  V<E> Scalar(double v) { return e.Const(jaxpr::Array::ScalarFromDouble(dt, v)); }
+  V<E> Scalar(double v) {
+    return e.Const(jaxpr::Array::ScalarFromDouble(dt, v));
+  }
   V<E> Axes(std::vector<int64_t> axes) { return e.ConstI64(std::move(axes)); }
   V<E> Unsqueeze(V<E> x, int64_t axis, jaxpr::DType d) {
     return e.Op("Unsqueeze", {x, Axes({axis})}, d);
@@ -149,15 +151,15 @@ absl::Status LowerCholesky(E& e) {
              [&](V<E> k, const std::vector<V<E>>& carried)
                  -> absl::StatusOr<std::vector<V<E>>> {
                V<E> l = carried[0];
-               V<E> a_col = b.Take(a, k, rank - 1, dt);      // [..., n]
-               V<E> l_row = b.Take(l, k, rank - 2, dt);      // [..., n]
+               V<E> a_col = b.Take(a, k, rank - 1, dt);  // [..., n]
+               V<E> l_row = b.Take(l, k, rank - 2, dt);  // [..., n]
                V<E> dots = b.Squeeze(
                    e.Op("MatMul", {l, b.Unsqueeze(l_row, rank - 1, dt)}, dt),
-                   rank - 1, dt);                            // [..., n]
+                   rank - 1, dt);  // [..., n]
                V<E> v = b.Bin("Sub", a_col, dots, dt);
                V<E> diag = b.Unsqueeze(
                    e.Op("Sqrt", {b.Take(v, k, rank - 2, dt)}, dt), rank - 2,
-                   dt);                                      // [..., 1]
+                   dt);  // [..., 1]
                V<E> below = b.Bin("Greater", iota, k, DType::kBool);
                V<E> at_k = b.Bin("Equal", iota, k, DType::kBool);
                V<E> col = b.Where(
@@ -182,13 +184,12 @@ absl::Status LowerCholesky(E& e) {
            DType::kBool),
       dt);
   // ReduceMax takes its axes as an input from opset 18, an attribute before.
-  V<E> any_bad =
-      e.opset() >= 18
-          ? e.Op("ReduceMax", {bad, b.Axes({rank - 2, rank - 1})}, dt,
-                 {OpAttr::Int("keepdims", 1)})
-          : e.Op("ReduceMax", {bad}, dt,
-                 {OpAttr::Ints("axes", {rank - 2, rank - 1}),
-                  OpAttr::Int("keepdims", 1)});
+  V<E> any_bad = e.opset() >= 18
+                     ? e.Op("ReduceMax", {bad, b.Axes({rank - 2, rank - 1})},
+                            dt, {OpAttr::Int("keepdims", 1)})
+                     : e.Op("ReduceMax", {bad}, dt,
+                            {OpAttr::Ints("axes", {rank - 2, rank - 1}),
+                             OpAttr::Int("keepdims", 1)});
   V<E> nan = b.Scalar(std::numeric_limits<double>::quiet_NaN());
   result = b.Where(b.Bin("Greater", any_bad, b.Scalar(0), DType::kBool), nan,
                    result, dt);
@@ -223,8 +224,7 @@ absl::Status LowerTriangularSolve(E& e) {
   J2O_ASSIGN_OR_RETURN(bool left_side, eqn.params.GetBool("left_side"));
   J2O_ASSIGN_OR_RETURN(bool lower, eqn.params.GetBool("lower"));
   J2O_ASSIGN_OR_RETURN(bool transpose_a, eqn.params.GetBool("transpose_a"));
-  J2O_ASSIGN_OR_RETURN(bool unit_diagonal,
-                       eqn.params.GetBool("unit_diagonal"));
+  J2O_ASSIGN_OR_RETURN(bool unit_diagonal, eqn.params.GetBool("unit_diagonal"));
   lp::Builder<E> b{e, dt};
   J2O_ASSIGN_OR_RETURN(V<E> a, e.In(0));
   J2O_ASSIGN_OR_RETURN(V<E> rhs, e.In(1));
@@ -234,12 +234,12 @@ absl::Status LowerTriangularSolve(E& e) {
   V<E> rows = b.Unsqueeze(iota, 1, DType::kI64);
   // Keep the named triangle of A (the other is never read), set a unit
   // diagonal, then form op(A); X op(A) = B is op(A)ᵀ Xᵀ = Bᵀ.
-  V<E> tri = b.Bin(lower ? "GreaterOrEqual" : "LessOrEqual", rows, iota,
-                   DType::kBool);
+  V<E> tri =
+      b.Bin(lower ? "GreaterOrEqual" : "LessOrEqual", rows, iota, DType::kBool);
   V<E> mat = b.Where(tri, a, b.Scalar(0), dt);
   if (unit_diagonal) {
-    mat = b.Where(b.Bin("Equal", rows, iota, DType::kBool), b.Scalar(1), mat,
-                  dt);
+    mat =
+        b.Where(b.Bin("Equal", rows, iota, DType::kBool), b.Scalar(1), mat, dt);
   }
   bool transpose = transpose_a != !left_side;
   bool eff_lower = lower != transpose;
@@ -253,14 +253,13 @@ absl::Status LowerTriangularSolve(E& e) {
                  -> absl::StatusOr<std::vector<V<E>>> {
                V<E> x = carried[0];
                V<E> k = eff_lower ? it : b.Bin("Sub", last, it, DType::kI64);
-               V<E> a_row = b.Take(mat, k, rank - 2, dt);    // [..., m]
-               V<E> b_row = b.Take(rhs, k, rank - 2, dt);    // [..., n]
-               V<E> dots = e.Op(
-                   "MatMul", {b.Unsqueeze(a_row, rank - 2, dt), x},
-                   dt);                                      // [..., 1, n]
+               V<E> a_row = b.Take(mat, k, rank - 2, dt);  // [..., m]
+               V<E> b_row = b.Take(rhs, k, rank - 2, dt);  // [..., n]
+               V<E> dots = e.Op("MatMul", {b.Unsqueeze(a_row, rank - 2, dt), x},
+                                dt);  // [..., 1, n]
                V<E> diag = b.Unsqueeze(
                    b.Unsqueeze(b.Take(a_row, k, rank - 2, dt), rank - 2, dt),
-                   rank - 1, dt);                            // [..., 1, 1]
+                   rank - 1, dt);  // [..., 1, 1]
                V<E> x_row = b.Bin(
                    "Div",
                    b.Bin("Sub", b.Unsqueeze(b_row, rank - 2, dt), dots, dt),
@@ -308,8 +307,8 @@ absl::Status LowerLu(E& e) {
   V<E> iota_k = b.Iota(steps);
   V<E> rows = b.Unsqueeze(iota_m, 1, DType::kI64);
   // Running permutation [..., m] and pivots [..., steps], int64 in the loop.
-  V<E> batch_shape = e.Op("Shape", {a}, DType::kI64,
-                          {OpAttr::Int("end", rank - 2)});
+  V<E> batch_shape =
+      e.Op("Shape", {a}, DType::kI64, {OpAttr::Int("end", rank - 2)});
   V<E> perm0 = e.Op(
       "Expand",
       {iota_m, e.Op("Concat", {batch_shape, b.Unsqueeze(m, 0, DType::kI64)},
@@ -317,16 +316,14 @@ absl::Status LowerLu(E& e) {
       DType::kI64);
   V<E> piv0 = e.Op(
       "Expand",
-      {iota_k,
-       e.Op("Concat", {batch_shape, b.Unsqueeze(steps, 0, DType::kI64)},
-            DType::kI64, {OpAttr::Int("axis", 0)})},
+      {iota_k, e.Op("Concat", {batch_shape, b.Unsqueeze(steps, 0, DType::kI64)},
+                    DType::kI64, {OpAttr::Int("axis", 0)})},
       DType::kI64);
   V<E> shape_a = e.Op("Shape", {a}, DType::kI64);
   J2O_ASSIGN_OR_RETURN(
       std::vector<V<E>> out,
       e.Loop(
-          steps, {a, perm0, piv0},
-          {dt, DType::kI64, DType::kI64},
+          steps, {a, perm0, piv0}, {dt, DType::kI64, DType::kI64},
           [&](V<E> k, const std::vector<V<E>>& carried)
               -> absl::StatusOr<std::vector<V<E>>> {
             V<E> w = carried[0];
@@ -334,17 +331,17 @@ absl::Status LowerLu(E& e) {
             V<E> pivots = carried[2];
             // Pivot row: first max |w[i, k]| over i >= k.
             V<E> col = b.Take(w, k, rank - 1, dt);  // [..., m]
-            V<E> cand = b.Where(b.Bin("GreaterOrEqual", iota_m, k, DType::kBool),
-                                e.Op("Abs", {col}, dt), b.Scalar(-1), dt);
+            V<E> cand =
+                b.Where(b.Bin("GreaterOrEqual", iota_m, k, DType::kBool),
+                        e.Op("Abs", {col}, dt), b.Scalar(-1), dt);
             V<E> p = e.Op("ArgMax", {cand}, DType::kI64,
                           {OpAttr::Int("axis", rank - 2),
                            OpAttr::Int("keepdims", 1)});  // [..., 1]
             // Row index map of the swap k <-> p.
-            V<E> swap = b.Where(
-                b.Bin("Equal", iota_m, k, DType::kBool), p,
-                b.Where(b.Bin("Equal", iota_m, p, DType::kBool), k, iota_m,
-                        DType::kI64),
-                DType::kI64);  // [..., m]
+            V<E> swap = b.Where(b.Bin("Equal", iota_m, k, DType::kBool), p,
+                                b.Where(b.Bin("Equal", iota_m, p, DType::kBool),
+                                        k, iota_m, DType::kI64),
+                                DType::kI64);  // [..., m]
             V<E> swap_rows = e.Op(
                 "Expand", {b.Unsqueeze(swap, rank - 1, DType::kI64), shape_a},
                 DType::kI64);
@@ -352,30 +349,29 @@ absl::Status LowerLu(E& e) {
                      {OpAttr::Int("axis", rank - 2)});
             perm = e.Op("GatherElements", {perm, swap}, DType::kI64,
                         {OpAttr::Int("axis", rank - 2)});
-            pivots = b.Where(b.Bin("Equal", iota_k, k, DType::kBool), p,
-                             pivots, DType::kI64);
+            pivots = b.Where(b.Bin("Equal", iota_k, k, DType::kBool), p, pivots,
+                             DType::kI64);
             V<E> row_k = b.Take(w, k, rank - 2, dt);  // [..., n]
             V<E> col_k = b.Take(w, k, rank - 1, dt);  // [..., m]
             V<E> pivot = b.Unsqueeze(b.Take(row_k, k, rank - 2, dt), rank - 2,
                                      dt);  // [..., 1]
             V<E> zero = b.Scalar(0);
-            V<E> nonzero = e.Op(
-                "Not", {b.Bin("Equal", pivot, zero, DType::kBool)},
-                DType::kBool);
+            V<E> nonzero =
+                e.Op("Not", {b.Bin("Equal", pivot, zero, DType::kBool)},
+                     DType::kBool);
             V<E> below = b.Bin("Greater", iota_m, k, DType::kBool);
-            V<E> l = b.Where(
-                e.Op("And", {below, nonzero}, DType::kBool),
-                b.Bin("Div", col_k, pivot, dt), zero, dt);  // [..., m]
+            V<E> l =
+                b.Where(e.Op("And", {below, nonzero}, DType::kBool),
+                        b.Bin("Div", col_k, pivot, dt), zero, dt);  // [..., m]
             V<E> u = b.Where(b.Bin("Greater", iota_n, k, DType::kBool), row_k,
                              zero, dt);  // [..., n]
             V<E> update = b.Bin("Mul", b.Unsqueeze(l, rank - 1, dt),
                                 b.Unsqueeze(u, rank - 2, dt), dt);
             w = b.Bin("Sub", w, update, dt);
-            V<E> l_cells = e.Op(
-                "And",
-                {b.Bin("Greater", rows, k, DType::kBool),
-                 b.Bin("Equal", iota_n, k, DType::kBool)},
-                DType::kBool);
+            V<E> l_cells = e.Op("And",
+                                {b.Bin("Greater", rows, k, DType::kBool),
+                                 b.Bin("Equal", iota_n, k, DType::kBool)},
+                                DType::kBool);
             V<E> scaled = e.Op(
                 "And", {l_cells, b.Unsqueeze(nonzero, rank - 1, DType::kBool)},
                 DType::kBool);
@@ -406,12 +402,12 @@ absl::Status LowerLuPivotsToPermutation(E& e) {
   J2O_ASSIGN_OR_RETURN(V<E> pivots_in, e.In(0));
   V<E> pivots = b.Cast(pivots_in, DType::kI64);
   J2O_ASSIGN_OR_RETURN(V<E> m, b.Size(out_aval.shape[rank - 1]));
-  V<E> steps = e.Op("Gather", {e.Op("Shape", {pivots}, DType::kI64),
-                               b.ScalarI64(rank - 1)},
-                    DType::kI64, {OpAttr::Int("axis", 0)});
+  V<E> steps = e.Op(
+      "Gather", {e.Op("Shape", {pivots}, DType::kI64), b.ScalarI64(rank - 1)},
+      DType::kI64, {OpAttr::Int("axis", 0)});
   V<E> iota_m = b.Iota(m);
-  V<E> batch_shape = e.Op("Shape", {pivots}, DType::kI64,
-                          {OpAttr::Int("end", rank - 1)});
+  V<E> batch_shape =
+      e.Op("Shape", {pivots}, DType::kI64, {OpAttr::Int("end", rank - 1)});
   V<E> perm0 = e.Op(
       "Expand",
       {iota_m, e.Op("Concat", {batch_shape, b.Unsqueeze(m, 0, DType::kI64)},
@@ -424,14 +420,14 @@ absl::Status LowerLuPivotsToPermutation(E& e) {
                  -> absl::StatusOr<std::vector<V<E>>> {
                V<E> p = b.Unsqueeze(b.Take(pivots, k, rank - 1, DType::kI64),
                                     rank - 1, DType::kI64);  // [..., 1]
-               V<E> swap = b.Where(
-                   b.Bin("Equal", iota_m, k, DType::kBool), p,
-                   b.Where(b.Bin("Equal", iota_m, p, DType::kBool), k, iota_m,
-                           DType::kI64),
-                   DType::kI64);
-               return std::vector<V<E>>{
-                   e.Op("GatherElements", {carried[0], swap}, DType::kI64,
-                        {OpAttr::Int("axis", rank - 1)})};
+               V<E> swap =
+                   b.Where(b.Bin("Equal", iota_m, k, DType::kBool), p,
+                           b.Where(b.Bin("Equal", iota_m, p, DType::kBool), k,
+                                   iota_m, DType::kI64),
+                           DType::kI64);
+               return std::vector<V<E>>{e.Op("GatherElements",
+                                             {carried[0], swap}, DType::kI64,
+                                             {OpAttr::Int("axis", rank - 1)})};
              }));
   return e.SetOut(0, b.Cast(out[0], out_dt));
 }
@@ -465,10 +461,10 @@ absl::Status LowerCustomLinearSolve(E& e) {
     args.push_back(v);
   }
   if (args.size() != parts.solve->invars.size()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "custom_linear_solve: the solve jaxpr takes ",
-        parts.solve->invars.size(), " values, the equation gives ",
-        args.size()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("custom_linear_solve: the solve jaxpr takes ",
+                     parts.solve->invars.size(), " values, the equation gives ",
+                     args.size()));
   }
   J2O_ASSIGN_OR_RETURN(std::vector<typename E::Value> outs,
                        e.Inline(*parts.solve, args));
@@ -509,8 +505,33 @@ inline LoweringInfo LinalgLoweringInfo(absl::string_view name) {
     return {with({"ArgMax", "GatherElements", "Div", "Mul"}), kMinOpset,
             absl::StrCat("LAPACK getf2 partial pivoting in one Loop", kDtypes)};
   }
+  if (name == "eigh" || name == "svd") {
+    return {with({"Mod", "Div", "Sqrt", "TopK", "GatherElements", "ReduceSum",
+                  "Transpose", "MatMul"}),
+            kMinOpset,
+            absl::StrCat(name == "eigh"
+                             ? "cyclic two-sided Jacobi, 10 sweeps, in one "
+                               "Loop; ascending; vectors up to sign"
+                             : "one-sided Jacobi, 10 sweeps, in one Loop; "
+                               "static m, n; full_matrices only square",
+                         kDtypes)};
+  }
+  if (name == "qr") {
+    return {with({"MatMul", "Sqrt", "Div", "ReduceSum", "Slice", "Concat"}),
+            kMinOpset,
+            absl::StrCat("Householder (LAPACK dlarfg signs) in one Loop; "
+                         "static m, n; pivoting refused",
+                         kDtypes)};
+  }
+  if (name == "tridiagonal_solve") {
+    return {with({"Div", "Mul", "Sub", "ReduceSum"}), kMinOpset,
+            absl::StrCat("Thomas algorithm (JAX's own implementation) in two "
+                         "Loops; perturb_singular refused",
+                         kDtypes)};
+  }
   if (name == "custom_linear_solve") {
-    return {{}, kMinOpset,
+    return {{},
+            kMinOpset,
             "the solve jaxpr inlined on (its consts, b); any dtype its "
             "equations lower"};
   }

@@ -36,14 +36,56 @@ namespace reduce_plan {
 // Elementwise primitives whose lowering is the same on scalars and on
 // equal-shaped tensors.
 inline bool IsElementwise(absl::string_view prim) {
-  static const auto* kOk = new absl::flat_hash_set<std::string>{
-      "add", "add_any", "sub", "mul", "div", "rem", "max", "min", "neg",
-      "abs", "sign", "select_n", "eq", "ne", "lt", "le", "gt", "ge", "and",
-      "or", "not", "xor", "convert_element_type", "exp", "log", "log1p",
-      "expm1", "logistic", "tanh", "sqrt", "rsqrt", "pow", "integer_pow",
-      "square", "nextafter", "is_finite", "floor", "ceil", "round", "clamp",
-      "copy", "copy_p", "stop_gradient", "shift_left", "shift_right_logical",
-      "shift_right_arithmetic", "population_count", "clz", "atan2"};
+  static const auto* kOk =
+      new absl::flat_hash_set<std::string>{"add",
+                                           "add_any",
+                                           "sub",
+                                           "mul",
+                                           "div",
+                                           "rem",
+                                           "max",
+                                           "min",
+                                           "neg",
+                                           "abs",
+                                           "sign",
+                                           "select_n",
+                                           "eq",
+                                           "ne",
+                                           "lt",
+                                           "le",
+                                           "gt",
+                                           "ge",
+                                           "and",
+                                           "or",
+                                           "not",
+                                           "xor",
+                                           "convert_element_type",
+                                           "exp",
+                                           "log",
+                                           "log1p",
+                                           "expm1",
+                                           "logistic",
+                                           "tanh",
+                                           "sqrt",
+                                           "rsqrt",
+                                           "pow",
+                                           "integer_pow",
+                                           "square",
+                                           "nextafter",
+                                           "is_finite",
+                                           "floor",
+                                           "ceil",
+                                           "round",
+                                           "clamp",
+                                           "copy",
+                                           "copy_p",
+                                           "stop_gradient",
+                                           "shift_left",
+                                           "shift_right_logical",
+                                           "shift_right_arithmetic",
+                                           "population_count",
+                                           "clz",
+                                           "atan2"};
   return kOk->contains(prim);
 }
 
@@ -60,9 +102,9 @@ inline absl::StatusOr<std::unique_ptr<jaxpr::ClosedJaxpr>> Widened(
   absl::flat_hash_map<const jaxpr::Var*, jaxpr::Var*> map;
   auto widen = [&](const jaxpr::Var* v) -> absl::StatusOr<jaxpr::Var*> {
     if (!v->aval.is_shaped() || v->aval.rank() != 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "reduce: combiner var ", v->name, " is ", v->aval.ToString(),
-          ", not a scalar"));
+      return absl::InvalidArgumentError(
+          absl::StrCat("reduce: combiner var ", v->name, " is ",
+                       v->aval.ToString(), ", not a scalar"));
     }
     jaxpr::Aval aval = v->aval;
     aval.shape = shape;
@@ -160,9 +202,9 @@ absl::Status LowerGenericReduce(E& e) {
                        reduce_plan::Widened(*body, out_shape));
   if (static_cast<int>(widened->invars.size()) != 2 * n ||
       static_cast<int>(widened->outvars.size()) != n) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "reduce: the combiner must take ", 2 * n, " and return ", n,
-        " values"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("reduce: the combiner must take ", 2 * n, " and return ",
+                     n, " values"));
   }
   // [R, kept...] views of the operands, R = product of the reduced dims.
   std::vector<Val> flat;

@@ -99,9 +99,9 @@ inline absl::StatusOr<Geometry> PlanGeometry(const jaxpr::Eqn& eqn,
   std::vector<int64_t> rest;
   for (int d = 0; d < r; ++d) {
     if (base[d] != 1) {
-      return absl::UnimplementedError(absl::StrCat(
-          eqn.primitive, ": base_dilation ", base[d], " on dim ", d,
-          " is not lowered"));
+      return absl::UnimplementedError(
+          absl::StrCat(eqn.primitive, ": base_dilation ", base[d], " on dim ",
+                       d, " is not lowered"));
     }
     if (window[d] < 1 || strides[d] < 1 || wdil[d] < 1) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -126,9 +126,9 @@ inline absl::StatusOr<Geometry> PlanGeometry(const jaxpr::Eqn& eqn,
     const int64_t span = (window[d] - 1) * wdil[d] + 1;
     const int64_t padded = n + pads[d].first + pads[d].second;
     if (padded < span) {
-      return absl::UnimplementedError(absl::StrCat(
-          eqn.primitive, ": an empty window output on dim ", d,
-          " is not lowered"));
+      return absl::UnimplementedError(
+          absl::StrCat(eqn.primitive, ": an empty window output on dim ", d,
+                       " is not lowered"));
     }
     g.perm.push_back(d);
     g.size.push_back(n);
@@ -216,16 +216,15 @@ V<E> ToWindowLayout(E& e, const Geometry& g, V<E> x, jaxpr::DType d) {
     pads[j] = g.lo[j];
     pads[g.rank + j] = g.hi[j];
   }
-  return e.Op("Pad",
-              {x, e.ConstI64(pads),
-               e.Const(jaxpr::Array::ScalarFromDouble(d, 0))},
-              d, {OpAttr::String("mode", "constant")});
+  return e.Op(
+      "Pad",
+      {x, e.ConstI64(pads), e.Const(jaxpr::Array::ScalarFromDouble(d, 0))}, d,
+      {OpAttr::String("mode", "constant")});
 }
 
 // The elements offset t of every window reads, [out..., other dims...].
 template <class E>
-V<E> AtOffset(E& e, const Geometry& g, V<E> padded, jaxpr::DType d,
-              int64_t t) {
+V<E> AtOffset(E& e, const Geometry& g, V<E> padded, jaxpr::DType d, int64_t t) {
   const std::vector<int64_t> kt = OffsetIndex(g, t);
   std::vector<int64_t> starts, ends, axes, steps;
   for (int j = 0; j < g.k(); ++j) {
@@ -301,8 +300,10 @@ absl::Status LowerSelectAndScatterAdd(E& e) {
   const DType out_dt = eqn.outputs[0]->aval.dtype;
   J2O_ASSIGN_OR_RETURN(sw::Geometry g, sw::PlanGeometry(eqn, operand_aval));
   J2O_ASSIGN_OR_RETURN(std::string select, sw::SelectOp(eqn));
-  J2O_ASSIGN_OR_RETURN(DType kc, sw::KeyDType(operand_aval.dtype, eqn.primitive));
-  J2O_ASSIGN_OR_RETURN(DType vc, sw::ValueDType(source_aval.dtype, eqn.primitive));
+  J2O_ASSIGN_OR_RETURN(DType kc,
+                       sw::KeyDType(operand_aval.dtype, eqn.primitive));
+  J2O_ASSIGN_OR_RETURN(DType vc,
+                       sw::ValueDType(source_aval.dtype, eqn.primitive));
   J2O_ASSIGN_OR_RETURN(Val operand, e.In(1));
   J2O_ASSIGN_OR_RETURN(Val source, e.In(0));
   Val keys = sw::ToWindowLayout(
@@ -315,13 +316,12 @@ absl::Status LowerSelectAndScatterAdd(E& e) {
     Val candidate = sw::AtOffset(e, g, keys, kc, t);
     Val valid = e.Const(sw::ValidMask(g, t));
     Val keep = e.Op(select, {chosen_key, candidate}, DType::kBool);
-    Val take = e.Op(
-        "And",
-        {valid, e.Op("Or",
-                     {e.Op("Not", {seen}, DType::kBool),
-                      e.Op("Not", {keep}, DType::kBool)},
-                     DType::kBool)},
-        DType::kBool);
+    Val take = e.Op("And",
+                    {valid, e.Op("Or",
+                                 {e.Op("Not", {seen}, DType::kBool),
+                                  e.Op("Not", {keep}, DType::kBool)},
+                                 DType::kBool)},
+                    DType::kBool);
     chosen_key = e.Op("Where", {take, candidate, chosen_key}, kc);
     chosen = e.Op("Where", {take, e.ConstI64({t}), chosen}, DType::kI64);
     seen = e.Op("Or", {seen, valid}, DType::kBool);
@@ -339,13 +339,11 @@ absl::Status LowerSelectAndScatterAdd(E& e) {
   for (int64_t o : g.out) per_offset *= o;
   for (int64_t t = 0; t < g.offsets; ++t) {
     Val mine = e.Op(
-        "And",
-        {e.Op("Equal", {chosen, e.ConstI64({t})}, DType::kBool), seen},
+        "And", {e.Op("Equal", {chosen, e.ConstI64({t})}, DType::kBool), seen},
         DType::kBool);
-    updates.push_back(e.Op("Unsqueeze",
-                           {e.Op("Where", {mine, src, zero}, vc),
-                            e.ConstI64({0})},
-                           vc));
+    updates.push_back(
+        e.Op("Unsqueeze",
+             {e.Op("Where", {mine, src, zero}, vc), e.ConstI64({0})}, vc));
     const std::vector<int64_t> kt = sw::OffsetIndex(g, t);
     sw::ForEachOut(g, [&](int64_t flat, const std::vector<int64_t>& o) {
       for (int j = 0; j < g.k(); ++j) {
@@ -362,8 +360,8 @@ absl::Status LowerSelectAndScatterAdd(E& e) {
     padded_size.push_back(g.size[j] + g.lo[j] + g.hi[j]);
   }
   Val operand_t = sw::Transposed(e, g, operand, operand_aval.dtype);
-  Val rest_shape = e.Op("Shape", {operand_t}, DType::kI64,
-                        {OpAttr::Int("start", g.k())});
+  Val rest_shape =
+      e.Op("Shape", {operand_t}, DType::kI64, {OpAttr::Int("start", g.k())});
   Val data = e.Op("Expand",
                   {zero, e.Op("Concat", {e.ConstI64(padded_size), rest_shape},
                               DType::kI64, {OpAttr::Int("axis", 0)})},
@@ -377,10 +375,9 @@ absl::Status LowerSelectAndScatterAdd(E& e) {
       ends.push_back(g.lo[j] + g.size[j]);
       axes.push_back(j);
     }
-    summed = e.Op("Slice",
-                  {summed, e.ConstI64(starts), e.ConstI64(ends),
-                   e.ConstI64(axes)},
-                  vc);
+    summed = e.Op(
+        "Slice",
+        {summed, e.ConstI64(starts), e.ConstI64(ends), e.ConstI64(axes)}, vc);
   }
   summed = e.Op("Transpose", {summed}, vc, {OpAttr::Ints("perm", g.inverse)});
   return e.SetOut(0, sw::CastTo(e, summed, vc, out_dt));
@@ -402,8 +399,10 @@ absl::Status LowerSelectAndGatherAdd(E& e) {
   J2O_ASSIGN_OR_RETURN(sw::Geometry g, sw::PlanGeometry(eqn, operand_aval));
   J2O_ASSIGN_OR_RETURN(std::string select, sw::SelectOp(eqn));
   J2O_ASSIGN_OR_RETURN(std::string prim, eqn.params.GetName("select_prim"));
-  J2O_ASSIGN_OR_RETURN(DType kc, sw::KeyDType(operand_aval.dtype, eqn.primitive));
-  J2O_ASSIGN_OR_RETURN(DType vc, sw::ValueDType(tangent_aval.dtype, eqn.primitive));
+  J2O_ASSIGN_OR_RETURN(DType kc,
+                       sw::KeyDType(operand_aval.dtype, eqn.primitive));
+  J2O_ASSIGN_OR_RETURN(DType vc,
+                       sw::ValueDType(tangent_aval.dtype, eqn.primitive));
   J2O_ASSIGN_OR_RETURN(Val operand, e.In(1));
   J2O_ASSIGN_OR_RETURN(Val tangents, e.In(0));
   Val keys = sw::ToWindowLayout(
@@ -422,10 +421,10 @@ absl::Status LowerSelectAndGatherAdd(E& e) {
   for (int64_t t = 0; t < g.offsets; ++t) {
     Val candidate = sw::AtOffset(e, g, keys, kc, t);
     Val keep = e.Op(select, {acc_key, candidate}, DType::kBool);
-    Val take = e.Op("And",
-                    {e.Const(sw::ValidMask(g, t)),
-                     e.Op("Not", {keep}, DType::kBool)},
-                    DType::kBool);
+    Val take =
+        e.Op("And",
+             {e.Const(sw::ValidMask(g, t)), e.Op("Not", {keep}, DType::kBool)},
+             DType::kBool);
     acc_key = e.Op("Where", {take, candidate, acc_key}, kc);
     acc_tan =
         e.Op("Where", {take, sw::AtOffset(e, g, tans, vc, t), acc_tan}, vc);

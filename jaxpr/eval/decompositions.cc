@@ -26,8 +26,8 @@ struct MatrixDims {
 };
 absl::StatusOr<MatrixDims> Matrices(const Array& a, absl::string_view what) {
   if (a.rank() < 2) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(what, ": operand rank must be >= 2, got ", a.TypeString()));
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, ": operand rank must be >= 2, got ", a.TypeString()));
   }
   if (!IsFloat(a.dtype())) {
     return absl::UnimplementedError(absl::StrCat(
@@ -99,9 +99,9 @@ absl::StatusOr<std::vector<Array>> TriangularSolveKernel(
   const int64_t m = da.rows;
   const int64_t rows = db.rows, cols = db.cols;
   if (da.cols != m || da.batch != db.batch || (left_side ? rows : cols) != m) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "triangular_solve: incompatible ", inputs[0].TypeString(), " and ",
-        inputs[1].TypeString()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("triangular_solve: incompatible ", inputs[0].TypeString(),
+                     " and ", inputs[1].TypeString()));
   }
   std::vector<double> a = Widen<double>(inputs[0]);
   std::vector<double> x = Widen<double>(inputs[1]);
@@ -205,10 +205,9 @@ absl::StatusOr<std::vector<Array>> LuKernel(const EvalContext& ctx,
   }
   J2O_ASSIGN_OR_RETURN(std::vector<int64_t> piv_shape, ctx.OutputShape(1));
   J2O_ASSIGN_OR_RETURN(std::vector<int64_t> perm_shape, ctx.OutputShape(2));
-  return std::vector<Array>{
-      Narrow(a, inputs[0].dtype(), inputs[0].shape()),
-      Narrow(pivots, ctx.OutputDType(1), piv_shape),
-      Narrow(perms, ctx.OutputDType(2), perm_shape)};
+  return std::vector<Array>{Narrow(a, inputs[0].dtype(), inputs[0].shape()),
+                            Narrow(pivots, ctx.OutputDType(1), piv_shape),
+                            Narrow(perms, ctx.OutputDType(2), perm_shape)};
 }
 
 absl::StatusOr<std::vector<Array>> LuPivotsToPermutationKernel(
@@ -227,12 +226,267 @@ absl::StatusOr<std::vector<Array>> LuPivotsToPermutationKernel(
   for (size_t i = 0; i + 1 < out_shape.size(); ++i) out_batch *= out_shape[i];
   std::vector<int64_t> perms;
   for (int64_t b = 0; b < out_batch; ++b) {
-    std::vector<int64_t> perm =
-        PivotsToPermutation(b < batch ? piv.data() + b * k : nullptr,
-                            b < batch ? k : 0, m);
+    std::vector<int64_t> perm = PivotsToPermutation(
+        b < batch ? piv.data() + b * k : nullptr, b < batch ? k : 0, m);
     perms.insert(perms.end(), perm.begin(), perm.end());
   }
   return std::vector<Array>{Narrow(perms, ctx.OutputDType(0), out_shape)};
+}
+
+// Cyclic two-sided Jacobi on the symmetric n x n matrix `a` (row-major),
+// to convergence; returns the eigenvalues ascending and the eigenvector
+// columns in `v` permuted alike (stable order for ties).
+void SymmetricEigen(int64_t n, std::vector<double>& a, std::vector<double>& w,
+                    std::vector<double>& v) {
+  v.assign(n * n, 0.0);
+  for (int64_t i = 0; i < n; ++i) v[i * n + i] = 1;
+  for (int sweep = 0; sweep < 100; ++sweep) {
+    double off = 0, total = 0;
+    for (int64_t i = 0; i < n * n; ++i) total += a[i] * a[i];
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        if (i != j) off += a[i * n + j] * a[i * n + j];
+      }
+    }
+    if (off <= 1e-32 * total || off == 0) break;
+    for (int64_t p = 0; p < n; ++p) {
+      for (int64_t q = p + 1; q < n; ++q) {
+        const double apq = a[p * n + q];
+        if (apq == 0) continue;
+        const double tau = (a[q * n + q] - a[p * n + p]) / (2 * apq);
+        const double t = (tau >= 0 ? 1.0 : -1.0) /
+                         (std::abs(tau) + std::sqrt(1 + tau * tau));
+        const double c = 1 / std::sqrt(1 + t * t), s = t * c;
+        for (int64_t k = 0; k < n; ++k) {  // rows p, q: Jᵀ A
+          const double x = a[p * n + k], y = a[q * n + k];
+          a[p * n + k] = c * x - s * y;
+          a[q * n + k] = s * x + c * y;
+        }
+        for (int64_t k = 0; k < n; ++k) {  // columns p, q: (Jᵀ A) J, V J
+          const double x = a[k * n + p], y = a[k * n + q];
+          a[k * n + p] = c * x - s * y;
+          a[k * n + q] = s * x + c * y;
+          const double vx = v[k * n + p], vy = v[k * n + q];
+          v[k * n + p] = c * vx - s * vy;
+          v[k * n + q] = s * vx + c * vy;
+        }
+      }
+    }
+  }
+  std::vector<int64_t> order(n);
+  for (int64_t i = 0; i < n; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) {
+    return a[x * n + x] < a[y * n + y];
+  });
+  w.resize(n);
+  std::vector<double> sorted(n * n);
+  for (int64_t j = 0; j < n; ++j) {
+    w[j] = a[order[j] * n + order[j]];
+    for (int64_t k = 0; k < n; ++k) sorted[k * n + j] = v[k * n + order[j]];
+  }
+  v = std::move(sorted);
+}
+
+// eigh (LAPACK syevd): eigenvalues ascending, eigenvectors as columns, from
+// the `lower` (or upper) triangle. Vectors are unique up to sign.
+absl::StatusOr<std::vector<Array>> EighKernel(const EvalContext& ctx,
+                                              absl::Span<const Array> inputs) {
+  if (inputs.size() != 1 || ctx.num_outputs() != 2) {
+    return absl::InvalidArgumentError("eigh takes 1 operand, 2 results");
+  }
+  J2O_ASSIGN_OR_RETURN(bool lower, ctx.params().GetBool("lower"));
+  J2O_ASSIGN_OR_RETURN(MatrixDims d, Matrices(inputs[0], "eigh"));
+  const int64_t n = d.rows;
+  std::vector<double> all = Widen<double>(inputs[0]);
+  std::vector<double> vs, ws;
+  for (int64_t b = 0; b < d.batch; ++b) {
+    std::vector<double> a(n * n);
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        const bool stored = lower ? j <= i : j >= i;
+        a[i * n + j] =
+            stored ? all[b * n * n + i * n + j] : all[b * n * n + j * n + i];
+      }
+    }
+    std::vector<double> w, v;
+    SymmetricEigen(n, a, w, v);
+    vs.insert(vs.end(), v.begin(), v.end());
+    ws.insert(ws.end(), w.begin(), w.end());
+  }
+  J2O_ASSIGN_OR_RETURN(std::vector<int64_t> w_shape, ctx.OutputShape(1));
+  return std::vector<Array>{Narrow(vs, inputs[0].dtype(), inputs[0].shape()),
+                            Narrow(ws, ctx.OutputDType(1), w_shape)};
+}
+
+// svd from the eigen-decomposition of the Gram matrix in double: Aᵀ A = V
+// S² Vᵀ (or A Aᵀ = U S² Uᵀ when m < n), U = A V / s. Double precision
+// keeps the squared condition number harmless for the well-conditioned
+// matrices the tests use. Only the thin (or square) factors.
+absl::StatusOr<std::vector<Array>> SvdKernel(const EvalContext& ctx,
+                                             absl::Span<const Array> inputs) {
+  if (inputs.size() != 1) {
+    return absl::InvalidArgumentError("svd takes 1 operand");
+  }
+  J2O_ASSIGN_OR_RETURN(bool compute_uv, ctx.params().GetBool("compute_uv"));
+  J2O_ASSIGN_OR_RETURN(bool full, ctx.params().GetBool("full_matrices"));
+  J2O_ASSIGN_OR_RETURN(MatrixDims d, Matrices(inputs[0], "svd"));
+  const int64_t m = d.rows, n = d.cols, k = std::min(m, n);
+  if (compute_uv && full && m != n) {
+    return absl::UnimplementedError(
+        "svd: full_matrices=True on a non-square matrix is not evaluated");
+  }
+  const bool wide = m < n;
+  std::vector<double> all = Widen<double>(inputs[0]);
+  std::vector<double> ss, us, vts;
+  for (int64_t b = 0; b < d.batch; ++b) {
+    // Work on the tall matrix T (rows r >= cols k): A or Aᵀ.
+    const int64_t r = wide ? n : m;
+    auto t_at = [&](int64_t i, int64_t j) {
+      return wide ? all[b * m * n + j * n + i] : all[b * m * n + i * n + j];
+    };
+    std::vector<double> gram(k * k, 0.0);
+    for (int64_t i = 0; i < k; ++i) {
+      for (int64_t j = 0; j < k; ++j) {
+        for (int64_t l = 0; l < r; ++l)
+          gram[i * k + j] += t_at(l, i) * t_at(l, j);
+      }
+    }
+    std::vector<double> w, v;
+    SymmetricEigen(k, gram, w, v);  // ascending
+    std::vector<double> s(k), u(r * k), vt(k * k);
+    for (int64_t j = 0; j < k; ++j) {
+      const int64_t src = k - 1 - j;  // descending
+      s[j] = std::sqrt(std::max(w[src], 0.0));
+      for (int64_t i = 0; i < k; ++i) vt[j * k + i] = v[i * k + src];
+      for (int64_t l = 0; l < r; ++l) {
+        double acc = 0;
+        for (int64_t i = 0; i < k; ++i) acc += t_at(l, i) * v[i * k + src];
+        u[l * k + j] = s[j] > 0 ? acc / s[j] : 0.0;
+      }
+    }
+    ss.insert(ss.end(), s.begin(), s.end());
+    if (!wide) {
+      us.insert(us.end(), u.begin(), u.end());
+      vts.insert(vts.end(), vt.begin(), vt.end());
+    } else {  // A = (T)ᵀ = V S Uᵀ: U_A = V, Vᵀ_A = Uᵀ
+      for (int64_t i = 0; i < k; ++i) {
+        for (int64_t j = 0; j < k; ++j) us.push_back(vt[j * k + i]);
+      }
+      for (int64_t j = 0; j < k; ++j) {
+        for (int64_t l = 0; l < r; ++l) vts.push_back(u[l * k + j]);
+      }
+    }
+  }
+  J2O_ASSIGN_OR_RETURN(std::vector<int64_t> s_shape, ctx.OutputShape(0));
+  std::vector<Array> out = {Narrow(ss, ctx.OutputDType(0), s_shape)};
+  if (compute_uv) {
+    J2O_ASSIGN_OR_RETURN(std::vector<int64_t> u_shape, ctx.OutputShape(1));
+    J2O_ASSIGN_OR_RETURN(std::vector<int64_t> vt_shape, ctx.OutputShape(2));
+    out.push_back(Narrow(us, ctx.OutputDType(1), u_shape));
+    out.push_back(Narrow(vts, ctx.OutputDType(2), vt_shape));
+  }
+  return out;
+}
+
+// qr (geqrf + householder_product, LAPACK dlarfg's reflector convention:
+// beta = -sign(alpha) |x|, so R's diagonal may be negative).
+absl::StatusOr<std::vector<Array>> QrKernel(const EvalContext& ctx,
+                                            absl::Span<const Array> inputs) {
+  if (inputs.size() != 1 || ctx.num_outputs() != 2) {
+    return absl::InvalidArgumentError(
+        "qr takes 1 operand and (without pivoting) has 2 results");
+  }
+  if (ctx.params().Has("pivoting")) {
+    J2O_ASSIGN_OR_RETURN(bool pivoting, ctx.params().GetBool("pivoting"));
+    if (pivoting) {
+      return absl::UnimplementedError("qr with pivoting is not evaluated");
+    }
+  }
+  J2O_ASSIGN_OR_RETURN(bool full, ctx.params().GetBool("full_matrices"));
+  J2O_ASSIGN_OR_RETURN(MatrixDims d, Matrices(inputs[0], "qr"));
+  const int64_t m = d.rows, n = d.cols, k = std::min(m, n);
+  const int64_t kq = full ? m : k;
+  std::vector<double> all = Widen<double>(inputs[0]);
+  std::vector<double> qs, rs;
+  for (int64_t b = 0; b < d.batch; ++b) {
+    std::vector<double> r(all.begin() + b * m * n,
+                          all.begin() + (b + 1) * m * n);
+    std::vector<double> q(m * m, 0.0);
+    for (int64_t i = 0; i < m; ++i) q[i * m + i] = 1;
+    for (int64_t j = 0; j < k; ++j) {
+      const double alpha = r[j * n + j];
+      double xnorm2 = 0;
+      for (int64_t i = j + 1; i < m; ++i) xnorm2 += r[i * n + j] * r[i * n + j];
+      if (xnorm2 == 0) continue;  // H = I, tau = 0
+      const double norm = std::sqrt(alpha * alpha + xnorm2);
+      const double beta = alpha < 0 ? norm : -norm;
+      const double tau = (beta - alpha) / beta;
+      std::vector<double> v(m, 0.0);
+      v[j] = 1;
+      for (int64_t i = j + 1; i < m; ++i) v[i] = r[i * n + j] / (alpha - beta);
+      for (int64_t c = j + 1; c < n; ++c) {  // R[:, j+1:] -= tau v vᵀ R
+        double dot = 0;
+        for (int64_t i = j; i < m; ++i) dot += v[i] * r[i * n + c];
+        for (int64_t i = j; i < m; ++i) r[i * n + c] -= tau * v[i] * dot;
+      }
+      r[j * n + j] = beta;
+      for (int64_t i = j + 1; i < m; ++i) r[i * n + j] = 0;
+      for (int64_t row = 0; row < m; ++row) {  // Q = Q - tau (Q v) vᵀ
+        double dot = 0;
+        for (int64_t i = j; i < m; ++i) dot += q[row * m + i] * v[i];
+        for (int64_t i = j; i < m; ++i) q[row * m + i] -= tau * dot * v[i];
+      }
+    }
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t c = 0; c < kq; ++c) qs.push_back(q[i * m + c]);
+    }
+    for (int64_t i = 0; i < kq; ++i) {
+      for (int64_t c = 0; c < n; ++c) rs.push_back(c >= i ? r[i * n + c] : 0.0);
+    }
+  }
+  J2O_ASSIGN_OR_RETURN(std::vector<int64_t> q_shape, ctx.OutputShape(0));
+  J2O_ASSIGN_OR_RETURN(std::vector<int64_t> r_shape, ctx.OutputShape(1));
+  return std::vector<Array>{Narrow(qs, inputs[0].dtype(), q_shape),
+                            Narrow(rs, inputs[0].dtype(), r_shape)};
+}
+
+// tridiagonal_solve(dl, d, du, b): the Thomas algorithm
+// (_tridiagonal_solve_jax_impl), per batch member and right-hand column.
+absl::StatusOr<std::vector<Array>> TridiagonalSolveKernel(
+    const EvalContext& ctx, absl::Span<const Array> inputs) {
+  if (inputs.size() != 4) {
+    return absl::InvalidArgumentError("tridiagonal_solve takes (dl, d, du, b)");
+  }
+  J2O_ASSIGN_OR_RETURN(MatrixDims db, Matrices(inputs[3], "tridiagonal_solve"));
+  const int64_t m = db.rows, n = db.cols;
+  for (int i = 0; i < 3; ++i) {
+    if (inputs[i].num_elements() != db.batch * m) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("tridiagonal_solve: diagonal ", inputs[i].TypeString(),
+                       " does not match b ", inputs[3].TypeString()));
+    }
+  }
+  const std::vector<double> dl = Widen<double>(inputs[0]);
+  const std::vector<double> d = Widen<double>(inputs[1]);
+  const std::vector<double> du = Widen<double>(inputs[2]);
+  std::vector<double> x = Widen<double>(inputs[3]);
+  std::vector<double> cp(m), dp(m);
+  for (int64_t b = 0; b < db.batch; ++b) {
+    const int64_t o = b * m;
+    for (int64_t c = 0; c < n; ++c) {
+      auto rhs = [&](int64_t i) -> double& { return x[(o + i) * n + c]; };
+      for (int64_t i = 0; i < m; ++i) {
+        const double a = i == 0 ? 0.0 : dl[o + i];
+        const double denom = d[o + i] - a * (i == 0 ? 0.0 : cp[i - 1]);
+        cp[i] = du[o + i] / denom;
+        dp[i] = (rhs(i) - a * (i == 0 ? 0.0 : dp[i - 1])) / denom;
+      }
+      for (int64_t i = m - 1; i >= 0; --i) {
+        rhs(i) = i == m - 1 ? dp[i] : dp[i] - cp[i] * rhs(i + 1);
+      }
+    }
+  }
+  return std::vector<Array>{Narrow(x, inputs[3].dtype(), inputs[3].shape())};
 }
 
 // custom_linear_solve: the solve jaxpr applied to (its consts, b).
@@ -257,6 +511,10 @@ absl::StatusOr<std::vector<Array>> CustomLinearSolveKernel(
 
 void RegisterDecompositionKernels() {
   RegisterEvalKernel("custom_linear_solve", CustomLinearSolveKernel);
+  RegisterEvalKernel("eigh", EighKernel);
+  RegisterEvalKernel("svd", SvdKernel);
+  RegisterEvalKernel("qr", QrKernel);
+  RegisterEvalKernel("tridiagonal_solve", TridiagonalSolveKernel);
   RegisterEvalKernel("cholesky", CholeskyKernel);
   RegisterEvalKernel("triangular_solve", TriangularSolveKernel);
   RegisterEvalKernel("lu", LuKernel);

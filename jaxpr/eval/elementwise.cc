@@ -538,8 +538,8 @@ struct MulhiOp {
       const __int128 p = static_cast<__int128>(a) * static_cast<__int128>(b);
       return static_cast<C>(p >> kBits);  // arithmetic: floor division
     } else {
-      const unsigned __int128 p = static_cast<unsigned __int128>(a) *
-                                  static_cast<unsigned __int128>(b);
+      const unsigned __int128 p =
+          static_cast<unsigned __int128>(a) * static_cast<unsigned __int128>(b);
       return static_cast<C>(p >> kBits);
     }
   }

@@ -277,9 +277,9 @@ Result ApproxTopKKernel(const EvalContext& ctx,
   if (!k.ok()) return k.status();
   const int64_t axis = *dim < 0 ? *dim + x.rank() : *dim;
   if (axis < 0 || axis >= x.rank()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "approx_top_k reduction_dimension ", *dim, " is outside ",
-        x.TypeString()));
+    return absl::InvalidArgumentError(
+        absl::StrCat("approx_top_k reduction_dimension ", *dim, " is outside ",
+                     x.TypeString()));
   }
   auto out_shape = ctx.OutputShape(0);
   if (!out_shape.ok()) return out_shape.status();

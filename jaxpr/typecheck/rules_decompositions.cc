@@ -73,8 +73,8 @@ absl::Status TriangularSolveRule(RuleContext& ctx) {
   const DimExpr& common = b.shape[left_side ? rb - 2 : rb - 1];
   if (!DimEqual(a.shape[ra - 1], common)) {
     return ctx.Fail(absl::StrCat(
-        "triangular_solve: a ", ShapeString(a.shape),
-        " does not match b ", ShapeString(b.shape),
+        "triangular_solve: a ", ShapeString(a.shape), " does not match b ",
+        ShapeString(b.shape),
         left_side ? " (left_side: b's rows)" : " (right side: b's columns)"));
   }
   ctx.SetResult(b);
@@ -97,8 +97,7 @@ absl::Status LuRule(RuleContext& ctx) {
   } else if (DimConst(m) && DimConst(n)) {
     k = C(std::min(*DimConst(m), *DimConst(n)));
   }
-  std::vector<std::optional<Aval>> results = {a, std::nullopt,
-                                              std::nullopt};
+  std::vector<std::optional<Aval>> results = {a, std::nullopt, std::nullopt};
   std::vector<DimExpr> batch = Batch(a, 2);
   if (k.has_value()) {
     std::vector<DimExpr> piv = batch;
@@ -150,11 +149,138 @@ absl::Status CustomLinearSolveRule(RuleContext& ctx) {
       ctx.ins().begin() + parts.solve_consts_begin,
       ctx.ins().begin() + parts.solve_consts_begin + parts.solve_consts);
   solve_in.insert(solve_in.end(), b.begin(), b.end());
-  J2O_RETURN_IF_ERROR(
-      MatchTypes(ctx, "solve jaxpr inputs", InvarAvals(*parts.solve), solve_in));
+  J2O_RETURN_IF_ERROR(MatchTypes(ctx, "solve jaxpr inputs",
+                                 InvarAvals(*parts.solve), solve_in));
   J2O_RETURN_IF_ERROR(
       MatchTypes(ctx, "solve jaxpr outputs", OutvarAvals(*parts.solve), b));
   ctx.SetResults(std::vector<std::optional<Aval>>(b.begin(), b.end()));
+  return absl::OkStatus();
+}
+
+DType RealOf(DType d) {
+  if (d == DType::kC64) return DType::kF32;
+  if (d == DType::kC128) return DType::kF64;
+  return d;
+}
+
+// min(m, n) when it is decidable (equal dims or constants).
+std::optional<DimExpr> MinDim(const DimExpr& m, const DimExpr& n) {
+  if (DimEqual(m, n)) return m;
+  if (DimConst(m) && DimConst(n))
+    return C(std::min(*DimConst(m), *DimConst(n)));
+  return std::nullopt;
+}
+
+// eigh(a) -> (v: a's type, w: real [..., n]); subset_by_index=None only.
+absl::Status EighRule(RuleContext& ctx) {
+  J2O_RETURN_IF_ERROR(ctx.Arity(1));
+  J2O_RETURN_IF_ERROR(ctx.Outputs(2));
+  J2O_RETURN_IF_ERROR(ctx.DTypeIn(0, kInexact));
+  J2O_RETURN_IF_ERROR(ctx.Bool("lower").status());
+  J2O_RETURN_IF_ERROR(MatrixOperand(ctx, 0));
+  const Aval& a = ctx.in(0);
+  const DimExpr& n = a.shape[a.rank() - 1];
+  if (!DimEqual(n, a.shape[a.rank() - 2])) {
+    return ctx.Fail(
+        absl::StrCat("eigh needs [..., n, n], got ", ShapeString(a.shape)));
+  }
+  if (const ParamValue* sub = ctx.params().Find("subset_by_index");
+      sub != nullptr && !sub->is_none()) {
+    ctx.SetResults({a, std::nullopt});  // the subset's size: not derived
+    return absl::OkStatus();
+  }
+  std::vector<DimExpr> w = Batch(a, 2);
+  w.push_back(n);
+  ctx.SetResults({a, MakeAval(RealOf(a.dtype), w)});
+  return absl::OkStatus();
+}
+
+// svd(a) -> (s: real [..., k][, u: [..., m, m|k], vt: [..., n|k, n]]).
+absl::Status SvdRule(RuleContext& ctx) {
+  J2O_RETURN_IF_ERROR(ctx.Arity(1));
+  J2O_RETURN_IF_ERROR(ctx.DTypeIn(0, kInexact));
+  J2O_ASSIGN_OR_RETURN(bool compute_uv, ctx.Bool("compute_uv"));
+  J2O_ASSIGN_OR_RETURN(bool full, ctx.Bool("full_matrices"));
+  J2O_RETURN_IF_ERROR(ctx.Outputs(compute_uv ? 3 : 1));
+  J2O_RETURN_IF_ERROR(MatrixOperand(ctx, 0));
+  const Aval& a = ctx.in(0);
+  const DimExpr& m = a.shape[a.rank() - 2];
+  const DimExpr& n = a.shape[a.rank() - 1];
+  std::optional<DimExpr> k = MinDim(m, n);
+  if (const ParamValue* sub = ctx.params().Find("subset_by_index");
+      (sub != nullptr && !sub->is_none()) || !k.has_value()) {
+    std::vector<std::optional<Aval>> partial(compute_uv ? 3 : 1);
+    ctx.SetResults(partial);
+    return absl::OkStatus();
+  }
+  const std::vector<DimExpr> batch = Batch(a, 2);
+  auto shape = [&](std::vector<DimExpr> tail) {
+    std::vector<DimExpr> s = batch;
+    s.insert(s.end(), tail.begin(), tail.end());
+    return s;
+  };
+  std::vector<std::optional<Aval>> results = {
+      MakeAval(RealOf(a.dtype), shape({*k}))};
+  if (compute_uv) {
+    results.push_back(WithShape(a, shape({m, full ? m : *k})));
+    results.push_back(WithShape(a, shape({full ? n : *k, n})));
+  }
+  ctx.SetResults(std::move(results));
+  return absl::OkStatus();
+}
+
+// qr(a) -> (q: [..., m, k], r: [..., k, n]), k = m (full_matrices) or
+// min(m, n); pivoting adds p: i32[..., n].
+absl::Status QrRule(RuleContext& ctx) {
+  J2O_RETURN_IF_ERROR(ctx.Arity(1));
+  J2O_RETURN_IF_ERROR(ctx.DTypeIn(0, kInexact));
+  J2O_ASSIGN_OR_RETURN(bool full, ctx.Bool("full_matrices"));
+  bool pivoting = false;
+  if (ctx.params().Has("pivoting")) {
+    J2O_ASSIGN_OR_RETURN(pivoting, ctx.Bool("pivoting"));
+  }
+  J2O_RETURN_IF_ERROR(ctx.Outputs(pivoting ? 3 : 2));
+  J2O_RETURN_IF_ERROR(MatrixOperand(ctx, 0));
+  const Aval& a = ctx.in(0);
+  const DimExpr& m = a.shape[a.rank() - 2];
+  const DimExpr& n = a.shape[a.rank() - 1];
+  std::optional<DimExpr> k = full ? std::optional<DimExpr>(m) : MinDim(m, n);
+  if (!k.has_value()) {
+    ctx.SetResults(std::vector<std::optional<Aval>>(pivoting ? 3 : 2));
+    return absl::OkStatus();
+  }
+  std::vector<DimExpr> q = Batch(a, 2), r = Batch(a, 2);
+  q.push_back(m);
+  q.push_back(*k);
+  r.push_back(*k);
+  r.push_back(n);
+  std::vector<std::optional<Aval>> results = {WithShape(a, q), WithShape(a, r)};
+  if (pivoting) {
+    std::vector<DimExpr> p = Batch(a, 2);
+    p.push_back(n);
+    results.push_back(MakeAval(DType::kI32, p));
+  }
+  ctx.SetResults(std::move(results));
+  return absl::OkStatus();
+}
+
+// tridiagonal_solve(dl, d, du: [..., m], b: [..., m, n]) -> b's type.
+absl::Status TridiagonalSolveRule(RuleContext& ctx) {
+  J2O_RETURN_IF_ERROR(ctx.Arity(4));
+  J2O_RETURN_IF_ERROR(ctx.Outputs(1));
+  J2O_RETURN_IF_ERROR(ctx.DTypeIn(0, kInexact));
+  J2O_RETURN_IF_ERROR(ctx.SameDTypes());
+  J2O_RETURN_IF_ERROR(MatrixOperand(ctx, 3));
+  const Aval& b = ctx.in(3);
+  const std::vector<DimExpr> diag = Batch(b, 1);  // [..., m]
+  for (int i = 0; i < 3; ++i) {
+    if (!ShapeEqual(ctx.in(i).shape, diag)) {
+      return ctx.Fail(absl::StrCat(
+          "the diagonals must have shape ", ShapeString(diag),
+          " (b's leading dims), got ", ShapeString(ctx.in(i).shape)));
+    }
+  }
+  ctx.SetResult(b);
   return absl::OkStatus();
 }
 
@@ -167,6 +293,10 @@ void RegisterDecompositionRules(RuleTable& table) {
   table["lu"] = {&LuRule};
   table["lu_pivots_to_permutation"] = {&LuPivotsToPermutationRule};
   table["custom_linear_solve"] = {&CustomLinearSolveRule};
+  table["eigh"] = {&EighRule};
+  table["svd"] = {&SvdRule};
+  table["qr"] = {&QrRule};
+  table["tridiagonal_solve"] = {&TridiagonalSolveRule};
 }
 
 }  // namespace jax2onnx::jaxpr::typecheck

@@ -14,7 +14,8 @@ namespace jax2onnx::plugins {
 void RegisterReductions() {
   plugin::Registry& r = plugin::Registry::Global();
   r.RegisterLegacy(
-      "reduce", &WithNeutralEmitter<&plugin::LowerGenericReduce<NeutralLegacyEmitter>>,
+      "reduce",
+      &WithNeutralEmitter<&plugin::LowerGenericReduce<NeutralLegacyEmitter>>,
       {{"Loop", "Transpose", "Reshape", "Gather", "Expand"},
        plugin::kMinOpset,
        "variadic: one Loop over the reduced elements in row-major order, the "

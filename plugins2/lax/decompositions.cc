@@ -1,6 +1,8 @@
 // IR lowerings of the matrix factorizations and solves; the recipes are
 // in plugin/linalg_plan.h, shared with the legacy pipeline.
+#include "plugin/eig_plan.h"
 #include "plugin/linalg_plan.h"
+#include "plugin/qr_plan.h"
 #include "plugin/registry.h"
 #include "plugins2/lax/ir_emitter.h"
 
@@ -22,6 +24,11 @@ void RegisterDecompositions() {
        &WithNeutralEmitter<&plugin::LowerLuPivotsToPermutation<Em>>},
       {"custom_linear_solve",
        &WithNeutralEmitter<&plugin::LowerCustomLinearSolve<Em>>},
+      {"eigh", &WithNeutralEmitter<&plugin::LowerEigh<Em>>},
+      {"svd", &WithNeutralEmitter<&plugin::LowerSvd<Em>>},
+      {"qr", &WithNeutralEmitter<&plugin::LowerQr<Em>>},
+      {"tridiagonal_solve",
+       &WithNeutralEmitter<&plugin::LowerTridiagonalSolve<Em>>},
   };
   plugin::Registry& r = plugin::Registry::Global();
   for (const Entry& e : entries) {

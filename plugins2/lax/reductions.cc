@@ -15,7 +15,8 @@ namespace jax2onnx::plugins2 {
 void RegisterReductions() {
   plugin::Registry& r = plugin::Registry::Global();
   r.RegisterIr(
-      "reduce", &WithNeutralEmitter<&plugin::LowerGenericReduce<NeutralIrEmitter>>,
+      "reduce",
+      &WithNeutralEmitter<&plugin::LowerGenericReduce<NeutralIrEmitter>>,
       {{"Loop", "Transpose", "Reshape", "Gather", "Expand"},
        plugin::kMinOpset,
        "variadic: one Loop over the reduced elements in row-major order, the "

@@ -13,8 +13,7 @@ void RegisterSelectWindow() {
   plugin::Registry& r = plugin::Registry::Global();
   r.RegisterIr(
       "select_and_scatter_add",
-      &WithNeutralEmitter<
-          &plugin::LowerSelectAndScatterAdd<NeutralIrEmitter>>,
+      &WithNeutralEmitter<&plugin::LowerSelectAndScatterAdd<NeutralIrEmitter>>,
       {{"Transpose", "Pad", "Slice", "Where", "ScatterND", "Expand"},
        plugin::kMinOpset,
        "XLA's sequential select over static windowed dims (others may be "
@@ -22,8 +21,7 @@ void RegisterSelectWindow() {
        "selected; base_dilation, negative padding, u64/bool/complex refused"});
   r.RegisterIr(
       "select_and_gather_add",
-      &WithNeutralEmitter<
-          &plugin::LowerSelectAndGatherAdd<NeutralIrEmitter>>,
+      &WithNeutralEmitter<&plugin::LowerSelectAndGatherAdd<NeutralIrEmitter>>,
       {{"Transpose", "Pad", "Slice", "Where"},
        plugin::kMinOpset,
        "JAX's (key, tangent) pair reduction over static windowed dims; "

@@ -35,9 +35,9 @@ TEST(CholeskyTest, ThreeByThreeReadsOnlyTheLowerTriangle) {
   //   L22 = sqrt(6 - 1 - 1) = 2.
   // The strict upper triangle (99, 98, 97) is never read and comes back
   // unchanged (potrf works in place; JAX applies tril outside).
-  auto out = Eval("{ lambda ; a:f64[3,3]. let b:f64[3,3] = cholesky a in (b,) }",
-                  {MakeArray(DType::kF64, {3, 3},
-                             {4, 99, 98, 2, 10, 97, -2, 2, 6})});
+  auto out =
+      Eval("{ lambda ; a:f64[3,3]. let b:f64[3,3] = cholesky a in (b,) }",
+           {MakeArray(DType::kF64, {3, 3}, {4, 99, 98, 2, 10, 97, -2, 2, 6})});
   ASSERT_EQ(out.size(), 1u);
   EXPECT_THAT(ToDoubles(out[0]), ElementsAre(2, 99, 98, 1, 3, 97, -1, 1, 2));
 }
@@ -46,12 +46,12 @@ TEST(CholeskyTest, FailedMemberOfABatchIsAllNaN) {
   // Member 0 [[1, .], [2, 1]]: L00 = 1, L10 = 2, L11^2 = 1 - 4 < 0 -> fails,
   // every entry NaN. Member 1 [[9, 0], [3, 5]]: L00 = 3, L10 = 1,
   // L11 = sqrt(5 - 1) = 2; upper entry 0 kept.
-  auto out = Eval(
-      "{ lambda ; a:f32[2,2,2]. let b:f32[2,2,2] = cholesky a in (b,) }",
-      {MakeArray(DType::kF32, {2, 2, 2}, {1, 2, 2, 1, 9, 0, 3, 5})});
+  auto out =
+      Eval("{ lambda ; a:f32[2,2,2]. let b:f32[2,2,2] = cholesky a in (b,) }",
+           {MakeArray(DType::kF32, {2, 2, 2}, {1, 2, 2, 1, 9, 0, 3, 5})});
   ASSERT_EQ(out.size(), 1u);
-  EXPECT_THAT(ToDoubles(out[0]), ElementsAre(IsNan(), IsNan(), IsNan(),
-                                             IsNan(), 3, 0, 1, 2));
+  EXPECT_THAT(ToDoubles(out[0]),
+              ElementsAre(IsNan(), IsNan(), IsNan(), IsNan(), 3, 0, 1, 2));
 }
 
 constexpr char kSolveText[] =
@@ -75,8 +75,9 @@ std::vector<double> Solve(bool left, bool lower, bool trans, bool unit,
   put("TRANS", trans ? "True" : "False");
   put("UNIT", unit ? "True" : "False");
   auto out = Eval(text, {MakeArray(DType::kF64, {2, 2}, a),
-                         MakeArray(DType::kF64, left ? std::vector<int64_t>{2, 1}
-                                                     : std::vector<int64_t>{1, 2},
+                         MakeArray(DType::kF64,
+                                   left ? std::vector<int64_t>{2, 1}
+                                        : std::vector<int64_t>{1, 2},
                                    b)});
   if (out.size() != 1) return {};
   return ToDoubles(out[0]);
@@ -91,18 +92,15 @@ TEST(TriangularSolveTest, AllSidesAndTransposes) {
   // Lᵀ x = (4, 9), Lᵀ = [[2, 1], [0, 3]]: x1 = 9/3 = 3, x0 = (4 - 3)/2.
   EXPECT_THAT(Solve(true, true, true, false, a, {4, 9}), ElementsAre(0.5, 3));
   // x L = (4, 9): (2 x0 + x1, 3 x1) = (4, 9): x1 = 3, x0 = 0.5.
-  EXPECT_THAT(Solve(false, true, false, false, a, {4, 9}),
-              ElementsAre(0.5, 3));
+  EXPECT_THAT(Solve(false, true, false, false, a, {4, 9}), ElementsAre(0.5, 3));
   // Unit diagonal: L = [[1, 0], [1, 1]], L x = (4, 11): x = (4, 7).
   EXPECT_THAT(Solve(true, true, false, true, a, {4, 11}), ElementsAre(4, 7));
   // Upper: U = [[2, 100], [0, 3]] (the 1 is not read), U x = (206, 6):
   // x1 = 2, x0 = (206 - 200)/2 = 3.
-  EXPECT_THAT(Solve(true, false, false, false, a, {206, 6}),
-              ElementsAre(3, 2));
+  EXPECT_THAT(Solve(true, false, false, false, a, {206, 6}), ElementsAre(3, 2));
   // x Uᵀ = (206, 6) with Uᵀ = [[2, 0], [100, 3]]: (2 x0 + 100 x1, 3 x1):
   // x1 = 2, x0 = 3.
-  EXPECT_THAT(Solve(false, false, true, false, a, {206, 6}),
-              ElementsAre(3, 2));
+  EXPECT_THAT(Solve(false, false, true, false, a, {206, 6}), ElementsAre(3, 2));
 }
 
 TEST(LuTest, PartialPivotingPicksTheLargestMagnitude) {
@@ -114,9 +112,8 @@ TEST(LuTest, PartialPivotingPicksTheLargestMagnitude) {
       "(b, c, d) }",
       {MakeArray(DType::kF64, {2, 2}, {1, 2, 3, 4})});
   ASSERT_EQ(out.size(), 3u);
-  EXPECT_THAT(ToDoubles(out[0]),
-              ElementsAre(3, 4, DoubleNear(1.0 / 3, 1e-15),
-                          DoubleNear(2.0 / 3, 1e-15)));
+  EXPECT_THAT(ToDoubles(out[0]), ElementsAre(3, 4, DoubleNear(1.0 / 3, 1e-15),
+                                             DoubleNear(2.0 / 3, 1e-15)));
   EXPECT_THAT(ToInts(out[1]), ElementsAre(1, 1));
   EXPECT_THAT(ToInts(out[2]), ElementsAre(1, 0));
 }
@@ -156,6 +153,106 @@ TEST(LuPivotsToPermutationTest, AppliesSwapsInOrder) {
       {MakeIntArray(DType::kI32, {3}, {2, 2, 3})});
   ASSERT_EQ(out.size(), 1u);
   EXPECT_THAT(ToInts(out[0]), ElementsAre(2, 0, 3, 1, 4));
+}
+
+TEST(EighTest, TwoByTwoFromTheLowerTriangle) {
+  // Lower triangle of [[2, 99], [1, 2]] -> [[2, 1], [1, 2]]: det(A - l I) =
+  // (2 - l)^2 - 1 = 0 -> l = 1, 3 (ascending). A (1, -1) = (1, -1) and
+  // A (1, 1) = 3 (1, 1): columns ±(1, -1)/√2 then ±(1, 1)/√2.
+  auto out = Eval(
+      "{ lambda ; a:f64[2,2]. let b:f64[2,2] c:f64[2] = eigh[algorithm=None "
+      "lower=True sort_eigenvalues=True subset_by_index=None] a in (b, c) }",
+      {MakeArray(DType::kF64, {2, 2}, {2, 99, 1, 2})});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_THAT(ToDoubles(out[1]),
+              ElementsAre(DoubleNear(1, 1e-14), DoubleNear(3, 1e-14)));
+  const std::vector<double> v = ToDoubles(out[0]);  // row-major, columns
+  // Sign-free checks: v00 v10 = -1/2 (column 0 ∝ (1, -1)), v01 v11 = 1/2.
+  EXPECT_NEAR(v[0] * v[2], -0.5, 1e-14);
+  EXPECT_NEAR(v[1] * v[3], 0.5, 1e-14);
+}
+
+TEST(SvdTest, TallDiagonalSortsDescending) {
+  // A = [[3, 0], [0, 4], [0, 0]]: Aᵀ A = diag(9, 16), s = (4, 3); the first
+  // singular pair is ±(0, 1, 0) / ±(0, 1), the second ±(1, 0, 0) / ±(1, 0),
+  // with u_j s_j v_jᵀ summing back to A (signs pair up).
+  auto out = Eval(
+      "{ lambda ; a:f64[3,2]. let b:f64[2] c:f64[3,2] d:f64[2,2] = "
+      "svd[algorithm=None compute_uv=True full_matrices=False "
+      "subset_by_index=None] a in (b, c, d) }",
+      {MakeArray(DType::kF64, {3, 2}, {3, 0, 0, 4, 0, 0})});
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_THAT(ToDoubles(out[0]),
+              ElementsAre(DoubleNear(4, 1e-14), DoubleNear(3, 1e-14)));
+  const std::vector<double> s = ToDoubles(out[0]);
+  const std::vector<double> u = ToDoubles(out[1]);
+  const std::vector<double> vt = ToDoubles(out[2]);
+  const std::vector<double> a = {3, 0, 0, 4, 0, 0};
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 2; ++j) {
+      double r = 0;
+      for (int k = 0; k < 2; ++k) r += u[i * 2 + k] * s[k] * vt[k * 2 + j];
+      EXPECT_NEAR(r, a[i * 2 + j], 1e-14) << i << "," << j;
+    }
+  }
+  EXPECT_NEAR(std::abs(u[1 * 2 + 0]), 1, 1e-14);   // u_0 = ±e_1
+  EXPECT_NEAR(std::abs(vt[0 * 2 + 1]), 1, 1e-14);  // v_0 = ±e_1
+}
+
+TEST(QrTest, HouseholderFollowsLapackSigns) {
+  // A = (3, 4)ᵀ: alpha = 3, |x| = 4, beta = -sign(3) * 5 = -5,
+  // tau = (beta - alpha) / beta = 8/5, v = (1, 4 / (3 + 5)) = (1, 1/2).
+  // H = I - tau v vᵀ = [[1 - 8/5, -4/5], [-4/5, 1 - 2/5]]
+  //   = [[-0.6, -0.8], [-0.8, 0.6]]; R = (-5); Q R = (3, 4)ᵀ.
+  const std::string thin =
+      "{ lambda ; a:f64[2,1]. let b:f64[2,1] c:f64[1,1] = "
+      "qr[full_matrices=False pivoting=False use_magma=None] a in (b, c) }";
+  auto out = Eval(thin, {MakeArray(DType::kF64, {2, 1}, {3, 4})});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_THAT(ToDoubles(out[0]),
+              ElementsAre(DoubleNear(-0.6, 1e-15), DoubleNear(-0.8, 1e-15)));
+  EXPECT_THAT(ToDoubles(out[1]), ElementsAre(DoubleNear(-5, 1e-15)));
+  const std::string full =
+      "{ lambda ; a:f64[2,1]. let b:f64[2,2] c:f64[2,1] = "
+      "qr[full_matrices=True pivoting=False use_magma=None] a in (b, c) }";
+  out = Eval(full, {MakeArray(DType::kF64, {2, 1}, {3, 4})});
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_THAT(ToDoubles(out[0]),
+              ElementsAre(DoubleNear(-0.6, 1e-15), DoubleNear(-0.8, 1e-15),
+                          DoubleNear(-0.8, 1e-15), DoubleNear(0.6, 1e-15)));
+  EXPECT_THAT(ToDoubles(out[1]), ElementsAre(DoubleNear(-5, 1e-15), 0));
+}
+
+TEST(TridiagonalSolveTest, ThomasOnAThreeByThreeSystem) {
+  // [[2, 1, 0], [1, 2, 1], [0, 1, 2]] x = (4, 8, 8) (dl = (0, 1, 1),
+  // d = (2, 2, 2), du = (1, 1, 0)): x = (1, 2, 3) since 2+2 = 4,
+  // 1+4+3 = 8, 2+6 = 8.
+  auto out = Eval(
+      "{ lambda ; a:f64[3] b:f64[3] c:f64[3] d:f64[3,1]. let e:f64[3,1] = "
+      "tridiagonal_solve[perturb_singular=False] a b c d in (e,) }",
+      {MakeArray(DType::kF64, {3}, {0, 1, 1}),
+       MakeArray(DType::kF64, {3}, {2, 2, 2}),
+       MakeArray(DType::kF64, {3}, {1, 1, 0}),
+       MakeArray(DType::kF64, {3, 1}, {4, 8, 8})});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_THAT(ToDoubles(out[0]),
+              ElementsAre(DoubleNear(1, 1e-14), DoubleNear(2, 1e-14),
+                          DoubleNear(3, 1e-14)));
+}
+
+TEST(CustomLinearSolveTest, AppliesTheSolveJaxprToItsConstsAndB) {
+  // solve(d, b) = b / d with d = (2, 4) and b = (1, 2): (0.5, 0.5). The
+  // matvec/vecmat/transpose_solve jaxprs (here one const each) are skipped.
+  auto out = Eval(R"({ lambda ; a:f32[2] b:f32[2]. let
+    c:f32[2] = custom_linear_solve[
+      const_lengths=_LinearSolveTuple(matvec=1, vecmat=0, solve=1, transpose_solve=0)
+      jaxprs=_LinearSolveTuple(matvec={ lambda ; d:f32[2] e:f32[2]. let f:f32[2] = mul d e in (f,) }, vecmat=None, solve={ lambda ; g:f32[2] h:f32[2]. let i:f32[2] = div h g in (i,) }, transpose_solve=None)
+    ] a a b
+  in (c,) })",
+                  {MakeArray(DType::kF32, {2}, {2, 4}),
+                   MakeArray(DType::kF32, {2}, {1, 2})});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_THAT(ToDoubles(out[0]), ElementsAre(0.5, 0.5));
 }
 
 }  // namespace

@@ -41,8 +41,7 @@ TEST(MulhiTest, EightAndSixteenBit) {
   EXPECT_THAT(Mulhi("i16", {-32768}, {-32768}, DType::kI16),
               ElementsAre(16384));
   // u16: 65535^2 = 2^32 - 2^17 + 1 -> 2^16 - 2 = 65534.
-  EXPECT_THAT(Mulhi("u16", {65535}, {65535}, DType::kU16),
-              ElementsAre(65534));
+  EXPECT_THAT(Mulhi("u16", {65535}, {65535}, DType::kU16), ElementsAre(65534));
 }
 
 TEST(MulhiTest, ThirtyTwoAndSixtyFourBit) {
@@ -53,8 +52,8 @@ TEST(MulhiTest, ThirtyTwoAndSixtyFourBit) {
   EXPECT_THAT(Mulhi("u32", {4294967295}, {4294967295}, DType::kU32),
               ElementsAre(4294967294));
   // i64: 2^62 * 4 = 2^64 -> 1; 2^62 * -4 = -2^64 -> -1; -1 * 1 -> -1.
-  EXPECT_THAT(Mulhi("i64", {int64_t{1} << 62, int64_t{1} << 62, -1},
-                    {4, -4, 1}, DType::kI64),
+  EXPECT_THAT(Mulhi("i64", {int64_t{1} << 62, int64_t{1} << 62, -1}, {4, -4, 1},
+                    DType::kI64),
               ElementsAre(1, -1, -1));
   // u64: (2^64 - 1)^2 = 2^128 - 2^65 + 1 -> 2^64 - 2 (bit pattern -2);
   // 2^63 * 2 = 2^64 -> 1.
