@@ -516,6 +516,12 @@ inline LoweringInfo LinalgLoweringInfo(absl::string_view name) {
                                "static m, n; full_matrices only square",
                          kDtypes)};
   }
+  if (name == "geqrf" || name == "householder_product") {
+    return {with({"MatMul", "Sqrt", "Div", "ReduceSum", "Slice", "Concat"}),
+            kMinOpset,
+            absl::StrCat("LAPACK ", name == "geqrf" ? "geqrf" : "orgqr",
+                         " reflectors in one Loop", kDtypes)};
+  }
   if (name == "qr") {
     return {with({"MatMul", "Sqrt", "Div", "ReduceSum", "Slice", "Concat"}),
             kMinOpset,

@@ -154,6 +154,163 @@ absl::Status LowerQr(E& e) {
   return e.SetOut(1, r);
 }
 
+// geqrf(a) -> (a', taus): LAPACK's compact QR, the same reflectors as qr
+// above: R in the upper triangle of a', the essential part of each v below
+// the diagonal, tau per column k < min(m, n).
+template <class E>
+absl::Status LowerGeqrf(E& e) {
+  using jaxpr::DType;
+  namespace lp = linalg_plan;
+  using Val = typename E::Value;
+  const jaxpr::Eqn& eqn = e.eqn();
+  if (eqn.inputs.size() != 1 || eqn.outputs.size() != 2) {
+    return absl::InvalidArgumentError("geqrf takes 1 operand, 2 results");
+  }
+  const jaxpr::Aval& aval = eqn.outputs[0]->aval;
+  const jaxpr::Aval& tau_aval = eqn.outputs[1]->aval;
+  const DType dt = aval.dtype;
+  J2O_RETURN_IF_ERROR(lp::CheckRealFloat(dt, "geqrf"));
+  const int rank = aval.rank();
+  if (rank < 2) return absl::InvalidArgumentError("geqrf: rank must be >= 2");
+  lp::Builder<E> b{e, dt};
+  J2O_ASSIGN_OR_RETURN(Val a, e.In(0));
+  J2O_ASSIGN_OR_RETURN(Val m, b.Size(aval.shape[rank - 2]));
+  J2O_ASSIGN_OR_RETURN(Val n, b.Size(aval.shape[rank - 1]));
+  J2O_ASSIGN_OR_RETURN(Val steps, b.Size(tau_aval.shape[rank - 2]));
+  Val iota_m = b.Iota(m);
+  Val iota_n = b.Iota(n);
+  Val iota_k = b.Iota(steps);
+  Val zero = b.Scalar(0);
+  Val one = b.Scalar(1);
+  Val batch = e.Op("Shape", {a}, DType::kI64, {OpAttr::Int("end", rank - 2)});
+  Val taus0 =
+      e.Op("Expand",
+           {zero, e.Op("Concat", {batch, b.Unsqueeze(steps, 0, DType::kI64)},
+                       DType::kI64, {OpAttr::Int("axis", 0)})},
+           dt);
+  J2O_ASSIGN_OR_RETURN(
+      std::vector<Val> out,
+      e.Loop(
+          steps, {a, taus0}, {dt, dt},
+          [&](Val k, const std::vector<Val>& carried)
+              -> absl::StatusOr<std::vector<Val>> {
+            Val r = carried[0];
+            Val below = b.Bin("Greater", iota_m, k, DType::kBool);
+            Val at = b.Bin("Equal", iota_m, k, DType::kBool);
+            Val col = b.Take(r, k, rank - 1, dt);
+            Val alpha = b.Take(col, k, rank - 2, dt);
+            Val x = b.Where(below, col, zero, dt);
+            Val xnorm = e.Op(
+                "Sqrt",
+                {e.Op("ReduceSum", {b.Bin("Mul", x, x, dt), b.Axes({rank - 2})},
+                      dt, {OpAttr::Int("keepdims", 0)})},
+                dt);
+            Val norm = e.Op("Sqrt",
+                            {b.Bin("Add", b.Bin("Mul", alpha, alpha, dt),
+                                   b.Bin("Mul", xnorm, xnorm, dt), dt)},
+                            dt);
+            Val beta = b.Where(b.Bin("Less", alpha, zero, DType::kBool), norm,
+                               e.Op("Neg", {norm}, dt), dt);
+            Val identity = b.Bin("Equal", xnorm, zero, DType::kBool);
+            Val tau = b.Where(
+                identity, zero,
+                b.Bin("Div", b.Bin("Sub", beta, alpha, dt), beta, dt), dt);
+            Val denom =
+                b.Where(identity, one, b.Bin("Sub", alpha, beta, dt), dt);
+            Val v_below = b.Where(
+                below, b.Bin("Div", col, b.Unsqueeze(denom, rank - 2, dt), dt),
+                zero, dt);
+            Val v = b.Where(at, one, v_below, dt);
+            Val tau2 =
+                b.Unsqueeze(b.Unsqueeze(tau, rank - 2, dt), rank - 1, dt);
+            Val w = e.Op("MatMul", {b.Unsqueeze(v, rank - 2, dt), r}, dt);
+            Val update =
+                b.Bin("Mul", tau2,
+                      b.Bin("Mul", b.Unsqueeze(v, rank - 1, dt), w, dt), dt);
+            Val trailing = b.Bin("Greater", iota_n, k, DType::kBool);
+            r = b.Where(trailing, b.Bin("Sub", r, update, dt), r, dt);
+            // Column k: beta (alpha when H = I), then v's essential part.
+            Val diag = b.Where(identity, alpha, beta, dt);
+            Val new_col = b.Where(at, b.Unsqueeze(diag, rank - 2, dt),
+                                  b.Where(below, v_below, col, dt), dt);
+            r = b.Where(b.Bin("Equal", iota_n, k, DType::kBool),
+                        b.Unsqueeze(new_col, rank - 1, dt), r, dt);
+            Val taus = b.Where(b.Bin("Equal", iota_k, k, DType::kBool),
+                               b.Unsqueeze(tau, rank - 2, dt), carried[1], dt);
+            return std::vector<Val>{r, taus};
+          }));
+  J2O_RETURN_IF_ERROR(e.SetOut(0, out[0]));
+  return e.SetOut(1, out[1]);
+}
+
+// householder_product(a, taus) -> Q: the first n columns of H_0 ... H_{k-1}
+// with v_j = (0, ..., 1, a[j+1:, j]) (LAPACK orgqr), accumulated as
+// Q = Q - tau_j (Q v_j) v_jᵀ from the [..., m, m] identity.
+template <class E>
+absl::Status LowerHouseholderProduct(E& e) {
+  using jaxpr::DType;
+  namespace lp = linalg_plan;
+  using Val = typename E::Value;
+  const jaxpr::Eqn& eqn = e.eqn();
+  if (eqn.inputs.size() != 2 || eqn.outputs.size() != 1 ||
+      eqn.inputs[1].is_literal()) {
+    return absl::InvalidArgumentError(
+        "householder_product takes (a, taus), one result");
+  }
+  const jaxpr::Aval& aval = eqn.outputs[0]->aval;
+  const jaxpr::Aval& tau_aval = eqn.inputs[1].var->aval;
+  const DType dt = aval.dtype;
+  J2O_RETURN_IF_ERROR(lp::CheckRealFloat(dt, "householder_product"));
+  const int rank = aval.rank();
+  if (rank < 2) {
+    return absl::InvalidArgumentError("householder_product: rank must be >= 2");
+  }
+  lp::Builder<E> b{e, dt};
+  J2O_ASSIGN_OR_RETURN(Val a, e.In(0));
+  J2O_ASSIGN_OR_RETURN(Val taus, e.In(1));
+  J2O_ASSIGN_OR_RETURN(Val m, b.Size(aval.shape[rank - 2]));
+  J2O_ASSIGN_OR_RETURN(Val n, b.Size(aval.shape[rank - 1]));
+  J2O_ASSIGN_OR_RETURN(Val steps, b.Size(tau_aval.shape[rank - 2]));
+  Val iota_m = b.Iota(m);
+  Val rows = b.Unsqueeze(iota_m, 1, DType::kI64);
+  Val eye = b.Cast(b.Bin("Equal", rows, iota_m, DType::kBool), dt);
+  Val batch = e.Op("Shape", {a}, DType::kI64, {OpAttr::Int("end", rank - 2)});
+  Val mm = b.Unsqueeze(m, 0, DType::kI64);
+  Val q0 = e.Op("Expand",
+                {eye, e.Op("Concat", {batch, mm, mm}, DType::kI64,
+                           {OpAttr::Int("axis", 0)})},
+                dt);
+  Val zero = b.Scalar(0);
+  J2O_ASSIGN_OR_RETURN(
+      std::vector<Val> out,
+      e.Loop(
+          steps, {q0}, {dt},
+          [&](Val j, const std::vector<Val>& carried)
+              -> absl::StatusOr<std::vector<Val>> {
+            Val q = carried[0];
+            Val col = b.Take(a, j, rank - 1, dt);  // [..., m]
+            Val v =
+                b.Where(b.Bin("Equal", iota_m, j, DType::kBool), b.Scalar(1),
+                        b.Where(b.Bin("Greater", iota_m, j, DType::kBool), col,
+                                zero, dt),
+                        dt);
+            Val tau = b.Unsqueeze(
+                b.Unsqueeze(b.Take(taus, j, rank - 2, dt), rank - 2, dt),
+                rank - 1, dt);  // [..., 1, 1]
+            Val qv = e.Op("MatMul", {q, b.Unsqueeze(v, rank - 1, dt)}, dt);
+            return std::vector<Val>{b.Bin(
+                "Sub", q,
+                b.Bin("Mul", tau,
+                      b.Bin("Mul", qv, b.Unsqueeze(v, rank - 2, dt), dt), dt),
+                dt)};
+          }));
+  Val q = e.Op("Slice",
+               {out[0], e.ConstI64({0}), b.Unsqueeze(n, 0, DType::kI64),
+                e.ConstI64({rank - 1})},
+               dt);
+  return e.SetOut(0, q);
+}
+
 // tridiagonal_solve(dl, d, du, b): the Thomas algorithm of JAX's own
 // implementation (_tridiagonal_solve_jax_impl, used off CPU): a forward
 // Loop c'_i = du_i / (d_i - dl_i c'_{i-1}), d'_i = (b_i - dl_i d'_{i-1}) /

@@ -450,6 +450,87 @@ absl::StatusOr<std::vector<Array>> QrKernel(const EvalContext& ctx,
                             Narrow(rs, inputs[0].dtype(), r_shape)};
 }
 
+// geqrf: LAPACK's compact QR (R above the diagonal, the reflectors' essential
+// parts below, taus), dlarfg's conventions as in QrKernel.
+absl::StatusOr<std::vector<Array>> GeqrfKernel(const EvalContext& ctx,
+                                               absl::Span<const Array> inputs) {
+  if (inputs.size() != 1 || ctx.num_outputs() != 2) {
+    return absl::InvalidArgumentError("geqrf takes 1 operand, 2 results");
+  }
+  J2O_ASSIGN_OR_RETURN(MatrixDims d, Matrices(inputs[0], "geqrf"));
+  const int64_t m = d.rows, n = d.cols, k = std::min(m, n);
+  std::vector<double> r = Widen<double>(inputs[0]);
+  std::vector<double> taus(d.batch * k, 0.0);
+  for (int64_t b = 0; b < d.batch; ++b) {
+    double* w = r.data() + b * m * n;
+    for (int64_t j = 0; j < k; ++j) {
+      const double alpha = w[j * n + j];
+      double xnorm2 = 0;
+      for (int64_t i = j + 1; i < m; ++i) xnorm2 += w[i * n + j] * w[i * n + j];
+      if (xnorm2 == 0) continue;
+      const double norm = std::sqrt(alpha * alpha + xnorm2);
+      const double beta = alpha < 0 ? norm : -norm;
+      const double tau = (beta - alpha) / beta;
+      for (int64_t i = j + 1; i < m; ++i) w[i * n + j] /= (alpha - beta);
+      for (int64_t c = j + 1; c < n; ++c) {
+        double dot = w[j * n + c];
+        for (int64_t i = j + 1; i < m; ++i) dot += w[i * n + j] * w[i * n + c];
+        w[j * n + c] -= tau * dot;
+        for (int64_t i = j + 1; i < m; ++i) {
+          w[i * n + c] -= tau * w[i * n + j] * dot;
+        }
+      }
+      w[j * n + j] = beta;
+      taus[b * k + j] = tau;
+    }
+  }
+  J2O_ASSIGN_OR_RETURN(std::vector<int64_t> tau_shape, ctx.OutputShape(1));
+  return std::vector<Array>{Narrow(r, inputs[0].dtype(), inputs[0].shape()),
+                            Narrow(taus, ctx.OutputDType(1), tau_shape)};
+}
+
+// householder_product (LAPACK orgqr): the first n columns of
+// H_0 ... H_{k-1}, v_j = (0, ..., 1, a[j+1:, j]).
+absl::StatusOr<std::vector<Array>> HouseholderProductKernel(
+    const EvalContext& ctx, absl::Span<const Array> inputs) {
+  if (inputs.size() != 2) {
+    return absl::InvalidArgumentError("householder_product takes (a, taus)");
+  }
+  J2O_ASSIGN_OR_RETURN(MatrixDims d,
+                       Matrices(inputs[0], "householder_product"));
+  const int64_t m = d.rows, n = d.cols;
+  const int64_t k = inputs[1].rank() == 0 ? 0 : inputs[1].shape().back();
+  if (m < n || k > n || inputs[1].num_elements() != d.batch * k) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("householder_product: incompatible ",
+                     inputs[0].TypeString(), " and ", inputs[1].TypeString()));
+  }
+  const std::vector<double> a = Widen<double>(inputs[0]);
+  const std::vector<double> taus = Widen<double>(inputs[1]);
+  std::vector<double> out;
+  for (int64_t b = 0; b < d.batch; ++b) {
+    const double* w = a.data() + b * m * n;
+    std::vector<double> q(m * m, 0.0);
+    for (int64_t i = 0; i < m; ++i) q[i * m + i] = 1;
+    for (int64_t j = 0; j < k; ++j) {
+      const double tau = taus[b * k + j];
+      for (int64_t row = 0; row < m; ++row) {  // Q = Q - tau (Q v) vᵀ
+        double dot = q[row * m + j];
+        for (int64_t i = j + 1; i < m; ++i)
+          dot += q[row * m + i] * w[i * n + j];
+        q[row * m + j] -= tau * dot;
+        for (int64_t i = j + 1; i < m; ++i) {
+          q[row * m + i] -= tau * dot * w[i * n + j];
+        }
+      }
+    }
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t c = 0; c < n; ++c) out.push_back(q[i * m + c]);
+    }
+  }
+  return std::vector<Array>{Narrow(out, inputs[0].dtype(), inputs[0].shape())};
+}
+
 // tridiagonal_solve(dl, d, du, b): the Thomas algorithm
 // (_tridiagonal_solve_jax_impl), per batch member and right-hand column.
 absl::StatusOr<std::vector<Array>> TridiagonalSolveKernel(
@@ -514,6 +595,8 @@ void RegisterDecompositionKernels() {
   RegisterEvalKernel("eigh", EighKernel);
   RegisterEvalKernel("svd", SvdKernel);
   RegisterEvalKernel("qr", QrKernel);
+  RegisterEvalKernel("geqrf", GeqrfKernel);
+  RegisterEvalKernel("householder_product", HouseholderProductKernel);
   RegisterEvalKernel("tridiagonal_solve", TridiagonalSolveKernel);
   RegisterEvalKernel("cholesky", CholeskyKernel);
   RegisterEvalKernel("triangular_solve", TriangularSolveKernel);

@@ -264,6 +264,52 @@ absl::Status QrRule(RuleContext& ctx) {
   return absl::OkStatus();
 }
 
+// geqrf(a) -> (a's type, taus: [..., min(m, n)]).
+absl::Status GeqrfRule(RuleContext& ctx) {
+  J2O_RETURN_IF_ERROR(ctx.Arity(1));
+  J2O_RETURN_IF_ERROR(ctx.Outputs(2));
+  J2O_RETURN_IF_ERROR(ctx.DTypeIn(0, kInexact));
+  J2O_RETURN_IF_ERROR(MatrixOperand(ctx, 0));
+  const Aval& a = ctx.in(0);
+  std::optional<DimExpr> k =
+      MinDim(a.shape[a.rank() - 2], a.shape[a.rank() - 1]);
+  if (!k.has_value()) {
+    ctx.SetResults({a, std::nullopt});
+    return absl::OkStatus();
+  }
+  std::vector<DimExpr> taus = Batch(a, 2);
+  taus.push_back(*k);
+  ctx.SetResults({a, WithShape(a, taus)});
+  return absl::OkStatus();
+}
+
+// householder_product(a: [..., m, n], taus: [..., k]) -> a's type; m >= n
+// >= k.
+absl::Status HouseholderProductRule(RuleContext& ctx) {
+  J2O_RETURN_IF_ERROR(ctx.Arity(2));
+  J2O_RETURN_IF_ERROR(ctx.Outputs(1));
+  J2O_RETURN_IF_ERROR(ctx.DTypeIn(0, kInexact));
+  J2O_RETURN_IF_ERROR(ctx.SameDTypes());
+  J2O_RETURN_IF_ERROR(MatrixOperand(ctx, 0));
+  const Aval& a = ctx.in(0);
+  const Aval& t = ctx.in(1);
+  if (t.rank() != a.rank() - 1 || !ShapeEqual(Batch(t, 1), Batch(a, 2))) {
+    return ctx.Fail(absl::StrCat("taus ", ShapeString(t.shape),
+                                 " must be a's batch dims plus one"));
+  }
+  auto m = DimConst(a.shape[a.rank() - 2]);
+  auto n = DimConst(a.shape[a.rank() - 1]);
+  auto k = DimConst(t.shape.back());
+  if (m && n && *m < *n) {
+    return ctx.Fail("a must have at least as many rows as columns");
+  }
+  if (n && k && *k > *n) {
+    return ctx.Fail("taus must not be longer than min(m, n)");
+  }
+  ctx.SetResult(a);
+  return absl::OkStatus();
+}
+
 // tridiagonal_solve(dl, d, du: [..., m], b: [..., m, n]) -> b's type.
 absl::Status TridiagonalSolveRule(RuleContext& ctx) {
   J2O_RETURN_IF_ERROR(ctx.Arity(4));
@@ -296,6 +342,8 @@ void RegisterDecompositionRules(RuleTable& table) {
   table["eigh"] = {&EighRule};
   table["svd"] = {&SvdRule};
   table["qr"] = {&QrRule};
+  table["geqrf"] = {&GeqrfRule};
+  table["householder_product"] = {&HouseholderProductRule};
   table["tridiagonal_solve"] = {&TridiagonalSolveRule};
 }
 

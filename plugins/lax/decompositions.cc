@@ -27,6 +27,9 @@ void RegisterDecompositions() {
       {"eigh", &WithNeutralEmitter<&plugin::LowerEigh<Em>>},
       {"svd", &WithNeutralEmitter<&plugin::LowerSvd<Em>>},
       {"qr", &WithNeutralEmitter<&plugin::LowerQr<Em>>},
+      {"geqrf", &WithNeutralEmitter<&plugin::LowerGeqrf<Em>>},
+      {"householder_product",
+       &WithNeutralEmitter<&plugin::LowerHouseholderProduct<Em>>},
       {"tridiagonal_solve",
        &WithNeutralEmitter<&plugin::LowerTridiagonalSolve<Em>>},
   };

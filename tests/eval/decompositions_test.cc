@@ -240,6 +240,22 @@ TEST(TridiagonalSolveTest, ThomasOnAThreeByThreeSystem) {
                           DoubleNear(3, 1e-14)));
 }
 
+TEST(GeqrfTest, CompactFormAndHouseholderProduct) {
+  // A = (3, 4)ᵀ as in the qr test: beta = -5, tau = 8/5, v's tail
+  // 4 / (3 - (-5)) = 1/2 -> a' = (-5, 1/2), taus = (8/5); orgqr rebuilds
+  // Q = (I - tau v vᵀ)[:, :1] = (-0.6, -0.8)ᵀ.
+  auto out = Eval(
+      "{ lambda ; a:f64[2,1]. let b:f64[2,1] c:f64[1] = geqrf a; "
+      "d:f64[2,1] = householder_product b c in (b, c, d) }",
+      {MakeArray(DType::kF64, {2, 1}, {3, 4})});
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_THAT(ToDoubles(out[0]),
+              ElementsAre(DoubleNear(-5, 1e-15), DoubleNear(0.5, 1e-15)));
+  EXPECT_THAT(ToDoubles(out[1]), ElementsAre(DoubleNear(1.6, 1e-15)));
+  EXPECT_THAT(ToDoubles(out[2]),
+              ElementsAre(DoubleNear(-0.6, 1e-15), DoubleNear(-0.8, 1e-15)));
+}
+
 TEST(CustomLinearSolveTest, AppliesTheSolveJaxprToItsConstsAndB) {
   // solve(d, b) = b / d with d = (2, 4) and b = (1, 2): (0.5, 0.5). The
   // matvec/vecmat/transpose_solve jaxprs (here one const each) are skipped.
