@@ -900,6 +900,68 @@ absl::Status LowerClz(E& e) {
   return SetOutCast(e, Bin(e, "Sub", IConst(e, u, w), PopCount(e, x)));
 }
 
+// mulhi: the high w bits of the 2w-bit product. w <= 32: the product is
+// exact in 64 bits (signed: i64, biased by 2^63 into u64 so a logical shift
+// is a floor division, unbiased after); w = 64: schoolbook on 32-bit limbs
+// in u64 (every partial product < 2^64), and for signed operands
+// mulhi_s(x, y) = mulhi_u(x, y) - (x < 0 ? y : 0) - (y < 0 ? x : 0) mod 2^64.
+template <class E>
+absl::Status LowerMulhi(E& e) {
+  const DType d = e.OutType();
+  if (!jaxpr::IsInteger(d)) return Refuse(e.eqn(), d, "only integers");
+  const int w = BitWidth(d);
+  const bool is_signed = jaxpr::IsSignedInt(d);
+  J2O_ASSIGN_OR_RETURN(V<E> a, e.In(0));
+  J2O_ASSIGN_OR_RETURN(V<E> b, e.In(1));
+  const DType u = DType::kU64;
+  auto shr = [&](V<E> x, int s) {
+    return e.BitShift(x, IConst(e, u, s), false);
+  };
+  auto shl = [&](V<E> x, int s) {
+    return e.BitShift(x, IConst(e, u, s), true);
+  };
+  if (w <= 32) {
+    V<E> p;
+    if (is_signed) {
+      p = Bin(
+          e, "Add",
+          Cast(e,
+               Bin(e, "Mul", Cast(e, a, DType::kI64), Cast(e, b, DType::kI64)),
+               u),
+          IConst(e, u, static_cast<int64_t>(uint64_t{1} << 63)));
+    } else {
+      p = Bin(e, "Mul", Cast(e, a, u), Cast(e, b, u));
+    }
+    V<E> hi = shr(p, w);
+    if (is_signed) {
+      hi = Bin(e, "Sub", hi, IConst(e, u, int64_t{1} << (63 - w)));
+    }
+    return e.SetOut(Cast(e, hi, d));
+  }
+  V<E> x = Cast(e, a, u);
+  V<E> y = Cast(e, b, u);
+  V<E> xh = shr(x, 32), yh = shr(y, 32);
+  V<E> xl = Bin(e, "Sub", x, shl(xh, 32));
+  V<E> yl = Bin(e, "Sub", y, shl(yh, 32));
+  V<E> ll = Bin(e, "Mul", xl, yl);
+  V<E> lh = Bin(e, "Mul", xl, yh);
+  V<E> hl = Bin(e, "Mul", xh, yl);
+  V<E> hh = Bin(e, "Mul", xh, yh);
+  auto low32 = [&](V<E> v) { return Bin(e, "Sub", v, shl(shr(v, 32), 32)); };
+  V<E> mid = Bin(e, "Add", Bin(e, "Add", shr(ll, 32), low32(lh)), low32(hl));
+  V<E> hi =
+      Bin(e, "Add", Bin(e, "Add", Bin(e, "Add", hh, shr(lh, 32)), shr(hl, 32)),
+          shr(mid, 32));
+  if (is_signed) {
+    V<E> zero = IConst(e, u, 0);
+    V<E> x_neg = Cmp(e, "Less", a, IConst(e, d, 0));
+    V<E> y_neg = Cmp(e, "Less", b, IConst(e, d, 0));
+    hi = Bin(e, "Sub", Bin(e, "Sub", hi, Select(e, x_neg, y, zero)),
+             Select(e, y_neg, x, zero));
+  }
+  return e.SetOut(Cast(e, hi, d));
+}
+
 template <class E>
 absl::Status Compare(E& e, absl::string_view op, bool negate) {
   const DType d = e.InType(0);
@@ -1349,6 +1411,7 @@ const std::vector<Rule<E>>& Rules() {
       {"shift_right_arithmetic", +[](E& e) -> S { return Shift(e, ShiftKind::kRightArithmetic); }, {"BitShift", "BitwiseXor", "Min"}, "~(~x >> n) for negative x; amounts >= width give the sign fill"},
       {"population_count", &LowerPopulationCount<E>, {"BitShift", "BitwiseAnd", "Sub", "Add", "Mul"}, "SWAR bit count"},
       {"clz", &LowerClz<E>, {"BitShift", "BitwiseOr", "Sub"}, "bit smear then SWAR count"},
+      {"mulhi", &LowerMulhi<E>, {"Mul", "BitShift", "Add", "Sub", "Cast", "Where"}, "exact: 64-bit product (w <= 32) or 32-bit limbs (w = 64)"},
       {"eq", +[](E& e) -> S { return Compare(e, "Equal", false); }, {"Equal"}, ""},
       {"ne", +[](E& e) -> S { return Compare(e, "Equal", true); }, {"Equal", "Not"}, ""},
       {"lt", +[](E& e) -> S { return Compare(e, "Less", false); }, {"Less"}, "bool as u8"},

@@ -14,14 +14,22 @@
 //   absl::StatusOr<Value> DimValue(const jaxpr::DimExpr&);   // int64 [1]
 //   absl::StatusOr<Value> ShapeValue(const std::vector<jaxpr::DimExpr>&);
 //   absl::Status SetOut(int i, Value);             // binds output i
+//   absl::StatusOr<std::vector<Value>> Loop(       // ONNX Loop; returns the
+//       Value trip_count, std::vector<Value> inits, // final carried values
+//       std::vector<jaxpr::DType>, const NeutralLoopBody<Value>&);
+//   absl::StatusOr<std::vector<Value>> Inline(     // lowers a jaxpr's
+//       const jaxpr::ClosedJaxpr&, const std::vector<Value>& args);  // eqns
 #ifndef JAX2ONNX_PLUGIN_EMIT_H_
 #define JAX2ONNX_PLUGIN_EMIT_H_
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <variant>
 #include <vector>
+
+#include "absl/status/statusor.h"
 
 namespace jax2onnx::plugin {
 
@@ -39,6 +47,13 @@ struct OpAttr {
     return {std::move(n), std::move(v)};
   }
 };
+
+// Emits an ONNX Loop body: given the iteration number (int64 scalar) and the
+// carried values, returns the next carried values. Values of the enclosing
+// graph may be used directly (ONNX outer-scope references).
+template <typename Value>
+using NeutralLoopBody = std::function<absl::StatusOr<std::vector<Value>>(
+    Value iter, const std::vector<Value>& carried)>;
 
 }  // namespace jax2onnx::plugin
 

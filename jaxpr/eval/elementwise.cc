@@ -527,6 +527,23 @@ struct ShiftRightLogicalOp {
     return ShiftRightLogical(a, b);
   }
 };
+// The high half of the double-width product (lax.mulhi).
+struct MulhiOp {
+  template <typename C>
+  static constexpr bool kAccepts = kIsInt<C>;
+  template <typename C>
+  static C Apply(C a, C b) {
+    constexpr int kBits = 8 * sizeof(C);
+    if constexpr (std::is_signed_v<C>) {
+      const __int128 p = static_cast<__int128>(a) * static_cast<__int128>(b);
+      return static_cast<C>(p >> kBits);  // arithmetic: floor division
+    } else {
+      const unsigned __int128 p =
+          static_cast<unsigned __int128>(a) * static_cast<unsigned __int128>(b);
+      return static_cast<C>(p >> kBits);
+    }
+  }
+};
 struct ShiftRightArithmeticOp {
   template <typename C>
   static constexpr bool kAccepts = kIsInt<C>;
@@ -1247,6 +1264,7 @@ void RegisterElementwiseKernels() {
   RegisterEvalKernel("xor", &BinaryKernel<XorOp>);
   RegisterEvalKernel("shift_left", &BinaryKernel<ShiftLeftOp>);
   RegisterEvalKernel("shift_right_logical", &BinaryKernel<ShiftRightLogicalOp>);
+  RegisterEvalKernel("mulhi", &BinaryKernel<MulhiOp>);
   RegisterEvalKernel("shift_right_arithmetic",
                      &BinaryKernel<ShiftRightArithmeticOp>);
 

@@ -494,6 +494,7 @@ void RegisterLinalgKernels() {
   RegisterEvalKernel("dot_general", DotGeneralKernel);
   RegisterEvalKernel("conv_general_dilated", ConvGeneralDilatedKernel);
   linalg_internal::RegisterWindowKernels();
+  linalg_internal::RegisterDecompositionKernels();
 }
 
 }  // namespace jax2onnx::jaxpr

@@ -126,6 +126,7 @@ Array ScalarAt(const Array& a, int64_t flat);
 void StoreScalar(const Array& scalar, int64_t flat, Array* out);
 
 void RegisterWindowKernels();  // window_ops.cc
+void RegisterDecompositionKernels();  // decompositions.cc
 
 }  // namespace jax2onnx::jaxpr::linalg_internal
 

@@ -168,23 +168,16 @@ bool RanksAbove(const Array& a, int64_t i, int64_t j) {
   }
 }
 
-Result TopKKernel(const EvalContext& ctx, absl::Span<const Array> inputs) {
-  if (inputs.size() != 1) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("top_k expects 1 operand, got ", inputs.size()));
-  }
-  const Array& x = inputs[0];
-  if (x.rank() == 0) {
-    return absl::InvalidArgumentError("top_k of a scalar");
-  }
-  auto k = ctx.params().GetInt("k");
+// The k elements ranking highest (descending) or lowest (ascending) along
+// `axis` in IEEE total order, ties by the lower index, and their indices.
+template <typename Codec>
+bool RanksBelow(const Array& a, int64_t i, int64_t j) {
+  return RanksAbove<Codec>(a, j, i);
+}
+
+Result TopKAlong(const EvalContext& ctx, const Array& x,
+                 absl::StatusOr<int64_t> k, int64_t axis, bool descending) {
   if (!k.ok()) return k.status();
-  int64_t axis = x.rank() - 1;
-  if (const ParamValue* p = ctx.params().Find("axis"); p && !p->is_none()) {
-    auto a = p->AsInt("param 'axis'");
-    if (!a.ok()) return a.status();
-    axis = *a < 0 ? *a + x.rank() : *a;
-  }
   if (axis < 0 || axis >= x.rank()) {
     return absl::InvalidArgumentError(absl::StrCat(
         "top_k axis ", axis, " is outside operand ", x.TypeString()));
@@ -202,7 +195,7 @@ Result TopKKernel(const EvalContext& ctx, absl::Span<const Array> inputs) {
           return absl::InvalidArgumentError(
               absl::StrCat("top_k of complex ", x.TypeString()));
         } else {
-          ranks_above = &RanksAbove<C>;
+          ranks_above = descending ? &RanksAbove<C> : &RanksBelow<C>;
           return absl::OkStatus();
         }
       });
@@ -243,11 +236,68 @@ Result TopKKernel(const EvalContext& ctx, absl::Span<const Array> inputs) {
   return std::vector<Array>{std::move(values), std::move(indices)};
 }
 
+Result TopKKernel(const EvalContext& ctx, absl::Span<const Array> inputs) {
+  if (inputs.size() != 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("top_k expects 1 operand, got ", inputs.size()));
+  }
+  const Array& x = inputs[0];
+  if (x.rank() == 0) {
+    return absl::InvalidArgumentError("top_k of a scalar");
+  }
+  int64_t axis = x.rank() - 1;
+  if (const ParamValue* p = ctx.params().Find("axis"); p && !p->is_none()) {
+    auto a = p->AsInt("param 'axis'");
+    if (!a.ok()) return a.status();
+    axis = *a < 0 ? *a + x.rank() : *a;
+  }
+  return TopKAlong(ctx, x, ctx.params().GetInt("k"), axis, true);
+}
+
+// approx_top_k (lax.approx_max_k / approx_min_k): the exact top k, a valid
+// answer of the approximate algorithm (JAX documents ties and the order of
+// equal values as implementation-defined). Max: top_k's order; min:
+// ascending total order. aggregate_to_topk=False may return more than k
+// candidates on some backends; only a result of exactly k is computed.
+Result ApproxTopKKernel(const EvalContext& ctx,
+                        absl::Span<const Array> inputs) {
+  if (inputs.size() != 1 || ctx.num_outputs() != 2) {
+    return absl::InvalidArgumentError(
+        "approx_top_k takes 1 operand and has 2 results");
+  }
+  const Array& x = inputs[0];
+  if (x.rank() == 0) {
+    return absl::InvalidArgumentError("approx_top_k of a scalar");
+  }
+  auto dim = ctx.params().GetInt("reduction_dimension");
+  if (!dim.ok()) return dim.status();
+  auto is_max = ctx.params().GetBool("is_max_k");
+  if (!is_max.ok()) return is_max.status();
+  auto k = ctx.params().GetInt("k");
+  if (!k.ok()) return k.status();
+  const int64_t axis = *dim < 0 ? *dim + x.rank() : *dim;
+  if (axis < 0 || axis >= x.rank()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("approx_top_k reduction_dimension ", *dim, " is outside ",
+                     x.TypeString()));
+  }
+  auto out_shape = ctx.OutputShape(0);
+  if (!out_shape.ok()) return out_shape.status();
+  if ((*out_shape)[axis] != *k) {
+    return absl::UnimplementedError(absl::StrCat(
+        "approx_top_k with ", (*out_shape)[axis], " results for k=", *k,
+        " (aggregate_to_topk=False): the number of candidates is "
+        "backend-defined; only aggregate_to_topk=True is evaluated"));
+  }
+  return TopKAlong(ctx, x, k, axis, *is_max);
+}
+
 }  // namespace
 
 void RegisterSortKernels() {
   RegisterEvalKernel("sort", SortKernel);
   RegisterEvalKernel("top_k", TopKKernel);
+  RegisterEvalKernel("approx_top_k", ApproxTopKKernel);
 }
 
 }  // namespace jax2onnx::jaxpr

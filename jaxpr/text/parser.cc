@@ -289,6 +289,10 @@ class Parser {
   absl::Status ParseParams(Eqn* eqn);
   absl::Status ParseParamValue(absl::string_view key, ParamValue* out);
   absl::Status ParseJaxprTuple(ParamValue* out);
+  // `Name(key={ lambda ... }, key=VALUE, ...)`: a NamedTuple of jaxprs
+  // (custom_linear_solve's `jaxprs=_LinearSolveTuple(...)`), at `Name`.
+  bool IsCallWithJaxprsAt(size_t at) const;
+  absl::Status ParseCallWithJaxprs(ParamValue* out);
   absl::Status ParseEffects(ClosedJaxpr* jaxpr);
   ParamValue MakeRef(absl::string_view name, size_t pos);
   absl::Status ResolveShared(JaxprFile* file);
@@ -1288,10 +1292,79 @@ absl::Status Parser::ParseJaxprTuple(ParamValue* out) {
   return absl::OkStatus();
 }
 
+bool Parser::IsCallWithJaxprsAt(size_t at) const {
+  const absl::string_view name = IdentAt(at);
+  if (name.empty() || At(at + name.size()) != '(') return false;
+  int depth = 0;
+  for (size_t k = at + name.size(); k < s_.size(); ++k) {
+    const char d = s_[k];
+    if (d == '(' || d == '[') {
+      ++depth;
+    } else if (d == ')' || d == ']') {
+      if (--depth <= 0) return false;
+    } else if (d == '{' && depth == 1 && IsLambdaAt(k)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+absl::Status Parser::ParseCallWithJaxprs(ParamValue* out) {
+  const std::string callee(IdentAt(p_));
+  p_ += callee.size() + 1;  // past `Name(`
+  std::vector<std::pair<std::string, ParamValue>> args;
+  for (;;) {
+    SkipWs();
+    if (AtEnd()) return Expected("')' closing a call value");
+    if (s_[p_] == ')') {
+      ++p_;
+      break;
+    }
+    const std::string field(IdentAt(p_));
+    if (field.empty() || At(p_ + field.size()) != '=') {
+      return Expected("a 'field=' of a call value");
+    }
+    p_ += field.size() + 1;
+    SkipWs();
+    ParamValue value;
+    if (IsLambdaAt(p_)) {
+      auto jaxpr = std::make_shared<ClosedJaxpr>();
+      J2O_RETURN_IF_ERROR(ParseJaxpr(jaxpr.get()));
+      value = ParamValue::Jaxpr(std::move(jaxpr));
+    } else {
+      // A plain value up to the `,` or `)` at depth 0.
+      const size_t start = p_;
+      int depth = 0;
+      for (; p_ < s_.size(); ++p_) {
+        const char d = s_[p_];
+        if (d == '(' || d == '[' || d == '{') ++depth;
+        if (d == ')' || d == ']' || d == '}') {
+          if (depth == 0) break;
+          --depth;
+        }
+        if (d == ',' && depth == 0) break;
+      }
+      const absl::string_view text =
+          absl::StripTrailingAsciiWhitespace(s_.substr(start, p_ - start));
+      if (text.empty()) return Expected("a value of a call field");
+      if (!ParsePyValue(text, options_.max_nesting_depth, &value)) {
+        value = ParamValue::Opaque(std::string(text));
+      }
+    }
+    args.emplace_back(field, std::move(value));
+    SkipWs();
+    if (At(p_) == ',') ++p_;
+  }
+  *out = ParamValue::Call(callee, std::move(args));
+  return absl::OkStatus();
+}
+
 absl::Status Parser::ParseParamValue(absl::string_view key, ParamValue* out) {
   SkipWs();
   if (AtEnd()) return Expected(absl::StrCat("a value for param '", key, "'"));
   const char c = s_[p_];
+  if (IsIdentStart(c) && IsCallWithJaxprsAt(p_))
+    return ParseCallWithJaxprs(out);
   if (IsLambdaAt(p_)) {
     auto jaxpr = std::make_shared<ClosedJaxpr>();
     J2O_RETURN_IF_ERROR(ParseJaxpr(jaxpr.get()));

@@ -108,6 +108,7 @@ const NaryRule kNaryRules[] = {
     {"shift_left", 2, {kClassInt, kClassInt}, Result::kSame},
     {"shift_right_arithmetic", 2, {kClassInt, kClassInt}, Result::kSame},
     {"shift_right_logical", 2, {kClassInt, kClassInt}, Result::kSame},
+    {"mulhi", 2, {kClassInt, kClassInt}, Result::kSame},
     {"eq",
      2,
      {kClassAny | kClassOther, kClassAny | kClassOther},

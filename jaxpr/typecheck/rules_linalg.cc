@@ -217,7 +217,10 @@ absl::Status ConvRule(RuleContext& ctx) {
 
 }  // namespace
 
+void RegisterDecompositionRules(RuleTable& table);  // rules_decompositions.cc
+
 void RegisterLinalgRules(RuleTable& table) {
+  RegisterDecompositionRules(table);
   table["dot_general"] = {&DotGeneralRule};
   table["conv_general_dilated"] = {&ConvRule};
 }

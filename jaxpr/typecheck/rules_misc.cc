@@ -57,11 +57,44 @@ absl::Status TopKRule(RuleContext& ctx) {
   return absl::OkStatus();
 }
 
+// approx_top_k (ann.py `_approx_top_k_abstract_eval`): a float operand of
+// rank >= 1, 0 < k <= size; with aggregate_to_topk the reduced dim becomes k
+// (values, i32 indices). Without it the size is backend-defined
+// (approx_top_k_reduction_output_size): the declared results are taken.
+absl::Status ApproxTopKRule(RuleContext& ctx) {
+  J2O_RETURN_IF_ERROR(ctx.Arity(1));
+  J2O_RETURN_IF_ERROR(ctx.Outputs(2));
+  J2O_RETURN_IF_ERROR(ctx.DTypeIn(0, kClassFloat));
+  J2O_ASSIGN_OR_RETURN(int64_t k, ctx.Int("k"));
+  J2O_ASSIGN_OR_RETURN(int64_t dim, ctx.Int("reduction_dimension"));
+  J2O_ASSIGN_OR_RETURN(bool aggregate, ctx.Bool("aggregate_to_topk"));
+  J2O_RETURN_IF_ERROR(ctx.Bool("is_max_k").status());
+  const Aval& x = ctx.in(0);
+  if (x.rank() < 1) return ctx.Fail("the operand must have rank >= 1");
+  const int64_t axis64 = dim < 0 ? dim + x.rank() : dim;
+  J2O_RETURN_IF_ERROR(ctx.Axis(axis64, x.rank(), "reduction_dimension"));
+  const int axis = static_cast<int>(axis64);
+  if (k <= 0) return ctx.Fail(absl::StrCat("k must be positive, got ", k));
+  if (auto n = DimConst(x.shape[axis]); n.has_value() && *n < k) {
+    return ctx.Fail(absl::StrCat("k=", k, " exceeds the size ", *n,
+                                 " of reduction_dimension ", dim));
+  }
+  std::vector<DimExpr> shape = x.shape;
+  if (aggregate) {
+    shape[axis] = C(k);
+  } else if (ctx.out(0).is_shaped() && ctx.out(0).rank() == x.rank()) {
+    shape[axis] = ctx.out(0).shape[axis];
+  }
+  ctx.SetResults({WithShape(x, shape), MakeAval(DType::kI32, shape)});
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterMiscRules(RuleTable& table) {
   table["sort"] = {&SortRule};
   table["top_k"] = {&TopKRule};
+  table["approx_top_k"] = {&ApproxTopKRule};
 }
 
 }  // namespace jax2onnx::jaxpr::typecheck

@@ -13,6 +13,7 @@
 #include "converter/state.h"
 #include "glog/logging.h"
 #include "jaxpr/jaxpr.h"
+#include "jaxpr/status_macros.h"
 #include "plugin/emit.h"
 #include "plugin/onnx_types.h"
 
@@ -61,6 +62,47 @@ class NeutralLegacyEmitter {
   }
   absl::Status SetOut(int i, const Value& v) {
     return s_.SetOutput(eqn_, i, v);
+  }
+  // Lowers `jaxpr`'s equations inline on `args`; returns its outvars.
+  absl::StatusOr<std::vector<Value>> Inline(const jaxpr::ClosedJaxpr& jaxpr,
+                                            const std::vector<Value>& args) {
+    return s_.Inline(jaxpr, args);
+  }
+  absl::StatusOr<std::vector<Value>> Loop(
+      Value trip_count, std::vector<Value> inits,
+      const std::vector<jaxpr::DType>& dtypes,
+      const plugin::NeutralLoopBody<Value>& body) {
+    std::vector<converter::ValueInfo> infos;
+    for (jaxpr::DType d : dtypes) {
+      J2O_ASSIGN_OR_RETURN(int code, plugin::OnnxDType(d));
+      infos.push_back(converter::ValueInfo::UnknownShape(code));
+    }
+    J2O_ASSIGN_OR_RETURN(
+        onnx::GraphProto graph,
+        s_.BuildSubgraph(
+            "loop_body", [&]() -> absl::StatusOr<std::vector<Value>> {
+              Value iter = s_.AddGraphInput(
+                  "iter",
+                  converter::ValueInfo::Tensor(onnx::TensorProto::INT64, {}));
+              Value cond = s_.AddGraphInput(
+                  "cond",
+                  converter::ValueInfo::Tensor(onnx::TensorProto::BOOL, {}));
+              std::vector<Value> carried;
+              for (const converter::ValueInfo& info : infos) {
+                carried.push_back(s_.AddGraphInput("carried", info));
+              }
+              J2O_ASSIGN_OR_RETURN(std::vector<Value> next,
+                                   body(iter, carried));
+              std::vector<Value> outs = {s_.AddNode(
+                  "Identity", {cond},
+                  converter::ValueInfo::Tensor(onnx::TensorProto::BOOL, {}))};
+              outs.insert(outs.end(), next.begin(), next.end());
+              return outs;
+            }));
+    std::vector<Value> loop_in = {trip_count, ""};
+    loop_in.insert(loop_in.end(), inits.begin(), inits.end());
+    return s_.AddNodeMulti("Loop", std::move(loop_in), infos,
+                           {converter::AttrGraph("body", std::move(graph))});
   }
 
  private:

@@ -53,7 +53,12 @@ absl::Status LowerDotGeneral(LaxLegacyCtx& ctx, const jaxpr::Eqn& eqn) {
 
 }  // namespace
 
+void RegisterDecompositions();  // decompositions.cc
+void RegisterSelectWindow();    // select_window.cc
+
 void RegisterLinalg() {
+  RegisterDecompositions();
+  RegisterSelectWindow();
   plugin::Registry::Global().RegisterLegacy(
       "dot_general", &AdaptLegacy<&LowerDotGeneral>,
       {{"MatMul", "Einsum", "Cast"},

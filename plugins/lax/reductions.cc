@@ -3,6 +3,7 @@
 // the IR pipeline.
 #include "absl/status/status.h"
 #include "plugin/onnx_types.h"
+#include "plugin/reduce_plan.h"
 #include "plugin/reduction_plan.h"
 #include "plugin/registry.h"
 #include "plugins/lax/legacy_emitter.h"
@@ -12,6 +13,13 @@ namespace jax2onnx::plugins {
 
 void RegisterReductions() {
   plugin::Registry& r = plugin::Registry::Global();
+  r.RegisterLegacy(
+      "reduce",
+      &WithNeutralEmitter<&plugin::LowerGenericReduce<NeutralLegacyEmitter>>,
+      {{"Loop", "Transpose", "Reshape", "Gather", "Expand"},
+       plugin::kMinOpset,
+       "variadic: one Loop over the reduced elements in row-major order, the "
+       "scalar combiner inlined on whole slices; elementwise combiners only"});
   for (const char* name : plugin::ReducePrimitives()) {
     r.RegisterLegacy(
         name, &WithNeutralEmitter<&plugin::LowerReduce<NeutralLegacyEmitter>>,

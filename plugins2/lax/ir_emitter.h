@@ -3,6 +3,7 @@
 #ifndef JAX2ONNX_PLUGINS2_LAX_IR_EMITTER_H_
 #define JAX2ONNX_PLUGINS2_LAX_IR_EMITTER_H_
 
+#include <memory>
 #include <string>
 #include <utility>
 #include <variant>
@@ -10,6 +11,7 @@
 
 #include "converter2/lowering_context.h"
 #include "jaxpr/jaxpr.h"
+#include "jaxpr/status_macros.h"
 #include "plugin/emit.h"
 #include "plugin/onnx_types.h"
 
@@ -53,6 +55,55 @@ class NeutralIrEmitter {
     return ctx_.ShapeValue(d);
   }
   absl::Status SetOut(int i, Value v) { return ctx_.SetOutput(eqn_, i, v); }
+  // Lowers `jaxpr`'s equations inline on `args`; returns its outvars.
+  absl::StatusOr<std::vector<Value>> Inline(const jaxpr::ClosedJaxpr& jaxpr,
+                                            const std::vector<Value>& args) {
+    return ctx_.Inline(jaxpr, args);
+  }
+  absl::StatusOr<std::vector<Value>> Loop(
+      Value trip_count, std::vector<Value> inits,
+      const std::vector<jaxpr::DType>& dtypes,
+      const plugin::NeutralLoopBody<Value>& body) {
+    std::vector<int> codes;
+    for (jaxpr::DType d : dtypes) {
+      J2O_ASSIGN_OR_RETURN(int code, plugin::OnnxDType(d));
+      codes.push_back(code);
+    }
+    J2O_ASSIGN_OR_RETURN(
+        std::unique_ptr<ir::Graph> graph,
+        ctx_.BuildSubgraph(
+            "loop_body", [&]() -> absl::StatusOr<std::vector<Value>> {
+              Value iter = ctx_.AddGraphInput(
+                  "iter",
+                  ir::Type::Tensor(onnx::TensorProto::INT64, ir::Shape{}));
+              Value cond = ctx_.AddGraphInput(
+                  "cond",
+                  ir::Type::Tensor(onnx::TensorProto::BOOL, ir::Shape{}));
+              std::vector<Value> carried;
+              for (int code : codes) {
+                carried.push_back(
+                    ctx_.AddGraphInput("carried", ir::Type::Tensor(code)));
+              }
+              J2O_ASSIGN_OR_RETURN(std::vector<Value> next,
+                                   body(iter, carried));
+              Value cond_out = ctx_.Op("Identity", {cond});
+              cond_out->SetType(
+                  ir::Type::Tensor(onnx::TensorProto::BOOL, ir::Shape{}));
+              std::vector<Value> outs = {cond_out};
+              for (size_t k = 0; k < next.size(); ++k) {
+                next[k]->SetType(ir::Type::Tensor(codes[k]));
+                outs.push_back(next[k]);
+              }
+              return outs;
+            }));
+    std::vector<Value> loop_in = {trip_count, nullptr};
+    loop_in.insert(loop_in.end(), inits.begin(), inits.end());
+    std::vector<Value> outs = ctx_.OpMulti(
+        "Loop", std::move(loop_in), static_cast<int>(inits.size()),
+        converter2::Attrs(ir::Attr::GraphValue("body", std::move(graph))));
+    for (size_t k = 0; k < outs.size(); ++k) outs[k]->SetDtype(codes[k]);
+    return outs;
+  }
 
  private:
   static ir::Attr ToIr(plugin::OpAttr a) {

@@ -52,7 +52,12 @@ absl::Status LowerDotGeneral(LoweringContext& ctx, const jaxpr::Eqn& eqn) {
 
 }  // namespace
 
+void RegisterDecompositions();  // decompositions.cc
+void RegisterSelectWindow();    // select_window.cc
+
 void RegisterLinalg() {
+  RegisterDecompositions();
+  RegisterSelectWindow();
   plugin::Registry::Global().RegisterIr(
       "dot_general", &LowerDotGeneral,
       {{"MatMul", "Einsum", "Cast"},

@@ -4,6 +4,7 @@
 #include "absl/status/status.h"
 #include "converter2/lowering_context.h"
 #include "plugin/onnx_types.h"
+#include "plugin/reduce_plan.h"
 #include "plugin/reduction_plan.h"
 #include "plugin/registry.h"
 #include "plugins2/lax/ir_emitter.h"
@@ -13,6 +14,13 @@ namespace jax2onnx::plugins2 {
 
 void RegisterReductions() {
   plugin::Registry& r = plugin::Registry::Global();
+  r.RegisterIr(
+      "reduce",
+      &WithNeutralEmitter<&plugin::LowerGenericReduce<NeutralIrEmitter>>,
+      {{"Loop", "Transpose", "Reshape", "Gather", "Expand"},
+       plugin::kMinOpset,
+       "variadic: one Loop over the reduced elements in row-major order, the "
+       "scalar combiner inlined on whole slices; elementwise combiners only"});
   for (const char* name : plugin::ReducePrimitives()) {
     r.RegisterIr(name,
                  &WithNeutralEmitter<&plugin::LowerReduce<NeutralIrEmitter>>,

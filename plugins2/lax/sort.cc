@@ -1,5 +1,6 @@
 // IR lowerings of sort and top_k; the recipes are in plugin/sort_plan.h,
 // shared with the legacy pipeline.
+#include "plugin/approx_top_k_plan.h"
 #include "plugin/onnx_types.h"
 #include "plugin/registry.h"
 #include "plugin/sort_plan.h"
@@ -24,6 +25,14 @@ void RegisterSort() {
        "descending, ties by lower index, NaN first and +0.0 above -0.0 via "
        "extra stable passes; every NaN ranks as +NaN (ONNX cannot see a "
        "NaN's sign); complex refused"});
+  registry.RegisterIr(
+      "approx_top_k",
+      &WithNeutralEmitter<&plugin::LowerApproxTopK<NeutralIrEmitter>>,
+      {{"TopK", "GatherElements", "Slice", "IsNaN", "Where", "Cast"},
+       plugin::kMinOpset,
+       "the exact top k (a valid approximate answer): max in top_k's order, "
+       "min ascending (-0.0 before +0.0, NaN last); aggregate_to_topk=False "
+       "with more than k candidates refused"});
 }
 
 }  // namespace jax2onnx::plugins2

@@ -502,5 +502,36 @@ TEST(ParserErrorTest, ParseEquationsUsesTheScope) {
   EXPECT_EQ((*eqns)[1].inputs[1].var->aval.kind, Aval::Kind::kOpaque);
 }
 
+// custom_linear_solve prints its jaxprs inside a NamedTuple's repr; the
+// fields are parsed as jaxprs (and None), and the text round-trips.
+TEST(ParserCallValueTest, NamedTupleOfJaxprsParsesAndRoundTrips) {
+  const std::string text =
+      "{ lambda ; a:f32[2] b:f32[2]. let\n"
+      "    c:f32[2] = custom_linear_solve[\n"
+      "      const_lengths=_LinearSolveTuple(matvec=1, vecmat=0, solve=1, "
+      "transpose_solve=0)\n"
+      "      jaxprs=_LinearSolveTuple(matvec={ lambda ; d:f32[2] e:f32[2]. "
+      "let f:f32[2] = mul d e in (f,) }, vecmat=None, solve={ lambda ; "
+      "g:f32[2] h:f32[2]. let i:f32[2] = div h g in (i,) }, "
+      "transpose_solve=None)\n"
+      "    ] a a b\n"
+      "  in (c,) }";
+  auto file = ParseJaxprText(text, "test.jaxpr");
+  ASSERT_TRUE(file.ok()) << file.status();
+  const Params& params = file->main->eqns[0].params;
+  auto jaxprs = params.GetCall("jaxprs", "_LinearSolveTuple");
+  ASSERT_TRUE(jaxprs.ok()) << jaxprs.status();
+  const ParamValue* solve = (*jaxprs)->Field("solve");
+  ASSERT_NE(solve, nullptr);
+  ASSERT_NE(solve->jaxpr(), nullptr);
+  EXPECT_EQ(solve->jaxpr()->eqns[0].primitive, "div");
+  ASSERT_NE((*jaxprs)->Field("vecmat"), nullptr);
+  EXPECT_TRUE((*jaxprs)->Field("vecmat")->is_none());
+  auto again = ParseJaxprText(PrintJaxprFile(*file), "again.jaxpr");
+  ASSERT_TRUE(again.ok()) << again.status() << "\n" << PrintJaxprFile(*file);
+  std::string diff;
+  EXPECT_TRUE(StructurallyEqual(*file, *again, &diff)) << diff;
+}
+
 }  // namespace
 }  // namespace jax2onnx::jaxpr

@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Node counts of the Loop lowerings of the matrix factorizations and solves
+# (plugin/linalg_plan.h, eig_plan.h, qr_plan.h) for n = 4, 64, 512 on both
+# pipelines: the count is the same for every n (one Loop whose body works on
+# whole matrices), so the graph is constant, not cubic, in the matrix size.
+# Counts every node, including those inside Loop bodies (protoc decodes the
+# model with libonnx-dev's onnx.proto).
+#
+#   bench/linalg_graph_size.sh [BUILD_DIR]
+set -euo pipefail
+
+build=${1:-build}
+bin=$(cd "$build" && pwd)/bin/jax2onnx
+proto_dir=/usr/include/onnx
+work=$(mktemp -d "${TMPDIR:-/tmp}/j2o-linalg-XXXXXX")
+trap 'rm -rf "$work"' EXIT
+
+bundle() {  # name n
+  local n=$2
+  case $1 in
+    cholesky)
+      echo "{ lambda ; a:f32[$n,$n]. let b:f32[$n,$n] = cholesky a in (b,) }" ;;
+    triangular_solve)
+      echo "{ lambda ; a:f32[$n,$n] b:f32[$n,4]. let c:f32[$n,4] = triangular_solve[conjugate_a=False left_side=True lower=True transpose_a=False unit_diagonal=False] a b in (c,) }" ;;
+    lu)
+      echo "{ lambda ; a:f32[$n,$n]. let b:f32[$n,$n] c:i32[$n] d:i32[$n] = lu a in (b, c, d) }" ;;
+    qr)
+      echo "{ lambda ; a:f32[$n,$n]. let b:f32[$n,$n] c:f32[$n,$n] = qr[full_matrices=False pivoting=False use_magma=None] a in (b, c) }" ;;
+    eigh)
+      echo "{ lambda ; a:f32[$n,$n]. let b:f32[$n,$n] c:f32[$n] = eigh[algorithm=None lower=True sort_eigenvalues=True subset_by_index=None] a in (b, c) }" ;;
+    svd)
+      echo "{ lambda ; a:f32[$n,$n]. let b:f32[$n] c:f32[$n,$n] d:f32[$n,$n] = svd[algorithm=None compute_uv=True full_matrices=False subset_by_index=None] a in (b, c, d) }" ;;
+    tridiagonal_solve)
+      echo "{ lambda ; a:f32[$n] b:f32[$n] c:f32[$n] d:f32[$n,4]. let e:f32[$n,4] = tridiagonal_solve[perturb_singular=False] a b c d in (e,) }" ;;
+  esac
+}
+
+printf '%-17s %-7s %6s %6s %6s\n' primitive pipeline n=4 n=64 n=512
+for prim in cholesky triangular_solve lu qr eigh svd tridiagonal_solve; do
+  for pipeline in legacy ir; do
+    flag=--use_onnx_ir=true
+    [ "$pipeline" = legacy ] && flag=--use_onnx_ir=false
+    counts=()
+    for n in 4 64 512; do
+      bundle "$prim" "$n" > "$work/$prim$n.jaxpr"
+      "$bin" convert "$work/$prim$n.jaxpr" -o "$work/$prim$n.onnx" "$flag" -q
+      counts+=("$(protoc --proto_path="$proto_dir" --decode=onnx.ModelProto \
+        "$proto_dir/onnx.proto" < "$work/$prim$n.onnx" | grep -c 'op_type:')")
+    done
+    printf '%-17s %-7s %6s %6s %6s\n' "$prim" "$pipeline" "${counts[@]}"
+  done
+done

@@ -1,0 +1,300 @@
+// Pipeline-independent lowerings of eigh and svd by cyclic Jacobi rotations
+// in one ONNX Loop (constant graph size in n, symbolic n included).
+//
+// eigh: two-sided Jacobi on the symmetric matrix read from the `lower` (or
+// upper) triangle; iteration i rotates the pair (p, q) = ((i mod n²) / n,
+// i mod n) when p < q (Golub & Van Loan, sym.schur2: tau = (a_qq - a_pp) /
+// (2 a_pq), t = sign(tau) / (|tau| + sqrt(1 + tau²)), c = 1/sqrt(1 + t²),
+// s = t c), updating two rows and two columns of A and two columns of V.
+// After kSweeps sweeps the eigenvalues are the diagonal, sorted ascending
+// (LAPACK syevd's order) with the eigenvector columns permuted alike.
+// svd: one-sided (Hestenes) Jacobi on the columns of A (of Aᵀ when m < n):
+// the pair rotation that makes columns p and q orthogonal; singular values
+// are the column norms, sorted descending, U the normalized columns, Vᵀ from
+// the accumulated rotations.
+//
+// Jacobi converges quadratically once the off-diagonal part is small; a
+// fixed kSweeps = 10 sweeps reaches f64 rounding for the well-conditioned
+// matrices of moderate n (<= ~100) we test. Eigen/singular vectors are
+// unique only up to sign (and rotation within repeated values): they can
+// differ from LAPACK's, so tests compare reconstructions.
+#ifndef JAX2ONNX_PLUGIN_EIG_PLAN_H_
+#define JAX2ONNX_PLUGIN_EIG_PLAN_H_
+
+#include <algorithm>
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "jaxpr/jaxpr.h"
+#include "jaxpr/status_macros.h"
+#include "plugin/linalg_plan.h"
+
+namespace jax2onnx::plugin {
+namespace eig_plan {
+
+inline constexpr int64_t kSweeps = 10;
+
+template <class E>
+using V = typename E::Value;
+
+// The (p, q) pair of iteration `it` and whether it rotates (p < q).
+template <class E>
+struct Pair {
+  V<E> p, q, active;
+};
+template <class E>
+Pair<E> PairOf(linalg_plan::Builder<E>& b, V<E> it, V<E> n, V<E> nn) {
+  using jaxpr::DType;
+  V<E> idx = b.Bin("Mod", it, nn, DType::kI64);
+  return {b.Bin("Div", idx, n, DType::kI64), b.Bin("Mod", idx, n, DType::kI64),
+          b.Bin("Less", b.Bin("Div", idx, n, DType::kI64),
+                b.Bin("Mod", idx, n, DType::kI64), DType::kBool)};
+}
+
+// (c, s) = the Jacobi rotation for zeta = (y - x) / (2 z); identity where
+// !active or z == 0. Results have the shape of x with a trailing 1.
+template <class E>
+std::pair<V<E>, V<E>> Rotation(linalg_plan::Builder<E>& b, V<E> x, V<E> y,
+                               V<E> z, V<E> active, int out_rank) {
+  using jaxpr::DType;
+  auto& e = b.e;
+  const DType dt = b.dt;
+  V<E> zero = b.Scalar(0);
+  V<E> one = b.Scalar(1);
+  V<E> on = e.Op("And",
+                 {active, e.Op("Not", {b.Bin("Equal", z, zero, DType::kBool)},
+                               DType::kBool)},
+                 DType::kBool);
+  V<E> z_safe = b.Where(on, z, one, dt);
+  V<E> zeta = b.Bin("Div", b.Bin("Sub", y, x, dt),
+                    b.Bin("Mul", b.Scalar(2), z_safe, dt), dt);
+  V<E> sign = b.Where(b.Bin("GreaterOrEqual", zeta, zero, DType::kBool), one,
+                      b.Scalar(-1), dt);
+  V<E> root =
+      e.Op("Sqrt", {b.Bin("Add", one, b.Bin("Mul", zeta, zeta, dt), dt)}, dt);
+  V<E> t =
+      b.Bin("Div", sign, b.Bin("Add", e.Op("Abs", {zeta}, dt), root, dt), dt);
+  V<E> c = b.Bin(
+      "Div", one,
+      e.Op("Sqrt", {b.Bin("Add", one, b.Bin("Mul", t, t, dt), dt)}, dt), dt);
+  V<E> s = b.Bin("Mul", t, c, dt);
+  c = b.Where(on, c, one, dt);
+  s = b.Where(on, s, zero, dt);
+  return {b.Unsqueeze(c, out_rank - 1, dt), b.Unsqueeze(s, out_rank - 1, dt)};
+}
+
+// Replaces rows (axis = rank-2) or columns (axis = rank-1) p and q of m by
+// c*m_p - s*m_q and s*m_p + c*m_q.
+template <class E>
+V<E> Rotate(linalg_plan::Builder<E>& b, V<E> m, V<E> p, V<E> q, V<E> c, V<E> s,
+            V<E> ids, int rank, int axis) {
+  using jaxpr::DType;
+  const DType dt = b.dt;
+  V<E> mp = b.Take(m, p, axis, dt);
+  V<E> mq = b.Take(m, q, axis, dt);
+  V<E> np = b.Bin("Sub", b.Bin("Mul", c, mp, dt), b.Bin("Mul", s, mq, dt), dt);
+  V<E> nq = b.Bin("Add", b.Bin("Mul", s, mp, dt), b.Bin("Mul", c, mq, dt), dt);
+  return b.Where(b.Bin("Equal", ids, p, DType::kBool),
+                 b.Unsqueeze(np, axis, dt),
+                 b.Where(b.Bin("Equal", ids, q, DType::kBool),
+                         b.Unsqueeze(nq, axis, dt), m, dt),
+                 dt);
+}
+
+// Identity matrices of x's shape [..., n, n].
+template <class E>
+V<E> EyeLike(linalg_plan::Builder<E>& b, V<E> x, V<E> eye_mask) {
+  using jaxpr::DType;
+  V<E> eye = b.Cast(eye_mask, b.dt);
+  return b.e.Op("Expand", {eye, b.e.Op("Shape", {x}, DType::kI64)}, b.dt);
+}
+
+// Sorts the last axis of `values` ([..., k]) and permutes the matching
+// columns (column_axis) of `vectors`.
+template <class E>
+std::pair<V<E>, V<E>> SortWithVectors(linalg_plan::Builder<E>& b, V<E> values,
+                                      V<E> k, V<E> vectors, int rank,
+                                      bool ascending) {
+  using jaxpr::DType;
+  auto& e = b.e;
+  std::vector<V<E>> top = e.OpMulti(
+      "TopK", {values, b.Unsqueeze(k, 0, DType::kI64)}, {b.dt, DType::kI64},
+      {OpAttr::Int("axis", rank - 2), OpAttr::Int("largest", ascending ? 0 : 1),
+       OpAttr::Int("sorted", 1)});
+  V<E> idx = e.Op("Expand",
+                  {b.Unsqueeze(top[1], rank - 2, DType::kI64),
+                   e.Op("Shape", {vectors}, DType::kI64)},
+                  DType::kI64);
+  V<E> permuted = e.Op("GatherElements", {vectors, idx}, b.dt,
+                       {OpAttr::Int("axis", rank - 1)});
+  return {top[0], permuted};
+}
+
+}  // namespace eig_plan
+
+// eigh(a) -> (v, w): see the file comment.
+template <class E>
+absl::Status LowerEigh(E& e) {
+  using jaxpr::DType;
+  namespace lp = linalg_plan;
+  namespace ep = eig_plan;
+  using Val = typename E::Value;
+  const jaxpr::Eqn& eqn = e.eqn();
+  if (eqn.inputs.size() != 1 || eqn.outputs.size() != 2) {
+    return absl::InvalidArgumentError("eigh takes 1 operand, 2 results");
+  }
+  const jaxpr::Aval& aval = eqn.outputs[0]->aval;
+  const DType dt = aval.dtype;
+  J2O_RETURN_IF_ERROR(lp::CheckRealFloat(dt, "eigh"));
+  const int rank = aval.rank();
+  J2O_ASSIGN_OR_RETURN(bool lower, eqn.params.GetBool("lower"));
+  if (const jaxpr::ParamValue* sub = eqn.params.Find("subset_by_index");
+      sub != nullptr && !sub->is_none()) {
+    return absl::UnimplementedError(
+        "eigh with subset_by_index is not lowered (JAX's CPU lowering "
+        "rejects it too)");
+  }
+  lp::Builder<E> b{e, dt};
+  J2O_ASSIGN_OR_RETURN(Val a, e.In(0));
+  J2O_ASSIGN_OR_RETURN(Val n, b.Size(aval.shape[rank - 1]));
+  Val iota = b.Iota(n);
+  Val rows = b.Unsqueeze(iota, 1, DType::kI64);
+  Val strict = b.Bin(lower ? "Greater" : "Less", rows, iota, DType::kBool);
+  Val eye = b.Bin("Equal", rows, iota, DType::kBool);
+  // The symmetric matrix of the named triangle.
+  Val off = b.Where(strict, a, b.Scalar(0), dt);
+  Val sym = b.Bin("Add", b.Bin("Add", off, b.TransposeLast2(off, rank, dt), dt),
+                  b.Where(eye, a, b.Scalar(0), dt), dt);
+  Val nn = b.Bin("Mul", n, n, DType::kI64);
+  Val trip = b.Bin("Mul", nn, b.ScalarI64(ep::kSweeps), DType::kI64);
+  J2O_ASSIGN_OR_RETURN(
+      std::vector<Val> out,
+      e.Loop(trip, {sym, ep::EyeLike(b, sym, eye)}, {dt, dt},
+             [&](Val it, const std::vector<Val>& carried)
+                 -> absl::StatusOr<std::vector<Val>> {
+               Val m = carried[0];
+               Val v = carried[1];
+               ep::Pair<E> pq = ep::PairOf(b, it, n, nn);
+               Val row_p = b.Take(m, pq.p, rank - 2, dt);
+               Val row_q = b.Take(m, pq.q, rank - 2, dt);
+               Val app = b.Take(row_p, pq.p, rank - 2, dt);
+               Val aqq = b.Take(row_q, pq.q, rank - 2, dt);
+               Val apq = b.Take(row_p, pq.q, rank - 2, dt);
+               auto [c, s] =
+                   ep::Rotation(b, app, aqq, apq, pq.active, rank - 1);
+               m = ep::Rotate(b, m, pq.p, pq.q, c, s, rows, rank, rank - 2);
+               m = ep::Rotate(b, m, pq.p, pq.q, c, s, iota, rank, rank - 1);
+               v = ep::Rotate(b, v, pq.p, pq.q, c, s, iota, rank, rank - 1);
+               return std::vector<Val>{m, v};
+             }));
+  Val w = e.Op("ReduceSum",
+               {b.Where(eye, out[0], b.Scalar(0), dt), b.Axes({rank - 1})}, dt,
+               {OpAttr::Int("keepdims", 0)});
+  auto [sorted_w, sorted_v] =
+      ep::SortWithVectors(b, w, n, out[1], rank, /*ascending=*/true);
+  J2O_RETURN_IF_ERROR(e.SetOut(0, sorted_v));
+  return e.SetOut(1, sorted_w);
+}
+
+// svd(a) -> (s[, u, vt]): see the file comment. full_matrices needs a
+// square matrix (completing U or V is not lowered).
+template <class E>
+absl::Status LowerSvd(E& e) {
+  using jaxpr::DType;
+  namespace lp = linalg_plan;
+  namespace ep = eig_plan;
+  using Val = typename E::Value;
+  const jaxpr::Eqn& eqn = e.eqn();
+  if (eqn.inputs.size() != 1 || eqn.inputs[0].is_literal()) {
+    return absl::InvalidArgumentError("svd takes 1 variable operand");
+  }
+  const jaxpr::Aval& aval = eqn.inputs[0].var->aval;
+  const DType dt = aval.dtype;
+  J2O_RETURN_IF_ERROR(lp::CheckRealFloat(dt, "svd"));
+  const int rank = aval.rank();
+  if (rank < 2) return absl::InvalidArgumentError("svd: rank must be >= 2");
+  J2O_ASSIGN_OR_RETURN(bool compute_uv, eqn.params.GetBool("compute_uv"));
+  J2O_ASSIGN_OR_RETURN(bool full, eqn.params.GetBool("full_matrices"));
+  if (const jaxpr::ParamValue* sub = eqn.params.Find("subset_by_index");
+      sub != nullptr && !sub->is_none()) {
+    return absl::UnimplementedError("svd with subset_by_index is not lowered");
+  }
+  const jaxpr::DimExpr& m_dim = aval.shape[rank - 2];
+  const jaxpr::DimExpr& n_dim = aval.shape[rank - 1];
+  if (!m_dim.is_constant() || !n_dim.is_constant()) {
+    return absl::UnimplementedError(
+        "svd needs static matrix dims (which side is longer decides the "
+        "algorithm's layout)");
+  }
+  const int64_t m0 = m_dim.constant_value(), n0 = n_dim.constant_value();
+  if (full && compute_uv && m0 != n0) {
+    return absl::UnimplementedError(absl::StrCat(
+        "svd with full_matrices=True on a non-square ", m0, "x", n0,
+        " matrix is not lowered (completing the orthonormal basis)"));
+  }
+  if (std::min(m0, n0) == 0) {
+    return absl::UnimplementedError("svd of an empty matrix is not lowered");
+  }
+  lp::Builder<E> b{e, dt};
+  J2O_ASSIGN_OR_RETURN(Val a, e.In(0));
+  const bool wide = m0 < n0;  // work on Aᵀ, tall
+  if (wide) a = b.TransposeLast2(a, rank, dt);
+  const int64_t cols = std::min(m0, n0);
+  Val n = b.ScalarI64(cols);
+  Val iota = b.Iota(n);
+  Val eye =
+      b.Bin("Equal", b.Unsqueeze(iota, 1, DType::kI64), iota, DType::kBool);
+  // V starts as the identity of [..., cols, cols]: the Gram shape.
+  Val gram = e.Op("MatMul", {b.TransposeLast2(a, rank, dt), a}, dt);
+  Val nn = b.ScalarI64(cols * cols);
+  Val trip = b.ScalarI64(cols * cols * ep::kSweeps);
+  J2O_ASSIGN_OR_RETURN(
+      std::vector<Val> out,
+      e.Loop(trip, {a, ep::EyeLike(b, gram, eye)}, {dt, dt},
+             [&](Val it, const std::vector<Val>& carried)
+                 -> absl::StatusOr<std::vector<Val>> {
+               Val u = carried[0];
+               Val v = carried[1];
+               ep::Pair<E> pq = ep::PairOf(b, it, n, nn);
+               Val up = b.Take(u, pq.p, rank - 1, dt);
+               Val uq = b.Take(u, pq.q, rank - 1, dt);
+               auto dot = [&](Val x, Val y) {
+                 return e.Op("ReduceSum",
+                             {b.Bin("Mul", x, y, dt), b.Axes({rank - 2})}, dt,
+                             {OpAttr::Int("keepdims", 0)});
+               };
+               auto [c, s] = ep::Rotation(b, dot(up, up), dot(uq, uq),
+                                          dot(up, uq), pq.active, rank - 1);
+               u = ep::Rotate(b, u, pq.p, pq.q, c, s, iota, rank, rank - 1);
+               v = ep::Rotate(b, v, pq.p, pq.q, c, s, iota, rank, rank - 1);
+               return std::vector<Val>{u, v};
+             }));
+  Val norms = e.Op(
+      "Sqrt",
+      {e.Op("ReduceSum", {b.Bin("Mul", out[0], out[0], dt), b.Axes({rank - 2})},
+            dt, {OpAttr::Int("keepdims", 0)})},
+      dt);  // [..., cols]
+  auto [sigma, v_sorted] =
+      ep::SortWithVectors(b, norms, n, out[1], rank, /*ascending=*/false);
+  J2O_RETURN_IF_ERROR(e.SetOut(0, sigma));
+  if (!compute_uv) return absl::OkStatus();
+  auto [unused, u_sorted] =
+      ep::SortWithVectors(b, norms, n, out[0], rank, /*ascending=*/false);
+  Val safe = b.Where(b.Bin("Greater", sigma, b.Scalar(0), DType::kBool), sigma,
+                     b.Scalar(1), dt);
+  Val u_unit = b.Bin("Div", u_sorted, b.Unsqueeze(safe, rank - 2, dt), dt);
+  // A = U S Vᵀ (tall); for a wide A, Aᵀ = U' S V'ᵀ gives U = V', Vᵀ = U'ᵀ.
+  if (wide) {
+    J2O_RETURN_IF_ERROR(e.SetOut(1, v_sorted));
+    return e.SetOut(2, b.TransposeLast2(u_unit, rank, dt));
+  }
+  J2O_RETURN_IF_ERROR(e.SetOut(1, u_unit));
+  return e.SetOut(2, b.TransposeLast2(v_sorted, rank, dt));
+}
+
+}  // namespace jax2onnx::plugin
+
+#endif  // JAX2ONNX_PLUGIN_EIG_PLAN_H_

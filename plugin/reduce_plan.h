@@ -1,0 +1,257 @@
+// Pipeline-independent lowering of the generic (variadic) `reduce`
+// primitive, e.g. an argmax written by hand with lax.reduce over (values,
+// iota): reduce[computation=... consts=() dimensions=(..) jaxpr={ lambda ;
+// acc..., x... . ... }] operands... inits...
+//
+// The reduced dims are transposed to the front and flattened to one axis of
+// length R; one ONNX Loop over r = 0..R-1 applies the combiner from the init
+// values in row-major order of the reduced dims (the interpreter's order;
+// XLA leaves the order unspecified, so an associative combiner gives XLA's
+// result and a non-associative one this order's). The combiner jaxpr is
+// scalar; it is lowered inline in the Loop body on whole [kept dims...]
+// slices after a copy with every scalar aval widened to that shape, which is
+// exact for the elementwise primitives it may use (checked: others refuse).
+#ifndef JAX2ONNX_PLUGIN_REDUCE_PLAN_H_
+#define JAX2ONNX_PLUGIN_REDUCE_PLAN_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "jaxpr/jaxpr.h"
+#include "jaxpr/status_macros.h"
+#include "plugin/elementwise_plan.h"
+#include "plugin/emit.h"
+
+namespace jax2onnx::plugin {
+namespace reduce_plan {
+
+// Elementwise primitives whose lowering is the same on scalars and on
+// equal-shaped tensors.
+inline bool IsElementwise(absl::string_view prim) {
+  static const auto* kOk =
+      new absl::flat_hash_set<std::string>{"add",
+                                           "add_any",
+                                           "sub",
+                                           "mul",
+                                           "div",
+                                           "rem",
+                                           "max",
+                                           "min",
+                                           "neg",
+                                           "abs",
+                                           "sign",
+                                           "select_n",
+                                           "eq",
+                                           "ne",
+                                           "lt",
+                                           "le",
+                                           "gt",
+                                           "ge",
+                                           "and",
+                                           "or",
+                                           "not",
+                                           "xor",
+                                           "convert_element_type",
+                                           "exp",
+                                           "log",
+                                           "log1p",
+                                           "expm1",
+                                           "logistic",
+                                           "tanh",
+                                           "sqrt",
+                                           "rsqrt",
+                                           "pow",
+                                           "integer_pow",
+                                           "square",
+                                           "nextafter",
+                                           "is_finite",
+                                           "floor",
+                                           "ceil",
+                                           "round",
+                                           "clamp",
+                                           "copy",
+                                           "copy_p",
+                                           "stop_gradient",
+                                           "shift_left",
+                                           "shift_right_logical",
+                                           "shift_right_arithmetic",
+                                           "population_count",
+                                           "clz",
+                                           "atan2"};
+  return kOk->contains(prim);
+}
+
+// A copy of the scalar combiner with every aval given `shape` (scalar
+// literals stay scalars and broadcast).
+inline absl::StatusOr<std::unique_ptr<jaxpr::ClosedJaxpr>> Widened(
+    const jaxpr::ClosedJaxpr& body, const std::vector<jaxpr::DimExpr>& shape) {
+  if (!body.constvars.empty()) {
+    return absl::UnimplementedError(absl::StrCat(
+        "reduce: the combiner jaxpr has ", body.constvars.size(),
+        " constvars whose values the printed text does not carry"));
+  }
+  auto out = std::make_unique<jaxpr::ClosedJaxpr>();
+  absl::flat_hash_map<const jaxpr::Var*, jaxpr::Var*> map;
+  auto widen = [&](const jaxpr::Var* v) -> absl::StatusOr<jaxpr::Var*> {
+    if (!v->aval.is_shaped() || v->aval.rank() != 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("reduce: combiner var ", v->name, " is ",
+                       v->aval.ToString(), ", not a scalar"));
+    }
+    jaxpr::Aval aval = v->aval;
+    aval.shape = shape;
+    jaxpr::Var* w = out->NewVar(v->name, aval, v->is_drop);
+    map[v] = w;
+    return w;
+  };
+  for (const jaxpr::Var* v : body.invars) {
+    J2O_ASSIGN_OR_RETURN(jaxpr::Var * w, widen(v));
+    out->invars.push_back(w);
+  }
+  for (const jaxpr::Eqn& eqn : body.eqns) {
+    if (!IsElementwise(eqn.primitive)) {
+      return absl::UnimplementedError(absl::StrCat(
+          "reduce: combiner primitive '", eqn.primitive,
+          "' is not elementwise; only elementwise combiners are lowered"));
+    }
+    jaxpr::Eqn copy;
+    copy.primitive = eqn.primitive;
+    copy.params = eqn.params;
+    copy.loc = eqn.loc;
+    for (const jaxpr::Atom& a : eqn.inputs) {
+      if (a.is_literal()) {
+        copy.inputs.push_back(a);
+        continue;
+      }
+      auto it = map.find(a.var);
+      if (it == map.end()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("reduce: combiner var ", a.var->name, " is unbound"));
+      }
+      copy.inputs.push_back(jaxpr::Atom::OfVar(it->second));
+    }
+    for (const jaxpr::Var* v : eqn.outputs) {
+      J2O_ASSIGN_OR_RETURN(jaxpr::Var * w, widen(v));
+      copy.outputs.push_back(w);
+    }
+    out->eqns.push_back(std::move(copy));
+  }
+  for (const jaxpr::Atom& a : body.outvars) {
+    if (a.is_literal()) {
+      return absl::UnimplementedError(
+          "reduce: a combiner returning a literal is not lowered");
+    }
+    auto it = map.find(a.var);
+    if (it == map.end()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("reduce: combiner output ", a.var->name, " is unbound"));
+    }
+    out->outvars.push_back(jaxpr::Atom::OfVar(it->second));
+  }
+  return out;
+}
+
+}  // namespace reduce_plan
+
+template <class E>
+absl::Status LowerGenericReduce(E& e) {
+  using jaxpr::DType;
+  using Val = typename E::Value;
+  const jaxpr::Eqn& eqn = e.eqn();
+  const int total = static_cast<int>(eqn.inputs.size());
+  const int n = total / 2;
+  if (total == 0 || total % 2 != 0 ||
+      static_cast<int>(eqn.outputs.size()) != n) {
+    return absl::InvalidArgumentError(
+        "reduce takes operands, as many init values, and as many results");
+  }
+  for (int i = 0; i < n; ++i) {
+    if (eqn.inputs[i].is_literal()) {
+      return absl::InvalidArgumentError("reduce: operands must be variables");
+    }
+  }
+  const jaxpr::Aval& in = eqn.inputs[0].var->aval;
+  const int rank = in.rank();
+  J2O_ASSIGN_OR_RETURN(std::vector<int64_t> dims,
+                       eqn.params.GetIntList("dimensions"));
+  J2O_ASSIGN_OR_RETURN(const jaxpr::ClosedJaxpr* body,
+                       eqn.params.GetJaxpr("jaxpr"));
+  std::vector<bool> reduced(rank, false);
+  for (int64_t d : dims) {
+    if (d < 0 || d >= rank || reduced[d]) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("reduce: bad dimensions for rank ", rank));
+    }
+    reduced[d] = true;
+  }
+  std::vector<int64_t> perm(dims.begin(), dims.end());
+  for (int d = 0; d < rank; ++d) {
+    if (!reduced[d]) perm.push_back(d);
+  }
+  const int k = static_cast<int>(dims.size());
+  const std::vector<jaxpr::DimExpr>& out_shape = eqn.outputs[0]->aval.shape;
+  J2O_ASSIGN_OR_RETURN(std::unique_ptr<jaxpr::ClosedJaxpr> widened,
+                       reduce_plan::Widened(*body, out_shape));
+  if (static_cast<int>(widened->invars.size()) != 2 * n ||
+      static_cast<int>(widened->outvars.size()) != n) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("reduce: the combiner must take ", 2 * n, " and return ",
+                     n, " values"));
+  }
+  // [R, kept...] views of the operands, R = product of the reduced dims.
+  std::vector<Val> flat;
+  Val kept_shape;
+  for (int i = 0; i < n; ++i) {
+    const DType d = eqn.inputs[i].var->aval.dtype;
+    J2O_ASSIGN_OR_RETURN(Val x, e.In(i));
+    x = e.Op("Transpose", {x}, d, {OpAttr::Ints("perm", perm)});
+    if (i == 0) {
+      kept_shape = e.Op("Shape", {x}, DType::kI64, {OpAttr::Int("start", k)});
+    }
+    x = e.Op("Reshape",
+             {x, e.Op("Concat", {e.ConstI64({-1}), kept_shape}, DType::kI64,
+                      {OpAttr::Int("axis", 0)})},
+             d);
+    flat.push_back(x);
+  }
+  std::vector<Val> inits;
+  std::vector<DType> dtypes;
+  for (int i = 0; i < n; ++i) {
+    const DType d = eqn.outputs[i]->aval.dtype;
+    J2O_ASSIGN_OR_RETURN(Val init, e.In(n + i));
+    inits.push_back(e.Op("Expand", {init, kept_shape}, d));
+    dtypes.push_back(d);
+  }
+  Val trip = e.Op("Gather",
+                  {e.Op("Shape", {flat[0]}, DType::kI64),
+                   e.Const(jaxpr::Array::ScalarFromInt64(DType::kI64, 0))},
+                  DType::kI64, {OpAttr::Int("axis", 0)});
+  const jaxpr::ClosedJaxpr& combiner = *widened;
+  J2O_ASSIGN_OR_RETURN(
+      std::vector<Val> out,
+      e.Loop(trip, inits, dtypes,
+             [&](Val r, const std::vector<Val>& accs)
+                 -> absl::StatusOr<std::vector<Val>> {
+               std::vector<Val> args = accs;
+               for (int i = 0; i < n; ++i) {
+                 args.push_back(e.Op("Gather", {flat[i], r},
+                                     eqn.inputs[i].var->aval.dtype,
+                                     {OpAttr::Int("axis", 0)}));
+               }
+               return e.Inline(combiner, args);
+             }));
+  for (int i = 0; i < n; ++i) J2O_RETURN_IF_ERROR(e.SetOut(i, out[i]));
+  return absl::OkStatus();
+}
+
+}  // namespace jax2onnx::plugin
+
+#endif  // JAX2ONNX_PLUGIN_REDUCE_PLAN_H_

@@ -1,0 +1,42 @@
+// IR lowerings of the matrix factorizations and solves; the recipes are
+// in plugin/linalg_plan.h, shared with the legacy pipeline.
+#include "plugin/eig_plan.h"
+#include "plugin/linalg_plan.h"
+#include "plugin/qr_plan.h"
+#include "plugin/registry.h"
+#include "plugins2/lax/ir_emitter.h"
+
+namespace jax2onnx::plugins2 {
+
+// Called from RegisterLinalg (plugins2/lax/linalg.cc).
+void RegisterDecompositions() {
+  using Em = NeutralIrEmitter;
+  struct Entry {
+    const char* name;
+    plugin::IrLoweringFn fn;
+  };
+  const Entry entries[] = {
+      {"cholesky", &WithNeutralEmitter<&plugin::LowerCholesky<Em>>},
+      {"triangular_solve",
+       &WithNeutralEmitter<&plugin::LowerTriangularSolve<Em>>},
+      {"lu", &WithNeutralEmitter<&plugin::LowerLu<Em>>},
+      {"lu_pivots_to_permutation",
+       &WithNeutralEmitter<&plugin::LowerLuPivotsToPermutation<Em>>},
+      {"custom_linear_solve",
+       &WithNeutralEmitter<&plugin::LowerCustomLinearSolve<Em>>},
+      {"eigh", &WithNeutralEmitter<&plugin::LowerEigh<Em>>},
+      {"svd", &WithNeutralEmitter<&plugin::LowerSvd<Em>>},
+      {"qr", &WithNeutralEmitter<&plugin::LowerQr<Em>>},
+      {"geqrf", &WithNeutralEmitter<&plugin::LowerGeqrf<Em>>},
+      {"householder_product",
+       &WithNeutralEmitter<&plugin::LowerHouseholderProduct<Em>>},
+      {"tridiagonal_solve",
+       &WithNeutralEmitter<&plugin::LowerTridiagonalSolve<Em>>},
+  };
+  plugin::Registry& r = plugin::Registry::Global();
+  for (const Entry& e : entries) {
+    r.RegisterIr(e.name, e.fn, plugin::LinalgLoweringInfo(e.name));
+  }
+}
+
+}  // namespace jax2onnx::plugins2
