@@ -12,8 +12,9 @@
 namespace jax2onnx::converter2 {
 namespace {
 
-absl::StatusOr<ir::Type> TypeOfAval(const jaxpr::Aval& aval,
+absl::StatusOr<ir::Type> TypeOfAval(const jaxpr::Aval& jax_aval,
                                     absl::string_view what) {
+  const jaxpr::Aval aval = plugin::RealifiedAval(jax_aval);
   if (!aval.is_shaped()) {
     return absl::UnimplementedError(absl::StrCat(
         what, " has type '", aval.ToString(), "', which ONNX cannot hold"));
@@ -104,9 +105,11 @@ absl::StatusOr<ir::Model> ConvertToIr(const jaxpr::Bundle& bundle,
     // buffer keeps them alive and unchanged).
     std::shared_ptr<const std::vector<uint8_t>> bytes = a.SharedBytes();
     ir::Tensor tensor =
-        bytes == nullptr ? ir::Tensor(*dtype, a.shape(), std::string())
-                         : ir::Tensor::Borrowed(
-                               *dtype, a.shape(),
+        bytes == nullptr
+            ? ir::Tensor(*dtype, plugin::OnnxDims(a.dtype(), a.shape()),
+                         std::string())
+            : ir::Tensor::Borrowed(
+                  *dtype, plugin::OnnxDims(a.dtype(), a.shape()),
                                absl::string_view(
                                    reinterpret_cast<const char*>(bytes->data()),
                                    bytes->size()),

@@ -33,6 +33,7 @@ void EnsureKernelsRegistered() {
     RegisterSortKernels();
     RegisterControlFlowKernels();
     RegisterCollectiveKernels();
+    RegisterFftKernels();
   });
 }
 
