@@ -15,6 +15,7 @@
 #ifndef JAX2ONNX_PLUGIN_COMPLEX_PLAN_RECIPES_H_
 #define JAX2ONNX_PLUGIN_COMPLEX_PLAN_RECIPES_H_
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -90,6 +91,98 @@ Z<E> IntegerPow(E& e, Z<E> x, int64_t n, DType d) {
     acc = Div(e, one_full, acc, d);
   }
   return acc;
+}
+
+// x^y with XLA's EmitComplexPower: |x|^c e^(-d arg x) (cos q + i sin q),
+// q = c arg x + d ln|x|, for y = c + id, and its special cases (0^y, x^0,
+// 1^y, inf^c for real c).
+template <class E>
+Z<E> Pow(E& e, Z<E> x, Z<E> y, DType d) {
+  const DType kB = DType::kBool;
+  V<E> zero = ScalarConst(e, d, 0.0), one = ScalarConst(e, d, 1.0);
+  V<E> inf = ScalarConst(e, d, INFINITY);
+  auto eq = [&](V<E> u, V<E> v) { return e.Op("Equal", {u, v}, kB); };
+  auto and_ = [&](V<E> u, V<E> v) { return e.Op("And", {u, v}, kB); };
+  V<E> abs = Abs(e, x, d);
+  V<E> abs_to_c = B(e, "Pow", abs, y.re, d);
+  V<E> arg = Atan2(e, x.im, x.re, d);
+  V<E> coeff = B(e, "Mul", abs_to_c,
+                 U(e, "Exp", B(e, "Mul", U(e, "Neg", y.im, d), arg, d), d), d);
+  V<E> q = B(e, "Add", B(e, "Mul", y.re, arg, d),
+             B(e, "Mul", y.im, U(e, "Log", abs, d), d), d);
+  Z<E> r{B(e, "Mul", coeff, U(e, "Cos", q, d), d),
+         B(e, "Mul", coeff, U(e, "Sin", q, d), d)};
+  auto pick = [&](V<E> cond, V<E> re, V<E> im) {
+    r = {Where(e, cond, re, r.re, d), Where(e, cond, im, r.im, d)};
+  };
+  V<E> d_zero = eq(y.im, zero), c_zero = eq(y.re, zero);
+  pick(and_(and_(eq(abs, zero), d_zero), e.Op("LessOrEqual", {zero, y.re}, kB)),
+       Where(e, c_zero, one, zero, d), zero);
+  pick(and_(c_zero, d_zero), one, zero);
+  pick(and_(eq(x.re, one), eq(x.im, zero)), one, zero);
+  V<E> inf_real = and_(and_(eq(x.re, inf), eq(x.im, zero)), d_zero);
+  pick(and_(inf_real, e.Op("Greater", {y.re, zero}, kB)), inf, zero);
+  pick(and_(inf_real, e.Op("Less", {y.re, zero}, kB)), zero, zero);
+  return r;
+}
+
+// reduce_prod of complex values: a chain of complex products along each
+// reduced axis (last axis first), each element taken with Gather. Static
+// axes only, and at most kMaxProducts products in all.
+template <class E>
+absl::Status LowerComplexReduceProd(E& e) {
+  constexpr int64_t kMaxProducts = 4096;
+  const jaxpr::Eqn& eqn = e.eqn();
+  const jaxpr::Aval in = OperandAval(eqn, 0);
+  const DType d = ComplexPartDType(in.dtype);
+  J2O_ASSIGN_OR_RETURN(std::vector<int64_t> axes,
+                       eqn.params.GetIntList("axes"));
+  std::sort(axes.begin(), axes.end());
+  int64_t products = 1;
+  for (int64_t a : axes) {
+    if (a < 0 || a >= in.rank() || !in.shape[a].is_constant()) {
+      return absl::UnimplementedError(absl::StrCat(
+          "reduce_prod of complex ", in.ToString(),
+          " over a symbolic or invalid axis ", a, " is not supported"));
+    }
+    products *= std::max<int64_t>(in.shape[a].constant_value(), 1);
+    if (products > kMaxProducts) {
+      return absl::UnimplementedError(absl::StrCat(
+          "reduce_prod of complex ", in.ToString(), " needs more than ",
+          kMaxProducts, " complex products (unrolled); not supported"));
+    }
+  }
+  J2O_ASSIGN_OR_RETURN(V<E> x, e.In(0));
+  Z<E> acc{Part(e, x, 0, d), Part(e, x, 1, d)};
+  for (auto it = axes.rbegin(); it != axes.rend(); ++it) {
+    const int64_t axis = *it;
+    const int64_t n = in.shape[axis].constant_value();
+    auto element = [&](V<E> part, int64_t j) {
+      return e.Op(
+          "Gather",
+          {part, e.Const(jaxpr::Array::ScalarFromInt64(DType::kI64, j))}, d,
+          {OpAttr::Int("axis", axis)});
+    };
+    if (n == 0) {
+      // The empty product is 1.
+      std::vector<jaxpr::DimExpr> shape;
+      for (int a = 0; a < in.rank(); ++a) {
+        if (std::find(axes.begin(), axes.end(), a) == axes.end()) {
+          shape.push_back(in.shape[a]);
+        }
+      }
+      J2O_ASSIGN_OR_RETURN(V<E> s, e.ShapeValue(shape));
+      V<E> ones = e.Op("Expand", {ScalarConst(e, d, 1.0), s}, d);
+      V<E> zeros = e.Op("Expand", {ScalarConst(e, d, 0.0), s}, d);
+      return e.SetOut(0, Pack(e, ones, zeros, d));
+    }
+    Z<E> prod{element(acc.re, 0), element(acc.im, 0)};
+    for (int64_t j = 1; j < n; ++j) {
+      prod = Mul(e, prod, Z<E>{element(acc.re, j), element(acc.im, j)}, d);
+    }
+    acc = prod;
+  }
+  return e.SetOut(0, Pack(e, acc.re, acc.im, d));
 }
 
 // ---- fft ----
@@ -305,6 +398,7 @@ absl::Status LowerComplexRecipe(E& e) {
   if (p == "fft") return LowerFft(e);
   if (p == "dot_general") return LowerComplexDot(e);
   if (p == "convert_element_type") return LowerConvert(e);
+  if (p == "reduce_prod") return LowerComplexReduceProd(e);
   if (p == "complex") {
     const DType d = ComplexPartDType(out);
     J2O_ASSIGN_OR_RETURN(V<E> re, RealOperand(e, 0, d));
@@ -386,6 +480,12 @@ absl::Status LowerComplexRecipe(E& e) {
     Z<E> r = IntegerPow(e, a, y, d);
     return e.SetOut(0, Pack(e, r.re, r.im, d));
   }
+  if (p == "pow" && !jaxpr::IsComplex(OperandAval(eqn, 1).dtype)) {
+    if (!jaxpr::IsFloat(OperandAval(eqn, 1).dtype)) return RefuseComplex(eqn);
+    J2O_ASSIGN_OR_RETURN(V<E> c, RealOperand(e, 1, d));
+    Z<E> r = Pow(e, a, Z<E>{c, ZerosLike(e, c, d)}, d);
+    return e.SetOut(0, Pack(e, r.re, r.im, d));
+  }
   J2O_ASSIGN_OR_RETURN(Z<E> b, ComplexOperand(e, 1, d));
   if (p == "mul") {
     Z<E> r = Mul(e, a, b, d);
@@ -393,6 +493,10 @@ absl::Status LowerComplexRecipe(E& e) {
   }
   if (p == "div") {
     Z<E> r = Div(e, a, b, d);
+    return e.SetOut(0, Pack(e, r.re, r.im, d));
+  }
+  if (p == "pow") {
+    Z<E> r = Pow(e, a, b, d);
     return e.SetOut(0, Pack(e, r.re, r.im, d));
   }
   if (p == "eq" || p == "ne") {

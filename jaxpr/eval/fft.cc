@@ -9,7 +9,7 @@
 //         real part of the IFFT of the Hermitian extension
 //         X[n-k] = conj(X[k]) (so Im X[0] and Im X[n/2] do not matter),
 // which is numpy's (and JAX's) normalisation. Twiddles use jk mod n so the
-// angle is exact before the one cos/sin.
+// angle is exact before the one cos/sin, and quarter turns are exact.
 #include <algorithm>
 #include <cmath>
 #include <complex>
@@ -80,6 +80,14 @@ Tensor DftAlong(const Tensor& x, int axis, int64_t n, int64_t out_len,
   const double sign = inverse ? 1.0 : -1.0;
   std::vector<Complex> twiddle(n);
   for (int64_t m = 0; m < n; ++m) {
+    if ((4 * m) % n == 0) {
+      // Quarter turns are exact: 1, -i, -1, i (forward).
+      static const double kCos[] = {1, 0, -1, 0};
+      static const double kSin[] = {0, 1, 0, -1};
+      const int64_t quarter = 4 * m / n;
+      twiddle[m] = Complex(kCos[quarter], sign * kSin[quarter]);
+      continue;
+    }
     const double angle =
         sign * 2.0 * M_PI * static_cast<double>(m) / static_cast<double>(n);
     twiddle[m] = Complex(std::cos(angle), std::sin(angle));

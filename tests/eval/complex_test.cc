@@ -83,6 +83,14 @@ void ExpectNear(const std::vector<Complex>& got,
   }
 }
 
+TEST(ComplexEvalTest, ComplexBuildsFromParts) {
+  // complex(1, 2) = 1+2i; a scalar imaginary part broadcasts.
+  Array z = Eval1(
+      "{ lambda ; a:f64[2]. let b:c128[2] = complex a 2.0:f64[] in (b,) }",
+      {MakeArray(DType::kF64, {2}, {1, -3})});
+  ExpectNear(ToComplex(z), {{1, 2}, {-3, 2}}, 0);
+}
+
 TEST(ComplexEvalTest, MulIsTheSchoolFormula) {
   // (1+2i)(3+4i) = 3 + 4i + 6i + 8i^2 = -5 + 10i.
   ExpectNear(Binary("mul", {{1, 2}}, {{3, 4}}), {{-5, 10}}, 0);
