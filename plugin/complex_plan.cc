@@ -76,7 +76,9 @@ const absl::flat_hash_map<std::string, Kind>& KindTable() {
                           "ne",
                           "convert_element_type",
                           "dot_general",
-                          "fft"}) {
+                          "fft",
+                          "pow",
+                          "reduce_prod"}) {
       (*t)[p] = Kind::kRecipe;
     }
     return t;
