@@ -78,7 +78,8 @@ const absl::flat_hash_map<std::string, Kind>& KindTable() {
                           "dot_general",
                           "fft",
                           "pow",
-                          "reduce_prod"}) {
+                          "reduce_prod",
+                          "cumprod"}) {
       (*t)[p] = Kind::kRecipe;
     }
     return t;

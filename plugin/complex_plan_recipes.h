@@ -185,6 +185,48 @@ absl::Status LowerComplexReduceProd(E& e) {
   return e.SetOut(0, Pack(e, acc.re, acc.im, d));
 }
 
+// cumprod of complex values along a static axis: the running complex
+// product, element by element (Gather), stacked back with Concat; reverse
+// runs from the end. At most 4096 elements along the axis.
+template <class E>
+absl::Status LowerComplexCumprod(E& e) {
+  const jaxpr::Eqn& eqn = e.eqn();
+  const jaxpr::Aval in = OperandAval(eqn, 0);
+  const DType d = ComplexPartDType(in.dtype);
+  J2O_ASSIGN_OR_RETURN(int64_t axis, eqn.params.GetInt("axis"));
+  bool reverse = false;
+  if (eqn.params.Has("reverse")) {
+    J2O_ASSIGN_OR_RETURN(reverse, eqn.params.GetBool("reverse"));
+  }
+  if (axis < 0 || axis >= in.rank() || !in.shape[axis].is_constant() ||
+      in.shape[axis].constant_value() > 4096) {
+    return absl::UnimplementedError(absl::StrCat(
+        "cumprod of complex ", in.ToString(), " along axis ", axis,
+        ": only static axes of at most 4096 elements are supported"));
+  }
+  const int64_t n = in.shape[axis].constant_value();
+  J2O_ASSIGN_OR_RETURN(V<E> x, e.In(0));
+  if (n == 0) return e.SetOut(0, x);
+  V<E> re = Part(e, x, 0, d), im = Part(e, x, 1, d);
+  auto element = [&](V<E> part, int64_t j) {
+    return e.Op("Gather",
+                {part, e.Const(jaxpr::Array::ScalarFromInt64(DType::kI64, j))},
+                d, {OpAttr::Int("axis", axis)});
+  };
+  std::vector<V<E>> outs(n);
+  Z<E> acc;
+  for (int64_t step = 0; step < n; ++step) {
+    const int64_t j = reverse ? n - 1 - step : step;
+    Z<E> xj{element(re, j), element(im, j)};
+    acc = step == 0 ? xj : Mul(e, acc, xj, d);
+    outs[j] = Pack(e, acc.re, acc.im, d);
+  }
+  V<E> axes = e.ConstI64({axis});
+  for (V<E>& v : outs) v = e.Op("Unsqueeze", {v, axes}, d);
+  if (n == 1) return e.SetOut(0, outs[0]);
+  return e.SetOut(0, e.Op("Concat", outs, d, {OpAttr::Int("axis", axis)}));
+}
+
 // ---- fft ----
 
 enum class FftType { kFft, kIfft, kRfft, kIrfft };
@@ -399,6 +441,7 @@ absl::Status LowerComplexRecipe(E& e) {
   if (p == "dot_general") return LowerComplexDot(e);
   if (p == "convert_element_type") return LowerConvert(e);
   if (p == "reduce_prod") return LowerComplexReduceProd(e);
+  if (p == "cumprod") return LowerComplexCumprod(e);
   if (p == "complex") {
     const DType d = ComplexPartDType(out);
     J2O_ASSIGN_OR_RETURN(V<E> re, RealOperand(e, 0, d));
