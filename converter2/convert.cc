@@ -110,10 +110,10 @@ absl::StatusOr<ir::Model> ConvertToIr(const jaxpr::Bundle& bundle,
                          std::string())
             : ir::Tensor::Borrowed(
                   *dtype, plugin::OnnxDims(a.dtype(), a.shape()),
-                               absl::string_view(
-                                   reinterpret_cast<const char*>(bytes->data()),
-                                   bytes->size()),
-                               bytes);
+                  absl::string_view(
+                      reinterpret_cast<const char*>(bytes->data()),
+                      bytes->size()),
+                  bytes);
     J2O_ASSIGN_OR_RETURN(
         ir::Value * init,
         graph.AddInitializer(graph.FreshName(absl::StrCat("const_", i)),

@@ -354,8 +354,7 @@ Array ComplexAsPairs(const Array& complex_array) {
 }
 
 absl::StatusOr<Array> PairsAsComplex(const Array& pairs, DType complex_dtype) {
-  const DType part =
-      complex_dtype == DType::kC64 ? DType::kF32 : DType::kF64;
+  const DType part = complex_dtype == DType::kC64 ? DType::kF32 : DType::kF64;
   if (!IsComplex(complex_dtype) || pairs.dtype() != part ||
       pairs.shape().empty() || pairs.shape().back() != 2) {
     return absl::InvalidArgumentError(absl::StrCat(

@@ -49,10 +49,10 @@ absl::StatusOr<int> OnnxDType(DType dtype) {
 }
 
 std::optional<DType> JaxDType(int onnx_dtype) {
-  for (DType d : {DType::kBool, DType::kI8, DType::kI16, DType::kI32,
-                  DType::kI64, DType::kU8, DType::kU16, DType::kU32,
-                  DType::kU64, DType::kF16, DType::kBF16, DType::kF32,
-                  DType::kF64}) {
+  for (DType d :
+       {DType::kBool, DType::kI8, DType::kI16, DType::kI32, DType::kI64,
+        DType::kU8, DType::kU16, DType::kU32, DType::kU64, DType::kF16,
+        DType::kBF16, DType::kF32, DType::kF64}) {
     if (*OnnxDType(d) == onnx_dtype) return d;
   }
   return std::nullopt;

@@ -976,9 +976,9 @@ Result ComplexKernel(const EvalContext& ctx, absl::Span<const Array> in) {
   for (const Array& a : in) {
     if (!IsFloat(a.dtype()) ||
         (a.num_elements() != n && a.num_elements() != 1)) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "complex: operand ", a.TypeString(), " does not fit the result ",
-          out.TypeString()));
+      return absl::InvalidArgumentError(
+          absl::StrCat("complex: operand ", a.TypeString(),
+                       " does not fit the result ", out.TypeString()));
     }
   }
   for (int64_t i = 0; i < n; ++i) {

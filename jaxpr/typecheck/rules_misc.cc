@@ -85,8 +85,10 @@ absl::Status FftRule(RuleContext& ctx) {
   const Aval& x = ctx.in(0);
   const int k = static_cast<int>(lengths.size());
   if (k < 1 || k > 3 || k > x.rank()) {
-    return ctx.Fail(absl::StrCat("fft_lengths must name 1 to 3 trailing axes "
-                                 "of the rank-", x.rank(), " operand"));
+    return ctx.Fail(
+        absl::StrCat("fft_lengths must name 1 to 3 trailing axes "
+                     "of the rank-",
+                     x.rank(), " operand"));
   }
   for (int64_t n : lengths) {
     if (n < 1) return ctx.Fail("fft_lengths must be positive");
@@ -98,8 +100,8 @@ absl::Status FftRule(RuleContext& ctx) {
       auto n = DimConst(x.shape[first + j]);
       if (!n.has_value() || *n != lengths[j]) {
         return ctx.Fail(absl::StrCat("fft_lengths ", lengths[j],
-                                     " does not match axis ", first + j,
-                                     " of ", x.ToString()));
+                                     " does not match axis ", first + j, " of ",
+                                     x.ToString()));
       }
     }
     return absl::OkStatus();
@@ -111,8 +113,8 @@ absl::Status FftRule(RuleContext& ctx) {
     }
     J2O_RETURN_IF_ERROR(check_axes(k));
     shape.back() = C(lengths.back() / 2 + 1);
-    ctx.SetResult(MakeAval(
-        x.dtype == DType::kF32 ? DType::kC64 : DType::kC128, shape));
+    ctx.SetResult(
+        MakeAval(x.dtype == DType::kF32 ? DType::kC64 : DType::kC128, shape));
     return absl::OkStatus();
   }
   J2O_RETURN_IF_ERROR(ctx.DTypeIn(0, kClassComplex));
@@ -120,14 +122,13 @@ absl::Status FftRule(RuleContext& ctx) {
     J2O_RETURN_IF_ERROR(check_axes(k - 1));
     auto last = DimConst(x.shape.back());
     if (!last.has_value() || *last != lengths.back() / 2 + 1) {
-      return ctx.Fail(absl::StrCat("IRFFT of length ", lengths.back(),
-                                   " needs ", lengths.back() / 2 + 1,
-                                   " elements on the last axis of ",
-                                   x.ToString()));
+      return ctx.Fail(absl::StrCat(
+          "IRFFT of length ", lengths.back(), " needs ", lengths.back() / 2 + 1,
+          " elements on the last axis of ", x.ToString()));
     }
     shape.back() = C(lengths.back());
-    ctx.SetResult(MakeAval(
-        x.dtype == DType::kC64 ? DType::kF32 : DType::kF64, shape));
+    ctx.SetResult(
+        MakeAval(x.dtype == DType::kC64 ? DType::kF32 : DType::kF64, shape));
     return absl::OkStatus();
   }
   J2O_RETURN_IF_ERROR(check_axes(k));
