@@ -29,6 +29,12 @@ jaxpr::Array RandomArray(jaxpr::DType dtype, std::vector<int64_t> shape,
       a.SetFromInt64(i, rng.Int(-5, 5));
     } else if (jaxpr::IsUnsignedInt(dtype)) {
       a.SetFromInt64(i, rng.Int(0, 10));
+    } else if (dtype == jaxpr::DType::kC64) {
+      a.typed_data<float>()[2 * i] = static_cast<float>(rng.Uniform(-2, 2));
+      a.typed_data<float>()[2 * i + 1] = static_cast<float>(rng.Uniform(-2, 2));
+    } else if (dtype == jaxpr::DType::kC128) {
+      a.typed_data<double>()[2 * i] = rng.Uniform(-2.0, 2.0);
+      a.typed_data<double>()[2 * i + 1] = rng.Uniform(-2.0, 2.0);
     } else {
       a.SetFromDouble(i, rng.Uniform(-2.0, 2.0));
     }
@@ -192,8 +198,9 @@ absl::StatusOr<std::vector<jaxpr::Array>> RunModel(
   J2O_RETURN_IF_ERROR(WriteModel(model, model_path));
   NamedArrays named;
   for (size_t i = 0; i < inputs.size(); ++i) {
+    // Complex inputs cross into ONNX as (re, im) pairs (DESIGN.md §6).
     named.emplace_back(model.graph().input(static_cast<int>(i)).name(),
-                       inputs[i]);
+                       jaxpr::ComplexAsPairs(inputs[i]));
   }
   return runner.Run(model_path, named);
 }

@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
-# Converts a generated bundle with large f32 weights and reports, in one run,
-# the wall time of `jax2onnx convert` next to `cp` of the npz (the I/O floor)
-# and convert's peak RSS (GNU time -v). The bundle is a chain of
-# x @ w_i (dot_general) with LAYERS weights of DIM x DIM f32, written by
-# `jax2onnx randomize`; nothing is kept unless --keep is given.
+# Converts a bundle with large f32 weights and reports, in one run, the wall
+# time of `jax2onnx convert` next to `cp` of the npz (the I/O floor) and
+# convert's peak RSS (GNU time -v), each as a ratio. The bundle is either a
+# chain of x @ w_i (dot_general) with LAYERS weights of DIM x DIM f32, or,
+# with LAYERS=vit, a ViT-B/16 as Flax prints it (bench/vit_jaxpr.py, 86M
+# parameters); weights come from `jax2onnx randomize`, and nothing is kept
+# unless --keep is given.
 #
-#   bench/large_weights.sh [BUILD_DIR] [LAYERS] [DIM] [--keep]
+#   bench/large_weights.sh [BUILD_DIR] [LAYERS|vit] [DIM] [--keep]
 #   bench/large_weights.sh build 16 4096    # 16 x 64 MiB = 1 GiB of weights
+#   bench/large_weights.sh build vit        # ViT-B/16, 346 MB of weights
 set -euo pipefail
 
 build=${1:-build}
@@ -14,21 +17,26 @@ layers=${2:-16}
 dim=${3:-4096}
 keep=${4:-}
 bin=$(cd "$build" && pwd)/bin/jax2onnx
+here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d "${TMPDIR:-/tmp}/j2o-large-XXXXXX")
 trap '[ "$keep" = --keep ] || rm -rf "$work"' EXIT
 
-{
-  printf '{ lambda'
-  for ((i = 0; i < layers; ++i)); do printf ' w%d:f32[%d,%d]' "$i" "$dim" "$dim"; done
-  printf '; x:f32[1,%d]. let\n' "$dim"
-  prev=x
-  for ((i = 0; i < layers; ++i)); do
-    printf '    y%d:f32[1,%d] = dot_general[dimension_numbers=(([1], [0]), ([], [])) preferred_element_type=float32] %s w%d\n' \
-      "$i" "$dim" "$prev" "$i"
-    prev=y$i
-  done
-  printf '  in (%s,) }\n' "$prev"
-} > "$work/big.jaxpr"
+if [ "$layers" = vit ]; then
+  python3 "$here/vit_jaxpr.py" "$work/big.jaxpr" --model vit
+else
+  {
+    printf '{ lambda'
+    for ((i = 0; i < layers; ++i)); do printf ' w%d:f32[%d,%d]' "$i" "$dim" "$dim"; done
+    printf '; x:f32[1,%d]. let\n' "$dim"
+    prev=x
+    for ((i = 0; i < layers; ++i)); do
+      printf '    y%d:f32[1,%d] = dot_general[dimension_numbers=(([1], [0]), ([], [])) preferred_element_type=float32] %s w%d\n' \
+        "$i" "$dim" "$prev" "$i"
+      prev=y$i
+    done
+    printf '  in (%s,) }\n' "$prev"
+  } > "$work/big.jaxpr"
+fi
 
 "$bin" randomize "$work/big.jaxpr" >/dev/null
 npz_bytes=$(stat -c %s "$work/big.npz")
@@ -54,14 +62,23 @@ run_convert() {  # MODE -> prints "wall_s peak_rss_kib"
 read -r auto_s auto_rss < <(run_convert auto)
 out_bytes=$(( $(stat -c %s "$work/out.onnx") + $(stat -c %s "$work/out.onnx.data" 2>/dev/null || echo 0) ))
 
-echo "bundle: $layers x f32[$dim,$dim], npz $npz_bytes bytes"
-printf 'cp npz + sync:                 %6.2f s\n' "$(echo "$t1 - $t0" | bc)"
-printf 'convert (external data) + sync: %6.2f s, peak RSS %d MiB, output %d bytes\n' \
-  "$auto_s" "$((auto_rss / 1024))" "$out_bytes"
+weight_bytes=$(python3 -c "import numpy as np, sys; z = np.load(sys.argv[1]); print(sum(z[k].nbytes for k in z.files if k.startswith('const_')))" "$work/big.npz")
+cp_s=$(echo "$t1 - $t0" | bc)
+ratio() { python3 -c "import sys; print(f'{float(sys.argv[1]) / float(sys.argv[2]):.2f}')" "$1" "$2"; }
+if [ "$layers" = vit ]; then
+  echo "bundle: ViT-B/16, npz $npz_bytes bytes, weights $weight_bytes bytes"
+else
+  echo "bundle: $layers x f32[$dim,$dim], npz $npz_bytes bytes, weights $weight_bytes bytes"
+fi
+printf 'cp npz + sync:                 %6.2f s\n' "$cp_s"
+printf 'convert (external data) + sync: %6.2f s (%sx cp), peak RSS %d MiB (%sx weights), output %d bytes\n' \
+  "$auto_s" "$(ratio "$auto_s" "$cp_s")" "$((auto_rss / 1024))" \
+  "$(ratio "$((auto_rss * 1024))" "$weight_bytes")" "$out_bytes"
 if [ $((npz_bytes)) -lt 2000000000 ]; then
   read -r never_s never_rss < <(run_convert never)
-  printf 'convert (inline) + sync:        %6.2f s, peak RSS %d MiB\n' \
-    "$never_s" "$((never_rss / 1024))"
+  printf 'convert (inline) + sync:        %6.2f s (%sx cp), peak RSS %d MiB (%sx weights)\n' \
+    "$never_s" "$(ratio "$never_s" "$cp_s")" "$((never_rss / 1024))" \
+    "$(ratio "$((never_rss * 1024))" "$weight_bytes")"
 else
   # Over protobuf's 2 GiB: inline must fail, precisely, leaving nothing.
   rm -f "$work/out.onnx" "$work/out.onnx.data"

@@ -93,6 +93,8 @@ absl::StatusOr<ValueInfo> ValueInfo::Of(
   info.dtype = onnx_dtype;
   info.dims.reserve(dims.size());
   for (const jaxpr::DimExpr& d : dims) info.dims.push_back(Dim::Of(d));
+  // Complex values are real tensors with a trailing (re, im) axis.
+  if (jaxpr::IsComplex(dtype)) info.dims.push_back(Dim(int64_t{2}));
   return info;
 }
 
@@ -172,7 +174,9 @@ absl::StatusOr<onnx::TensorProto> TensorOf(const jaxpr::Array& array) {
   J2O_ASSIGN_OR_RETURN(int dtype, plugin::OnnxDType(array.dtype()));
   onnx::TensorProto t;
   t.set_data_type(dtype);
-  for (int64_t d : array.shape()) t.add_dims(d);
+  for (int64_t d : plugin::OnnxDims(array.dtype(), array.shape())) {
+    t.add_dims(d);
+  }
   t.set_raw_data(reinterpret_cast<const char*>(array.data()),
                  array.num_bytes());
   return t;

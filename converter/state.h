@@ -150,6 +150,8 @@ class State {
   absl::Status SetOutput(const jaxpr::Eqn& eqn, int i,
                          const std::string& value);
   void Bind(const jaxpr::Var* var, const std::string& value);
+  // Forgets a binding (temporary vars a lowering creates and destroys).
+  void Unbind(const jaxpr::Var* var) { env_.erase(var); }
   bool IsBound(const jaxpr::Var* var) const { return env_.contains(var); }
 
   // ---- emitting nodes ----

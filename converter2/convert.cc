@@ -12,8 +12,9 @@
 namespace jax2onnx::converter2 {
 namespace {
 
-absl::StatusOr<ir::Type> TypeOfAval(const jaxpr::Aval& aval,
+absl::StatusOr<ir::Type> TypeOfAval(const jaxpr::Aval& jax_aval,
                                     absl::string_view what) {
+  const jaxpr::Aval aval = plugin::RealifiedAval(jax_aval);
   if (!aval.is_shaped()) {
     return absl::UnimplementedError(absl::StrCat(
         what, " has type '", aval.ToString(), "', which ONNX cannot hold"));
@@ -106,9 +107,10 @@ absl::StatusOr<ir::Model> ConvertToIr(const jaxpr::Bundle& bundle,
     jaxpr::Array::SharedView view = a.Share();
     ir::Tensor tensor =
         view.keep_alive == nullptr
-            ? ir::Tensor(*dtype, a.shape(), std::string())
+            ? ir::Tensor(*dtype, plugin::OnnxDims(a.dtype(), a.shape()),
+                         std::string())
             : ir::Tensor::Borrowed(
-                  *dtype, a.shape(),
+                  *dtype, plugin::OnnxDims(a.dtype(), a.shape()),
                   absl::string_view(
                       reinterpret_cast<const char*>(view.bytes.data()),
                       view.bytes.size()),

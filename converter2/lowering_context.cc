@@ -105,7 +105,8 @@ absl::Status LoweringContext::SetOutput(const jaxpr::Eqn& eqn, int i,
     }
     // Graph inputs and initializers keep the types they were declared with.
     if (value->producer() != nullptr) {
-      value->SetType(ir::Type::Tensor(dtype, ToIrShape(var->aval.shape)));
+      value->SetType(ir::Type::Tensor(
+          dtype, ToIrShape(plugin::RealifiedAval(var->aval).shape)));
     }
   }
   env_[var] = value;
@@ -141,7 +142,9 @@ void LoweringContext::SetType(ir::Value* value, jaxpr::DType dtype,
                               const std::vector<jaxpr::DimExpr>& shape) {
   auto onnx_dtype = plugin::OnnxDType(dtype);
   if (!onnx_dtype.ok()) return;
-  value->SetType(ir::Type::Tensor(*onnx_dtype, ToIrShape(shape)));
+  std::vector<jaxpr::DimExpr> dims = shape;
+  if (jaxpr::IsComplex(dtype)) dims.push_back(jaxpr::DimExpr::Constant(2));
+  value->SetType(ir::Type::Tensor(*onnx_dtype, ToIrShape(dims)));
 }
 
 ir::Value* LoweringContext::Const(ir::Tensor tensor) {
@@ -162,7 +165,7 @@ ir::Value* LoweringContext::ConstArray(const jaxpr::Array& array) {
   auto dtype = plugin::OnnxDType(array.dtype());
   CHECK(dtype.ok()) << dtype.status();
   return Const(
-      ir::Tensor(*dtype, array.shape(),
+      ir::Tensor(*dtype, plugin::OnnxDims(array.dtype(), array.shape()),
                  std::string(reinterpret_cast<const char*>(array.data()),
                              array.num_bytes())));
 }

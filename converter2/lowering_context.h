@@ -58,6 +58,8 @@ class LoweringContext {
   absl::StatusOr<ir::Value*> ValueOf(const jaxpr::Atom& atom,
                                      const jaxpr::Eqn* context);
   void Bind(const jaxpr::Var* var, ir::Value* value);
+  // Forgets a binding (temporary vars a lowering creates and destroys).
+  void Unbind(const jaxpr::Var* var) { env_.erase(var); }
   bool IsBound(const jaxpr::Var* var) const { return env_.contains(var); }
 
   // ---- emitting nodes ----

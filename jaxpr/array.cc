@@ -365,4 +365,33 @@ Array Array::ScalarFromInt64(DType dtype, int64_t v) {
   return a;
 }
 
+Array ComplexAsPairs(const Array& complex_array) {
+  if (!IsComplex(complex_array.dtype())) return complex_array;
+  std::vector<int64_t> shape = complex_array.shape();
+  shape.push_back(2);
+  Array pairs(complex_array.dtype() == DType::kC64 ? DType::kF32 : DType::kF64,
+              std::move(shape));
+  if (pairs.num_bytes() > 0) {
+    std::memcpy(pairs.data(), complex_array.data(), pairs.num_bytes());
+  }
+  return pairs;
+}
+
+absl::StatusOr<Array> PairsAsComplex(const Array& pairs, DType complex_dtype) {
+  const DType part = complex_dtype == DType::kC64 ? DType::kF32 : DType::kF64;
+  if (!IsComplex(complex_dtype) || pairs.dtype() != part ||
+      pairs.shape().empty() || pairs.shape().back() != 2) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        pairs.TypeString(), " does not hold ", ShortName(complex_dtype),
+        " values as (real, imaginary) pairs on a last axis of size 2"));
+  }
+  std::vector<int64_t> shape = pairs.shape();
+  shape.pop_back();
+  Array out(complex_dtype, std::move(shape));
+  if (out.num_bytes() > 0) {
+    std::memcpy(out.data(), pairs.data(), out.num_bytes());
+  }
+  return out;
+}
+
 }  // namespace jax2onnx::jaxpr

@@ -118,6 +118,14 @@ class Array {
   std::shared_ptr<const void> borrowed_owner_;
 };
 
+// The complex I/O convention of the converted models: a c64[s] (c128[s])
+// array is an f32[s,2] (f64[s,2]) tensor of (real, imaginary) pairs, with the
+// same bytes. Non-complex arrays are returned unchanged.
+Array ComplexAsPairs(const Array& complex_array);
+// The inverse: `pairs` f32[s,2] / f64[s,2] read as c64[s] / c128[s]; an error
+// unless the last axis is 2 and the part dtype matches `complex_dtype`.
+absl::StatusOr<Array> PairsAsComplex(const Array& pairs, DType complex_dtype);
+
 // Product of the dims; callers pass shapes already known to be valid.
 int64_t NumElements(absl::Span<const int64_t> shape);
 // Product of the dims for shapes that come from input: an error for a

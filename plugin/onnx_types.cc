@@ -38,9 +38,9 @@ absl::StatusOr<int> OnnxDType(DType dtype) {
     case DType::kF64:
       return TensorProto::DOUBLE;
     case DType::kC64:
-      return TensorProto::COMPLEX64;
+      return TensorProto::FLOAT;
     case DType::kC128:
-      return TensorProto::COMPLEX128;
+      return TensorProto::DOUBLE;
     default:
       return absl::UnimplementedError(
           absl::StrCat("dtype '", jaxpr::ShortName(dtype),
@@ -49,13 +49,35 @@ absl::StatusOr<int> OnnxDType(DType dtype) {
 }
 
 std::optional<DType> JaxDType(int onnx_dtype) {
-  for (DType d : {DType::kBool, DType::kI8, DType::kI16, DType::kI32,
-                  DType::kI64, DType::kU8, DType::kU16, DType::kU32,
-                  DType::kU64, DType::kF16, DType::kBF16, DType::kF32,
-                  DType::kF64, DType::kC64, DType::kC128}) {
+  for (DType d :
+       {DType::kBool, DType::kI8, DType::kI16, DType::kI32, DType::kI64,
+        DType::kU8, DType::kU16, DType::kU32, DType::kU64, DType::kF16,
+        DType::kBF16, DType::kF32, DType::kF64}) {
     if (*OnnxDType(d) == onnx_dtype) return d;
   }
   return std::nullopt;
+}
+
+DType ComplexPartDType(DType dtype) {
+  if (dtype == DType::kC64) return DType::kF32;
+  if (dtype == DType::kC128) return DType::kF64;
+  return dtype;
+}
+
+jaxpr::Aval RealifiedAval(const jaxpr::Aval& aval) {
+  if (!aval.is_shaped() || !jaxpr::IsComplex(aval.dtype)) return aval;
+  jaxpr::Aval real = aval;
+  real.dtype = ComplexPartDType(aval.dtype);
+  real.dtype_name = std::string(jaxpr::ShortName(real.dtype));
+  real.shape.push_back(jaxpr::DimExpr::Constant(2));
+  if (!real.dim_sharding.empty()) real.dim_sharding.push_back("");
+  return real;
+}
+
+std::vector<int64_t> OnnxDims(DType dtype, const std::vector<int64_t>& shape) {
+  std::vector<int64_t> dims = shape;
+  if (jaxpr::IsComplex(dtype)) dims.push_back(2);
+  return dims;
 }
 
 int IrVersionForOpset(int opset) {

@@ -20,6 +20,9 @@ void RegisterControlFlow();
 void RegisterConv();
 void RegisterSort();
 void RegisterCollectives();  // lax/collectives.cc
+// Last: wraps every lowering registered before for complex values
+// (lax/complex.cc) and registers fft.
+void RegisterComplex();
 
 }  // namespace jax2onnx::plugins2
 

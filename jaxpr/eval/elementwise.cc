@@ -417,10 +417,56 @@ struct MulOp {
       return a && b;
     else if constexpr (kIsInt<C>)
       return Wrap<C>(U64(a) * U64(b));
+    else if constexpr (kIsComplex<C>)
+      // XLA's EmitComplexMultiply, without C's infinity recovery.
+      return C(a.real() * b.real() - a.imag() * b.imag(),
+               a.real() * b.imag() + a.imag() * b.real());
     else
       return a * b;
   }
 };
+// a / b for complex values as XLA's EmitComplexDivide computes it: Smith's
+// algorithm, and when that yields (NaN, NaN) the C99 Annex G recoveries for
+// a zero denominator, an infinite numerator over a finite denominator and a
+// finite numerator over an infinite denominator. (std::complex's division
+// scales differently, so its rounding is not XLA's.)
+template <typename F>
+std::complex<F> XlaComplexDivide(std::complex<F> a, std::complex<F> b) {
+  const F ar = a.real(), ai = a.imag(), br = b.real(), bi = b.imag();
+  const F br_abs = std::fabs(br), bi_abs = std::fabs(bi);
+  F cr, ci;
+  if (br_abs < bi_abs) {
+    const F ratio = br / bi;
+    const F denom = bi + br * ratio;
+    cr = (ratio * ar + ai) / denom;
+    ci = (ratio * ai - ar) / denom;
+  } else {
+    const F ratio = bi / br;
+    const F denom = br + bi * ratio;
+    cr = (ratio * ai + ar) / denom;
+    ci = (ai - ratio * ar) / denom;
+  }
+  if (!(std::isnan(cr) && std::isnan(ci))) return {cr, ci};
+  const F inf = std::numeric_limits<F>::infinity();
+  if (br_abs == 0 && bi_abs == 0 && (!std::isnan(ar) || !std::isnan(ai))) {
+    const F s = std::copysign(inf, br);
+    return {s * ar, s * ai};
+  }
+  const F ar_abs = std::fabs(ar), ai_abs = std::fabs(ai);
+  auto finite = [&](F x_abs) { return x_abs != inf && !std::isnan(x_abs); };
+  if ((ar_abs == inf || ai_abs == inf) && finite(br_abs) && finite(bi_abs)) {
+    const F sr = std::copysign(ar_abs == inf ? F{1} : F{0}, ar);
+    const F si = std::copysign(ai_abs == inf ? F{1} : F{0}, ai);
+    return {inf * (sr * br + si * bi), inf * (si * br - sr * bi)};
+  }
+  if ((br_abs == inf || bi_abs == inf) && finite(ar_abs) && finite(ai_abs)) {
+    const F sr = std::copysign(br_abs == inf ? F{1} : F{0}, br);
+    const F si = std::copysign(bi_abs == inf ? F{1} : F{0}, bi);
+    return {F{0} * (ar * sr + ai * si), F{0} * (ai * sr - ar * si)};
+  }
+  return {cr, ci};
+}
+
 struct DivOp {
   template <typename C>
   static constexpr bool kAccepts = kIsNumber<C>;
@@ -428,6 +474,8 @@ struct DivOp {
   static C Apply(C a, C b) {
     if constexpr (kIsInt<C>)
       return IntDiv(a, b);
+    else if constexpr (kIsComplex<C>)
+      return XlaComplexDivide(a, b);
     else
       return a / b;
   }
@@ -932,6 +980,38 @@ Result ComplexPartKernel(const EvalContext& ctx, absl::Span<const Array> in) {
   });
 }
 
+// complex(x, y) = x + iy for real parts of one dtype (a scalar operand
+// broadcasts), giving the complex dtype the equation declares.
+Result ComplexKernel(const EvalContext& ctx, absl::Span<const Array> in) {
+  if (in.size() != 2) return ArityError(ctx, in.size(), "2");
+  const DType out_dtype = ctx.OutputDType(0);
+  if (!IsComplex(out_dtype)) return DTypeError(ctx, out_dtype);
+  auto shape = ctx.OutputShape(0);
+  if (!shape.ok()) return shape.status();
+  Array out(out_dtype, *shape);
+  const int64_t n = out.num_elements();
+  for (const Array& a : in) {
+    if (!IsFloat(a.dtype()) ||
+        (a.num_elements() != n && a.num_elements() != 1)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("complex: operand ", a.TypeString(),
+                       " does not fit the result ", out.TypeString()));
+    }
+  }
+  for (int64_t i = 0; i < n; ++i) {
+    const double re = in[0].GetAsDouble(in[0].num_elements() == 1 ? 0 : i);
+    const double im = in[1].GetAsDouble(in[1].num_elements() == 1 ? 0 : i);
+    if (out_dtype == DType::kC64) {
+      out.typed_data<float>()[2 * i] = static_cast<float>(re);
+      out.typed_data<float>()[2 * i + 1] = static_cast<float>(im);
+    } else {
+      out.typed_data<double>()[2 * i] = re;
+      out.typed_data<double>()[2 * i + 1] = im;
+    }
+  }
+  return std::vector<Array>{std::move(out)};
+}
+
 // conj of a real operand yields the complex dtype the equation declares.
 Result ConjKernel(const EvalContext& ctx, absl::Span<const Array> in) {
   if (in.size() != 1) return ArityError(ctx, in.size(), "1");
@@ -1313,6 +1393,7 @@ void RegisterElementwiseKernels() {
   RegisterEvalKernel("lgamma", &UnaryKernel<LgammaOp>);
   RegisterEvalKernel("digamma", &UnaryKernel<DigammaOp>);
   RegisterEvalKernel("integer_pow", &IntegerPowKernel);
+  RegisterEvalKernel("complex", &ComplexKernel);
   RegisterEvalKernel("real", &ComplexPartKernel<false>);
   RegisterEvalKernel("imag", &ComplexPartKernel<true>);
   RegisterEvalKernel("conj", &ConjKernel);

@@ -34,6 +34,7 @@ void EnsureKernelsRegistered() {
     RegisterControlFlowKernels();
     RegisterCollectiveKernels();
     RegisterSpecialKernels();
+    RegisterFftKernels();
   });
 }
 

@@ -15,6 +15,7 @@ void RegisterSortKernels();          // eval/sort.cc
 void RegisterControlFlowKernels();   // eval/control_flow.cc
 void RegisterSpecialKernels();       // eval/special.cc (igamma, zeta, ...)
 void RegisterCollectiveKernels();    // eval/collectives.cc (shard_map, psum)
+void RegisterFftKernels();           // eval/fft.cc
 
 }  // namespace jax2onnx::jaxpr
 

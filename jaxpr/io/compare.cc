@@ -109,8 +109,16 @@ std::string CompareResult::Summary() const {
   return out;
 }
 
-CompareResult CompareArrays(const Array& expected, const Array& got,
+CompareResult CompareArrays(const Array& expected, const Array& got_in,
                             const Tolerance& tolerance) {
+  // A converted model returns complex values as (re, im) pairs.
+  Array got_pairs = got_in;
+  if (IsComplex(expected.dtype()) && !IsComplex(got_in.dtype())) {
+    if (auto c = PairsAsComplex(got_in, expected.dtype()); c.ok()) {
+      got_pairs = *std::move(c);
+    }
+  }
+  const Array& got = got_pairs;
   CompareResult result;
   result.tolerance = IsExactDType(expected.dtype()) ? Tolerance{} : tolerance;
   const Tolerance& tol = result.tolerance;

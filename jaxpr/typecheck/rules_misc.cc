@@ -1,4 +1,5 @@
-// sort and top_k (lax.py `_sort_abstract_eval`, `_top_k_abstract_eval`).
+// sort and top_k (lax.py `_sort_abstract_eval`, `_top_k_abstract_eval`),
+// fft (fft.py `fft_abstract_eval`).
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -89,9 +90,88 @@ absl::Status ApproxTopKRule(RuleContext& ctx) {
   return absl::OkStatus();
 }
 
+// fft: FFT/IFFT keep a complex operand's type; RFFT takes f32/f64 and gives
+// the complex type with the last axis n/2+1; IRFFT takes complex and gives
+// the real type with the trailing axes fft_lengths (its last operand axis
+// must be n/2+1). fft_lengths name 1-3 trailing axes.
+absl::Status FftRule(RuleContext& ctx) {
+  J2O_RETURN_IF_ERROR(ctx.Arity(1));
+  J2O_RETURN_IF_ERROR(ctx.Outputs(1));
+  J2O_RETURN_IF_ERROR(ctx.Shaped(0));
+  J2O_ASSIGN_OR_RETURN(std::vector<int64_t> lengths, ctx.Ints("fft_lengths"));
+  J2O_RETURN_IF_ERROR(ctx.Has("fft_type"));
+  const ParamValue* p = ctx.params().Find("fft_type");
+  std::string type = p->kind() == ParamValue::Kind::kInt
+                         ? std::string(p->int_value() == 0   ? "FFT"
+                                       : p->int_value() == 1 ? "IFFT"
+                                       : p->int_value() == 2 ? "RFFT"
+                                       : p->int_value() == 3 ? "IRFFT"
+                                                             : "?")
+                         : p->text();
+  if (auto dot = type.rfind('.'); dot != std::string::npos) {
+    type = type.substr(dot + 1);
+  }
+  if (type != "FFT" && type != "IFFT" && type != "RFFT" && type != "IRFFT") {
+    return ctx.Fail(absl::StrCat("unknown fft_type ", p->ToString()));
+  }
+  const Aval& x = ctx.in(0);
+  const int k = static_cast<int>(lengths.size());
+  if (k < 1 || k > 3 || k > x.rank()) {
+    return ctx.Fail(
+        absl::StrCat("fft_lengths must name 1 to 3 trailing axes "
+                     "of the rank-",
+                     x.rank(), " operand"));
+  }
+  for (int64_t n : lengths) {
+    if (n < 1) return ctx.Fail("fft_lengths must be positive");
+  }
+  const int first = x.rank() - k;
+  std::vector<DimExpr> shape = x.shape;
+  auto check_axes = [&](int count) -> absl::Status {
+    for (int j = 0; j < count; ++j) {
+      auto n = DimConst(x.shape[first + j]);
+      if (!n.has_value() || *n != lengths[j]) {
+        return ctx.Fail(absl::StrCat("fft_lengths ", lengths[j],
+                                     " does not match axis ", first + j, " of ",
+                                     x.ToString()));
+      }
+    }
+    return absl::OkStatus();
+  };
+  if (type == "RFFT") {
+    J2O_RETURN_IF_ERROR(ctx.DTypeIn(0, kClassFloat));
+    if (x.dtype != DType::kF32 && x.dtype != DType::kF64) {
+      return ctx.Fail("RFFT takes f32 or f64");
+    }
+    J2O_RETURN_IF_ERROR(check_axes(k));
+    shape.back() = C(lengths.back() / 2 + 1);
+    ctx.SetResult(
+        MakeAval(x.dtype == DType::kF32 ? DType::kC64 : DType::kC128, shape));
+    return absl::OkStatus();
+  }
+  J2O_RETURN_IF_ERROR(ctx.DTypeIn(0, kClassComplex));
+  if (type == "IRFFT") {
+    J2O_RETURN_IF_ERROR(check_axes(k - 1));
+    auto last = DimConst(x.shape.back());
+    if (!last.has_value() || *last != lengths.back() / 2 + 1) {
+      return ctx.Fail(absl::StrCat(
+          "IRFFT of length ", lengths.back(), " needs ", lengths.back() / 2 + 1,
+          " elements on the last axis of ", x.ToString()));
+    }
+    shape.back() = C(lengths.back());
+    ctx.SetResult(
+        MakeAval(x.dtype == DType::kC64 ? DType::kF32 : DType::kF64, shape));
+    return absl::OkStatus();
+  }
+  J2O_RETURN_IF_ERROR(check_axes(k));
+  ctx.SetResult(x);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterMiscRules(RuleTable& table) {
+  table["fft"] = {&FftRule};
   table["sort"] = {&SortRule};
   table["top_k"] = {&TopKRule};
   table["approx_top_k"] = {&ApproxTopKRule};

@@ -38,8 +38,10 @@ ValueInfo Unknown(int dtype) { return ValueInfo::UnknownShape(dtype); }
 // and shape (Cast, Reshape for the same static element count, Expand when
 // it broadcasts; an error otherwise).
 absl::StatusOr<std::string> Reconcile(State& s, const std::string& value,
-                                      const jaxpr::Aval& aval,
+                                      const jaxpr::Aval& jax_aval,
                                       absl::string_view what) {
+  // Complex values are real tensors with a trailing (re, im) axis.
+  const jaxpr::Aval aval = plugin::RealifiedAval(jax_aval);
   J2O_ASSIGN_OR_RETURN(ValueInfo target, ValueInfo::OfAval(aval));
   const ValueInfo* info = s.Info(value);
   std::string v = value;

@@ -30,7 +30,9 @@ namespace {
 using converter2::Attrs;
 using converter2::LoweringContext;
 
-absl::StatusOr<ir::Type> IrTypeOf(const jaxpr::Aval& aval) {
+absl::StatusOr<ir::Type> IrTypeOf(const jaxpr::Aval& jax_aval) {
+  // Complex values are real tensors with a trailing (re, im) axis.
+  const jaxpr::Aval aval = plugin::RealifiedAval(jax_aval);
   J2O_ASSIGN_OR_RETURN(int dtype, plugin::OnnxDType(aval.dtype));
   std::vector<ir::Dim> dims;
   for (const jaxpr::DimExpr& d : aval.shape) {
@@ -62,8 +64,9 @@ bool SameDims(const ir::Shape& shape, const std::vector<jaxpr::DimExpr>& dims) {
 // error otherwise. The result is always produced in the current graph and
 // carries an explicit type.
 absl::StatusOr<ir::Value*> Reconcile(LoweringContext& ctx, ir::Value* value,
-                                     const jaxpr::Aval& aval,
+                                     const jaxpr::Aval& jax_aval,
                                      absl::string_view what) {
+  const jaxpr::Aval aval = plugin::RealifiedAval(jax_aval);
   J2O_ASSIGN_OR_RETURN(ir::Type type, IrTypeOf(aval));
   J2O_ASSIGN_OR_RETURN(int dtype, plugin::OnnxDType(aval.dtype));
   ir::Value* v = value;
