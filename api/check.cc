@@ -237,21 +237,13 @@ CheckResult CheckBundle(const std::string& bundle_path,
                                "the model returned ", got->size(),
                                " outputs, expected ", expected->size())));
   }
-  result.passed = true;
-  for (size_t i = 0; i < got->size(); ++i) {
-    jaxpr::CompareResult cmp = jaxpr::CompareArrays((*expected)[i], (*got)[i],
-                                                    bundle->rtol, bundle->atol);
-    OutputCheck out;
-    out.index = static_cast<int>(i);
-    out.ok = cmp.ok;
-    out.summary = cmp.Summary();
-    out.max_abs_error = cmp.worst_abs_diff;
-    if (!cmp.ok && result.passed) {
-      result.passed = false;
-      result.stage = "compare";
-      result.reason = absl::StrCat("output ", i, ": ", out.summary);
-    }
-    result.outputs.push_back(std::move(out));
+  std::string failure;
+  result.outputs = CompareOutputs(*bundle, *inputs, *expected, *got,
+                                  result.oracle == "expected", &failure);
+  result.passed = failure.empty();
+  if (!result.passed) {
+    result.stage = "compare";
+    result.reason = std::move(failure);
   }
   return result;
 }

@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "api/bundle_access.h"
+#include "api/output_compare.h"
 #include "api/ort_runner.h"
 #include "api/router.h"
 #include "jax2onnx/jax2onnx.h"
@@ -24,13 +25,6 @@ struct CheckOptions {
   // Sizes given to symbolic dims when inputs are generated: the k-th symbol
   // (in order of appearance) gets first_symbol_size + k.
   int64_t first_symbol_size = 2;
-};
-
-struct OutputCheck {
-  int index = 0;
-  bool ok = false;
-  std::string summary;  // CompareResult::Summary()
-  double max_abs_error = 0;
 };
 
 struct CheckResult {

@@ -38,6 +38,13 @@ set_target_properties(jax2onnx_public PROPERTIES EXPORT_NAME jax2onnx)
 target_link_libraries(jax2onnx_public INTERFACE jax2onnx_api)
 target_include_directories(jax2onnx_public INTERFACE
   $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
+# A sanitizer build's static libraries call the ASan/UBSan runtimes: a
+# consumer must link with the same flags (tests/consumer in
+# scripts/sanitize.sh).
+if(JAX2ONNX_SANITIZE)
+  target_link_options(jax2onnx_public INTERFACE
+    -fsanitize=address,undefined)
+endif()
 add_library(jax2onnx::jax2onnx ALIAS jax2onnx_public)
 
 install(TARGETS ${JAX2ONNX_INSTALLED_LIBS} jax2onnx_public

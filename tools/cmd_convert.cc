@@ -196,10 +196,15 @@ int RunCheck(const std::vector<std::string>& args) {
       j["convert_seconds"] = r.convert_seconds;
       nlohmann::json outs = nlohmann::json::array();
       for (const auto& o : r.outputs) {
-        outs.push_back({{"index", o.index},
-                        {"ok", o.ok},
-                        {"max_abs_error", o.max_abs_error},
-                        {"summary", o.summary}});
+        nlohmann::json out = {{"index", o.index},
+                              {"ok", o.ok},
+                              {"max_abs_error", o.max_abs_error},
+                              {"summary", o.summary}};
+        if (o.noise_checked) {
+          out["f64_error"] = o.f64_error;
+          out["sequential_f32_error"] = o.sequential_f32_error;
+        }
+        outs.push_back(std::move(out));
       }
       j["outputs"] = outs;
       report.push_back(j);

@@ -116,8 +116,14 @@ const std::vector<Command>& Commands() {
        "bundle's input_i (or seeded random inputs, symbolic dims bound to "
        "small sizes) and compares with expected_i (or the reference "
        "interpreter) using the bundle's rtol/atol (defaults f32 1e-5, f64 "
-       "1e-7, f16 and bf16 1e-2; ints/bools exact). Prints one PASS/FAIL line "
-       "per "
+       "1e-7, f16 and bf16 1e-2; ints/bools exact). An f32 output the f32 "
+       "default rejects (no rtol/atol header) is then held to a noise bound "
+       "that scales with the program: with ref the interpreter on the program "
+       "widened to f64 and E the worst error against ref of the interpreter "
+       "in f32 with the partial sums of dot_general and reduce_sum rounded to "
+       "f32 in sequential order (to nearest, up and down), each element must "
+       "satisfy |got - ref| <= 2 E + 1e-5 + 1e-5 |ref| (docs/testing.md, "
+       "Tolerances); both errors are reported. Prints one PASS/FAIL line per "
        "bundle with a reason for each FAIL, then `N passed, M failed`.",
        {{"use_onnx_ir", kUseOnnxIrHelp},
         {"opset", kOpsetHelp},

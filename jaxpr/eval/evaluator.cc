@@ -259,6 +259,10 @@ class Interpreter {
   const EvalOptions& options_;
 };
 
+PartialSumRounding EvalContext::f32_partial_sums() const {
+  return interp_.options().f32_partial_sums;
+}
+
 absl::StatusOr<Array> EvalContext::NewOutput(int i) const {
   auto shape = OutputShape(i);
   if (!shape.ok()) return shape.status();

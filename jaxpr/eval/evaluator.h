@@ -4,6 +4,8 @@
 #ifndef JAX2ONNX_JAXPR_EVAL_EVALUATOR_H_
 #define JAX2ONNX_JAXPR_EVAL_EVALUATOR_H_
 
+#include <cmath>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -14,11 +16,34 @@
 
 namespace jax2onnx::jaxpr {
 
+enum class PartialSumRounding { kNone, kNearest, kUpward, kDownward };
+
+// `x` rounded to an f32 value in `mode` (kNone: unchanged).
+inline double RoundPartialSum(double x, PartialSumRounding mode) {
+  if (mode == PartialSumRounding::kNone || !std::isfinite(x)) return x;
+  float f = static_cast<float>(x);
+  if (mode == PartialSumRounding::kUpward && static_cast<double>(f) < x) {
+    f = std::nextafter(f, std::numeric_limits<float>::infinity());
+  } else if (mode == PartialSumRounding::kDownward &&
+             static_cast<double>(f) > x) {
+    f = std::nextafter(f, -std::numeric_limits<float>::infinity());
+  }
+  return f;
+}
+
 struct EvalOptions {
   // Values of `[...]` literals (npz literal_k), indexed by elided_index.
   const std::vector<Array>* elided_literals = nullptr;
   // Names the jaxpr's file in type errors (`FILE:LINE:COL: error: ...`).
   std::string filename = "<jaxpr>";
+  // How dot_general and reduce_sum on f32 round their partial sums. The
+  // default (kNone) accumulates in double and rounds once: the most
+  // accurate f32 answer. The others round every partial sum to f32, in
+  // sequential order, to nearest or toward +/- infinity: running the
+  // program with upward and with downward rounding brackets each sum and
+  // shows how far f32 accumulation can move the outputs. check's noise bound
+  // (api/output_compare.h) uses them.
+  PartialSumRounding f32_partial_sums = PartialSumRounding::kNone;
 };
 
 // Runs `jaxpr` on constvar values and inputs after type checking it
@@ -42,6 +67,8 @@ class EvalContext {
   const Eqn& eqn() const { return eqn_; }
   const Params& params() const { return eqn_.params; }
   const DimBindings& bindings() const { return bindings_; }
+  // EvalOptions::f32_partial_sums of this run.
+  PartialSumRounding f32_partial_sums() const;
   int num_outputs() const { return static_cast<int>(eqn_.outputs.size()); }
   // The declared dtype / concrete shape of output i (symbols bound).
   DType OutputDType(int i) const { return eqn_.outputs[i]->aval.dtype; }

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <set>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -130,11 +131,14 @@ std::vector<W> PermuteDims(const std::vector<W>& src,
 // free, contracting dims in their listed orders) and rhs [B, K, N], then
 // out[b, m, n] accumulates L[b, m, k] * R[b, k, n] for k = 0, 1, ... in
 // order, the same summation order as a per-element loop over the
-// contracting index, so results do not depend on the layout.
+// contracting index, so results do not depend on the layout. With a
+// `partial_sums` mode (f32 outputs only) every partial sum is rounded to f32
+// that way, as a plain f32 loop computes it (EvalOptions).
 template <typename W>
 Array DotTyped(const Array& lhs, const Array& rhs, const DotDims& dims,
                const std::vector<int64_t>& lhs_free,
-               const std::vector<int64_t>& rhs_free, DType out_dtype) {
+               const std::vector<int64_t>& rhs_free, DType out_dtype,
+               PartialSumRounding partial_sums = PartialSumRounding::kNone) {
   // Output dims: batch dims, then lhs free dims, then rhs free dims.
   std::vector<int64_t> out_shape;
   int64_t batch = 1, m = 1, n = 1, k = 1;
@@ -173,6 +177,14 @@ Array DotTyped(const Array& lhs, const Array& rhs, const DotDims& dims,
       for (int64_t c = 0; c < k; ++c) {
         const W a = lb[i * k + c];
         const W* rrow = rb + c * n;
+        if constexpr (std::is_same_v<W, double>) {
+          if (partial_sums != PartialSumRounding::kNone) {
+            for (int64_t j = 0; j < n; ++j) {
+              row[j] = RoundPartialSum(row[j] + a * rrow[j], partial_sums);
+            }
+            continue;
+          }
+        }
         for (int64_t j = 0; j < n; ++j) row[j] = WAdd(row[j], WMul(a, rrow[j]));
       }
     }
@@ -229,8 +241,10 @@ absl::StatusOr<std::vector<Array>> DotGeneralKernel(
   if (!rhs.ok()) return rhs.status();
   switch (*family) {
     case Family::kFloat:
-      return std::vector<Array>{
-          DotTyped<double>(*lhs, *rhs, *dims, *lhs_free, *rhs_free, out_dtype)};
+      return std::vector<Array>{DotTyped<double>(
+          *lhs, *rhs, *dims, *lhs_free, *rhs_free, out_dtype,
+          out_dtype == DType::kF32 ? ctx.f32_partial_sums()
+                                   : PartialSumRounding::kNone)};
     case Family::kSigned:
       return std::vector<Array>{DotTyped<int64_t>(*lhs, *rhs, *dims, *lhs_free,
                                                   *rhs_free, out_dtype)};

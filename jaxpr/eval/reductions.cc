@@ -230,9 +230,16 @@ Result MonoidReduceKernel(const EvalContext& ctx,
               absl::StrCat(what, " does not apply to ", x.TypeString()));
         }
         std::vector<T> acc(out.num_elements(), MonoidIdentity<T>(kMonoid));
+        const PartialSumRounding partial_sums =
+            kMonoid == Monoid::kSum && x.dtype() == DType::kF32
+                ? ctx.f32_partial_sums()
+                : PartialSumRounding::kNone;
         for (int64_t i = 0; i < x.num_elements(); ++i) {
           const int64_t o = geometry->out_flat_of_in[i];
           acc[o] = MonoidCombine<T>(kMonoid, acc[o], C::Load(x, i));
+          if constexpr (std::is_same_v<T, double>) {
+            acc[o] = RoundPartialSum(acc[o], partial_sums);
+          }
         }
         for (int64_t i = 0; i < out.num_elements(); ++i) {
           C::Store(out, i, acc[i]);

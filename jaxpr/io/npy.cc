@@ -44,6 +44,43 @@ absl::Status Invalid(absl::string_view what, absl::string_view message) {
   return absl::InvalidArgumentError(absl::StrCat(what, ": ", message));
 }
 
+// Deflate expands at most 1032:1 (RFC 1951: a 258-byte match per 2 bits at
+// best), a stored entry not at all. A declared size beyond that is a lie
+// (a corrupt header or a decompression bomb); one beyond the machine's
+// physical memory could not be held even if real.
+constexpr uint64_t kMaxDeflateRatio = 1032;
+
+absl::Status CheckDeclaredEntrySize(const zip_stat_t& st,
+                                    absl::string_view what) {
+  if ((st.valid & ZIP_STAT_COMP_SIZE) && (st.valid & ZIP_STAT_COMP_METHOD) &&
+      (st.comp_method == ZIP_CM_STORE || st.comp_method == ZIP_CM_DEFLATE)) {
+    // + 64: the deflate stream's own framing on tiny entries.
+    const uint64_t most =
+        st.comp_method == ZIP_CM_STORE
+            ? st.comp_size
+            : (st.comp_size + 64) * kMaxDeflateRatio;
+    if (st.size > most) {
+      return Invalid(what, absl::StrCat("declares ", st.size, " bytes from ",
+                                        st.comp_size,
+                                        " compressed bytes, more than ",
+                                        st.comp_method == ZIP_CM_STORE
+                                            ? "a stored entry holds"
+                                            : "deflate can expand to (1032:1)",
+                                        "; corrupt or a decompression bomb"));
+    }
+  }
+  const long pages = sysconf(_SC_PHYS_PAGES);
+  const long page_size = sysconf(_SC_PAGE_SIZE);
+  if (pages > 0 && page_size > 0 &&
+      st.size > static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size)) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        what, ": declares ", st.size, " bytes, more than this machine's ",
+        static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size),
+        " bytes of memory"));
+  }
+  return absl::OkStatus();
+}
+
 bool HostIsLittleEndian() {
   const uint16_t probe = 1;
   uint8_t first;
@@ -725,6 +762,9 @@ absl::StatusOr<NamedArrays> ReadNpzFile(const std::string& path) {
       return absl::InvalidArgumentError(absl::StrCat(
           what, ": claims ", st.size, " bytes (limit ", kMaxEntryBytes, ")"));
     }
+    // Refused before allocating: a size the data cannot expand to, and one
+    // this machine cannot hold.
+    J2O_RETURN_IF_ERROR(CheckDeclaredEntrySize(st, what));
     std::optional<absl::StatusOr<Array>> in_place;
     const size_t index = static_cast<size_t>(i);
     if (index < stored.size() && stored[index].has_value() &&

@@ -876,6 +876,15 @@ absl::Status Parser::ParseEqn(ClosedJaxpr* owner, Scope* scope, Eqn* eqn) {
   if (prim.empty()) {
     return Expected(outs.empty() ? "an equation" : "a primitive name");
   }
+  // An equation without outputs named like a bound variable cannot be
+  // printed back: on its own line it reads as more operands of the equation
+  // before it (`b = foo\n  d f` is `b = foo d f`). Found by parser_fuzzer.
+  if (outs.empty() && !fragment_ && Lookup(*scope, prim) != nullptr) {
+    return ErrorAt(start, absl::StrCat("'", prim,
+                                       "' is a variable bound in this jaxpr, "
+                                       "not a primitive: an equation with no "
+                                       "outputs cannot be named like one"));
+  }
   eqn->primitive = std::string(prim);
   p_ += prim.size();
   if (At(p_) == '[') J2O_RETURN_IF_ERROR(ParseParams(eqn));

@@ -16,6 +16,7 @@
 #include "ir/serde.h"
 #include "jax2onnx/jax2onnx.h"
 #include "jaxpr/io/npy.h"
+#include "tests/ort_accepts.h"
 #include "tests/scoped_env.h"
 
 namespace jax2onnx {
@@ -70,6 +71,7 @@ TEST(PublicApiTest, InMemoryConversionEqualsTheConversionOfTheSameFiles) {
   EXPECT_EQ(bundle->num_outputs(), 1);
   auto from_files = ToOnnx(*bundle, options);
   ASSERT_TRUE(from_files.ok()) << from_files.status();
+  EXPECT_ORT_ACCEPTS(*from_files);
   EXPECT_EQ(ir::SerializeDeterministic(*in_memory),
             ir::SerializeDeterministic(*from_files));
   // The weight's bytes reach the model unchanged.
@@ -123,6 +125,8 @@ TEST(PublicApiTest, EnvironmentOverridesTheOptionsUnlessSwitchedOff) {
       api::ConvertWithPipeline(api::Pipeline::kLegacy, internal, defaults);
   auto ir = api::ConvertWithPipeline(api::Pipeline::kIr, internal, defaults);
   ASSERT_TRUE(legacy.ok() && ir.ok());
+  EXPECT_ORT_ACCEPTS(*legacy);
+  EXPECT_ORT_ACCEPTS(*ir);
   ASSERT_NE(ir::SerializeDeterministic(*legacy),
             ir::SerializeDeterministic(*ir))
       << "the pipelines must differ here for the test to tell them apart";

@@ -17,7 +17,9 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "nlohmann/json.hpp"
+#include "onnx/onnx_pb.h"
 #include "tests/cli_fixture.h"
+#include "tests/ort_accepts.h"
 
 namespace jax2onnx::cli {
 namespace {
@@ -112,7 +114,11 @@ TEST_F(CliTest, OneLetterFlagsAreSpelledWithOneDash) {
   // Given either way, -o works.
   const std::string bundle = Write("add.jaxpr", kAdd);
   EXPECT_EQ(Run("convert " + bundle + " -o=" + P("a.onnx")).exit_code, 0);
-  EXPECT_TRUE(fs::exists(P("a.onnx")));
+  ASSERT_TRUE(fs::exists(P("a.onnx")));
+  onnx::ModelProto model;
+  std::ifstream in(P("a.onnx"), std::ios::binary);
+  ASSERT_TRUE(model.ParseFromIstream(&in));
+  EXPECT_ORT_ACCEPTS(model);
 }
 
 TEST_F(CliTest, FlagHelpIsWrittenForTheCommand) {

@@ -19,6 +19,7 @@
 #include "onnx/onnx_pb.h"
 #include "plugin/registry.h"
 #include "plugins/register.h"
+#include "tests/ort_accepts.h"
 
 namespace jax2onnx::converter::testing {
 
@@ -156,7 +157,11 @@ inline absl::StatusOr<onnx::ModelProto> Convert(const jaxpr::Bundle& bundle,
   RegisterTestLowerings();
   LegacyConvertOptions options;
   options.opset = opset;
-  return ConvertToProto(bundle, options);
+  absl::StatusOr<onnx::ModelProto> model = ConvertToProto(bundle, options);
+  // Every model these tests produce must load in ORT (tests/ort_accepts.h),
+  // whatever else the test looks at.
+  if (model.ok()) EXPECT_ORT_ACCEPTS(*model);
+  return model;
 }
 
 }  // namespace jax2onnx::converter::testing

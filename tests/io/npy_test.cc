@@ -458,6 +458,56 @@ TEST_F(NpyTest, NpzEntriesReadInPlaceMatchParseNpy) {
   }
 }
 
+// A zip entry whose header claims ~3.5 GiB (and whose npy header a
+// matching shape) but which holds a few bytes: stored, it cannot hold more
+// than its compressed size; deflated, it cannot expand beyond 1032:1. Both
+// are refused from the sizes alone, before the 3.5 GiB array is allocated.
+TEST_F(NpyTest, NpzEntryClaimingMoreThanItsDataCanHoldIsRefusedUpFront) {
+  constexpr uint32_t kClaimedElements = 0xE0000000u;
+  const std::string npy =
+      MakeNpy("{'descr': '|u1', 'fortran_order': False, 'shape': (3758096384,), }",
+              std::string(16, '\x01'));
+  const uint32_t claimed =
+      kClaimedElements + static_cast<uint32_t>(npy.size() - 16);
+  for (bool deflate : {false, true}) {
+    const std::string path = Path(deflate ? "bomb_deflated.npz" : "bomb.npz");
+    int error = 0;
+    zip_t* z = zip_open(path.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &error);
+    ASSERT_NE(z, nullptr);
+    zip_source_t* src = zip_source_buffer(z, npy.data(), npy.size(), 0);
+    const zip_int64_t index = zip_file_add(z, "x.npy", src, ZIP_FL_ENC_UTF_8);
+    ASSERT_GE(index, 0);
+    ASSERT_EQ(zip_set_file_compression(
+                  z, index, deflate ? ZIP_CM_DEFLATE : ZIP_CM_STORE, 0),
+              0);
+    ASSERT_EQ(zip_close(z), 0);
+    std::string bytes;
+    {
+      std::ifstream in(path, std::ios::binary);
+      bytes.assign(std::istreambuf_iterator<char>(in),
+                   std::istreambuf_iterator<char>());
+    }
+    // The uncompressed-size fields: local header +22, central directory +24
+    // (APPNOTE.TXT 4.3.7 and 4.3.12), little-endian.
+    auto patch = [&](size_t at) {
+      for (int b = 0; b < 4; ++b) {
+        bytes[at + b] = static_cast<char>((claimed >> (8 * b)) & 0xff);
+      }
+    };
+    ASSERT_EQ(bytes.compare(0, 4, "PK\x03\x04"), 0);
+    patch(22);
+    const size_t central = bytes.find("PK\x01\x02");
+    ASSERT_NE(central, std::string::npos);
+    patch(central + 24);
+    std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
+    auto r = ReadNpzFile(path);
+    ASSERT_FALSE(r.ok());
+    EXPECT_THAT(r.status().message(), HasSubstr("decompression bomb"))
+        << r.status();
+    EXPECT_THAT(r.status().message(), HasSubstr(std::to_string(claimed)));
+  }
+}
+
 TEST_F(NpyTest, RandomlyCorruptedNpzNeverCrashes) {
   for (bool compress : {false, true}) {
     ASSERT_TRUE(WriteNpzFile(Path("base.npz"),

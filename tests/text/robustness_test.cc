@@ -130,5 +130,31 @@ TEST(RobustnessTest, RandomByteMutationsNeverCrash) {
   }
 }
 
+// parser_fuzzer, 2026-11-24: `g = ad;d f 1.0` parsed as `ad` (no operands)
+// then a zero-output equation `d f 1.0` whose primitive is named like the
+// bound variable d. Printed on its own line it re-parsed as operands of
+// `ad` (13 vs 12 equations). Such an equation is now an error at its
+// position; the same text with a real primitive name still round-trips.
+TEST(RobustnessTest, ZeroOutputEquationNamedLikeABoundVariableIsAnError) {
+  const std::string bad =
+      "{ lambda ; d:f32[] f:f32[]. let\n"
+      "    g:f32[] = ad;d f 1.0:f32[]\n"
+      "  in (g,) }\n";
+  auto file = ParseJaxprText(bad, "x");
+  ASSERT_FALSE(file.ok());
+  EXPECT_THAT(file.status().message(),
+              HasSubstr("x:2:18: error: 'd' is a variable bound in this jaxpr"));
+  const std::string good =
+      "{ lambda ; d:f32[] f:f32[]. let\n"
+      "    g:f32[] = ad;debug_thing f 1.0:f32[]\n"
+      "  in (g,) }\n";
+  auto ok = ParseJaxprText(good, "x");
+  ASSERT_TRUE(ok.ok()) << ok.status();
+  auto again = ParseJaxprText(PrintJaxprFile(*ok), "printed");
+  ASSERT_TRUE(again.ok()) << again.status();
+  std::string diff;
+  EXPECT_TRUE(StructurallyEqual(*ok, *again, &diff)) << diff;
+}
+
 }  // namespace
 }  // namespace jax2onnx::jaxpr

@@ -12,6 +12,7 @@
 #include "jaxpr/io/npy.h"
 #include "onnx/onnx_pb.h"
 #include "tests/cli_fixture.h"
+#include "tests/ort_accepts.h"
 #include "tests/write/write_test_util.h"
 
 namespace jax2onnx::write_test {
@@ -56,6 +57,9 @@ TEST_F(ConvertCliTest, DefaultKeepsASmallModelInline) {
   const RunResult r = Convert("-o " + P("m.onnx"));
   EXPECT_EQ(r.exit_code, 0) << r.output;
   EXPECT_THAT(ListDir(dir_), ElementsAre("b.jaxpr", "b.npz", "m.onnx"));
+  onnx::ModelProto model;
+  ASSERT_TRUE(model.ParseFromString(ReadFile(dir_ / "m.onnx")));
+  EXPECT_ORT_ACCEPTS(model);
 }
 
 TEST_F(ConvertCliTest, AlwaysWritesTheNamedSidecar) {

@@ -1,0 +1,79 @@
+// Comparing a converted model's ONNX Runtime outputs with the oracle (check,
+// corpus): the fixed tolerance first, then, for f32 outputs the fixed
+// default rejects, a noise bound that scales with the program.
+//
+// Why: an f32 program's result depends on summation order. A dot over
+// 10,000 terms whose sum nearly cancels is off by ~1e-5 in absolute terms
+// in any f32 implementation, so a fixed 1e-5 tolerance fails correct
+// conversions. The noise rule measures how far f32 rounding alone moves
+// this program's outputs on these inputs, and accepts ORT within a stated
+// multiple of that:
+//
+//   ref   = the reference interpreter on the program with every f32 widened
+//           to f64 (inputs, consts and literals widened exactly);
+//   E     = max over the output and over three interpreter runs in f32
+//           with every partial sum of dot_general and reduce_sum rounded to
+//           f32 in sequential order (to nearest, toward +inf, toward -inf)
+//           of |run - ref|. Directed rounding pushes every rounding error
+//           of a sum the same way, so E is about Higham's worst-case bound
+//           u * sum_k |S_k| for sequential summation, which ORT's blocked
+//           and pairwise orders stay within; a single round-to-nearest run
+//           could cancel its own errors by luck.
+//   ok    iff |ort - ref| <= kNoiseMultiple (2) * E + atol + rtol * |ref| at
+//           every element (the f32 default 1e-5 as the floor), or the element
+//           passes the fixed rule; and, when the oracle is the bundle's
+//           expected_i, expected_i itself is within the same bound of ref.
+//
+// The rule only widens acceptance of f32 outputs of bundles without an
+// explicit `# rtol:` / `# atol:` header (the header always wins); other
+// dtypes keep the fixed rule (integers and bools exact).
+#ifndef JAX2ONNX_API_OUTPUT_COMPARE_H_
+#define JAX2ONNX_API_OUTPUT_COMPARE_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "jaxpr/array.h"
+#include "jaxpr/io/bundle.h"
+
+namespace jax2onnx::api {
+
+inline constexpr double kNoiseMultiple = 2;
+
+struct OutputCheck {
+  int index = 0;
+  bool ok = false;
+  std::string summary;  // CompareResult::Summary(), or the noise bound's
+  double max_abs_error = 0;  // worst |got - oracle| (fixed rule)
+  // Set when the noise bound was evaluated (an f32 output the fixed default
+  // rejected): worst |got - f64 reference| and E, the sequential-f32
+  // interpreter runs' worst error against the same reference.
+  bool noise_checked = false;
+  double f64_error = 0;
+  double sequential_f32_error = 0;
+};
+
+// The interpreter's outputs on the f64-widened program (f32 outputs come
+// back as f64) and on the program with f32 partial sums rounded in order to
+// nearest, upward and downward.
+struct NoiseReference {
+  std::vector<jaxpr::Array> f64;
+  std::vector<std::vector<jaxpr::Array>> sequential_f32;  // [run][output]
+};
+absl::StatusOr<NoiseReference> ComputeNoiseReference(
+    const jaxpr::Bundle& bundle, const std::vector<jaxpr::Array>& inputs);
+
+// Compares got[i] with expected[i] (same count), as described above.
+// `oracle_is_expected`: expected comes from the bundle's expected_i.
+// Returns one OutputCheck per output; *first_failure is "" when all pass,
+// else "output I: SUMMARY" of the first failing one.
+std::vector<OutputCheck> CompareOutputs(
+    const jaxpr::Bundle& bundle, const std::vector<jaxpr::Array>& inputs,
+    const std::vector<jaxpr::Array>& expected,
+    const std::vector<jaxpr::Array>& got, bool oracle_is_expected,
+    std::string* first_failure);
+
+}  // namespace jax2onnx::api
+
+#endif  // JAX2ONNX_API_OUTPUT_COMPARE_H_
