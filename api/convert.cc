@@ -58,6 +58,10 @@ void RegisterAllLowerings() {
 absl::StatusOr<onnx::ModelProto> ConvertWithPipeline(
     Pipeline pipeline, const Bundle& bundle, const ConvertOptions& options) {
   RegisterAllLowerings();
+  if (options.optimize < 0 || options.optimize > 2) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the optimization level must be 0, 1 or 2, got ", options.optimize));
+  }
   // Both pipelines trust the printed types; an ill-typed jaxpr is refused
   // here with its FILE:LINE:COL before any lowering sees it.
   J2O_RETURN_IF_ERROR(jaxpr::TypeCheckFile(bundle.file));
@@ -70,6 +74,15 @@ absl::StatusOr<onnx::ModelProto> ConvertWithPipeline(
     ir_options.model_name = options.model_name;
     ir_options.input_names = options.input_names;
     ir_options.output_names = options.output_names;
+    ir_options.optimize = options.optimize;
+    // What Netron shows under the model's properties: who converted it,
+    // how, and from what (the bundle's `# source:` header).
+    ir_options.metadata_props = {{"jax2onnx_version", Version()},
+                                 {"jax2onnx_optimize",
+                                  absl::StrCat(options.optimize)}};
+    if (std::optional<std::string> source = bundle.file.Header("source")) {
+      ir_options.metadata_props.emplace_back("source", *source);
+    }
     ir_options.dump = IrDumpFromEnv(options);
     J2O_ASSIGN_OR_RETURN(ir::Model model,
                          converter2::ConvertToIr(bundle, ir_options));

@@ -59,6 +59,7 @@ absl::StatusOr<ir::Model> ConvertToIr(const jaxpr::Bundle& bundle,
   model.SetOpsetVersion("", options.opset);
   model.set_producer_name("jax2onnx");
   model.set_producer_version("0.1.0");
+  model.metadata_props() = options.metadata_props;
   ir::Graph& graph = model.graph();
 
   // Reserve the I/O names so no intermediate value takes them.
@@ -145,7 +146,7 @@ absl::StatusOr<ir::Model> ConvertToIr(const jaxpr::Bundle& bundle,
     graph.AddOutput(value);
   }
   if (options.dump) options.dump("lowered", model);
-  J2O_RETURN_IF_ERROR(Finalize(model, options.dump));
+  J2O_RETURN_IF_ERROR(Finalize(model, options.optimize, options.dump));
   return model;
 }
 

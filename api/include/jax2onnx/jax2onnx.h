@@ -104,6 +104,11 @@ struct ConvertOptions {
   // Mesh axis sizes for shard_map meshes printed without them:
   // "data=4,model=2" (the CLI's --mesh).
   std::string mesh_axis_sizes;
+  // IR pipeline optimization level (the CLI's --optimize): 0 = the literal
+  // lowering, 1 = + generic exact rewrites (constant folding of weights,
+  // CSE, transpose/reshape/cast folding, Einsum -> MatMul, ...), 2 = + op
+  // fusions (the default). The legacy pipeline is always literal.
+  int optimize = 2;
 };
 
 // Converts with the routed pipeline. Errors name the primitive, equation
