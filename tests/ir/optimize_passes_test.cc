@@ -469,6 +469,44 @@ TEST(EinsumToMatMulTest, RewritesDenseAndAttentionEquations) {
             "}\n");
 }
 
+TEST(TypePropagationTest, TypesUntypedOutputsFromTheInputTypes) {
+  Model m;
+  Graph& g = m.graph();
+  g.set_name("main");
+  Value* x = g.AddInput("x", F32({"B", 3}));
+  Value* y = g.AddInput("y", F32({3}));
+  Value* z = g.AddInput("z", F32({"C", 3}));
+  auto untyped = [&](absl::string_view op, std::vector<Value*> ins,
+                     std::string out, std::vector<Attr> attrs = {}) {
+    return g.Append(Node::Create("", op, ins, {std::move(out)},
+                                 std::move(attrs)));
+  };
+  Node* add = untyped("Add", {x, y}, "add");
+  Node* less = untyped("Less", {add->output(0), y}, "less");
+  Node* cast = untyped("Cast", {add->output(0)}, "cast",
+                       A(Attr::Int("to", TP::DOUBLE)));
+  Node* t = untyped("Transpose", {cast->output(0)}, "t",
+                    A(Attr::Ints("perm", {1, 0})));
+  Node* shape = untyped("Shape", {t->output(0)}, "shape");
+  // B and C are different symbols: their broadcast is not decidable.
+  Node* mixed = untyped("Add", {x, z}, "mixed");
+  // Graph outputs must be typed: typed Identities read the values.
+  g.AddOutput(Op(g, "Identity", {less->output(0)}, "o1",
+                 T(TP::BOOL, {"B", 3}))->output(0));
+  g.AddOutput(Op(g, "Identity", {shape->output(0)}, "o2",
+                 T(TP::INT64, {2}))->output(0));
+  g.AddOutput(Op(g, "Identity", {mixed->output(0)}, "o3",
+                 F32({Dim::Unknown(), 3}))->output(0));
+  EXPECT_TRUE(RunPass("type-propagation", m));
+  EXPECT_EQ(add->output(0)->type()->ToString(), "f32[B,3]");
+  EXPECT_EQ(less->output(0)->type()->ToString(), "bool[B,3]");
+  EXPECT_EQ(cast->output(0)->type()->ToString(), "f64[B,3]");
+  EXPECT_EQ(t->output(0)->type()->ToString(), "f64[3,B]");
+  EXPECT_EQ(shape->output(0)->type()->ToString(), "i64[2]");
+  EXPECT_EQ(mixed->output(0)->type(), nullptr);
+  EXPECT_FALSE(RunPass("type-propagation", m));
+}
+
 TEST(NodeNamingTest, NamesUnnamedNodesAndMakesNamesUnique) {
   Model m;
   Graph& g = m.graph();
