@@ -1,6 +1,6 @@
 // expand-elimination: an operand Expand(b, shape) of a broadcasting
 // elementwise op (Add, Sub, Mul, Div, Pow, Max, Min, Mod, comparisons,
-// logical ops, Where) is replaced by b when broadcasting b against the op's
+// logical ops) is replaced by b when broadcasting b against the op's
 // other operands already gives the op's output shape: ONNX multidirectional
 // broadcasting then reads the same element of b for every output element,
 // which is what the materialized Expand held. The same holds for an
@@ -9,7 +9,9 @@
 // (broadcast_in_dim before every binary op), so this removes the Expand
 // and the Unsqueeze of a bias add or scale.
 //
-// Refuses: unknown shapes or unknown dims of any operand or the output,
+// Refuses: Where (the project's Where rule, DESIGN.md / seed 000: every
+// Where gets three inputs of one rank, never relying on ONNX broadcasting,
+// tests/api/control_flow_guardrails_test.cc), unknown shapes or unknown dims of any operand or the output,
 // symbolic dims that would need broadcasting against each other (only equal
 // names or a static 1 combine), Expands whose output is a graph output.
 #include <algorithm>
@@ -25,7 +27,7 @@ bool IsBroadcastingElementwise(const Node* n) {
   static const char* const kOps[] = {
       "Add",  "Sub",     "Mul",  "Div",  "Pow",         "Max",
       "Min",  "Mod",     "Equal", "Less", "LessOrEqual", "Greater",
-      "GreaterOrEqual",  "And",  "Or",   "Xor",         "Where",
+      "GreaterOrEqual",  "And",  "Or",   "Xor",
       "BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitShift"};
   if (n == nullptr || n->num_outputs() != 1 || n->num_inputs() < 2) {
     return false;
