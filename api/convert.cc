@@ -75,6 +75,8 @@ absl::StatusOr<onnx::ModelProto> ConvertWithPipeline(
     ir_options.input_names = options.input_names;
     ir_options.output_names = options.output_names;
     ir_options.optimize = options.optimize;
+    ir_options.inputs_as_nchw = options.inputs_as_nchw;
+    ir_options.outputs_as_nchw = options.outputs_as_nchw;
     // What Netron shows under the model's properties: who converted it,
     // how, and from what (the bundle's `# source:` header).
     ir_options.metadata_props = {{"jax2onnx_version", Version()},
@@ -89,6 +91,11 @@ absl::StatusOr<onnx::ModelProto> ConvertWithPipeline(
     onnx::ModelProto proto = ir::ToProto(model);
     J2O_RETURN_IF_ERROR(plugin::WidenLowPrecisionForOrtCpu(proto));
     return proto;
+  }
+  if (!options.inputs_as_nchw.empty() || !options.outputs_as_nchw.empty()) {
+    return absl::UnimplementedError(
+        "inputs_as_nchw/outputs_as_nchw are implemented by the IR pipeline "
+        "only; the legacy pipeline was selected");
   }
   converter::LegacyConvertOptions legacy_options;
   legacy_options.opset = options.opset;

@@ -13,8 +13,11 @@
 //    A MatMul + Add is never turned into a Gemm with C: MLAS accumulates
 //    K blocks into C, which reassociates the bias add.
 //
-// Refuses: Transposes without a perm attribute of known rank, Transposes
-// whose output is a graph output (the name is the interface), MatMul of
+// A Transpose whose output is a graph output keeps that value (the name is
+// the interface): where it would vanish it becomes an Identity instead.
+//
+// Refuses: Transposes without a perm attribute of known rank, moving a
+// graph-output Transpose through an elementwise op, MatMul of
 // rank other than 2 or dtypes other than f32,
 // Gemm with transA/transB already set on that operand.
 #include <string>
@@ -101,9 +104,22 @@ class TransposeFolding : public Pass {
         std::optional<std::vector<int64_t>> perm = PermOf(node);
         if (!perm.has_value()) continue;
         Value* out = node->output(0);
-        if (out->is_graph_output() || out->num_uses() == 0) continue;
+        if (out->num_uses() == 0 && !out->is_graph_output()) continue;
+        // A graph output keeps its value (its name is the interface): the
+        // Transpose becomes an Identity, which identity-elimination folds
+        // into the producer by renaming where it can.
+        auto becomes = [&](Value* source) {
+          if (out->is_graph_output()) {
+            node->ReplaceInputWith(0, source);
+            node->RemoveAttr("perm");
+            node->set_op_type("Identity");
+            node->set_name(DerivedNodeName(node, "Identity"));
+          } else {
+            ReplaceAllUsesWith(out, source);
+          }
+        };
         if (IsIdentityPerm(*perm)) {
-          ReplaceAllUsesWith(out, node->input(0));
+          becomes(node->input(0));
           changed = true;
           continue;
         }
@@ -112,7 +128,7 @@ class TransposeFolding : public Pass {
           if (p1->size() != perm->size()) continue;
           const std::vector<int64_t> merged = Compose(*p1, *perm);
           if (IsIdentityPerm(merged)) {
-            ReplaceAllUsesWith(out, inner->input(0));
+            becomes(inner->input(0));
           } else {
             node->ReplaceInputWith(0, inner->input(0));
             node->SetAttr(Attr::Ints("perm", merged));
@@ -120,6 +136,7 @@ class TransposeFolding : public Pass {
           changed = true;
           continue;
         }
+        if (out->is_graph_output()) continue;
         // Transpose(f(Transpose(x))): swap f and the outer Transpose.
         if (IsLayoutInvariantUnary(inner) && HasSingleUse(inner->output(0))) {
           Node* first = inner->input(0) == nullptr

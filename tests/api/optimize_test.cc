@@ -145,3 +145,76 @@ TEST(OptimizeTest, EveryIntermediateValueHasItsStaticShape) {
 
 }  // namespace
 }  // namespace jax2onnx
+
+namespace jax2onnx {
+namespace {
+
+// A channels-last (NHWC) convolution as JAX prints it.
+constexpr char kConvProgram[] =
+    "{ lambda ; a:f32[2,8,8,3] b:f32[3,3,3,4]. let\n"
+    "    c:f32[2,4,4,4] = conv_general_dilated[\n"
+    "      batch_group_count=1\n"
+    "      dimension_numbers=ConvDimensionNumbers(lhs_spec=(0, 3, 1, 2), "
+    "rhs_spec=(3, 2, 0, 1), out_spec=(0, 3, 1, 2))\n"
+    "      feature_group_count=1\n"
+    "      lhs_dilation=(1, 1)\n"
+    "      out_sharding=None\n"
+    "      padding=((1, 1), (1, 1))\n"
+    "      precision=None\n"
+    "      preferred_element_type=None\n"
+    "      rhs_dilation=(1, 1)\n"
+    "      window_strides=(2, 2)\n"
+    "    ] a b\n"
+    "  in (c,) }\n";
+
+std::string Dims(const onnx::ValueInfoProto& v) {
+  std::string out;
+  for (const auto& d : v.type().tensor_type().shape().dim()) {
+    out += std::to_string(d.dim_value()) + ",";
+  }
+  return out;
+}
+
+TEST(NchwAdapterTest, BoundaryTransposesFoldIntoTheConvLayoutTransposes) {
+  ConvertOptions options;
+  options.read_environment = false;
+  options.use_onnx_ir = true;
+  auto plain = ToOnnxFromText(kConvProgram, {}, options);
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  options.inputs_as_nchw = {0};
+  options.outputs_as_nchw = {0};
+  auto adapted = ToOnnxFromText(kConvProgram, {}, options);
+  ASSERT_TRUE(adapted.ok()) << adapted.status();
+  // NHWC [2,8,8,3] is exposed as NCHW [2,3,8,8]; the output [2,4,4,4]
+  // (NHWC, C=4) as NCHW [2,4,4,4]; the kernel input stays as it is.
+  EXPECT_EQ(Dims(adapted->graph().input(0)), "2,3,8,8,");
+  EXPECT_EQ(Dims(adapted->graph().input(1)), "3,3,3,4,");
+  EXPECT_EQ(Dims(adapted->graph().output(0)), "2,4,4,4,");
+  // Literally: a Transpose into NCHW for the Conv, one for the kernel, one
+  // back to NHWC. The adapters cancel the data ones: only the kernel's
+  // layout Transpose remains.
+  EXPECT_EQ(OpCounts(*plain)["Transpose"], 3);
+  EXPECT_EQ(OpCounts(*adapted)["Transpose"], 1);
+  EXPECT_EQ(OpCounts(*adapted)["Conv"], 1);
+}
+
+TEST(NchwAdapterTest, RefusesBadIndicesRanksAndTheLegacyPipeline) {
+  ConvertOptions options;
+  options.read_environment = false;
+  options.use_onnx_ir = true;
+  options.inputs_as_nchw = {2};
+  auto out_of_range = ToOnnxFromText(kConvProgram, {}, options);
+  ASSERT_FALSE(out_of_range.ok());
+  EXPECT_THAT(out_of_range.status().message(),
+              HasSubstr("inputs_as_nchw: index 2 is not one of the 2 graph "
+                        "inputs"));
+  options.inputs_as_nchw = {};
+  options.outputs_as_nchw = {0};
+  options.use_onnx_ir = false;
+  auto legacy = ToOnnxFromText(kConvProgram, {}, options);
+  ASSERT_FALSE(legacy.ok());
+  EXPECT_THAT(legacy.status().message(), HasSubstr("IR pipeline only"));
+}
+
+}  // namespace
+}  // namespace jax2onnx

@@ -193,7 +193,7 @@ TEST(CommonSubexpressionEliminationTest, KeepsRandomOps) {
   EXPECT_FALSE(RunPass("common-subexpression-elimination", m));
 }
 
-TEST(IdentityEliminationTest, BypassesIdentitiesButKeepsGraphOutputs) {
+TEST(IdentityEliminationTest, BypassesIdentitiesAndRenamesOutputProducers) {
   Model m;
   Graph& g = m.graph();
   g.set_name("main");
@@ -202,12 +202,25 @@ TEST(IdentityEliminationTest, BypassesIdentitiesButKeepsGraphOutputs) {
   Node* r = Op(g, "Relu", {i1->output(0)}, "r", F32({2}));
   Node* out = Op(g, "Identity", {r->output(0)}, "y", F32({2}));
   g.AddOutput(out->output(0));
+  // The output Identity goes by renaming: %r becomes the output %y.
   EXPECT_TRUE(RunPass("identity-elimination", m));
   EXPECT_EQ(PrintGraph(g),
             "graph main(%x: f32[2]) -> (%y: f32[2]) {\n"
-            "  %r: f32[2] = Relu(%x)\n"
-            "  %y: f32[2] = Identity(%r)\n"
+            "  %y: f32[2] = Relu(%x)\n"
             "}\n");
+}
+
+TEST(IdentityEliminationTest, KeepsOutputIdentitiesOfInputsAndSharedValues) {
+  Model m;
+  Graph& g = m.graph();
+  g.set_name("main");
+  Value* x = g.AddInput("x", F32({2}));
+  Node* r = Op(g, "Relu", {x}, "r", F32({2}));
+  // x is a graph input; r is read twice: neither can take an output name.
+  g.AddOutput(Op(g, "Identity", {x}, "y", F32({2}))->output(0));
+  g.AddOutput(Op(g, "Identity", {r->output(0)}, "z", F32({2}))->output(0));
+  g.AddOutput(Op(g, "Neg", {r->output(0)}, "w", F32({2}))->output(0));
+  EXPECT_FALSE(RunPass("identity-elimination", m));
 }
 
 TEST(CastEliminationTest, RemovesWideningRoundTripsOnly) {
@@ -305,6 +318,30 @@ TEST(TransposeFoldingTest, MovesThroughUnaryElementwiseToCancel) {
             "graph main(%x: f32[2,3]) -> (%y: f64[2,3]) {\n"
             "  %c: f64[2,3] = Cast(%x) {to=11}\n"
             "  %y: f64[2,3] = Neg(%c)\n"
+            "}\n");
+}
+
+TEST(TransposeFoldingTest, KeepsTheGraphOutputValueOfACancelledPair) {
+  Model m;
+  Graph& g = m.graph();
+  g.set_name("main");
+  Value* x = g.AddInput("x", F32({2, 3}));
+  Node* r = Op(g, "Relu", {x}, "r", F32({2, 3}));
+  Node* t1 = Op(g, "Transpose", {r->output(0)}, "t1", F32({3, 2}),
+                A(Attr::Ints("perm", {1, 0})));
+  Node* t2 = Op(g, "Transpose", {t1->output(0)}, "y", F32({2, 3}),
+                A(Attr::Ints("perm", {1, 0})));
+  g.AddOutput(t2->output(0));
+  EXPECT_TRUE(RunPass("transpose-folding", m));
+  EXPECT_EQ(PrintGraph(g),
+            "graph main(%x: f32[2,3]) -> (%y: f32[2,3]) {\n"
+            "  %r: f32[2,3] = Relu(%x)\n"
+            "  %y: f32[2,3] = Identity(%r)  # Identity\n"
+            "}\n");
+  EXPECT_TRUE(RunPass("identity-elimination", m));
+  EXPECT_EQ(PrintGraph(g),
+            "graph main(%x: f32[2,3]) -> (%y: f32[2,3]) {\n"
+            "  %y: f32[2,3] = Relu(%x)\n"
             "}\n");
 }
 

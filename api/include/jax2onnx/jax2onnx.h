@@ -109,6 +109,12 @@ struct ConvertOptions {
   // CSE, transpose/reshape/cast folding, Einsum -> MatMul, ...), 2 = + op
   // fusions (the default). The legacy pipeline is always literal.
   int optimize = 2;
+  // IR pipeline: graph inputs/outputs (by index) exposed channels-first
+  // (NCHW) although the jaxpr is channels-last (NHWC): a Transpose at the
+  // boundary, which the optimizer folds into a Conv's layout Transposes
+  // (the CLI's --inputs_as_nchw=0,2 / --outputs_as_nchw=0). Rank >= 3.
+  std::vector<int> inputs_as_nchw;
+  std::vector<int> outputs_as_nchw;
 };
 
 // Converts with the routed pipeline. Errors name the primitive, equation
