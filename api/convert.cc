@@ -79,9 +79,9 @@ absl::StatusOr<onnx::ModelProto> ConvertWithPipeline(
     ir_options.outputs_as_nchw = options.outputs_as_nchw;
     // What Netron shows under the model's properties: who converted it,
     // how, and from what (the bundle's `# source:` header).
-    ir_options.metadata_props = {{"jax2onnx_version", Version()},
-                                 {"jax2onnx_optimize",
-                                  absl::StrCat(options.optimize)}};
+    ir_options.metadata_props = {
+        {"jax2onnx_version", Version()},
+        {"jax2onnx_optimize", absl::StrCat(options.optimize)}};
     if (std::optional<std::string> source = bundle.file.Header("source")) {
       ir_options.metadata_props.emplace_back("source", *source);
     }

@@ -787,12 +787,12 @@ std::string ParityHtml(const ParityReport& report,
                   ".</p>\n<table>\n<tr><th>case</th><th>legacy nodes</th>"
                   "<th>IR nodes</th><th>IR/legacy</th></tr>\n");
   for (const ParityCase& c : report.cases) {
-    absl::StrAppend(
-        &html, "<tr><td><code>", Html(c.name), "</code></td><td class=\"n\">",
-        c.legacy.converted ? absl::StrCat(c.legacy.nodes) : "-",
-        "</td><td class=\"n\">",
-        c.ir.converted ? absl::StrCat(c.ir.nodes) : "-",
-        "</td><td class=\"n\">", NodeRatio(c), "</td></tr>\n");
+    absl::StrAppend(&html, "<tr><td><code>", Html(c.name),
+                    "</code></td><td class=\"n\">",
+                    c.legacy.converted ? absl::StrCat(c.legacy.nodes) : "-",
+                    "</td><td class=\"n\">",
+                    c.ir.converted ? absl::StrCat(c.ir.nodes) : "-",
+                    "</td><td class=\"n\">", NodeRatio(c), "</td></tr>\n");
   }
   absl::StrAppend(&html, "</table>\n</body>\n</html>\n");
   return html;

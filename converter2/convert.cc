@@ -53,8 +53,8 @@ absl::StatusOr<absl::flat_hash_set<int>> NchwIndices(
   for (int i : indices) {
     if (i < 0 || static_cast<size_t>(i) >= count) {
       return absl::InvalidArgumentError(
-          absl::StrCat(flag, ": index ", i, " is not one of the ",
-                       count, " graph ", what, "s"));
+          absl::StrCat(flag, ": index ", i, " is not one of the ", count,
+                       " graph ", what, "s"));
     }
     if (!out.insert(i).second) {
       return absl::InvalidArgumentError(
@@ -87,8 +87,8 @@ absl::Status CheckNchwRank(const ir::Type& type, absl::string_view what,
                            size_t i) {
   if (!type.shape().has_value() || type.shape()->rank() < 3) {
     return absl::InvalidArgumentError(absl::StrCat(
-        what, "s_as_nchw: graph ", what, " ", i, " has type ",
-        type.ToString(), "; an NCHW adapter needs rank 3 or more"));
+        what, "s_as_nchw: graph ", what, " ", i, " has type ", type.ToString(),
+        "; an NCHW adapter needs rank 3 or more"));
   }
   return absl::OkStatus();
 }
@@ -145,9 +145,9 @@ absl::StatusOr<ir::Model> ConvertToIr(const jaxpr::Bundle& bundle,
       const int rank = static_cast<int>(type.shape()->rank());
       ir::Value* nchw =
           graph.AddInput(name, Permuted(type, ToChannelsFirst(rank)));
-      ir::Node* t = graph.AddNode(
-          "Transpose", {nchw}, 1,
-          Attrs(ir::Attr::Ints("perm", ToChannelsLast(rank))));
+      ir::Node* t =
+          graph.AddNode("Transpose", {nchw}, 1,
+                        Attrs(ir::Attr::Ints("perm", ToChannelsLast(rank))));
       t->set_name(absl::StrCat("nchw_adapter/", name, "/Transpose"));
       t->output(0)->SetType(type);
       input = t->output(0);
@@ -204,9 +204,9 @@ absl::StatusOr<ir::Model> ConvertToIr(const jaxpr::Bundle& bundle,
     if (nchw_outputs.contains(static_cast<int>(i))) {
       J2O_RETURN_IF_ERROR(CheckNchwRank(type, "output", i));
       const int rank = static_cast<int>(type.shape()->rank());
-      ir::Node* t = graph.AddNode(
-          "Transpose", {value}, 1,
-          Attrs(ir::Attr::Ints("perm", ToChannelsFirst(rank))));
+      ir::Node* t =
+          graph.AddNode("Transpose", {value}, 1,
+                        Attrs(ir::Attr::Ints("perm", ToChannelsFirst(rank))));
       t->set_name(absl::StrCat("nchw_adapter/", name, "/Transpose"));
       type = Permuted(type, ToChannelsFirst(rank));
       value = t->output(0);

@@ -53,8 +53,8 @@ std::string AvalList(const std::vector<jaxpr::Atom>& atoms) {
 std::string EqnDoc(const jaxpr::Eqn& eqn) {
   std::vector<std::string> outs, ins;
   for (const jaxpr::Var* v : eqn.outputs) {
-    outs.push_back(v->is_drop ? "_" : absl::StrCat(v->name, ":",
-                                                   v->aval.ToString()));
+    outs.push_back(v->is_drop ? "_"
+                              : absl::StrCat(v->name, ":", v->aval.ToString()));
   }
   for (const jaxpr::Atom& a : eqn.inputs) ins.push_back(jaxpr::PrintAtom(a));
   std::string doc;
@@ -392,7 +392,8 @@ absl::Status LoweringContext::LowerEquations(const jaxpr::ClosedJaxpr& jaxpr) {
     }
     const std::string outer_scope = name_scope_;
     const std::string outer_doc = doc_;
-    name_scope_ = absl::StrCat(outer_scope, "eqn", index, "/", eqn.primitive, "/");
+    name_scope_ =
+        absl::StrCat(outer_scope, "eqn", index, "/", eqn.primitive, "/");
     doc_ = EqnDoc(eqn);
     absl::Status status = entry->ir(*this, eqn);
     name_scope_ = outer_scope;

@@ -68,9 +68,9 @@ std::string TransposeBytes(absl::string_view in,
 }
 
 bool IsInt(int t) {
-  return t == TP::INT8 || t == TP::UINT8 || t == TP::INT16 ||
-         t == TP::UINT16 || t == TP::INT32 || t == TP::UINT32 ||
-         t == TP::INT64 || t == TP::UINT64 || t == TP::BOOL;
+  return t == TP::INT8 || t == TP::UINT8 || t == TP::INT16 || t == TP::UINT16 ||
+         t == TP::INT32 || t == TP::UINT32 || t == TP::INT64 ||
+         t == TP::UINT64 || t == TP::BOOL;
 }
 
 // Reads element k as an exact integer (signed values sign-extended, unsigned
@@ -84,14 +84,51 @@ struct IntElem {
 IntElem ReadInt(const char* p, int t) {
   IntElem e;
   switch (t) {
-    case TP::BOOL: e.s = *reinterpret_cast<const uint8_t*>(p) != 0; break;
-    case TP::INT8: { int8_t v; std::memcpy(&v, p, 1); e.s = v; break; }
-    case TP::UINT8: { uint8_t v; std::memcpy(&v, p, 1); e.s = v; break; }
-    case TP::INT16: { int16_t v; std::memcpy(&v, p, 2); e.s = v; break; }
-    case TP::UINT16: { uint16_t v; std::memcpy(&v, p, 2); e.s = v; break; }
-    case TP::INT32: { int32_t v; std::memcpy(&v, p, 4); e.s = v; break; }
-    case TP::UINT32: { uint32_t v; std::memcpy(&v, p, 4); e.s = v; break; }
-    case TP::INT64: { int64_t v; std::memcpy(&v, p, 8); e.s = v; break; }
+    case TP::BOOL:
+      e.s = *reinterpret_cast<const uint8_t*>(p) != 0;
+      break;
+    case TP::INT8: {
+      int8_t v;
+      std::memcpy(&v, p, 1);
+      e.s = v;
+      break;
+    }
+    case TP::UINT8: {
+      uint8_t v;
+      std::memcpy(&v, p, 1);
+      e.s = v;
+      break;
+    }
+    case TP::INT16: {
+      int16_t v;
+      std::memcpy(&v, p, 2);
+      e.s = v;
+      break;
+    }
+    case TP::UINT16: {
+      uint16_t v;
+      std::memcpy(&v, p, 2);
+      e.s = v;
+      break;
+    }
+    case TP::INT32: {
+      int32_t v;
+      std::memcpy(&v, p, 4);
+      e.s = v;
+      break;
+    }
+    case TP::UINT32: {
+      uint32_t v;
+      std::memcpy(&v, p, 4);
+      e.s = v;
+      break;
+    }
+    case TP::INT64: {
+      int64_t v;
+      std::memcpy(&v, p, 8);
+      e.s = v;
+      break;
+    }
     case TP::UINT64: {
       std::memcpy(&e.u, p, 8);
       e.from_unsigned = true;
@@ -112,15 +149,33 @@ bool CastElem(const char* in, int from, char* out, int to) {
   if (IsInt(from)) {
     const IntElem e = ReadInt(in, from);
     switch (to) {
-      case TP::BOOL: Put<uint8_t>(out, e.s != 0); return true;
-      case TP::INT8: Put(out, static_cast<int8_t>(e.s)); return true;
-      case TP::UINT8: Put(out, static_cast<uint8_t>(e.s)); return true;
-      case TP::INT16: Put(out, static_cast<int16_t>(e.s)); return true;
-      case TP::UINT16: Put(out, static_cast<uint16_t>(e.s)); return true;
-      case TP::INT32: Put(out, static_cast<int32_t>(e.s)); return true;
-      case TP::UINT32: Put(out, static_cast<uint32_t>(e.s)); return true;
-      case TP::INT64: Put(out, e.s); return true;
-      case TP::UINT64: Put(out, static_cast<uint64_t>(e.s)); return true;
+      case TP::BOOL:
+        Put<uint8_t>(out, e.s != 0);
+        return true;
+      case TP::INT8:
+        Put(out, static_cast<int8_t>(e.s));
+        return true;
+      case TP::UINT8:
+        Put(out, static_cast<uint8_t>(e.s));
+        return true;
+      case TP::INT16:
+        Put(out, static_cast<int16_t>(e.s));
+        return true;
+      case TP::UINT16:
+        Put(out, static_cast<uint16_t>(e.s));
+        return true;
+      case TP::INT32:
+        Put(out, static_cast<int32_t>(e.s));
+        return true;
+      case TP::UINT32:
+        Put(out, static_cast<uint32_t>(e.s));
+        return true;
+      case TP::INT64:
+        Put(out, e.s);
+        return true;
+      case TP::UINT64:
+        Put(out, static_cast<uint64_t>(e.s));
+        return true;
       case TP::FLOAT:
         Put(out, e.from_unsigned ? static_cast<float>(e.u)
                                  : static_cast<float>(e.s));
@@ -129,7 +184,8 @@ bool CastElem(const char* in, int from, char* out, int to) {
         Put(out, e.from_unsigned ? static_cast<double>(e.u)
                                  : static_cast<double>(e.s));
         return true;
-      default: return false;
+      default:
+        return false;
     }
   }
   if (from == TP::FLOAT && to == TP::DOUBLE) {
@@ -165,8 +221,8 @@ class ConstantFolding : public Pass {
         Graph* root = g->root();
         const int dtype = folded->dtype();
         std::vector<Dim> dims(folded->dims().begin(), folded->dims().end());
-        absl::StatusOr<Value*> init =
-            root->AddInitializer(root->FreshName(out->name()), *std::move(folded));
+        absl::StatusOr<Value*> init = root->AddInitializer(
+            root->FreshName(out->name()), *std::move(folded));
         if (!init.ok()) return init.status();
         (*init)->SetType(Type::Tensor(dtype, Shape(std::move(dims))));
         ReplaceAllUsesWith(out, *init);
@@ -281,9 +337,9 @@ class ConstantFolding : public Pass {
       return moved({outer, x.num_elements() / std::max<int64_t>(outer, 1)});
     }
     if (op == "Squeeze" || op == "Unsqueeze") {
-      std::optional<std::vector<int64_t>> axes =
-          node->num_inputs() > 1 ? ConstInts(node->input(1))
-                                 : IntsAttr(node, "axes");
+      std::optional<std::vector<int64_t>> axes = node->num_inputs() > 1
+                                                     ? ConstInts(node->input(1))
+                                                     : IntsAttr(node, "axes");
       if (op == "Squeeze" && !axes) {
         std::vector<int64_t> out_dims;
         for (int64_t d : dims) {

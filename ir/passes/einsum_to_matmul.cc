@@ -56,8 +56,7 @@ std::optional<Plan> PlanFor(std::string equation) {
   if (equation.find('.') != std::string::npos) return std::nullopt;
   const size_t arrow = equation.find("->");
   if (arrow == std::string::npos) return std::nullopt;
-  std::vector<std::string> ops =
-      absl::StrSplit(equation.substr(0, arrow), ',');
+  std::vector<std::string> ops = absl::StrSplit(equation.substr(0, arrow), ',');
   if (ops.size() != 2) return std::nullopt;
   const std::string& l = ops[0];
   const std::string& r = ops[1];
@@ -146,8 +145,8 @@ class EinsumToMatMul : public Pass {
         if (!ranks_known) continue;
         for (int i = 0; i < 2; ++i) {
           if (perms[i]->empty()) continue;
-          Node* t = InsertNodeBefore(node, "Transpose", {operands[i]},
-                                     {}, PermutedType(operands[i], *perms[i]));
+          Node* t = InsertNodeBefore(node, "Transpose", {operands[i]}, {},
+                                     PermutedType(operands[i], *perms[i]));
           t->SetAttr(Attr::Ints("perm", *perms[i]));
           node->ReplaceInputWith(i, t->output(0));
         }

@@ -11,9 +11,10 @@
 //
 // Refuses: Where (the project's Where rule, DESIGN.md / seed 000: every
 // Where gets three inputs of one rank, never relying on ONNX broadcasting,
-// tests/api/control_flow_guardrails_test.cc), unknown shapes or unknown dims of any operand or the output,
-// symbolic dims that would need broadcasting against each other (only equal
-// names or a static 1 combine), Expands whose output is a graph output.
+// tests/api/control_flow_guardrails_test.cc), unknown shapes or unknown dims of
+// any operand or the output, symbolic dims that would need broadcasting against
+// each other (only equal names or a static 1 combine), Expands whose output is
+// a graph output.
 #include <algorithm>
 #include <vector>
 
@@ -24,11 +25,26 @@ namespace jax2onnx::ir {
 namespace {
 
 bool IsBroadcastingElementwise(const Node* n) {
-  static const char* const kOps[] = {
-      "Add",  "Sub",     "Mul",  "Div",  "Pow",         "Max",
-      "Min",  "Mod",     "Equal", "Less", "LessOrEqual", "Greater",
-      "GreaterOrEqual",  "And",  "Or",   "Xor",
-      "BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitShift"};
+  static const char* const kOps[] = {"Add",
+                                     "Sub",
+                                     "Mul",
+                                     "Div",
+                                     "Pow",
+                                     "Max",
+                                     "Min",
+                                     "Mod",
+                                     "Equal",
+                                     "Less",
+                                     "LessOrEqual",
+                                     "Greater",
+                                     "GreaterOrEqual",
+                                     "And",
+                                     "Or",
+                                     "Xor",
+                                     "BitwiseAnd",
+                                     "BitwiseOr",
+                                     "BitwiseXor",
+                                     "BitShift"};
   if (n == nullptr || n->num_outputs() != 1 || n->num_inputs() < 2) {
     return false;
   }
@@ -72,8 +88,7 @@ class ExpandElimination : public Pass {
           if (expand == nullptr || expand->input(0) == nullptr) continue;
           // The shape every operand but this one broadcasts to, with the
           // Expand's input in its place.
-          std::optional<std::vector<Dim>> dims =
-              std::vector<Dim>{};
+          std::optional<std::vector<Dim>> dims = std::vector<Dim>{};
           bool known = true;
           for (int j = 0; j < node->num_inputs() && dims.has_value(); ++j) {
             const Value* v = j == i ? expand->input(0) : node->input(j);

@@ -27,7 +27,8 @@ class NodeNaming : public Pass {
     absl::flat_hash_map<std::string, int> next_suffix;
     for (Graph* g : AllGraphs(model)) {
       for (Node* node : g->nodes()) {
-        std::string base = node->name().empty() ? node->op_type() : node->name();
+        std::string base =
+            node->name().empty() ? node->op_type() : node->name();
         std::string name = base;
         if (taken.contains(name)) {
           int& k = next_suffix[base];

@@ -20,9 +20,9 @@ namespace {
 
 bool IsReduce(const Node* n) {
   static const char* const kOps[] = {
-      "ReduceSum",  "ReduceMean",      "ReduceMax",       "ReduceMin",
-      "ReduceProd", "ReduceL1",        "ReduceL2",        "ReduceLogSum",
-      "ReduceLogSumExp", "ReduceSumSquare", "ArgMax",     "ArgMin"};
+      "ReduceSum",       "ReduceMean",      "ReduceMax", "ReduceMin",
+      "ReduceProd",      "ReduceL1",        "ReduceL2",  "ReduceLogSum",
+      "ReduceLogSumExp", "ReduceSumSquare", "ArgMax",    "ArgMin"};
   for (const char* op : kOps) {
     if (IsOp(n, op)) return true;
   }
@@ -66,8 +66,7 @@ class ReduceKeepdims : public Pass {
         if (out->is_graph_output() || out->num_uses() == 0) continue;
         Node* reduce = node->input(0)->producer();
         if (!IsReduce(reduce) || !HasSingleUse(reduce->output(0)) ||
-            IntAttr(reduce, "keepdims", 1) != 0 ||
-            reduce->num_outputs() != 1) {
+            IntAttr(reduce, "keepdims", 1) != 0 || reduce->num_outputs() != 1) {
           continue;
         }
         std::optional<std::vector<int64_t>> reduced = ReducedAxes(reduce);
@@ -78,7 +77,8 @@ class ReduceKeepdims : public Pass {
         if (!inserted.has_value()) continue;
         const int64_t out_rank =
             static_cast<int64_t>(reduce->input(0)->shape()->rank());
-        if (static_cast<int64_t>(inserted->size()) != (int64_t)reduced->size()) {
+        if (static_cast<int64_t>(inserted->size()) !=
+            (int64_t)reduced->size()) {
           continue;
         }
         inserted = NormalizeAxes(*inserted, out_rank);

@@ -64,7 +64,8 @@ class ReshapeFolding : public Pass {
           continue;
         }
         if (IsOp(node, "Reshape") && node->num_inputs() == 2) {
-          std::optional<std::vector<int64_t>> target = ConstInts(node->input(1));
+          std::optional<std::vector<int64_t>> target =
+              ConstInts(node->input(1));
           const bool has_zero =
               !target.has_value() ||
               std::find(target->begin(), target->end(), 0) != target->end();
@@ -77,8 +78,8 @@ class ReshapeFolding : public Pass {
         std::optional<std::vector<int64_t>> dims = StaticDims(out);
         if (!dims.has_value() || !can_add_constants) continue;
         Node* reshape = InsertNodeBefore(
-            node, "Reshape",
-            {source, AddI64Initializer(g, "shape", *dims)}, {}, *out->type());
+            node, "Reshape", {source, AddI64Initializer(g, "shape", *dims)}, {},
+            *out->type());
         // A 0 in the target copies the input's dim unless allowzero is set.
         if (std::find(dims->begin(), dims->end(), 0) != dims->end()) {
           reshape->SetAttr(Attr::Int("allowzero", 1));

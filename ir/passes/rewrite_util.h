@@ -16,8 +16,8 @@ namespace jax2onnx::ir {
 
 // A plain ONNX-domain node of this op type.
 inline bool IsOp(const Node* node, absl::string_view op_type) {
-  return node != nullptr && (node->domain().empty() ||
-                             node->domain() == "ai.onnx") &&
+  return node != nullptr &&
+         (node->domain().empty() || node->domain() == "ai.onnx") &&
          node->op_type() == op_type;
 }
 

@@ -32,13 +32,47 @@ namespace {
 // Ops whose result element i depends only on input element i, for any
 // layout, with one input and one output.
 bool IsLayoutInvariantUnary(const Node* n) {
-  static const char* const kOps[] = {
-      "Abs",  "Acos", "Acosh", "Asin",  "Asinh",   "Atan",    "Atanh",
-      "Ceil", "Cos",  "Cosh",  "Erf",   "Exp",     "Floor",   "Identity",
-      "IsInf", "IsNaN", "Log", "Neg",   "Not",     "Reciprocal", "Relu",
-      "Round", "Sigmoid", "Sign", "Sin", "Sinh",   "Sqrt",    "Tan",
-      "Tanh", "Cast", "Softplus", "Softsign", "HardSigmoid", "Elu", "Selu",
-      "LeakyRelu", "ThresholdedRelu", "Celu", "Mish", "HardSwish", "BitwiseNot"};
+  static const char* const kOps[] = {"Abs",
+                                     "Acos",
+                                     "Acosh",
+                                     "Asin",
+                                     "Asinh",
+                                     "Atan",
+                                     "Atanh",
+                                     "Ceil",
+                                     "Cos",
+                                     "Cosh",
+                                     "Erf",
+                                     "Exp",
+                                     "Floor",
+                                     "Identity",
+                                     "IsInf",
+                                     "IsNaN",
+                                     "Log",
+                                     "Neg",
+                                     "Not",
+                                     "Reciprocal",
+                                     "Relu",
+                                     "Round",
+                                     "Sigmoid",
+                                     "Sign",
+                                     "Sin",
+                                     "Sinh",
+                                     "Sqrt",
+                                     "Tan",
+                                     "Tanh",
+                                     "Cast",
+                                     "Softplus",
+                                     "Softsign",
+                                     "HardSigmoid",
+                                     "Elu",
+                                     "Selu",
+                                     "LeakyRelu",
+                                     "ThresholdedRelu",
+                                     "Celu",
+                                     "Mish",
+                                     "HardSwish",
+                                     "BitwiseNot"};
   if (n == nullptr || n->num_inputs() != 1 || n->num_outputs() != 1) {
     return false;
   }
@@ -49,8 +83,7 @@ bool IsLayoutInvariantUnary(const Node* n) {
 }
 
 std::optional<std::vector<int64_t>> PermOf(const Node* t) {
-  if (!IsOp(t, "Transpose") || t->num_inputs() != 1 ||
-      t->input(0) == nullptr) {
+  if (!IsOp(t, "Transpose") || t->num_inputs() != 1 || t->input(0) == nullptr) {
     return std::nullopt;
   }
   std::optional<std::vector<int64_t>> perm = IntsAttr(t, "perm");
@@ -154,8 +187,7 @@ class TransposeFolding : public Pass {
           first->SetAttr(Attr::Ints("perm", merged));
           if (const Type* t = out->type()) {
             first->output(0)->SetType(
-                Type::Tensor(first->input(0)->dtype(),
-                             t->shape()));
+                Type::Tensor(first->input(0)->dtype(), t->shape()));
             inner->output(0)->SetType(*t);
           } else {
             first->output(0)->SetType(std::nullopt);

@@ -36,12 +36,16 @@ std::optional<Type> Infer(const Node* n) {
                ? t
                : nullptr;
   };
-  if (OneOf(n, {"Abs", "Acos", "Acosh", "Asin", "Asinh", "Atan", "Atanh",
-                "Ceil", "Cos", "Cosh", "Erf", "Exp", "Floor", "Identity",
-                "Log", "Neg", "Not", "Reciprocal", "Relu", "Round", "Sigmoid",
-                "Sign", "Sin", "Sinh", "Sqrt", "Tan", "Tanh", "Softplus",
-                "Softsign", "BitwiseNot", "LeakyRelu", "Elu", "Selu",
-                "HardSigmoid", "Celu", "Mish", "HardSwish", "Gelu"})) {
+  if (OneOf(
+          n,
+          {"Abs",       "Acos",      "Acosh",      "Asin",        "Asinh",
+           "Atan",      "Atanh",     "Ceil",       "Cos",         "Cosh",
+           "Erf",       "Exp",       "Floor",      "Identity",    "Log",
+           "Neg",       "Not",       "Reciprocal", "Relu",        "Round",
+           "Sigmoid",   "Sign",      "Sin",        "Sinh",        "Sqrt",
+           "Tan",       "Tanh",      "Softplus",   "Softsign",    "BitwiseNot",
+           "LeakyRelu", "Elu",       "Selu",       "HardSigmoid", "Celu",
+           "Mish",      "HardSwish", "Gelu"})) {
     if (const Type* t = in_type(0)) return *t;
     return std::nullopt;
   }
@@ -59,17 +63,17 @@ std::optional<Type> Infer(const Node* n) {
   }
   const bool comparison =
       OneOf(n, {"Equal", "Less", "LessOrEqual", "Greater", "GreaterOrEqual"});
-  const bool arithmetic =
-      OneOf(n, {"Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Mod", "And",
-                "Or", "Xor", "BitwiseAnd", "BitwiseOr", "BitwiseXor",
-                "BitShift"});
+  const bool arithmetic = OneOf(
+      n, {"Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Mod", "And", "Or",
+          "Xor", "BitwiseAnd", "BitwiseOr", "BitwiseXor", "BitShift"});
   const bool where = IsOp(n, "Where");
   if (comparison || arithmetic || where) {
     std::vector<Dim> dims;
     for (int i = 0; i < n->num_inputs(); ++i) {
       const Type* t = in_type(i);
       if (t == nullptr) return std::nullopt;
-      std::optional<std::vector<Dim>> b = BroadcastDims(dims, t->shape()->dims());
+      std::optional<std::vector<Dim>> b =
+          BroadcastDims(dims, t->shape()->dims());
       if (!b.has_value()) return std::nullopt;
       dims = std::move(*b);
     }

@@ -130,9 +130,9 @@ TEST(OptimizeTest, EveryIntermediateValueHasItsStaticShape) {
     for (const auto& n : m.graph().node()) {
       for (const std::string& out : n.output()) {
         if (outputs.count(out)) continue;
-        ASSERT_TRUE(info.count(out)) << "no value_info for " << out << " ("
-                                     << n.op_type() << ", level " << level
-                                     << ")";
+        ASSERT_TRUE(info.count(out))
+            << "no value_info for " << out << " (" << n.op_type() << ", level "
+            << level << ")";
         const auto& shape = info[out]->type().tensor_type().shape();
         ASSERT_TRUE(info[out]->type().tensor_type().has_shape()) << out;
         for (const auto& d : shape.dim()) {

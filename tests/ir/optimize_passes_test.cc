@@ -27,8 +27,8 @@ Type F32(Shape s) { return T(TP::FLOAT, s); }
 
 Node* Op(Graph& g, absl::string_view op, std::vector<Value*> ins,
          std::string out, Type type, std::vector<Attr> attrs = {}) {
-  Node* n = g.Append(Node::Create("", op, ins, {std::move(out)},
-                                  std::move(attrs)));
+  Node* n =
+      g.Append(Node::Create("", op, ins, {std::move(out)}, std::move(attrs)));
   n->output(0)->SetType(type);
   return n;
 }
@@ -49,8 +49,8 @@ Value* Init(Graph& g, const std::string& name, Tensor t) {
 
 Value* I64(Graph& g, const std::string& name, std::vector<int64_t> v) {
   return Init(g, name,
-              Tensor::FromVector<int64_t>(
-                  TP::INT64, {static_cast<int64_t>(v.size())}, v));
+              Tensor::FromVector<int64_t>(TP::INT64,
+                                          {static_cast<int64_t>(v.size())}, v));
 }
 
 // Runs `pass` once (with the verifier around it), then the cleanup passes;
@@ -77,12 +77,12 @@ TEST(ConstantFoldingTest, TransposesAndReshapesASingleUseWeight) {
   g.set_name("main");
   Value* x = g.AddInput("x", F32({3, 2}));
   // w = [[1, 2, 3], [4, 5, 6]]; w^T = [[1, 4], [2, 5], [3, 6]].
-  Value* w = Init(g, "w", Tensor::FromVector<float>(TP::FLOAT, {2, 3},
-                                                    {1, 2, 3, 4, 5, 6}));
-  Node* t = Op(g, "Transpose", {w}, "wt", F32({3, 2}),
-               A(Attr::Ints("perm", {1, 0})));
-  Node* r = Op(g, "Reshape", {t->output(0), I64(g, "s", {6})}, "flat",
-               F32({6}));
+  Value* w = Init(
+      g, "w", Tensor::FromVector<float>(TP::FLOAT, {2, 3}, {1, 2, 3, 4, 5, 6}));
+  Node* t =
+      Op(g, "Transpose", {w}, "wt", F32({3, 2}), A(Attr::Ints("perm", {1, 0})));
+  Node* r =
+      Op(g, "Reshape", {t->output(0), I64(g, "s", {6})}, "flat", F32({6}));
   Node* y = Op(g, "Add", {x, t->output(0)}, "y", F32({3, 2}));
   Node* z = Op(g, "Neg", {r->output(0)}, "z", F32({6}));
   g.AddOutput(y->output(0));
@@ -103,15 +103,18 @@ TEST(ConstantFoldingTest, CastsExactlyAndRefusesFloatToInt) {
   Graph& g = m.graph();
   g.set_name("main");
   // 2^32 + 5 wraps to 5 in int32; -1 stays -1.
-  Value* big = Init(g, "big", Tensor::FromVector<int64_t>(
-                                  TP::INT64, {2}, {(int64_t{1} << 32) + 5, -1}));
+  Value* big = Init(g, "big",
+                    Tensor::FromVector<int64_t>(TP::INT64, {2},
+                                                {(int64_t{1} << 32) + 5, -1}));
   // 0.1 (f64) rounds to the nearest f32, printed with 9 digits.
-  Value* tenth = Init(g, "tenth",
-                      Tensor::FromVector<double>(TP::DOUBLE, {1}, {0.1}));
-  Value* half = Init(g, "half", Tensor::FromVector<float>(TP::FLOAT, {1}, {2.5f}));
+  Value* tenth =
+      Init(g, "tenth", Tensor::FromVector<double>(TP::DOUBLE, {1}, {0.1}));
+  Value* half =
+      Init(g, "half", Tensor::FromVector<float>(TP::FLOAT, {1}, {2.5f}));
   Node* a = Op(g, "Cast", {big}, "a", T(TP::INT32, {2}),
                A(Attr::Int("to", TP::INT32)));
-  Node* b = Op(g, "Cast", {tenth}, "b", F32({1}), A(Attr::Int("to", TP::FLOAT)));
+  Node* b =
+      Op(g, "Cast", {tenth}, "b", F32({1}), A(Attr::Int("to", TP::FLOAT)));
   Node* c = Op(g, "Cast", {half}, "c", T(TP::INT32, {1}),
                A(Attr::Int("to", TP::INT32)));
   g.AddOutput(Op(g, "Neg", {a->output(0)}, "na", T(TP::INT32, {2}))->output(0));
@@ -143,8 +146,9 @@ TEST(ConstantFoldingTest, NeverCopiesALargeSharedWeight) {
   g.set_name("main");
   // 512 floats = 2 KiB, over the 1 KiB small-constant allowance, read by
   // the Transpose and by the Neg: folding would store it twice.
-  Value* w = Init(g, "w", Tensor::FromVector<float>(
-                              TP::FLOAT, {16, 32}, std::vector<float>(512, 1.f)));
+  Value* w = Init(g, "w",
+                  Tensor::FromVector<float>(TP::FLOAT, {16, 32},
+                                            std::vector<float>(512, 1.f)));
   Node* t = Op(g, "Transpose", {w}, "wt", F32({32, 16}),
                A(Attr::Ints("perm", {1, 0})));
   g.AddOutput(Op(g, "Relu", {t->output(0)}, "y", F32({32, 16}))->output(0));
@@ -188,8 +192,8 @@ TEST(CommonSubexpressionEliminationTest, KeepsRandomOps) {
   Value* x = g.AddInput("x", F32({2}));
   Node* r1 = Op(g, "RandomUniformLike", {x}, "r1", F32({2}));
   Node* r2 = Op(g, "RandomUniformLike", {x}, "r2", F32({2}));
-  g.AddOutput(Op(g, "Sub", {r1->output(0), r2->output(0)}, "y", F32({2}))
-                  ->output(0));
+  g.AddOutput(
+      Op(g, "Sub", {r1->output(0), r2->output(0)}, "y", F32({2}))->output(0));
   EXPECT_FALSE(RunPass("common-subexpression-elimination", m));
 }
 
@@ -235,15 +239,17 @@ TEST(CastEliminationTest, RemovesWideningRoundTripsOnly) {
   Node* back = Op(g, "Cast", {up->output(0)}, "back", F32({2}),
                   A(Attr::Int("to", TP::FLOAT)));
   // f64 -> f32 -> f64 rounds: kept.
-  Node* down = Op(g, "Cast", {d}, "down", F32({2}), A(Attr::Int("to", TP::FLOAT)));
+  Node* down =
+      Op(g, "Cast", {d}, "down", F32({2}), A(Attr::Int("to", TP::FLOAT)));
   Node* again = Op(g, "Cast", {down->output(0)}, "again", T(TP::DOUBLE, {2}),
                    A(Attr::Int("to", TP::DOUBLE)));
   // A cast to the type the value already has.
-  Node* same = Op(g, "Cast", {f}, "same", F32({2}), A(Attr::Int("to", TP::FLOAT)));
+  Node* same =
+      Op(g, "Cast", {f}, "same", F32({2}), A(Attr::Int("to", TP::FLOAT)));
   g.AddOutput(Op(g, "Add", {back->output(0), same->output(0)}, "y", F32({2}))
                   ->output(0));
-  g.AddOutput(Op(g, "Neg", {again->output(0)}, "z", T(TP::DOUBLE, {2}))
-                  ->output(0));
+  g.AddOutput(
+      Op(g, "Neg", {again->output(0)}, "z", T(TP::DOUBLE, {2}))->output(0));
   EXPECT_TRUE(RunPass("cast-elimination", m));
   EXPECT_EQ(PrintGraph(g),
             "graph main(%f: f32[2], %d: f64[2]) -> (%y: f32[2], %z: f64[2]) {\n"
@@ -298,14 +304,14 @@ TEST(TransposeFoldingTest, MovesThroughUnaryElementwiseToCancel) {
   Graph& g = m.graph();
   g.set_name("main");
   Value* x = g.AddInput("x", F32({2, 3}));
-  Node* t1 = Op(g, "Transpose", {x}, "t1", F32({3, 2}),
-                A(Attr::Ints("perm", {1, 0})));
+  Node* t1 =
+      Op(g, "Transpose", {x}, "t1", F32({3, 2}), A(Attr::Ints("perm", {1, 0})));
   Node* c = Op(g, "Cast", {t1->output(0)}, "c", T(TP::DOUBLE, {3, 2}),
                A(Attr::Int("to", TP::DOUBLE)));
   Node* t2 = Op(g, "Transpose", {c->output(0)}, "t2", T(TP::DOUBLE, {2, 3}),
                 A(Attr::Ints("perm", {1, 0})));
-  g.AddOutput(Op(g, "Neg", {t2->output(0)}, "y", T(TP::DOUBLE, {2, 3}))
-                  ->output(0));
+  g.AddOutput(
+      Op(g, "Neg", {t2->output(0)}, "y", T(TP::DOUBLE, {2, 3}))->output(0));
   PassManagerOptions options;
   options.verify_each_pass = true;
   PassManager manager(options);
@@ -351,8 +357,8 @@ TEST(TransposeFoldingTest, FoldsRank2TransposeIntoGemmOnlyForF32) {
   g.set_name("main");
   Value* a = g.AddInput("a", F32({2, 3}));
   Value* b = g.AddInput("b", F32({4, 3}));
-  Node* bt = Op(g, "Transpose", {b}, "bt", F32({3, 4}),
-                A(Attr::Ints("perm", {1, 0})));
+  Node* bt =
+      Op(g, "Transpose", {b}, "bt", F32({3, 4}), A(Attr::Ints("perm", {1, 0})));
   Node* mm = Op(g, "MatMul", {a, bt->output(0)}, "y", F32({2, 4}));
   mm->set_name("eqn0/dot_general/MatMul");
   g.AddOutput(mm->output(0));
@@ -379,11 +385,11 @@ TEST(ReshapeFoldingTest, CollapsesChainsAndDropsNoOps) {
   g.set_name("main");
   Value* x = g.AddInput("x", F32({2, 3}));
   Node* u = Op(g, "Unsqueeze", {x, I64(g, "ax", {0})}, "u", F32({1, 2, 3}));
-  Node* r = Op(g, "Reshape", {u->output(0), I64(g, "s", {3, 2})}, "r",
-               F32({3, 2}));
+  Node* r =
+      Op(g, "Reshape", {u->output(0), I64(g, "s", {3, 2})}, "r", F32({3, 2}));
   // Squeeze(Unsqueeze(x)) has x's shape: no op at all.
-  Node* s = Op(g, "Squeeze", {u->output(0), I64(g, "ax0", {0})}, "sq",
-               F32({2, 3}));
+  Node* s =
+      Op(g, "Squeeze", {u->output(0), I64(g, "ax0", {0})}, "sq", F32({2, 3}));
   g.AddOutput(Op(g, "Neg", {r->output(0)}, "y", F32({3, 2}))->output(0));
   g.AddOutput(Op(g, "Relu", {s->output(0)}, "z", F32({2, 3}))->output(0));
   EXPECT_TRUE(RunPass("reshape-folding", m));
@@ -401,8 +407,8 @@ TEST(ReshapeFoldingTest, DropsSymbolicChainsThatEndInTheInputShape) {
   Graph& g = m.graph();
   g.set_name("main");
   Value* x = g.AddInput("x", F32({"B", 6}));
-  Node* r1 = Op(g, "Reshape", {x, I64(g, "s1", {0, 2, 3})}, "r1",
-                F32({"B", 2, 3}));
+  Node* r1 =
+      Op(g, "Reshape", {x, I64(g, "s1", {0, 2, 3})}, "r1", F32({"B", 2, 3}));
   // The 0 entry copies r1's dim 0, so r2 cannot read x directly by its
   // target; but r2's type is x's ([B,6], equal symbol names denote equal
   // sizes), so the chain is a no-op.
@@ -515,25 +521,26 @@ TEST(TypePropagationTest, TypesUntypedOutputsFromTheInputTypes) {
   Value* z = g.AddInput("z", F32({"C", 3}));
   auto untyped = [&](absl::string_view op, std::vector<Value*> ins,
                      std::string out, std::vector<Attr> attrs = {}) {
-    return g.Append(Node::Create("", op, ins, {std::move(out)},
-                                 std::move(attrs)));
+    return g.Append(
+        Node::Create("", op, ins, {std::move(out)}, std::move(attrs)));
   };
   Node* add = untyped("Add", {x, y}, "add");
   Node* less = untyped("Less", {add->output(0), y}, "less");
-  Node* cast = untyped("Cast", {add->output(0)}, "cast",
-                       A(Attr::Int("to", TP::DOUBLE)));
+  Node* cast =
+      untyped("Cast", {add->output(0)}, "cast", A(Attr::Int("to", TP::DOUBLE)));
   Node* t = untyped("Transpose", {cast->output(0)}, "t",
                     A(Attr::Ints("perm", {1, 0})));
   Node* shape = untyped("Shape", {t->output(0)}, "shape");
   // B and C are different symbols: their broadcast is not decidable.
   Node* mixed = untyped("Add", {x, z}, "mixed");
   // Graph outputs must be typed: typed Identities read the values.
-  g.AddOutput(Op(g, "Identity", {less->output(0)}, "o1",
-                 T(TP::BOOL, {"B", 3}))->output(0));
-  g.AddOutput(Op(g, "Identity", {shape->output(0)}, "o2",
-                 T(TP::INT64, {2}))->output(0));
-  g.AddOutput(Op(g, "Identity", {mixed->output(0)}, "o3",
-                 F32({Dim::Unknown(), 3}))->output(0));
+  g.AddOutput(Op(g, "Identity", {less->output(0)}, "o1", T(TP::BOOL, {"B", 3}))
+                  ->output(0));
+  g.AddOutput(Op(g, "Identity", {shape->output(0)}, "o2", T(TP::INT64, {2}))
+                  ->output(0));
+  g.AddOutput(
+      Op(g, "Identity", {mixed->output(0)}, "o3", F32({Dim::Unknown(), 3}))
+          ->output(0));
   EXPECT_TRUE(RunPass("type-propagation", m));
   EXPECT_EQ(add->output(0)->type()->ToString(), "f32[B,3]");
   EXPECT_EQ(less->output(0)->type()->ToString(), "bool[B,3]");
