@@ -66,6 +66,10 @@ absl::StatusOr<onnx::ModelProto> ConvertWithPipelineImpl(
     const ir::DeferInitializerData& defer,
     std::shared_ptr<const ir::Model>* ir_model) {
   RegisterAllLowerings();
+  if (options.optimize < 0 || options.optimize > 2) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "the optimization level must be 0, 1 or 2, got ", options.optimize));
+  }
   // Both pipelines trust the printed types; an ill-typed jaxpr is refused
   // here with its FILE:LINE:COL before any lowering sees it.
   J2O_RETURN_IF_ERROR(jaxpr::TypeCheckFile(bundle.file));
@@ -78,6 +82,17 @@ absl::StatusOr<onnx::ModelProto> ConvertWithPipelineImpl(
     ir_options.model_name = options.model_name;
     ir_options.input_names = options.input_names;
     ir_options.output_names = options.output_names;
+    ir_options.optimize = options.optimize;
+    ir_options.inputs_as_nchw = options.inputs_as_nchw;
+    ir_options.outputs_as_nchw = options.outputs_as_nchw;
+    // What Netron shows under the model's properties: who converted it,
+    // how, and from what (the bundle's `# source:` header).
+    ir_options.metadata_props = {
+        {"jax2onnx_version", Version()},
+        {"jax2onnx_optimize", absl::StrCat(options.optimize)}};
+    if (std::optional<std::string> source = bundle.file.Header("source")) {
+      ir_options.metadata_props.emplace_back("source", *source);
+    }
     ir_options.dump = IrDumpFromEnv(options);
     J2O_ASSIGN_OR_RETURN(ir::Model model,
                          converter2::ConvertToIr(bundle, ir_options));
@@ -86,6 +101,11 @@ absl::StatusOr<onnx::ModelProto> ConvertWithPipelineImpl(
     J2O_RETURN_IF_ERROR(plugin::WidenLowPrecisionForOrtCpu(proto));
     if (ir_model != nullptr) *ir_model = std::move(shared);
     return proto;
+  }
+  if (!options.inputs_as_nchw.empty() || !options.outputs_as_nchw.empty()) {
+    return absl::UnimplementedError(
+        "inputs_as_nchw/outputs_as_nchw are implemented by the IR pipeline "
+        "only; the legacy pipeline was selected");
   }
   converter::LegacyConvertOptions legacy_options;
   legacy_options.opset = options.opset;

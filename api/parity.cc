@@ -275,6 +275,32 @@ std::string FailureLine(const ParityCase& c) {
   return line;
 }
 
+// IR nodes / legacy nodes ("0.62"), or "-" when either did not convert.
+std::string NodeRatio(const ParityCase& c) {
+  if (!c.legacy.converted || !c.ir.converted || c.legacy.nodes == 0) {
+    return "-";
+  }
+  return absl::StrFormat("%.2f", static_cast<double>(c.ir.nodes) /
+                                     static_cast<double>(c.legacy.nodes));
+}
+
+// Node totals over the cases both pipelines converted.
+std::string NodeTotals(const ParityReport& report) {
+  int64_t legacy = 0, ir = 0, both = 0;
+  for (const ParityCase& c : report.cases) {
+    if (!c.legacy.converted || !c.ir.converted) continue;
+    ++both;
+    legacy += c.legacy.nodes;
+    ir += c.ir.nodes;
+  }
+  return absl::StrFormat(
+      "%d cases converted by both pipelines: %d legacy nodes, %d IR nodes "
+      "(IR/legacy %.2f)",
+      both, legacy, ir,
+      legacy == 0 ? 0.0
+                  : static_cast<double>(ir) / static_cast<double>(legacy));
+}
+
 bool Failing(const ParityCase& c) {
   return !c.legacy.passed || !c.ir.passed || c.verdict == Verdict::kDifferent;
 }
@@ -620,6 +646,16 @@ std::string ParityMarkdown(const ParityReport& report,
                     "): ", Cell(FailureLine(c)), "\n");
   }
   if (failing == 0) absl::StrAppend(&md, "None.\n");
+  // The IR optimizer's effect: the legacy pipeline is literal.
+  absl::StrAppend(&md, "\n## Node counts per case\n\n", NodeTotals(report),
+                  ".\n\n| case | legacy nodes | IR nodes | IR/legacy |\n"
+                  "|---|---|---|---|\n");
+  for (const ParityCase& c : report.cases) {
+    absl::StrAppend(&md, "| `", Cell(c.name), "` | ",
+                    c.legacy.converted ? absl::StrCat(c.legacy.nodes) : "-",
+                    " | ", c.ir.converted ? absl::StrCat(c.ir.nodes) : "-",
+                    " | ", NodeRatio(c), " |\n");
+  }
   return md;
 }
 
@@ -746,7 +782,19 @@ std::string ParityHtml(const ParityReport& report,
                     "): ", Html(FailureLine(c)), "</li>\n");
   }
   if (failing == 0) absl::StrAppend(&html, "<li>None.</li>\n");
-  absl::StrAppend(&html, "</ul>\n</body>\n</html>\n");
+  absl::StrAppend(&html, "</ul>\n<h2>Node counts per case</h2>\n<p>",
+                  Html(NodeTotals(report)),
+                  ".</p>\n<table>\n<tr><th>case</th><th>legacy nodes</th>"
+                  "<th>IR nodes</th><th>IR/legacy</th></tr>\n");
+  for (const ParityCase& c : report.cases) {
+    absl::StrAppend(&html, "<tr><td><code>", Html(c.name),
+                    "</code></td><td class=\"n\">",
+                    c.legacy.converted ? absl::StrCat(c.legacy.nodes) : "-",
+                    "</td><td class=\"n\">",
+                    c.ir.converted ? absl::StrCat(c.ir.nodes) : "-",
+                    "</td><td class=\"n\">", NodeRatio(c), "</td></tr>\n");
+  }
+  absl::StrAppend(&html, "</table>\n</body>\n</html>\n");
   return html;
 }
 

@@ -46,6 +46,54 @@ std::string NameAt(const std::vector<std::string>& names, size_t i,
   return absl::StrCat(prefix, i);
 }
 
+// The adapter indices, checked: in range, each once.
+absl::StatusOr<absl::flat_hash_set<int>> NchwIndices(
+    const std::vector<int>& indices, size_t count, absl::string_view what) {
+  const std::string flag = absl::StrCat(what, "s_as_nchw");
+  absl::flat_hash_set<int> out;
+  for (int i : indices) {
+    if (i < 0 || static_cast<size_t>(i) >= count) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(flag, ": index ", i, " is not one of the ", count,
+                       " graph ", what, "s"));
+    }
+    if (!out.insert(i).second) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(flag, ": index ", i, " is given twice"));
+    }
+  }
+  return out;
+}
+
+// Channels-last <-> channels-first permutations of rank `r` (>= 3).
+std::vector<int64_t> ToChannelsFirst(int r) {
+  std::vector<int64_t> perm = {0, r - 1};
+  for (int i = 1; i < r - 1; ++i) perm.push_back(i);
+  return perm;
+}
+std::vector<int64_t> ToChannelsLast(int r) {
+  std::vector<int64_t> perm = {0};
+  for (int i = 2; i < r; ++i) perm.push_back(i);
+  perm.push_back(1);
+  return perm;
+}
+
+ir::Type Permuted(const ir::Type& type, const std::vector<int64_t>& perm) {
+  std::vector<ir::Dim> dims;
+  for (int64_t p : perm) dims.push_back((*type.shape())[p]);
+  return ir::Type::Tensor(type.elem_type(), ir::Shape(std::move(dims)));
+}
+
+absl::Status CheckNchwRank(const ir::Type& type, absl::string_view what,
+                           size_t i) {
+  if (!type.shape().has_value() || type.shape()->rank() < 3) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        what, "s_as_nchw: graph ", what, " ", i, " has type ", type.ToString(),
+        "; an NCHW adapter needs rank 3 or more"));
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 absl::StatusOr<ir::Model> ConvertToIr(const jaxpr::Bundle& bundle,
@@ -60,6 +108,7 @@ absl::StatusOr<ir::Model> ConvertToIr(const jaxpr::Bundle& bundle,
   model.SetOpsetVersion("", options.opset);
   model.set_producer_name("jax2onnx");
   model.set_producer_version("0.1.0");
+  model.metadata_props() = options.metadata_props;
   ir::Graph& graph = model.graph();
 
   // Reserve the I/O names so no intermediate value takes them.
@@ -75,14 +124,35 @@ absl::StatusOr<ir::Model> ConvertToIr(const jaxpr::Bundle& bundle,
     }
   }
 
+  J2O_ASSIGN_OR_RETURN(
+      absl::flat_hash_set<int> nchw_inputs,
+      NchwIndices(options.inputs_as_nchw, main.invars.size(), "input"));
+  J2O_ASSIGN_OR_RETURN(
+      absl::flat_hash_set<int> nchw_outputs,
+      NchwIndices(options.outputs_as_nchw, main.outvars.size(), "output"));
   LoweringContext ctx(&graph, options.opset, &bundle.literals);
   for (size_t i = 0; i < main.invars.size(); ++i) {
     const jaxpr::Var* var = main.invars[i];
     J2O_ASSIGN_OR_RETURN(
         ir::Type type,
         TypeOfAval(var->aval, absl::StrCat("input ", i, " (", var->name, ")")));
-    ir::Value* input =
-        graph.AddInput(NameAt(options.input_names, i, "in_"), std::move(type));
+    const std::string name = NameAt(options.input_names, i, "in_");
+    // The value the jaxpr's var reads (channels-last behind an adapter).
+    ir::Value* input = nullptr;
+    if (!nchw_inputs.contains(static_cast<int>(i))) {
+      input = graph.AddInput(name, std::move(type));
+    } else {
+      J2O_RETURN_IF_ERROR(CheckNchwRank(type, "input", i));
+      const int rank = static_cast<int>(type.shape()->rank());
+      ir::Value* nchw =
+          graph.AddInput(name, Permuted(type, ToChannelsFirst(rank)));
+      ir::Node* t =
+          graph.AddNode("Transpose", {nchw}, 1,
+                        Attrs(ir::Attr::Ints("perm", ToChannelsLast(rank))));
+      t->set_name(absl::StrCat("nchw_adapter/", name, "/Transpose"));
+      t->output(0)->SetType(type);
+      input = t->output(0);
+    }
     ctx.Bind(var, input);
     for (int axis = 0; axis < var->aval.rank(); ++axis) {
       const jaxpr::DimExpr& d = var->aval.shape[axis];
@@ -135,6 +205,16 @@ absl::StatusOr<ir::Model> ConvertToIr(const jaxpr::Bundle& bundle,
     J2O_ASSIGN_OR_RETURN(ir::Type type,
                          TypeOfAval(aval, absl::StrCat("output ", i)));
     const std::string name = NameAt(options.output_names, i, "out_");
+    if (nchw_outputs.contains(static_cast<int>(i))) {
+      J2O_RETURN_IF_ERROR(CheckNchwRank(type, "output", i));
+      const int rank = static_cast<int>(type.shape()->rank());
+      ir::Node* t =
+          graph.AddNode("Transpose", {value}, 1,
+                        Attrs(ir::Attr::Ints("perm", ToChannelsFirst(rank))));
+      t->set_name(absl::StrCat("nchw_adapter/", name, "/Transpose"));
+      type = Permuted(type, ToChannelsFirst(rank));
+      value = t->output(0);
+    }
     const bool renamable = value->producer() != nullptr &&
                            value->graph() == &graph &&
                            !value->is_graph_output();
@@ -149,7 +229,7 @@ absl::StatusOr<ir::Model> ConvertToIr(const jaxpr::Bundle& bundle,
     graph.AddOutput(value);
   }
   if (options.dump) options.dump("lowered", model);
-  J2O_RETURN_IF_ERROR(Finalize(model, options.dump));
+  J2O_RETURN_IF_ERROR(Finalize(model, options.optimize, options.dump));
   return model;
 }
 

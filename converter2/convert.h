@@ -4,6 +4,7 @@
 
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -17,6 +18,16 @@ struct IrConvertOptions {
   std::string model_name = "jax2onnx";
   std::vector<std::string> input_names;   // default in_0, in_1, ...
   std::vector<std::string> output_names;  // default out_0, out_1, ...
+  // 0 = literal lowering, 1 = + generic passes, 2 = + fusions (Finalize).
+  int optimize = 2;
+  // Graph inputs/outputs (by index) exposed channels-first: the graph
+  // declares them NCHW (dims [0, r-1, 1, ..., r-2] of the jaxpr's
+  // channels-last aval) and a Transpose at the boundary converts; the
+  // transpose passes fold it into a Conv's own layout Transposes.
+  std::vector<int> inputs_as_nchw;
+  std::vector<int> outputs_as_nchw;
+  // Copied into the model's metadata_props in order (key, value).
+  std::vector<std::pair<std::string, std::string>> metadata_props;
   // Called with (step name, model) after lowering and after each pass
   // (JAX2ONNX_DEBUG_IR_DUMP uses it).
   std::function<void(const std::string&, const ir::Model&)> dump;

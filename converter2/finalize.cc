@@ -6,9 +6,40 @@
 #include "jaxpr/status_macros.h"
 
 namespace jax2onnx::converter2 {
+namespace {
+
+std::vector<std::unique_ptr<ir::Pass>> CleanupPasses() {
+  std::vector<std::unique_ptr<ir::Pass>> passes;
+  passes.push_back(ir::CreateDeadNodeEliminationPass());
+  passes.push_back(ir::CreateUnusedInitializerPruningPass());
+  return passes;
+}
+
+// The generic exact rewrites (--optimize >= 1), run together to a fixpoint:
+// one rewrite exposes another (Einsum -> MatMul makes a weight Transpose
+// that constant folding absorbs; CSE merges what folding made equal).
+std::vector<std::unique_ptr<ir::Pass>> GenericPasses() {
+  std::vector<std::unique_ptr<ir::Pass>> passes;
+  // Types first: several rewrites need the shapes of intermediate values.
+  passes.push_back(ir::CreateTypePropagationPass());
+  passes.push_back(ir::CreateIdentityEliminationPass());
+  passes.push_back(ir::CreateCastEliminationPass());
+  passes.push_back(ir::CreateEinsumToMatMulPass());
+  passes.push_back(ir::CreateTransposeFoldingPass());
+  passes.push_back(ir::CreateReshapeFoldingPass());
+  passes.push_back(ir::CreateReduceKeepdimsPass());
+  passes.push_back(ir::CreateExpandEliminationPass());
+  passes.push_back(ir::CreateConstantFoldingPass());
+  passes.push_back(ir::CreateCommonSubexpressionEliminationPass());
+  passes.push_back(ir::CreateDeadNodeEliminationPass());
+  passes.push_back(ir::CreateUnusedInitializerPruningPass());
+  return passes;
+}
+
+}  // namespace
 
 absl::Status Finalize(
-    ir::Model& model,
+    ir::Model& model, int optimize,
     const std::function<void(const std::string&, const ir::Model&)>& dump) {
   ir::PassManagerOptions options;
   if (dump) {
@@ -20,11 +51,17 @@ absl::Status Finalize(
   ir::PassManager manager(std::move(options));
   // Cleanup runs to a fixpoint: pruning a node can orphan an initializer
   // and vice versa.
-  std::vector<std::unique_ptr<ir::Pass>> cleanup;
-  cleanup.push_back(ir::CreateDeadNodeEliminationPass());
-  cleanup.push_back(ir::CreateUnusedInitializerPruningPass());
-  manager.AddFixpoint("cleanup", std::move(cleanup));
+  manager.AddFixpoint("cleanup", CleanupPasses());
+  if (optimize >= 1) manager.AddFixpoint("generic", GenericPasses());
+  if (optimize >= 2) {
+    // ---- Level 2: pattern fusions (LayerNormalization, Gelu, Softmax,
+    // RMSNorm, SiLU; ir/passes/*_fusion.cc) are added here, followed by
+    // another "generic" fixpoint to clean up after them. Until they land,
+    // level 2 is level 1. ----
+  }
   manager.Add(ir::CreateTopologicalSortPass());
+  manager.Add(ir::CreateNodeNamingPass());
+  manager.Add(ir::CreateTypePropagationPass());
   J2O_RETURN_IF_ERROR(manager.Run(model).status());
   // The finished model is always verified, in every build type.
   return ir::Verify(model);

@@ -1,6 +1,8 @@
 // Finalization of a lowered IR model: the optimizer/cleanup pass pipeline
-// (dead nodes, unused initializers, topological order), with the verifier
-// run around every pass in debug builds.
+// (dead nodes, unused initializers; at `optimize` >= 1 the generic exact
+// rewrites of ir/passes/, at 2 also the fusions; then topological order and
+// unique node names), with the verifier run around every pass in debug
+// builds.
 #ifndef JAX2ONNX_CONVERTER2_FINALIZE_H_
 #define JAX2ONNX_CONVERTER2_FINALIZE_H_
 
@@ -13,7 +15,7 @@
 namespace jax2onnx::converter2 {
 
 absl::Status Finalize(
-    ir::Model& model,
+    ir::Model& model, int optimize,
     const std::function<void(const std::string&, const ir::Model&)>& dump);
 
 }  // namespace jax2onnx::converter2

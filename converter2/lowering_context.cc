@@ -5,6 +5,7 @@
 #include "absl/strings/str_join.h"
 #include "jaxpr/literal_value.h"
 #include "jaxpr/status_macros.h"
+#include "jaxpr/text/printer.h"
 #include "plugin/conversion_checks.h"
 #include "plugin/onnx_types.h"
 #include "plugin/registry.h"
@@ -45,6 +46,24 @@ std::string AvalList(const std::vector<jaxpr::Atom>& atoms) {
     }
   }
   return absl::StrJoin(parts, ", ");
+}
+
+// "line 12:5: e:f32[2,3] = add a 1.0:f32[]": the equation without its
+// params (which may hold whole jaxprs), for node doc strings.
+std::string EqnDoc(const jaxpr::Eqn& eqn) {
+  std::vector<std::string> outs, ins;
+  for (const jaxpr::Var* v : eqn.outputs) {
+    outs.push_back(v->is_drop ? "_"
+                              : absl::StrCat(v->name, ":", v->aval.ToString()));
+  }
+  for (const jaxpr::Atom& a : eqn.inputs) ins.push_back(jaxpr::PrintAtom(a));
+  std::string doc;
+  if (eqn.loc.line > 0) {
+    doc = absl::StrCat("line ", eqn.loc.line, ":", eqn.loc.column, ": ");
+  }
+  absl::StrAppend(&doc, absl::StrJoin(outs, " "), " = ", eqn.primitive);
+  for (const std::string& in : ins) absl::StrAppend(&doc, " ", in);
+  return doc;
 }
 
 }  // namespace
@@ -126,6 +145,8 @@ std::vector<ir::Value*> LoweringContext::OpMulti(absl::string_view op_type,
   if (graph_ == main_) {
     ir::Node* node =
         graph_->AddNode(op_type, inputs, num_outputs, std::move(attrs));
+    node->set_name(absl::StrCat(name_scope_, op_type));
+    node->set_doc_string(doc_);
     return node->outputs();
   }
   // A body being built is detached from the model until its node exists, so
@@ -133,8 +154,10 @@ std::vector<ir::Value*> LoweringContext::OpMulti(absl::string_view op_type,
   std::vector<std::string> names;
   for (int i = 0; i < num_outputs; ++i)
     names.push_back(main_->FreshName(op_type));
-  ir::Node* node = graph_->Append(ir::Node::Create(
-      "", op_type, inputs, std::move(names), std::move(attrs)));
+  ir::Node* node = graph_->Append(
+      ir::Node::Create("", op_type, inputs, std::move(names), std::move(attrs),
+                       absl::StrCat(name_scope_, op_type)));
+  node->set_doc_string(doc_);
   return node->outputs();
 }
 
@@ -370,7 +393,14 @@ absl::Status LoweringContext::LowerEquations(const jaxpr::ClosedJaxpr& jaxpr) {
           registry, eqn.primitive, "IR", "legacy");
       return EqnError(eqn, index, absl::StatusCode::kUnimplemented, message);
     }
+    const std::string outer_scope = name_scope_;
+    const std::string outer_doc = doc_;
+    name_scope_ =
+        absl::StrCat(outer_scope, "eqn", index, "/", eqn.primitive, "/");
+    doc_ = EqnDoc(eqn);
     absl::Status status = entry->ir(*this, eqn);
+    name_scope_ = outer_scope;
+    doc_ = outer_doc;
     if (!status.ok()) {
       return EqnError(eqn, index, status.code(),
                       absl::StrCat(status.message(),

@@ -135,6 +135,11 @@ class LoweringContext {
   absl::flat_hash_map<std::string, std::pair<ir::Value*, int>> dim_origins_;
   // DimExpr text -> value; scoped to the graph being built.
   absl::flat_hash_map<std::string, ir::Value*> dim_values_;
+  // Names and doc strings of the nodes Op() emits: the equation being
+  // lowered, nested for inlined calls and bodies ("eqn5/pjit/eqn2/
+  // dot_general/" + op type), and its jaxpr source line.
+  std::string name_scope_;
+  std::string doc_;
 };
 
 }  // namespace jax2onnx::converter2

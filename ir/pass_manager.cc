@@ -15,8 +15,20 @@ struct PassFactory {
 };
 
 constexpr PassFactory kPassFactories[] = {
+    {"cast-elimination", &CreateCastEliminationPass},
+    {"common-subexpression-elimination",
+     &CreateCommonSubexpressionEliminationPass},
+    {"constant-folding", &CreateConstantFoldingPass},
     {"dead-node-elimination", &CreateDeadNodeEliminationPass},
+    {"einsum-to-matmul", &CreateEinsumToMatMulPass},
+    {"expand-elimination", &CreateExpandEliminationPass},
+    {"identity-elimination", &CreateIdentityEliminationPass},
+    {"node-naming", &CreateNodeNamingPass},
+    {"reduce-keepdims", &CreateReduceKeepdimsPass},
+    {"reshape-folding", &CreateReshapeFoldingPass},
     {"topological-sort", &CreateTopologicalSortPass},
+    {"transpose-folding", &CreateTransposeFoldingPass},
+    {"type-propagation", &CreateTypePropagationPass},
     {"unused-initializer-pruning", &CreateUnusedInitializerPruningPass},
 };
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "api/check.h"
@@ -40,6 +41,17 @@ DEFINE_uint64(external_data_threshold, 1 << 20,
 DEFINE_string(external_data_name, "",
               "Sidecar file name next to the model; default OUT_BASENAME.data "
               "(convert).");
+DEFINE_int32(optimize, 2,
+             "IR pipeline optimization: 0 = literal lowering, 1 = + generic "
+             "exact rewrites, 2 = + op fusions (convert, check; the legacy "
+             "pipeline is always literal).");
+DEFINE_string(inputs_as_nchw, "",
+              "Comma-separated graph input indices exposed channels-first "
+              "(NCHW) with a Transpose at the boundary (convert, IR "
+              "pipeline).");
+DEFINE_string(outputs_as_nchw, "",
+              "Comma-separated graph output indices exposed channels-first "
+              "(NCHW) (convert, IR pipeline).");
 DEFINE_string(mesh, "",
               "Sizes of shard_map mesh axes the jaxpr does not print, e.g. "
               "data=4,model=2 (convert, check, eval).");
@@ -61,7 +73,22 @@ ConvertOptions OptionsFromFlags() {
   options.output_names = SplitNames(FLAGS_output_names);
   options.use_onnx_ir = UseOnnxIrFlag();
   options.mesh_axis_sizes = FLAGS_mesh;
+  options.optimize = FLAGS_optimize;
   return options;
+}
+
+absl::StatusOr<std::vector<int>> ParseIndices(const std::string& flag,
+                                              const std::string& text) {
+  std::vector<int> out;
+  for (const std::string& part : SplitNames(text)) {
+    int v = 0;
+    if (!absl::SimpleAtoi(part, &v)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "--", flag, " takes comma-separated indices, got '", text, "'"));
+    }
+    out.push_back(v);
+  }
+  return out;
 }
 
 absl::StatusOr<WriteOptions> WriteOptionsFromFlags(
@@ -112,7 +139,18 @@ int RunConvert(const std::vector<std::string>& args) {
                  std::string(write_options.status().message()).c_str());
     return kExitUsage;
   }
-  const ConvertOptions options = OptionsFromFlags();
+  ConvertOptions options = OptionsFromFlags();
+  auto inputs_nchw = ParseIndices("inputs_as_nchw", FLAGS_inputs_as_nchw);
+  auto outputs_nchw = ParseIndices("outputs_as_nchw", FLAGS_outputs_as_nchw);
+  for (const auto* parsed : {&inputs_nchw, &outputs_nchw}) {
+    if (!parsed->ok()) {
+      std::fprintf(stderr, "jax2onnx convert: %s\n",
+                   std::string(parsed->status().message()).c_str());
+      return kExitUsage;
+    }
+  }
+  options.inputs_as_nchw = *inputs_nchw;
+  options.outputs_as_nchw = *outputs_nchw;
   auto pipeline = api::RoutePipeline(options);
   if (!pipeline.ok()) {
     std::fprintf(stderr, "jax2onnx convert: %s\n",

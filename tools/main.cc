@@ -88,7 +88,8 @@ const std::vector<Command>& Commands() {
       {"convert",
        "convert BUNDLE -o OUT.onnx [--use_onnx_ir] [--opset N] "
        "[--input_names a,b] [--output_names c] "
-       "[--external_data=auto|always|never] [--mesh data=4,model=2]",
+       "[--external_data=auto|always|never] [--mesh data=4,model=2] "
+       "[--optimize=0|1|2] [--inputs_as_nchw=0,2] [--outputs_as_nchw=0]",
        "Convert a bundle to an ONNX model",
        "Converts the bundle (NAME.jaxpr + optional NAME.npz with const_i / "
        "literal_i) to ONNX and writes it atomically. The pipeline is IR by "
@@ -107,7 +108,10 @@ const std::vector<Command>& Commands() {
         "external_data",
         "external_data_threshold",
         "external_data_name",
-        "mesh"},
+        "mesh",
+        "optimize",
+        "inputs_as_nchw",
+        "outputs_as_nchw"},
        &RunConvert},
       {"check",
        "check BUNDLE_OR_DIR... [--use_onnx_ir] [--json] [--seed N]",
@@ -131,7 +135,8 @@ const std::vector<Command>& Commands() {
          "Print one JSON array with an object per bundle on stdout; "
          "the summary line goes to stderr."},
         {"seed", kSeedHelp},
-        "mesh"},
+        "mesh",
+        "optimize"},
        &RunCheck},
       {"plugins",
        "plugins [--json]",

@@ -14,6 +14,31 @@ std::unique_ptr<Pass> CreateDeadNodeEliminationPass();
 std::unique_ptr<Pass> CreateUnusedInitializerPruningPass();
 // "topological-sort"
 std::unique_ptr<Pass> CreateTopologicalSortPass();
+// "node-naming"
+std::unique_ptr<Pass> CreateNodeNamingPass();
+// "type-propagation"
+std::unique_ptr<Pass> CreateTypePropagationPass();
+
+// The generic exact rewrites of --optimize >= 1 (each file states what it
+// rewrites and what it refuses).
+// "constant-folding"
+std::unique_ptr<Pass> CreateConstantFoldingPass();
+// "common-subexpression-elimination"
+std::unique_ptr<Pass> CreateCommonSubexpressionEliminationPass();
+// "identity-elimination"
+std::unique_ptr<Pass> CreateIdentityEliminationPass();
+// "cast-elimination"
+std::unique_ptr<Pass> CreateCastEliminationPass();
+// "transpose-folding"
+std::unique_ptr<Pass> CreateTransposeFoldingPass();
+// "reshape-folding"
+std::unique_ptr<Pass> CreateReshapeFoldingPass();
+// "reduce-keepdims"
+std::unique_ptr<Pass> CreateReduceKeepdimsPass();
+// "expand-elimination"
+std::unique_ptr<Pass> CreateExpandEliminationPass();
+// "einsum-to-matmul"
+std::unique_ptr<Pass> CreateEinsumToMatMulPass();
 
 }  // namespace jax2onnx::ir
 

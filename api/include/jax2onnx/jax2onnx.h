@@ -104,6 +104,17 @@ struct ConvertOptions {
   // Mesh axis sizes for shard_map meshes printed without them:
   // "data=4,model=2" (the CLI's --mesh).
   std::string mesh_axis_sizes;
+  // IR pipeline optimization level (the CLI's --optimize): 0 = the literal
+  // lowering, 1 = + generic exact rewrites (constant folding of weights,
+  // CSE, transpose/reshape/cast folding, Einsum -> MatMul, ...), 2 = + op
+  // fusions (the default). The legacy pipeline is always literal.
+  int optimize = 2;
+  // IR pipeline: graph inputs/outputs (by index) exposed channels-first
+  // (NCHW) although the jaxpr is channels-last (NHWC): a Transpose at the
+  // boundary, which the optimizer folds into a Conv's layout Transposes
+  // (the CLI's --inputs_as_nchw=0,2 / --outputs_as_nchw=0). Rank >= 3.
+  std::vector<int> inputs_as_nchw;
+  std::vector<int> outputs_as_nchw;
 };
 
 // Converts with the routed pipeline. Errors name the primitive, equation

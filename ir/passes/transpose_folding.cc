@@ -1,0 +1,239 @@
+// transpose-folding: removes and merges Transposes without changing any
+// value (Transpose only moves elements).
+//  - Transpose with the identity perm: consumers read its input.
+//  - Transpose(Transpose(x, p1), p2) = Transpose(x, p1[p2[i]]), or x when
+//    that is the identity.
+//  - Transpose(f(Transpose(x, p1)), p2) for a layout-invariant unary
+//    elementwise f (Relu, Neg, Exp, Cast, ...) whose input Transpose has no
+//    other use: f(Transpose(x, p1[p2[i]])), the pair then cancels or merges.
+//  - MatMul/Gemm: a rank-2 operand Transpose(a, [1, 0]) becomes Gemm's
+//    transA/transB (a MatMul with two rank-2 f32 operands becomes a Gemm
+//    with alpha = 1 and no C: ORT runs both on MLAS's SGEMM, which packs a
+//    transposed operand into the same panels, so the sums are the same).
+//    A MatMul + Add is never turned into a Gemm with C: MLAS accumulates
+//    K blocks into C, which reassociates the bias add.
+//
+// A Transpose whose output is a graph output keeps that value (the name is
+// the interface): where it would vanish it becomes an Identity instead.
+//
+// Refuses: Transposes without a perm attribute of known rank, moving a
+// graph-output Transpose through an elementwise op, MatMul of
+// rank other than 2 or dtypes other than f32,
+// Gemm with transA/transB already set on that operand.
+#include <string>
+#include <vector>
+
+#include "ir/passes/passes.h"
+#include "ir/passes/rewrite_util.h"
+
+namespace jax2onnx::ir {
+namespace {
+
+// Ops whose result element i depends only on input element i, for any
+// layout, with one input and one output.
+bool IsLayoutInvariantUnary(const Node* n) {
+  static const char* const kOps[] = {"Abs",
+                                     "Acos",
+                                     "Acosh",
+                                     "Asin",
+                                     "Asinh",
+                                     "Atan",
+                                     "Atanh",
+                                     "Ceil",
+                                     "Cos",
+                                     "Cosh",
+                                     "Erf",
+                                     "Exp",
+                                     "Floor",
+                                     "Identity",
+                                     "IsInf",
+                                     "IsNaN",
+                                     "Log",
+                                     "Neg",
+                                     "Not",
+                                     "Reciprocal",
+                                     "Relu",
+                                     "Round",
+                                     "Sigmoid",
+                                     "Sign",
+                                     "Sin",
+                                     "Sinh",
+                                     "Sqrt",
+                                     "Tan",
+                                     "Tanh",
+                                     "Cast",
+                                     "Softplus",
+                                     "Softsign",
+                                     "HardSigmoid",
+                                     "Elu",
+                                     "Selu",
+                                     "LeakyRelu",
+                                     "ThresholdedRelu",
+                                     "Celu",
+                                     "Mish",
+                                     "HardSwish",
+                                     "BitwiseNot"};
+  if (n == nullptr || n->num_inputs() != 1 || n->num_outputs() != 1) {
+    return false;
+  }
+  for (const char* op : kOps) {
+    if (IsOp(n, op)) return true;
+  }
+  return false;
+}
+
+std::optional<std::vector<int64_t>> PermOf(const Node* t) {
+  if (!IsOp(t, "Transpose") || t->num_inputs() != 1 || t->input(0) == nullptr) {
+    return std::nullopt;
+  }
+  std::optional<std::vector<int64_t>> perm = IntsAttr(t, "perm");
+  if (!perm.has_value()) {
+    const Shape* s = t->input(0)->shape();
+    if (s == nullptr) return std::nullopt;
+    perm.emplace();
+    for (int64_t i = static_cast<int64_t>(s->rank()) - 1; i >= 0; --i) {
+      perm->push_back(i);
+    }
+  }
+  return perm;
+}
+
+bool IsIdentityPerm(const std::vector<int64_t>& p) {
+  for (size_t i = 0; i < p.size(); ++i) {
+    if (p[i] != static_cast<int64_t>(i)) return false;
+  }
+  return true;
+}
+
+std::vector<int64_t> Compose(const std::vector<int64_t>& inner,
+                             const std::vector<int64_t>& outer) {
+  std::vector<int64_t> out;
+  for (int64_t i : outer) out.push_back(inner[i]);
+  return out;
+}
+
+bool IsRank2Float(const Value* v) {
+  const Shape* s = v == nullptr ? nullptr : v->shape();
+  return s != nullptr && s->rank() == 2 &&
+         v->dtype() == onnx::TensorProto::FLOAT;
+}
+
+bool IsSwap2(const Node* t) {
+  std::optional<std::vector<int64_t>> p = PermOf(t);
+  return p.has_value() && *p == std::vector<int64_t>{1, 0};
+}
+
+class TransposeFolding : public Pass {
+ public:
+  absl::string_view name() const override { return "transpose-folding"; }
+  absl::StatusOr<bool> Run(Model& model) override {
+    bool changed = false;
+    for (Graph* g : AllGraphs(model)) {
+      for (Node* node : g->nodes()) {
+        if (IsOp(node, "MatMul") || IsOp(node, "Gemm")) {
+          changed |= FoldIntoGemm(node);
+          continue;
+        }
+        std::optional<std::vector<int64_t>> perm = PermOf(node);
+        if (!perm.has_value()) continue;
+        Value* out = node->output(0);
+        if (out->num_uses() == 0 && !out->is_graph_output()) continue;
+        // A graph output keeps its value (its name is the interface): the
+        // Transpose becomes an Identity, which identity-elimination folds
+        // into the producer by renaming where it can.
+        auto becomes = [&](Value* source) {
+          if (out->is_graph_output()) {
+            node->ReplaceInputWith(0, source);
+            node->RemoveAttr("perm");
+            node->set_op_type("Identity");
+            node->set_name(DerivedNodeName(node, "Identity"));
+          } else {
+            ReplaceAllUsesWith(out, source);
+          }
+        };
+        if (IsIdentityPerm(*perm)) {
+          becomes(node->input(0));
+          changed = true;
+          continue;
+        }
+        Node* inner = node->input(0)->producer();
+        if (std::optional<std::vector<int64_t>> p1 = PermOf(inner)) {
+          if (p1->size() != perm->size()) continue;
+          const std::vector<int64_t> merged = Compose(*p1, *perm);
+          if (IsIdentityPerm(merged)) {
+            becomes(inner->input(0));
+          } else {
+            node->ReplaceInputWith(0, inner->input(0));
+            node->SetAttr(Attr::Ints("perm", merged));
+          }
+          changed = true;
+          continue;
+        }
+        if (out->is_graph_output()) continue;
+        // Transpose(f(Transpose(x))): swap f and the outer Transpose.
+        if (IsLayoutInvariantUnary(inner) && HasSingleUse(inner->output(0))) {
+          Node* first = inner->input(0) == nullptr
+                            ? nullptr
+                            : inner->input(0)->producer();
+          std::optional<std::vector<int64_t>> p1 = PermOf(first);
+          if (!p1.has_value() || p1->size() != perm->size() ||
+              !HasSingleUse(first->output(0))) {
+            continue;
+          }
+          // first: y = T(x, p1); inner: z = f(y); node: w = T(z, perm).
+          // Rewrite: first' = T(x, p1 o perm) feeding f, whose output takes
+          // w's place (its type becomes w's type with f's dtype).
+          const std::vector<int64_t> merged = Compose(*p1, *perm);
+          first->SetAttr(Attr::Ints("perm", merged));
+          if (const Type* t = out->type()) {
+            first->output(0)->SetType(
+                Type::Tensor(first->input(0)->dtype(), t->shape()));
+            inner->output(0)->SetType(*t);
+          } else {
+            first->output(0)->SetType(std::nullopt);
+            inner->output(0)->SetType(std::nullopt);
+          }
+          ReplaceAllUsesWith(out, inner->output(0));
+          changed = true;
+        }
+      }
+    }
+    return changed;
+  }
+
+ private:
+  // MatMul(T(a), b) / MatMul(a, T(b)) with rank-2 operands -> Gemm with
+  // transA/transB; also folds such Transposes into an existing Gemm.
+  static bool FoldIntoGemm(Node* node) {
+    if (node->num_inputs() < 2 || node->num_outputs() != 1) return false;
+    bool changed = false;
+    for (int i = 0; i < 2; ++i) {
+      Value* operand = node->input(i);
+      Node* t = operand == nullptr ? nullptr : operand->producer();
+      if (!IsSwap2(t) || !IsRank2Float(operand) ||
+          !IsRank2Float(node->output(0))) {
+        continue;
+      }
+      const char* flag = i == 0 ? "transA" : "transB";
+      if (IsOp(node, "Gemm")) {
+        if (IntAttr(node, flag, 0) != 0) continue;
+      } else {
+        if (!IsRank2Float(node->input(1 - i))) continue;
+        node->set_op_type("Gemm");
+        node->set_name(DerivedNodeName(node, "Gemm"));
+      }
+      node->SetAttr(Attr::Int(flag, 1));
+      node->ReplaceInputWith(i, t->input(0));
+      changed = true;
+    }
+    return changed;
+  }
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> CreateTransposeFoldingPass() {
+  return std::make_unique<TransposeFolding>();
+}
+
+}  // namespace jax2onnx::ir

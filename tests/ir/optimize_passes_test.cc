@@ -1,0 +1,573 @@
+// The generic exact rewrites of --optimize >= 1 (ir/passes/), each on a
+// small graph: the graph before is built by hand, the graph after is
+// compared as printed text written by hand (values derived in comments),
+// and each test also pins what the pass refuses. Every run verifies the IR
+// before and after the pass and cleans up with dead-node-elimination and
+// unused-initializer-pruning so the expected text shows only what remains.
+#include <cstring>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "ir/ir.h"
+#include "ir/pass.h"
+#include "ir/passes/passes.h"
+#include "ir/printer.h"
+#include "ir/verifier.h"
+
+namespace jax2onnx::ir {
+namespace {
+
+using TP = onnx::TensorProto;
+
+Type T(int dtype, Shape s) { return Type::Tensor(dtype, s); }
+Type F32(Shape s) { return T(TP::FLOAT, s); }
+
+Node* Op(Graph& g, absl::string_view op, std::vector<Value*> ins,
+         std::string out, Type type, std::vector<Attr> attrs = {}) {
+  Node* n =
+      g.Append(Node::Create("", op, ins, {std::move(out)}, std::move(attrs)));
+  n->output(0)->SetType(type);
+  return n;
+}
+
+std::vector<Attr> A(Attr a) {
+  std::vector<Attr> v;
+  v.push_back(std::move(a));
+  return v;
+}
+
+Value* Init(Graph& g, const std::string& name, Tensor t) {
+  std::vector<Dim> dims(t.dims().begin(), t.dims().end());
+  const int dtype = t.dtype();
+  Value* v = *g.AddInitializer(name, std::move(t));
+  v->SetType(T(dtype, Shape(dims)));
+  return v;
+}
+
+Value* I64(Graph& g, const std::string& name, std::vector<int64_t> v) {
+  return Init(g, name,
+              Tensor::FromVector<int64_t>(TP::INT64,
+                                          {static_cast<int64_t>(v.size())}, v));
+}
+
+// Runs `pass` once (with the verifier around it), then the cleanup passes;
+// returns whether `pass` changed the model.
+bool RunPass(absl::string_view pass, Model& m) {
+  PassManagerOptions options;
+  options.verify_each_pass = true;
+  PassManager manager(options);
+  CHECK(manager.AddByName(pass).ok()) << pass;
+  absl::StatusOr<bool> changed = manager.Run(m);
+  CHECK(changed.ok()) << changed.status();
+  PassManager cleanup(options);
+  std::vector<std::unique_ptr<Pass>> passes;
+  passes.push_back(CreateDeadNodeEliminationPass());
+  passes.push_back(CreateUnusedInitializerPruningPass());
+  cleanup.AddFixpoint("cleanup", std::move(passes));
+  CHECK(cleanup.Run(m).ok());
+  return *changed;
+}
+
+TEST(ConstantFoldingTest, TransposesAndReshapesASingleUseWeight) {
+  Model m;
+  Graph& g = m.graph();
+  g.set_name("main");
+  Value* x = g.AddInput("x", F32({3, 2}));
+  // w = [[1, 2, 3], [4, 5, 6]]; w^T = [[1, 4], [2, 5], [3, 6]].
+  Value* w = Init(
+      g, "w", Tensor::FromVector<float>(TP::FLOAT, {2, 3}, {1, 2, 3, 4, 5, 6}));
+  Node* t =
+      Op(g, "Transpose", {w}, "wt", F32({3, 2}), A(Attr::Ints("perm", {1, 0})));
+  Node* r =
+      Op(g, "Reshape", {t->output(0), I64(g, "s", {6})}, "flat", F32({6}));
+  Node* y = Op(g, "Add", {x, t->output(0)}, "y", F32({3, 2}));
+  Node* z = Op(g, "Neg", {r->output(0)}, "z", F32({6}));
+  g.AddOutput(y->output(0));
+  g.AddOutput(z->output(0));
+  EXPECT_TRUE(RunPass("constant-folding", m));
+  EXPECT_EQ(PrintGraph(g),
+            "graph main(%x: f32[3,2]) -> (%y: f32[3,2], %z: f32[6]) {\n"
+            "  init %flat_1: f32[6] = f32[6]{1, 4, 2, 5, 3, 6}\n"
+            "  init %wt_1: f32[3,2] = f32[3,2]{1, 4, 2, 5, 3, 6}\n"
+            "  %y: f32[3,2] = Add(%x, %wt_1)\n"
+            "  %z: f32[6] = Neg(%flat_1)\n"
+            "}\n");
+  EXPECT_FALSE(RunPass("constant-folding", m));
+}
+
+TEST(ConstantFoldingTest, CastsExactlyAndRefusesFloatToInt) {
+  Model m;
+  Graph& g = m.graph();
+  g.set_name("main");
+  // 2^32 + 5 wraps to 5 in int32; -1 stays -1.
+  Value* big = Init(g, "big",
+                    Tensor::FromVector<int64_t>(TP::INT64, {2},
+                                                {(int64_t{1} << 32) + 5, -1}));
+  // 0.1 (f64) rounds to the nearest f32, printed with 9 digits.
+  Value* tenth =
+      Init(g, "tenth", Tensor::FromVector<double>(TP::DOUBLE, {1}, {0.1}));
+  Value* half =
+      Init(g, "half", Tensor::FromVector<float>(TP::FLOAT, {1}, {2.5f}));
+  Node* a = Op(g, "Cast", {big}, "a", T(TP::INT32, {2}),
+               A(Attr::Int("to", TP::INT32)));
+  Node* b =
+      Op(g, "Cast", {tenth}, "b", F32({1}), A(Attr::Int("to", TP::FLOAT)));
+  Node* c = Op(g, "Cast", {half}, "c", T(TP::INT32, {1}),
+               A(Attr::Int("to", TP::INT32)));
+  g.AddOutput(Op(g, "Neg", {a->output(0)}, "na", T(TP::INT32, {2}))->output(0));
+  g.AddOutput(Op(g, "Neg", {b->output(0)}, "nb", F32({1}))->output(0));
+  g.AddOutput(Op(g, "Neg", {c->output(0)}, "nc", T(TP::INT32, {1}))->output(0));
+  EXPECT_TRUE(RunPass("constant-folding", m));
+  // The f32 nearest 0.1 is 0x3DCCCCCD (round to nearest even of
+  // 0x3DCCCCCC.CCC...); the printer shows its shortest form, 0.1.
+  const Value* folded = g.initializer("b_1");
+  ASSERT_NE(folded, nullptr);
+  uint32_t bits;
+  std::memcpy(&bits, folded->const_value()->bytes().data(), 4);
+  EXPECT_EQ(bits, 0x3DCCCCCDu);
+  EXPECT_EQ(PrintGraph(g),
+            "graph main() -> (%na: i32[2], %nb: f32[1], %nc: i32[1]) {\n"
+            "  init %a_1: i32[2] = i32[2]{5, -1}\n"
+            "  init %b_1: f32[1] = f32[1]{0.1}\n"
+            "  init %half: f32[1] = f32[1]{2.5}\n"
+            "  %c: i32[1] = Cast(%half) {to=6}\n"
+            "  %na: i32[2] = Neg(%a_1)\n"
+            "  %nb: f32[1] = Neg(%b_1)\n"
+            "  %nc: i32[1] = Neg(%c)\n"
+            "}\n");
+}
+
+TEST(ConstantFoldingTest, NeverCopiesALargeSharedWeight) {
+  Model m;
+  Graph& g = m.graph();
+  g.set_name("main");
+  // 512 floats = 2 KiB, over the 1 KiB small-constant allowance, read by
+  // the Transpose and by the Neg: folding would store it twice.
+  Value* w = Init(g, "w",
+                  Tensor::FromVector<float>(TP::FLOAT, {16, 32},
+                                            std::vector<float>(512, 1.f)));
+  Node* t = Op(g, "Transpose", {w}, "wt", F32({32, 16}),
+               A(Attr::Ints("perm", {1, 0})));
+  g.AddOutput(Op(g, "Relu", {t->output(0)}, "y", F32({32, 16}))->output(0));
+  g.AddOutput(Op(g, "Neg", {w}, "z", F32({16, 32}))->output(0));
+  EXPECT_FALSE(RunPass("constant-folding", m));
+}
+
+TEST(CommonSubexpressionEliminationTest, MergesEqualNodesAndConstants) {
+  Model m;
+  Graph& g = m.graph();
+  g.set_name("main");
+  Value* x = g.AddInput("x", F32({2}));
+  Value* c1 = Init(g, "c1", Tensor::FromVector<float>(TP::FLOAT, {1}, {2.f}));
+  Value* c2 = Init(g, "c2", Tensor::FromVector<float>(TP::FLOAT, {1}, {2.f}));
+  Node* a = Op(g, "Mul", {x, c1}, "a", F32({2}));
+  Node* b = Op(g, "Mul", {x, c2}, "b", F32({2}));
+  // alpha differs in the last bit (the printer rounds both to 0.1): not
+  // the same op.
+  Node* l1 = Op(g, "LeakyRelu", {a->output(0)}, "l1", F32({2}),
+                A(Attr::Float("alpha", 0.1f)));
+  Node* l2 = Op(g, "LeakyRelu", {b->output(0)}, "l2", F32({2}),
+                A(Attr::Float("alpha", std::nextafter(0.1f, 1.f))));
+  Node* y = Op(g, "Add", {l1->output(0), l2->output(0)}, "y", F32({2}));
+  g.AddOutput(y->output(0));
+  EXPECT_TRUE(RunPass("common-subexpression-elimination", m));
+  EXPECT_EQ(PrintGraph(g),
+            "graph main(%x: f32[2]) -> (%y: f32[2]) {\n"
+            "  init %c1: f32[1] = f32[1]{2}\n"
+            "  %a: f32[2] = Mul(%x, %c1)\n"
+            "  %l1: f32[2] = LeakyRelu(%a) {alpha=0.1}\n"
+            "  %l2: f32[2] = LeakyRelu(%a) {alpha=0.1}\n"
+            "  %y: f32[2] = Add(%l1, %l2)\n"
+            "}\n");
+  EXPECT_FALSE(RunPass("common-subexpression-elimination", m));
+}
+
+TEST(CommonSubexpressionEliminationTest, KeepsRandomOps) {
+  Model m;
+  Graph& g = m.graph();
+  g.set_name("main");
+  Value* x = g.AddInput("x", F32({2}));
+  Node* r1 = Op(g, "RandomUniformLike", {x}, "r1", F32({2}));
+  Node* r2 = Op(g, "RandomUniformLike", {x}, "r2", F32({2}));
+  g.AddOutput(
+      Op(g, "Sub", {r1->output(0), r2->output(0)}, "y", F32({2}))->output(0));
+  EXPECT_FALSE(RunPass("common-subexpression-elimination", m));
+}
+
+TEST(IdentityEliminationTest, BypassesIdentitiesAndRenamesOutputProducers) {
+  Model m;
+  Graph& g = m.graph();
+  g.set_name("main");
+  Value* x = g.AddInput("x", F32({2}));
+  Node* i1 = Op(g, "Identity", {x}, "i1", F32({2}));
+  Node* r = Op(g, "Relu", {i1->output(0)}, "r", F32({2}));
+  Node* out = Op(g, "Identity", {r->output(0)}, "y", F32({2}));
+  g.AddOutput(out->output(0));
+  // The output Identity goes by renaming: %r becomes the output %y.
+  EXPECT_TRUE(RunPass("identity-elimination", m));
+  EXPECT_EQ(PrintGraph(g),
+            "graph main(%x: f32[2]) -> (%y: f32[2]) {\n"
+            "  %y: f32[2] = Relu(%x)\n"
+            "}\n");
+}
+
+TEST(IdentityEliminationTest, KeepsOutputIdentitiesOfInputsAndSharedValues) {
+  Model m;
+  Graph& g = m.graph();
+  g.set_name("main");
+  Value* x = g.AddInput("x", F32({2}));
+  Node* r = Op(g, "Relu", {x}, "r", F32({2}));
+  // x is a graph input; r is read twice: neither can take an output name.
+  g.AddOutput(Op(g, "Identity", {x}, "y", F32({2}))->output(0));
+  g.AddOutput(Op(g, "Identity", {r->output(0)}, "z", F32({2}))->output(0));
+  g.AddOutput(Op(g, "Neg", {r->output(0)}, "w", F32({2}))->output(0));
+  EXPECT_FALSE(RunPass("identity-elimination", m));
+}
+
+TEST(CastEliminationTest, RemovesWideningRoundTripsOnly) {
+  Model m;
+  Graph& g = m.graph();
+  g.set_name("main");
+  Value* f = g.AddInput("f", F32({2}));
+  Value* d = g.AddInput("d", T(TP::DOUBLE, {2}));
+  // f32 -> f64 -> f32 is the identity: every f32 is an f64.
+  Node* up = Op(g, "Cast", {f}, "up", T(TP::DOUBLE, {2}),
+                A(Attr::Int("to", TP::DOUBLE)));
+  Node* back = Op(g, "Cast", {up->output(0)}, "back", F32({2}),
+                  A(Attr::Int("to", TP::FLOAT)));
+  // f64 -> f32 -> f64 rounds: kept.
+  Node* down =
+      Op(g, "Cast", {d}, "down", F32({2}), A(Attr::Int("to", TP::FLOAT)));
+  Node* again = Op(g, "Cast", {down->output(0)}, "again", T(TP::DOUBLE, {2}),
+                   A(Attr::Int("to", TP::DOUBLE)));
+  // A cast to the type the value already has.
+  Node* same =
+      Op(g, "Cast", {f}, "same", F32({2}), A(Attr::Int("to", TP::FLOAT)));
+  g.AddOutput(Op(g, "Add", {back->output(0), same->output(0)}, "y", F32({2}))
+                  ->output(0));
+  g.AddOutput(
+      Op(g, "Neg", {again->output(0)}, "z", T(TP::DOUBLE, {2}))->output(0));
+  EXPECT_TRUE(RunPass("cast-elimination", m));
+  EXPECT_EQ(PrintGraph(g),
+            "graph main(%f: f32[2], %d: f64[2]) -> (%y: f32[2], %z: f64[2]) {\n"
+            "  %down: f32[2] = Cast(%d) {to=1}\n"
+            "  %again: f64[2] = Cast(%down) {to=11}\n"
+            "  %y: f32[2] = Add(%f, %f)\n"
+            "  %z: f64[2] = Neg(%again)\n"
+            "}\n");
+}
+
+TEST(CastEliminationTest, KeepsIntToFloatToIntRoundTrip) {
+  Model m;
+  Graph& g = m.graph();
+  g.set_name("main");
+  // i32 -> f32 -> i32 loses integers above 2^24.
+  Value* i = g.AddInput("i", T(TP::INT32, {2}));
+  Node* f = Op(g, "Cast", {i}, "f", F32({2}), A(Attr::Int("to", TP::FLOAT)));
+  Node* b = Op(g, "Cast", {f->output(0)}, "b", T(TP::INT32, {2}),
+               A(Attr::Int("to", TP::INT32)));
+  g.AddOutput(Op(g, "Neg", {b->output(0)}, "y", T(TP::INT32, {2}))->output(0));
+  EXPECT_FALSE(RunPass("cast-elimination", m));
+}
+
+TEST(TransposeFoldingTest, CancelsAndMergesPairs) {
+  Model m;
+  Graph& g = m.graph();
+  g.set_name("main");
+  Value* x = g.AddInput("x", F32({2, 3, 4}));
+  Node* t1 = Op(g, "Transpose", {x}, "t1", F32({3, 4, 2}),
+                A(Attr::Ints("perm", {1, 2, 0})));
+  // perm [2, 0, 1] undoes [1, 2, 0].
+  Node* t2 = Op(g, "Transpose", {t1->output(0)}, "t2", F32({2, 3, 4}),
+                A(Attr::Ints("perm", {2, 0, 1})));
+  // [1, 0, 2] after [1, 2, 0]: x axes (inner[1], inner[0], inner[2]) =
+  // (2, 1, 0).
+  Node* t3 = Op(g, "Transpose", {t1->output(0)}, "t3", F32({4, 3, 2}),
+                A(Attr::Ints("perm", {1, 0, 2})));
+  g.AddOutput(Op(g, "Relu", {t2->output(0)}, "y", F32({2, 3, 4}))->output(0));
+  g.AddOutput(Op(g, "Neg", {t3->output(0)}, "z", F32({4, 3, 2}))->output(0));
+  EXPECT_TRUE(RunPass("transpose-folding", m));
+  EXPECT_EQ(PrintGraph(g),
+            "graph main(%x: f32[2,3,4]) -> (%y: f32[2,3,4], %z: f32[4,3,2]) "
+            "{\n"
+            "  %t3: f32[4,3,2] = Transpose(%x) {perm=[2, 1, 0]}\n"
+            "  %y: f32[2,3,4] = Relu(%x)\n"
+            "  %z: f32[4,3,2] = Neg(%t3)\n"
+            "}\n");
+}
+
+TEST(TransposeFoldingTest, MovesThroughUnaryElementwiseToCancel) {
+  Model m;
+  Graph& g = m.graph();
+  g.set_name("main");
+  Value* x = g.AddInput("x", F32({2, 3}));
+  Node* t1 =
+      Op(g, "Transpose", {x}, "t1", F32({3, 2}), A(Attr::Ints("perm", {1, 0})));
+  Node* c = Op(g, "Cast", {t1->output(0)}, "c", T(TP::DOUBLE, {3, 2}),
+               A(Attr::Int("to", TP::DOUBLE)));
+  Node* t2 = Op(g, "Transpose", {c->output(0)}, "t2", T(TP::DOUBLE, {2, 3}),
+                A(Attr::Ints("perm", {1, 0})));
+  g.AddOutput(
+      Op(g, "Neg", {t2->output(0)}, "y", T(TP::DOUBLE, {2, 3}))->output(0));
+  PassManagerOptions options;
+  options.verify_each_pass = true;
+  PassManager manager(options);
+  std::vector<std::unique_ptr<Pass>> passes;
+  passes.push_back(CreateTransposeFoldingPass());
+  passes.push_back(CreateDeadNodeEliminationPass());
+  manager.AddFixpoint("fold", std::move(passes));
+  ASSERT_TRUE(manager.Run(m).ok());
+  EXPECT_EQ(PrintGraph(g),
+            "graph main(%x: f32[2,3]) -> (%y: f64[2,3]) {\n"
+            "  %c: f64[2,3] = Cast(%x) {to=11}\n"
+            "  %y: f64[2,3] = Neg(%c)\n"
+            "}\n");
+}
+
+TEST(TransposeFoldingTest, KeepsTheGraphOutputValueOfACancelledPair) {
+  Model m;
+  Graph& g = m.graph();
+  g.set_name("main");
+  Value* x = g.AddInput("x", F32({2, 3}));
+  Node* r = Op(g, "Relu", {x}, "r", F32({2, 3}));
+  Node* t1 = Op(g, "Transpose", {r->output(0)}, "t1", F32({3, 2}),
+                A(Attr::Ints("perm", {1, 0})));
+  Node* t2 = Op(g, "Transpose", {t1->output(0)}, "y", F32({2, 3}),
+                A(Attr::Ints("perm", {1, 0})));
+  g.AddOutput(t2->output(0));
+  EXPECT_TRUE(RunPass("transpose-folding", m));
+  EXPECT_EQ(PrintGraph(g),
+            "graph main(%x: f32[2,3]) -> (%y: f32[2,3]) {\n"
+            "  %r: f32[2,3] = Relu(%x)\n"
+            "  %y: f32[2,3] = Identity(%r)  # Identity\n"
+            "}\n");
+  EXPECT_TRUE(RunPass("identity-elimination", m));
+  EXPECT_EQ(PrintGraph(g),
+            "graph main(%x: f32[2,3]) -> (%y: f32[2,3]) {\n"
+            "  %y: f32[2,3] = Relu(%x)\n"
+            "}\n");
+}
+
+TEST(TransposeFoldingTest, FoldsRank2TransposeIntoGemmOnlyForF32) {
+  Model m;
+  Graph& g = m.graph();
+  g.set_name("main");
+  Value* a = g.AddInput("a", F32({2, 3}));
+  Value* b = g.AddInput("b", F32({4, 3}));
+  Node* bt =
+      Op(g, "Transpose", {b}, "bt", F32({3, 4}), A(Attr::Ints("perm", {1, 0})));
+  Node* mm = Op(g, "MatMul", {a, bt->output(0)}, "y", F32({2, 4}));
+  mm->set_name("eqn0/dot_general/MatMul");
+  g.AddOutput(mm->output(0));
+  Value* da = g.AddInput("da", T(TP::DOUBLE, {2, 3}));
+  Value* db = g.AddInput("db", T(TP::DOUBLE, {4, 3}));
+  Node* dbt = Op(g, "Transpose", {db}, "dbt", T(TP::DOUBLE, {3, 4}),
+                 A(Attr::Ints("perm", {1, 0})));
+  g.AddOutput(Op(g, "MatMul", {da, dbt->output(0)}, "z", T(TP::DOUBLE, {2, 4}))
+                  ->output(0));
+  EXPECT_TRUE(RunPass("transpose-folding", m));
+  EXPECT_EQ(PrintGraph(g),
+            "graph main(%a: f32[2,3], %b: f32[4,3], %da: f64[2,3], %db: "
+            "f64[4,3]) -> (%y: f32[2,4], %z: f64[2,4]) {\n"
+            "  %y: f32[2,4] = Gemm(%a, %b) {transB=1}  # "
+            "eqn0/dot_general/Gemm\n"
+            "  %dbt: f64[3,4] = Transpose(%db) {perm=[1, 0]}\n"
+            "  %z: f64[2,4] = MatMul(%da, %dbt)\n"
+            "}\n");
+}
+
+TEST(ReshapeFoldingTest, CollapsesChainsAndDropsNoOps) {
+  Model m;
+  Graph& g = m.graph();
+  g.set_name("main");
+  Value* x = g.AddInput("x", F32({2, 3}));
+  Node* u = Op(g, "Unsqueeze", {x, I64(g, "ax", {0})}, "u", F32({1, 2, 3}));
+  Node* r =
+      Op(g, "Reshape", {u->output(0), I64(g, "s", {3, 2})}, "r", F32({3, 2}));
+  // Squeeze(Unsqueeze(x)) has x's shape: no op at all.
+  Node* s =
+      Op(g, "Squeeze", {u->output(0), I64(g, "ax0", {0})}, "sq", F32({2, 3}));
+  g.AddOutput(Op(g, "Neg", {r->output(0)}, "y", F32({3, 2}))->output(0));
+  g.AddOutput(Op(g, "Relu", {s->output(0)}, "z", F32({2, 3}))->output(0));
+  EXPECT_TRUE(RunPass("reshape-folding", m));
+  EXPECT_EQ(PrintGraph(g),
+            "graph main(%x: f32[2,3]) -> (%y: f32[3,2], %z: f32[2,3]) {\n"
+            "  init %s: i64[2] = i64[2]{3, 2}\n"
+            "  %r: f32[3,2] = Reshape(%x, %s)\n"
+            "  %y: f32[3,2] = Neg(%r)\n"
+            "  %z: f32[2,3] = Relu(%x)\n"
+            "}\n");
+}
+
+TEST(ReshapeFoldingTest, DropsSymbolicChainsThatEndInTheInputShape) {
+  Model m;
+  Graph& g = m.graph();
+  g.set_name("main");
+  Value* x = g.AddInput("x", F32({"B", 6}));
+  Node* r1 =
+      Op(g, "Reshape", {x, I64(g, "s1", {0, 2, 3})}, "r1", F32({"B", 2, 3}));
+  // The 0 entry copies r1's dim 0, so r2 cannot read x directly by its
+  // target; but r2's type is x's ([B,6], equal symbol names denote equal
+  // sizes), so the chain is a no-op.
+  Node* r2 = Op(g, "Reshape", {r1->output(0), I64(g, "s2", {0, 6})}, "r2",
+                F32({"B", 6}));
+  g.AddOutput(Op(g, "Neg", {r2->output(0)}, "y", F32({"B", 6}))->output(0));
+  EXPECT_TRUE(RunPass("reshape-folding", m));
+  EXPECT_EQ(PrintGraph(g),
+            "graph main(%x: f32[B,6]) -> (%y: f32[B,6]) {\n"
+            "  %y: f32[B,6] = Neg(%x)\n"
+            "}\n");
+}
+
+TEST(ReduceKeepdimsTest, KeepsReducedAxesInsteadOfUnsqueeze) {
+  Model m;
+  Graph& g = m.graph();
+  g.set_name("main");
+  Value* x = g.AddInput("x", F32({2, 3, 4}));
+  Node* r = Op(g, "ReduceSum", {x, I64(g, "axes", {2})}, "r", F32({2, 3}),
+               A(Attr::Int("keepdims", 0)));
+  Node* u = Op(g, "Unsqueeze", {r->output(0), I64(g, "u_axes", {-1})}, "u",
+               F32({2, 3, 1}));
+  // Another axis re-inserted: not the reduced one, kept.
+  Node* r2 = Op(g, "ReduceMax", {x, I64(g, "axes1", {1})}, "r2", F32({2, 4}),
+                A(Attr::Int("keepdims", 0)));
+  Node* u2 = Op(g, "Unsqueeze", {r2->output(0), I64(g, "u2_axes", {2})}, "u2",
+                F32({2, 4, 1}));
+  g.AddOutput(Op(g, "Sub", {x, u->output(0)}, "y", F32({2, 3, 4}))->output(0));
+  g.AddOutput(Op(g, "Neg", {u2->output(0)}, "z", F32({2, 4, 1}))->output(0));
+  EXPECT_TRUE(RunPass("reduce-keepdims", m));
+  EXPECT_EQ(PrintGraph(g),
+            "graph main(%x: f32[2,3,4]) -> (%y: f32[2,3,4], %z: f32[2,4,1]) "
+            "{\n"
+            "  init %axes: i64[1] = i64[1]{2}\n"
+            "  init %axes1: i64[1] = i64[1]{1}\n"
+            "  init %u2_axes: i64[1] = i64[1]{2}\n"
+            "  %r: f32[2,3,1] = ReduceSum(%x, %axes) {keepdims=1}\n"
+            "  %r2: f32[2,4] = ReduceMax(%x, %axes1) {keepdims=0}\n"
+            "  %u2: f32[2,4,1] = Unsqueeze(%r2, %u2_axes)\n"
+            "  %y: f32[2,3,4] = Sub(%x, %r)\n"
+            "  %z: f32[2,4,1] = Neg(%u2)\n"
+            "}\n");
+}
+
+TEST(ExpandEliminationTest, DropsExpandsThatBroadcastingMakesRedundant) {
+  Model m;
+  Graph& g = m.graph();
+  g.set_name("main");
+  Value* x = g.AddInput("x", F32({"B", 3}));
+  Value* b = g.AddInput("b", F32({3}));
+  Value* one = g.AddInput("one", F32({1, 1}));
+  Value* shape = g.AddInput("shape", T(TP::INT64, {2}));
+  Node* e = Op(g, "Expand", {b, shape}, "e", F32({"B", 3}));
+  g.AddOutput(Op(g, "Add", {x, e->output(0)}, "y", F32({"B", 3}))->output(0));
+  // [1,1] + Expand([1,1] -> [B,3]) needs the Expand for its shape.
+  Node* e2 = Op(g, "Expand", {one, shape}, "e2", F32({"B", 3}));
+  g.AddOutput(
+      Op(g, "Mul", {one, e2->output(0)}, "z", F32({"B", 3}))->output(0));
+  EXPECT_TRUE(RunPass("expand-elimination", m));
+  EXPECT_EQ(PrintGraph(g),
+            "graph main(%x: f32[B,3], %b: f32[3], %one: f32[1,1], %shape: "
+            "i64[2]) -> (%y: f32[B,3], %z: f32[B,3]) {\n"
+            "  %y: f32[B,3] = Add(%x, %b)\n"
+            "  %e2: f32[B,3] = Expand(%one, %shape)\n"
+            "  %z: f32[B,3] = Mul(%one, %e2)\n"
+            "}\n");
+}
+
+TEST(EinsumToMatMulTest, RewritesDenseAndAttentionEquations) {
+  Model m;
+  Graph& g = m.graph();
+  g.set_name("main");
+  Value* x = g.AddInput("x", F32({2, 5, 8}));
+  Value* w = g.AddInput("w", F32({4, 8}));
+  Value* k = g.AddInput("k", F32({2, 7, 8}));
+  // Dense with a (out, in) kernel: x @ w^T.
+  Node* d = Op(g, "Einsum", {x, w}, "d", F32({2, 5, 4}),
+               A(Attr::String("equation", "abc,dc->abd")));
+  d->set_name("eqn0/dot_general/Einsum");
+  // Attention scores q k^T with batch a.
+  Node* s = Op(g, "Einsum", {x, k}, "s", F32({2, 5, 7}),
+               A(Attr::String("equation", "abc,adc->abd")));
+  // Summed out of one operand only: no MatMul form.
+  Node* r = Op(g, "Einsum", {x, w}, "r", F32({2, 4}),
+               A(Attr::String("equation", "abc,dc->ad")));
+  g.AddOutput(d->output(0));
+  g.AddOutput(s->output(0));
+  g.AddOutput(r->output(0));
+  EXPECT_TRUE(RunPass("einsum-to-matmul", m));
+  EXPECT_EQ(PrintGraph(g),
+            "graph main(%x: f32[2,5,8], %w: f32[4,8], %k: f32[2,7,8]) -> "
+            "(%d: f32[2,5,4], %s: f32[2,5,7], %r: f32[2,4]) {\n"
+            "  %Transpose: f32[8,4] = Transpose(%w) {perm=[1, 0]}  # "
+            "eqn0/dot_general/Transpose\n"
+            "  %d: f32[2,5,4] = MatMul(%x, %Transpose)  # "
+            "eqn0/dot_general/MatMul\n"
+            "  %Transpose_1: f32[2,8,7] = Transpose(%k) {perm=[0, 2, 1]}  # "
+            "Transpose\n"
+            "  %s: f32[2,5,7] = MatMul(%x, %Transpose_1)  # MatMul\n"
+            "  %r: f32[2,4] = Einsum(%x, %w) {equation=\"abc,dc->ad\"}\n"
+            "}\n");
+}
+
+TEST(TypePropagationTest, TypesUntypedOutputsFromTheInputTypes) {
+  Model m;
+  Graph& g = m.graph();
+  g.set_name("main");
+  Value* x = g.AddInput("x", F32({"B", 3}));
+  Value* y = g.AddInput("y", F32({3}));
+  Value* z = g.AddInput("z", F32({"C", 3}));
+  auto untyped = [&](absl::string_view op, std::vector<Value*> ins,
+                     std::string out, std::vector<Attr> attrs = {}) {
+    return g.Append(
+        Node::Create("", op, ins, {std::move(out)}, std::move(attrs)));
+  };
+  Node* add = untyped("Add", {x, y}, "add");
+  Node* less = untyped("Less", {add->output(0), y}, "less");
+  Node* cast =
+      untyped("Cast", {add->output(0)}, "cast", A(Attr::Int("to", TP::DOUBLE)));
+  Node* t = untyped("Transpose", {cast->output(0)}, "t",
+                    A(Attr::Ints("perm", {1, 0})));
+  Node* shape = untyped("Shape", {t->output(0)}, "shape");
+  // B and C are different symbols: their broadcast is not decidable.
+  Node* mixed = untyped("Add", {x, z}, "mixed");
+  // Graph outputs must be typed: typed Identities read the values.
+  g.AddOutput(Op(g, "Identity", {less->output(0)}, "o1", T(TP::BOOL, {"B", 3}))
+                  ->output(0));
+  g.AddOutput(Op(g, "Identity", {shape->output(0)}, "o2", T(TP::INT64, {2}))
+                  ->output(0));
+  g.AddOutput(
+      Op(g, "Identity", {mixed->output(0)}, "o3", F32({Dim::Unknown(), 3}))
+          ->output(0));
+  EXPECT_TRUE(RunPass("type-propagation", m));
+  EXPECT_EQ(add->output(0)->type()->ToString(), "f32[B,3]");
+  EXPECT_EQ(less->output(0)->type()->ToString(), "bool[B,3]");
+  EXPECT_EQ(cast->output(0)->type()->ToString(), "f64[B,3]");
+  EXPECT_EQ(t->output(0)->type()->ToString(), "f64[3,B]");
+  EXPECT_EQ(shape->output(0)->type()->ToString(), "i64[2]");
+  EXPECT_EQ(mixed->output(0)->type(), nullptr);
+  EXPECT_FALSE(RunPass("type-propagation", m));
+}
+
+TEST(NodeNamingTest, NamesUnnamedNodesAndMakesNamesUnique) {
+  Model m;
+  Graph& g = m.graph();
+  g.set_name("main");
+  Value* x = g.AddInput("x", F32({2}));
+  Node* a = Op(g, "Relu", {x}, "a", F32({2}));
+  a->set_name("eqn0/relu/Relu");
+  Node* b = Op(g, "Relu", {a->output(0)}, "b", F32({2}));
+  b->set_name("eqn0/relu/Relu");
+  Node* c = Op(g, "Neg", {b->output(0)}, "c", F32({2}));
+  g.AddOutput(c->output(0));
+  EXPECT_TRUE(RunPass("node-naming", m));
+  EXPECT_EQ(a->name(), "eqn0/relu/Relu");
+  EXPECT_EQ(b->name(), "eqn0/relu/Relu_1");
+  EXPECT_EQ(c->name(), "Neg");
+  EXPECT_FALSE(RunPass("node-naming", m));
+}
+
+}  // namespace
+}  // namespace jax2onnx::ir
