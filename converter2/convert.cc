@@ -229,7 +229,7 @@ absl::StatusOr<ir::Model> ConvertToIr(const jaxpr::Bundle& bundle,
     graph.AddOutput(value);
   }
   if (options.dump) options.dump("lowered", model);
-  J2O_RETURN_IF_ERROR(Finalize(model, options.optimize, options.dump));
+  J2O_RETURN_IF_ERROR(Finalize(model, options.optimize, options.opset, options.dump));
   return model;
 }
 

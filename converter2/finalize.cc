@@ -1,6 +1,7 @@
 #include "converter2/finalize.h"
 
 #include "ir/pass.h"
+#include "ir/passes/fusions.h"
 #include "ir/passes/passes.h"
 #include "ir/verifier.h"
 #include "jaxpr/status_macros.h"
@@ -39,7 +40,7 @@ std::vector<std::unique_ptr<ir::Pass>> GenericPasses() {
 }  // namespace
 
 absl::Status Finalize(
-    ir::Model& model, int optimize,
+    ir::Model& model, int optimize, int opset,
     const std::function<void(const std::string&, const ir::Model&)>& dump) {
   ir::PassManagerOptions options;
   if (dump) {
@@ -54,10 +55,12 @@ absl::Status Finalize(
   manager.AddFixpoint("cleanup", CleanupPasses());
   if (optimize >= 1) manager.AddFixpoint("generic", GenericPasses());
   if (optimize >= 2) {
-    // ---- Level 2: pattern fusions (LayerNormalization, Gelu, Softmax,
-    // RMSNorm, SiLU; ir/passes/*_fusion.cc) are added here, followed by
-    // another "generic" fixpoint to clean up after them. Until they land,
-    // level 2 is level 1. ----
+    // Level 2: pattern fusions to native ONNX ops the opset has
+    // (LayerNormalization, RMSNormalization, Softmax/LogSoftmax, Gelu,
+    // Swish; ir/passes/fuse_*.cc), then the generic rewrites again to clean
+    // up what they leave (unused initializers, new folding chances).
+    ir::AddFusionPasses(manager, opset);
+    manager.AddFixpoint("generic-after-fusion", GenericPasses());
   }
   manager.Add(ir::CreateTopologicalSortPass());
   manager.Add(ir::CreateNodeNamingPass());

@@ -14,8 +14,10 @@
 
 namespace jax2onnx::converter2 {
 
+// Runs the IR passes of optimization level `optimize` (0 literal, 1 generic
+// rewrites, 2 also fusions to ops of `opset`) and verifies the result.
 absl::Status Finalize(
-    ir::Model& model, int optimize,
+    ir::Model& model, int optimize, int opset,
     const std::function<void(const std::string&, const ir::Model&)>& dump);
 
 }  // namespace jax2onnx::converter2
