@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "converter2/finalize.h"
 #include "converter2/lowering_context.h"
+#include "jaxpr/prng.h"
 #include "jaxpr/status_macros.h"
 #include "plugin/conversion_checks.h"
 #include "plugin/onnx_types.h"
@@ -12,8 +13,10 @@
 namespace jax2onnx::converter2 {
 namespace {
 
-absl::StatusOr<ir::Type> TypeOfAval(const jaxpr::Aval& aval,
+absl::StatusOr<ir::Type> TypeOfAval(const jaxpr::Aval& declared,
                                     absl::string_view what) {
+  // PRNG keys are their key data (u32[..., 2]) in ONNX.
+  J2O_ASSIGN_OR_RETURN(const jaxpr::Aval aval, jaxpr::PhysicalAval(declared));
   if (!aval.is_shaped()) {
     return absl::UnimplementedError(absl::StrCat(
         what, " has type '", aval.ToString(), "', which ONNX cannot hold"));

@@ -20,6 +20,7 @@ void RegisterControlFlow();
 void RegisterConv();
 void RegisterSort();
 void RegisterCollectives();  // lax/collectives.cc
+void RegisterKeyWords();  // lax/key_words.cc: structural ops on PRNG keys
 
 }  // namespace jax2onnx::plugins
 

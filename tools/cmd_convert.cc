@@ -40,6 +40,10 @@ DEFINE_uint64(external_data_threshold, 1 << 20,
 DEFINE_string(external_data_name, "",
               "Sidecar file name next to the model; default OUT_BASENAME.data "
               "(convert).");
+DEFINE_bool(threefry_partitionable, true,
+            "JAX's jax_threefry_partitionable when the jaxpr was traced (on "
+            "by default since JAX 0.5.0): how random_bits/random_split "
+            "derive threefry counters (convert, check, eval).");
 DEFINE_string(mesh, "",
               "Sizes of shard_map mesh axes the jaxpr does not print, e.g. "
               "data=4,model=2 (convert, check, eval).");
@@ -61,6 +65,7 @@ ConvertOptions OptionsFromFlags() {
   options.output_names = SplitNames(FLAGS_output_names);
   options.use_onnx_ir = UseOnnxIrFlag();
   options.mesh_axis_sizes = FLAGS_mesh;
+  options.threefry_partitionable = FLAGS_threefry_partitionable;
   return options;
 }
 

@@ -14,6 +14,7 @@ void RegisterIndexingKernels();      // eval/indexing.cc (gather, scatter, ...)
 void RegisterSortKernels();          // eval/sort.cc
 void RegisterControlFlowKernels();   // eval/control_flow.cc
 void RegisterCollectiveKernels();    // eval/collectives.cc (shard_map, psum)
+void RegisterRandomKernels();        // eval/random.cc (threefry PRNG)
 
 }  // namespace jax2onnx::jaxpr
 

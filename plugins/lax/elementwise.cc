@@ -13,8 +13,10 @@
 #include "glog/logging.h"
 #include "jaxpr/jaxpr.h"
 #include "jaxpr/status_macros.h"
+#include "plugin/bitcast_plan.h"
 #include "plugin/elementwise_plan.h"
 #include "plugin/onnx_types.h"
+#include "plugin/random_plan.h"
 #include "plugin/registry.h"
 #include "plugins/register.h"
 
@@ -76,6 +78,9 @@ class LegacyEmitter {
     return s_.ShapeValue(dims);
   }
   absl::Status SetOut(const Value& v) { return s_.SetOutput(eqn_, 0, v); }
+  absl::Status SetOutAt(int i, const Value& v) {
+    return s_.SetOutput(eqn_, i, v);
+  }
 
  private:
   State& s_;
@@ -85,6 +90,16 @@ class LegacyEmitter {
 absl::Status LowerElementwise(State& s, const jaxpr::Eqn& eqn) {
   LegacyEmitter emitter(s, eqn);
   return ew::LowerElementwise(emitter);
+}
+
+absl::Status LowerRandom(State& s, const jaxpr::Eqn& eqn) {
+  LegacyEmitter emitter(s, eqn);
+  return plugin::random::LowerRandom(emitter);
+}
+
+absl::Status LowerBitcast(State& s, const jaxpr::Eqn& eqn) {
+  LegacyEmitter emitter(s, eqn);
+  return plugin::bitcast::LowerBitcastConvertType(emitter);
 }
 
 }  // namespace
@@ -97,6 +112,15 @@ void RegisterElementwise() {
                              absl::StrCat(rule.notes, rule.notes[0] ? "; " : "",
                                           "complex refused")});
   }
+  for (const std::string& name : plugin::random::RandomPrimitives()) {
+    registry.RegisterLegacy(name, &LowerRandom,
+                            {plugin::random::RandomOnnxOps(),
+                             plugin::kMinOpset,
+                             plugin::random::RandomNotes(name)});
+  }
+  registry.RegisterLegacy("bitcast_convert_type", &LowerBitcast,
+                          {plugin::bitcast::BitcastOnnxOps(),
+                           plugin::kMinOpset, plugin::bitcast::BitcastNotes()});
 }
 
 }  // namespace jax2onnx::plugins

@@ -13,8 +13,10 @@
 #include "glog/logging.h"
 #include "jaxpr/jaxpr.h"
 #include "jaxpr/status_macros.h"
+#include "plugin/bitcast_plan.h"
 #include "plugin/elementwise_plan.h"
 #include "plugin/onnx_types.h"
+#include "plugin/random_plan.h"
 #include "plugin/registry.h"
 #include "plugins2/register.h"
 
@@ -82,6 +84,7 @@ class IrEmitter {
     return Typed(v, DType::kI64);
   }
   absl::Status SetOut(Value v) { return ctx_.SetOutput(eqn_, 0, v); }
+  absl::Status SetOutAt(int i, Value v) { return ctx_.SetOutput(eqn_, i, v); }
 
  private:
   Value Typed(Value v, DType d) {
@@ -99,6 +102,16 @@ absl::Status LowerElementwise(LoweringContext& ctx, const jaxpr::Eqn& eqn) {
   return ew::LowerElementwise(emitter);
 }
 
+absl::Status LowerRandom(LoweringContext& ctx, const jaxpr::Eqn& eqn) {
+  IrEmitter emitter(ctx, eqn);
+  return plugin::random::LowerRandom(emitter);
+}
+
+absl::Status LowerBitcast(LoweringContext& ctx, const jaxpr::Eqn& eqn) {
+  IrEmitter emitter(ctx, eqn);
+  return plugin::bitcast::LowerBitcastConvertType(emitter);
+}
+
 }  // namespace
 
 void RegisterElementwise() {
@@ -109,6 +122,14 @@ void RegisterElementwise() {
                          absl::StrCat(rule.notes, rule.notes[0] ? "; " : "",
                                       "complex refused")});
   }
+  for (const std::string& name : plugin::random::RandomPrimitives()) {
+    registry.RegisterIr(name, &LowerRandom,
+                        {plugin::random::RandomOnnxOps(), plugin::kMinOpset,
+                         plugin::random::RandomNotes(name)});
+  }
+  registry.RegisterIr("bitcast_convert_type", &LowerBitcast,
+                      {plugin::bitcast::BitcastOnnxOps(), plugin::kMinOpset,
+                       plugin::bitcast::BitcastNotes()});
 }
 
 }  // namespace jax2onnx::plugins2

@@ -104,6 +104,11 @@ struct ConvertOptions {
   // Mesh axis sizes for shard_map meshes printed without them:
   // "data=4,model=2" (the CLI's --mesh).
   std::string mesh_axis_sizes;
+  // How random_bits/random_split derive threefry counters; JAX's
+  // jax_threefry_partitionable, on by default since JAX 0.5.0. A printed
+  // jaxpr does not record it: set false for programs traced with it off
+  // (the CLI's --threefry_partitionable). check's interpreter honours it.
+  bool threefry_partitionable = true;
 };
 
 // Converts with the routed pipeline. Errors name the primitive, equation
