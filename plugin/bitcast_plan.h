@@ -193,7 +193,6 @@ V<E> EncodeFloat(E& e, V<E> x, DType from) {
     s1[k] = std::ldexp(1.0, p / 2);
     s2[k] = std::ldexp(1.0, p - p / 2);
   }
-  s1[max_exp] = 0.0;  // inf: mantissa 0
   V<E> scaled = a;
   for (const std::vector<double>* s : {&s1, &s2}) {
     scaled = e.Op("Mul",
@@ -207,6 +206,7 @@ V<E> EncodeFloat(E& e, V<E> x, DType from) {
       e, elementwise::Cmp(e, "Greater", exp, I64(e, 0)),
       e.Op("Sub", {sig, I64(e, int64_t{1} << f.mantissa_bits)}, DType::kI64),
       sig);
+  mant = elementwise::Select(e, is_inf, I64(e, 0), mant);  // inf: mantissa 0
   const int64_t quiet_nan = (max_exp << f.mantissa_bits) |
                             (int64_t{1} << (f.mantissa_bits - 1));
   V<E> magnitude = e.Op(
