@@ -27,7 +27,7 @@ std::vector<uint64_t> U64s(const Array& a) {
 }
 
 // Runs a jaxpr with no inputs and one output in the given threefry mode.
-Array Run(const std::string& text, bool partitionable) {
+Array EvalInMode(const std::string& text, bool partitionable) {
   ScopedThreefryPartitionable mode(partitionable);
   auto out = EvalText(text, {});
   EXPECT_TRUE(out.ok()) << out.status();
@@ -84,12 +84,12 @@ std::string BitsJaxpr(int64_t seed, int width, int n) {
 // jax_threefry_partitionable, i.e. these are the original mode's values):
 // random.bits(key(1701), (3,), uintN); the uint64 row is the x64 one.
 TEST(RandomBitsTest, TestRngRandomBitsOriginalMode) {
-  EXPECT_THAT(U64s(Run(BitsJaxpr(1701, 8, 3), false)), ElementsAre(216, 115, 43));
-  EXPECT_THAT(U64s(Run(BitsJaxpr(1701, 16, 3), false)),
+  EXPECT_THAT(U64s(EvalInMode(BitsJaxpr(1701, 8, 3), false)), ElementsAre(216, 115, 43));
+  EXPECT_THAT(U64s(EvalInMode(BitsJaxpr(1701, 16, 3), false)),
               ElementsAre(41682, 1300, 55017));
-  EXPECT_THAT(U64s(Run(BitsJaxpr(1701, 32, 3), false)),
+  EXPECT_THAT(U64s(EvalInMode(BitsJaxpr(1701, 32, 3), false)),
               ElementsAre(56197195u, 4200222568u, 961309823u));
-  EXPECT_THAT(U64s(Run(BitsJaxpr(1701, 64, 3), false)),
+  EXPECT_THAT(U64s(EvalInMode(BitsJaxpr(1701, 64, 3), false)),
               ElementsAre(3982329540505020460ull, 16822122385914693683ull,
                           7882654074788531506ull));
 }
@@ -99,14 +99,14 @@ TEST(RandomBitsTest, TestRngRandomBitsOriginalMode) {
 // adler32("bits" + "threefry2x32").
 TEST(RandomBitsTest, RandomValuesCasesBitsOriginalMode) {
   const int64_t seed = Adler32("bitsthreefry2x32");
-  EXPECT_THAT(U64s(Run(BitsJaxpr(seed, 8, 5), false)),
+  EXPECT_THAT(U64s(EvalInMode(BitsJaxpr(seed, 8, 5), false)),
               ElementsAre(10, 158, 82, 54, 158));
-  EXPECT_THAT(U64s(Run(BitsJaxpr(seed, 16, 5), false)),
+  EXPECT_THAT(U64s(EvalInMode(BitsJaxpr(seed, 16, 5), false)),
               ElementsAre(6738, 38161, 50695, 57337, 61600));
-  EXPECT_THAT(U64s(Run(BitsJaxpr(seed, 32, 5), false)),
+  EXPECT_THAT(U64s(EvalInMode(BitsJaxpr(seed, 32, 5), false)),
               ElementsAre(1978747883u, 4134381225u, 3628107870u, 689687174u,
                           2788938207u));
-  EXPECT_THAT(U64s(Run(BitsJaxpr(seed, 64, 5), false)),
+  EXPECT_THAT(U64s(EvalInMode(BitsJaxpr(seed, 64, 5), false)),
               ElementsAre(17649965731882839947ull, 1415307058040849897ull,
                           8282622628079774249ull, 14024425113645909402ull,
                           2012979996110532418ull));
@@ -115,7 +115,7 @@ TEST(RandomBitsTest, RandomValuesCasesBitsOriginalMode) {
 // jax-ml/jax tests/random_test.py PrngTest.testPRNGValues (original mode):
 // key_data(split(key(0), 4)) and key_data(fold_in(key(0), 4)).
 TEST(RandomSplitTest, TestPRNGValuesOriginalMode) {
-  EXPECT_THAT(U64s(Run("{ lambda ; . let\n"
+  EXPECT_THAT(U64s(EvalInMode("{ lambda ; . let\n"
                        "    a:key<fry>[] = random_seed[impl=fry] 0:i32[]\n"
                        "    b:key<fry>[4] = random_split[shape=(4,)] a\n"
                        "    c:u32[4,2] = random_unwrap b\n"
@@ -124,7 +124,7 @@ TEST(RandomSplitTest, TestPRNGValuesOriginalMode) {
               ElementsAre(2285895361u, 1501764800u, 1518642379u, 4090693311u,
                           433833334u, 4221794875u, 839183663u, 3740430601u));
   for (bool partitionable : {false, true}) {
-    EXPECT_THAT(U64s(Run("{ lambda ; . let\n"
+    EXPECT_THAT(U64s(EvalInMode("{ lambda ; . let\n"
                          "    a:key<fry>[] = random_seed[impl=fry] 0:i32[]\n"
                          "    b:key<fry>[] = random_fold_in a 4:u32[]\n"
                          "    c:u32[2] = random_unwrap b\n"
@@ -145,11 +145,11 @@ std::string FoldInJaxpr(int64_t seed, int64_t data) {
 // fold_in(key(0), 1); stateful_rng: after four draws from
 // stateful_rng(42), rng.key() = fold_in(key(42), 4).
 TEST(RandomFoldInTest, StatefulRngDocstrings) {
-  EXPECT_THAT(U64s(Run(FoldInJaxpr(0, 0), true)),
+  EXPECT_THAT(U64s(EvalInMode(FoldInJaxpr(0, 0), true)),
               ElementsAre(1797259609u, 2579123966u));
-  EXPECT_THAT(U64s(Run(FoldInJaxpr(0, 1), true)),
+  EXPECT_THAT(U64s(EvalInMode(FoldInJaxpr(0, 1), true)),
               ElementsAre(928981903u, 3453687069u));
-  EXPECT_THAT(U64s(Run(FoldInJaxpr(42, 4), true)),
+  EXPECT_THAT(U64s(EvalInMode(FoldInJaxpr(42, 4), true)),
               ElementsAre(2954079971u, 3276725750u));
 }
 
@@ -179,7 +179,7 @@ std::string UniformScalarJaxpr(int64_t seed, int64_t draw) {
 TEST(RandomUniformTest, StatefulRngUniformDraws) {
   const float expected[] = {0.5302608f, 0.72766423f, 0.6672406f, 0.3890121f};
   for (int draw = 0; draw < 4; ++draw) {
-    Array u = Run(UniformScalarJaxpr(42, draw), true);
+    Array u = EvalInMode(UniformScalarJaxpr(42, draw), true);
     ASSERT_EQ(u.num_elements(), 1);
     EXPECT_EQ(static_cast<float>(u.GetAsDouble(0)), expected[draw]) << draw;
   }
@@ -189,7 +189,7 @@ TEST(RandomUniformTest, StatefulRngUniformDraws) {
 // PrngTest.test_threefry_split_fold_in_symmetry (partitionable mode):
 // split(key(72), 3)[i] == fold_in(key(72), i).
 TEST(RandomSplitTest, PartitionableSplitIsFoldIn) {
-  Array split = Run("{ lambda ; . let\n"
+  Array split = EvalInMode("{ lambda ; . let\n"
                     "    a:key<fry>[] = random_seed[impl=fry] 72:i32[]\n"
                     "    b:key<fry>[3] = random_split[shape=(3,)] a\n"
                     "    c:u32[3,2] = random_unwrap b\n"
@@ -197,7 +197,7 @@ TEST(RandomSplitTest, PartitionableSplitIsFoldIn) {
                     true);
   std::vector<uint64_t> folded;
   for (int i = 0; i < 3; ++i) {
-    for (uint64_t w : U64s(Run(FoldInJaxpr(72, i), true))) folded.push_back(w);
+    for (uint64_t w : U64s(EvalInMode(FoldInJaxpr(72, i), true))) folded.push_back(w);
   }
   EXPECT_THAT(U64s(split), ElementsAreArray(folded));
 }
@@ -230,7 +230,7 @@ std::string NormalJaxpr(int64_t seed, int n) {
 // adler32("normal" + "threefry2x32"): exercises random_bits, the float
 // construction through bitcast_convert_type and erf_inv together.
 TEST(RandomNormalTest, RandomValuesCasesNormalOriginalMode) {
-  Array x = Run(NormalJaxpr(Adler32("normalthreefry2x32"), 5), false);
+  Array x = EvalInMode(NormalJaxpr(Adler32("normalthreefry2x32"), 5), false);
   const double expected[] = {-1.173234, -1.511662, 0.070593, -0.099764,
                              1.052845};
   ASSERT_EQ(x.num_elements(), 5);
@@ -240,10 +240,10 @@ TEST(RandomNormalTest, RandomValuesCasesNormalOriginalMode) {
 }
 
 // jax-ml/jax docs/jep/9263-typed-keys.md: jax.random.uniform(key(0), (3,))
-// = [0.947667, 0.9785799, 0.33229148] (written before JAX 0.5.0, so in the
-// original mode; float32 reprs, so exact).
-TEST(RandomUniformTest, TypedKeysJepUniformOriginalMode) {
-  Array u = Run(absl::StrCat(
+// = [0.947667, 0.9785799, 0.33229148] (float32 reprs, so exact). The JEP's
+// doctest output is in the default (partitionable) mode.
+TEST(RandomUniformTest, TypedKeysJepUniform) {
+  Array u = EvalInMode(absl::StrCat(
                     "{ lambda ; . let\n"
                     "    a:key<fry>[] = random_seed[impl=fry] 0:i32[]\n"
                     "    c:u32[3] = random_bits[bit_width=32 shape=(3,)] a\n"
@@ -252,7 +252,7 @@ TEST(RandomUniformTest, TypedKeysJepUniformOriginalMode) {
                     "    f:f32[3] = bitcast_convert_type[new_dtype=float32] e\n"
                     "    g:f32[3] = sub f 1.0:f32[]\n"
                     "  in (g,) }"),
-                false);
+                true);
   ASSERT_EQ(u.num_elements(), 3);
   EXPECT_EQ(static_cast<float>(u.GetAsDouble(0)), 0.947667f);
   EXPECT_EQ(static_cast<float>(u.GetAsDouble(1)), 0.9785799f);
