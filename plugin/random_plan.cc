@@ -17,7 +17,7 @@ std::vector<std::string> RandomPrimitives() {
 std::vector<std::string> RandomOnnxOps() {
   return {"Add",   "Mul",    "Div",       "Mod",     "BitwiseXor", "BitShift",
           "Cast",  "Gather", "Unsqueeze", "Concat",  "Range",      "Reshape",
-          "Slice", "Where",  "Less",      "Identity"};
+          "Slice", "Where",  "Less",      "Identity", "Sub", "Squeeze"};
 }
 
 std::string RandomNotes(const std::string& primitive) {
