@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
-#include "absl/strings/ascii.h"
 
 namespace jax2onnx::jaxpr {
 namespace {
@@ -158,8 +158,7 @@ std::vector<ThreefryKey> ThreefrySplit(ThreefryKey key, int64_t num,
 
 ThreefryKey ThreefryFoldIn(ThreefryKey key, uint32_t data) {
   const ThreefryKey seed = ThreefrySeed(data, 32);
-  const std::vector<uint32_t> bits =
-      Threefry2x32Flat(key, {seed[0], seed[1]});
+  const std::vector<uint32_t> bits = Threefry2x32Flat(key, {seed[0], seed[1]});
   return {bits[0], bits[1]};
 }
 
@@ -167,11 +166,9 @@ absl::StatusOr<std::vector<uint64_t>> ThreefryRandomBits(ThreefryKey key,
                                                          int bit_width,
                                                          int64_t size,
                                                          bool partitionable) {
-  if (bit_width != 8 && bit_width != 16 && bit_width != 32 &&
-      bit_width != 64) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("random_bits: bit_width ", bit_width,
-                     " is not one of 8, 16, 32, 64"));
+  if (bit_width != 8 && bit_width != 16 && bit_width != 32 && bit_width != 64) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "random_bits: bit_width ", bit_width, " is not one of 8, 16, 32, 64"));
   }
   std::vector<uint64_t> out(size);
   if (partitionable) {

@@ -133,14 +133,14 @@ V<E> DecodeFloat(E& e, V<E> u, DType to) {
       e, is_normal,
       e.Op("Add", {mant, I64(e, int64_t{1} << f.mantissa_bits)}, DType::kI64),
       mant);
-  V<E> value = e.Op(
-      "Mul",
-      {elementwise::Cast(e, sig, DType::kF64),
-       e.Op("Gather", {Table(e, scale), exp}, DType::kF64, {{"axis", 0}})},
-      DType::kF64);
-  V<E> is_nan = elementwise::AndB(
-      e, elementwise::Cmp(e, "Equal", exp, I64(e, max_exp)),
-      elementwise::Cmp(e, "Greater", mant, I64(e, 0)));
+  V<E> value =
+      e.Op("Mul",
+           {elementwise::Cast(e, sig, DType::kF64),
+            e.Op("Gather", {Table(e, scale), exp}, DType::kF64, {{"axis", 0}})},
+           DType::kF64);
+  V<E> is_nan =
+      elementwise::AndB(e, elementwise::Cmp(e, "Equal", exp, I64(e, max_exp)),
+                        elementwise::Cmp(e, "Greater", mant, I64(e, 0)));
   value = elementwise::Select(
       e, is_nan, F64(e, std::numeric_limits<double>::quiet_NaN()), value);
   value = elementwise::Select(e, elementwise::Cmp(e, "Equal", sign, I64(e, 1)),
@@ -155,10 +155,10 @@ template <class E>
 V<E> EncodeFloat(E& e, V<E> x, DType from) {
   const FloatFormat f = FormatOf(from);
   const int64_t max_exp = (int64_t{1} << f.exponent_bits) - 1;
-  x = elementwise::Cast(e, elementwise::Cast(e, x, from == DType::kF64
-                                                       ? DType::kF64
-                                                       : DType::kF32),
-                        DType::kF64);
+  x = elementwise::Cast(
+      e,
+      elementwise::Cast(e, x, from == DType::kF64 ? DType::kF64 : DType::kF32),
+      DType::kF64);
   V<E> is_nan = elementwise::Pred(e, "IsNaN", x);
   V<E> a = elementwise::Un(e, "Abs", x);
   V<E> zero = F64(e, 0.0);
@@ -178,12 +178,12 @@ V<E> EncodeFloat(E& e, V<E> x, DType from) {
                  {e.Op("Unsqueeze", {a, internal::Vec64(e, {-1})}, DType::kF64),
                   Table(e, starts)},
                  DType::kBool);
-  V<E> exp = e.Op("ReduceSum",
-                  {elementwise::Cast(e, ge, DType::kI64),
-                   internal::Vec64(e, {-1})},
-                  DType::kI64, {{"keepdims", 0}});
-  V<E> is_inf = elementwise::Cmp(e, "Equal", a,
-                                 F64(e, std::numeric_limits<double>::infinity()));
+  V<E> exp =
+      e.Op("ReduceSum",
+           {elementwise::Cast(e, ge, DType::kI64), internal::Vec64(e, {-1})},
+           DType::kI64, {{"keepdims", 0}});
+  V<E> is_inf = elementwise::Cmp(
+      e, "Equal", a, F64(e, std::numeric_limits<double>::infinity()));
   exp = elementwise::Select(e, is_inf, I64(e, max_exp), exp);
   // |x| / 2^(e - bias - m) (subnormals: 2^(1 - bias - m)), as two exact
   // power-of-two factors so none overflows.
@@ -200,15 +200,15 @@ V<E> EncodeFloat(E& e, V<E> x, DType from) {
                                 {{"axis", 0}})},
                   DType::kF64);
   }
-  V<E> sig = elementwise::Cast(
-      e, elementwise::Select(e, is_inf, zero, scaled), DType::kI64);
+  V<E> sig = elementwise::Cast(e, elementwise::Select(e, is_inf, zero, scaled),
+                               DType::kI64);
   V<E> mant = elementwise::Select(
       e, elementwise::Cmp(e, "Greater", exp, I64(e, 0)),
       e.Op("Sub", {sig, I64(e, int64_t{1} << f.mantissa_bits)}, DType::kI64),
       sig);
   mant = elementwise::Select(e, is_inf, I64(e, 0), mant);  // inf: mantissa 0
-  const int64_t quiet_nan = (max_exp << f.mantissa_bits) |
-                            (int64_t{1} << (f.mantissa_bits - 1));
+  const int64_t quiet_nan =
+      (max_exp << f.mantissa_bits) | (int64_t{1} << (f.mantissa_bits - 1));
   V<E> magnitude = e.Op(
       "Add",
       {e.Op("Mul", {exp, I64(e, int64_t{1} << f.mantissa_bits)}, DType::kI64),
@@ -216,8 +216,7 @@ V<E> EncodeFloat(E& e, V<E> x, DType from) {
       DType::kI64);
   magnitude = elementwise::Select(e, is_nan, I64(e, quiet_nan), magnitude);
   sign = elementwise::Select(e, is_nan, I64(e, 0), sign);
-  V<E> sign_bit =
-      Shl(e, elementwise::Cast(e, sign, DType::kU64), f.width - 1);
+  V<E> sign_bit = Shl(e, elementwise::Cast(e, sign, DType::kU64), f.width - 1);
   return OrDisjointU64(e, sign_bit, magnitude);
 }
 
@@ -246,19 +245,19 @@ absl::Status LowerBitcastConvertType(E& e) {
   if (wf > wt) {
     std::vector<V<E>> pieces;
     for (int j = 0; j < wf / wt; ++j) {
-      pieces.push_back(e.Op("Unsqueeze",
-                            {in::Shr(e, in::Shl(e, bits, 64 - wt * (j + 1)),
-                                     64 - wt),
-                             internal::Vec64(e, {-1})},
-                            DType::kU64));
+      pieces.push_back(
+          e.Op("Unsqueeze",
+               {in::Shr(e, in::Shl(e, bits, 64 - wt * (j + 1)), 64 - wt),
+                internal::Vec64(e, {-1})},
+               DType::kU64));
     }
     bits = e.Op("Concat", pieces, DType::kU64, {{"axis", -1}});
   } else if (wf < wt) {
     // The last axis (of size wt / wf) holds the pieces, lowest first.
     V<E> acc;
     for (int j = wt / wf - 1; j >= 0; --j) {
-      V<E> piece = e.Op("Gather", {bits, in::I64(e, j)}, DType::kU64,
-                        {{"axis", -1}});
+      V<E> piece =
+          e.Op("Gather", {bits, in::I64(e, j)}, DType::kU64, {{"axis", -1}});
       if (j == wt / wf - 1) {
         acc = in::Shl(e, piece, wf * j);
       } else {

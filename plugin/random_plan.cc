@@ -9,15 +9,14 @@ namespace jax2onnx::plugin {
 namespace random {
 
 std::vector<std::string> RandomPrimitives() {
-  return {"random_seed",    "random_wrap",  "random_unwrap",
-          "random_split",   "random_fold_in", "random_bits",
-          "threefry2x32",   "iota_2x32_shape"};
+  return {"random_seed",    "random_wrap", "random_unwrap", "random_split",
+          "random_fold_in", "random_bits", "threefry2x32",  "iota_2x32_shape"};
 }
 
 std::vector<std::string> RandomOnnxOps() {
-  return {"Add",   "Mul",    "Div",       "Mod",     "BitwiseXor", "BitShift",
-          "Cast",  "Gather", "Unsqueeze", "Concat",  "Range",      "Reshape",
-          "Slice", "Where",  "Less",      "Identity", "Sub", "Squeeze"};
+  return {"Add",   "Mul",    "Div",       "Mod",      "BitwiseXor", "BitShift",
+          "Cast",  "Gather", "Unsqueeze", "Concat",   "Range",      "Reshape",
+          "Slice", "Where",  "Less",      "Identity", "Sub",        "Squeeze"};
 }
 
 std::string RandomNotes(const std::string& primitive) {
@@ -39,10 +38,10 @@ std::string RandomNotes(const std::string& primitive) {
 namespace bitcast {
 
 std::vector<std::string> BitcastOnnxOps() {
-  return {"BitShift", "Cast",   "Gather",    "Mul",     "Add",
-          "Sub",      "Where",  "Neg",       "IsNaN",   "Abs",
-          "Div",      "Less",   "Equal",     "Greater", "GreaterOrEqual",
-          "ReduceSum", "Unsqueeze", "Concat", "Or", "And"};
+  return {"BitShift",  "Cast",      "Gather", "Mul",     "Add",
+          "Sub",       "Where",     "Neg",    "IsNaN",   "Abs",
+          "Div",       "Less",      "Equal",  "Greater", "GreaterOrEqual",
+          "ReduceSum", "Unsqueeze", "Concat", "Or",      "And"};
 }
 
 std::string BitcastNotes() {

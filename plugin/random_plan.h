@@ -61,10 +61,10 @@ V<E> Add32(E& e, V<E> a, V<E> b) {
 }
 template <class E>
 V<E> RotateLeft32(E& e, V<E> x, int r) {
-  V<E> low = e.Op("Mod",
-                  {e.Op("Mul", {x, I64(e, int64_t{1} << r)}, DType::kI64),
-                   I64(e, kTwo32)},
-                  DType::kI64);
+  V<E> low = e.Op(
+      "Mod",
+      {e.Op("Mul", {x, I64(e, int64_t{1} << r)}, DType::kI64), I64(e, kTwo32)},
+      DType::kI64);
   V<E> high = e.Op("Div", {x, I64(e, int64_t{1} << (32 - r))}, DType::kI64);
   // Disjoint bits: the sum is the or.
   return e.Op("Add", {low, high}, DType::kI64);
@@ -196,8 +196,9 @@ absl::Status LowerRandomSeed(E& e) {
   J2O_ASSIGN_OR_RETURN(V<E> x, e.In(0));
   // Two's-complement bits in u64 (sign-extended for signed seeds).
   x = elementwise::Cast(
-      e, elementwise::Cast(e, x, jaxpr::IsSignedInt(d) ? DType::kI64
-                                                        : DType::kU64),
+      e,
+      elementwise::Cast(e, x,
+                        jaxpr::IsSignedInt(d) ? DType::kI64 : DType::kU64),
       DType::kU64);
   V<E> lo = e.BitShift(e.BitShift(x, elementwise::IConst(e, DType::kU64, 32),
                                   /*left=*/true),
@@ -223,15 +224,15 @@ int KeyRank(E& e) {
 template <class E>
 absl::Status LowerRandomSplit(E& e) {
   namespace in = internal;
-  J2O_ASSIGN_OR_RETURN(std::vector<int64_t> shape, StaticShapeParam(e, "shape"));
+  J2O_ASSIGN_OR_RETURN(std::vector<int64_t> shape,
+                       StaticShapeParam(e, "shape"));
   const int key_rank = KeyRank(e);
   int64_t num = 1;
   for (int64_t d : shape) num *= d;
   J2O_ASSIGN_OR_RETURN(V<E> keys, e.In(0));
   V<E> k0 = in::KeyWord(e, keys, 0);
   V<E> k1 = in::KeyWord(e, keys, 1);
-  std::vector<jaxpr::DimExpr> out_dims =
-      e.eqn().inputs[0].var->aval.shape;
+  std::vector<jaxpr::DimExpr> out_dims = e.eqn().inputs[0].var->aval.shape;
   for (int64_t d : shape) out_dims.push_back(jaxpr::DimExpr::Constant(d));
   out_dims.push_back(jaxpr::DimExpr::Constant(2));
   J2O_ASSIGN_OR_RETURN(V<E> out_shape, e.ShapeValue(out_dims));
@@ -255,8 +256,8 @@ absl::Status LowerRandomFoldIn(E& e) {
   J2O_ASSIGN_OR_RETURN(V<E> keys, e.In(0));
   J2O_ASSIGN_OR_RETURN(V<E> msgs, e.In(1));
   // jnp.asarray(data, 'uint32'): wraps modulo 2^32.
-  V<E> data = e.Op("Mod", {in::ToI64(e, msgs), in::I64(e, in::kTwo32)},
-                   DType::kI64);
+  V<E> data =
+      e.Op("Mod", {in::ToI64(e, msgs), in::I64(e, in::kTwo32)}, DType::kI64);
   // threefry_2x32(key, [0, data]): one pair (0, data).
   auto [y0, y1] = in::Threefry(e, in::KeyWord(e, keys, 0),
                                in::KeyWord(e, keys, 1), in::I64(e, 0), data);
@@ -268,12 +269,11 @@ template <class E>
 absl::Status LowerRandomBits(E& e) {
   namespace in = internal;
   J2O_ASSIGN_OR_RETURN(int64_t bit_width, e.eqn().params.GetInt("bit_width"));
-  J2O_ASSIGN_OR_RETURN(std::vector<int64_t> shape, StaticShapeParam(e, "shape"));
-  if (bit_width != 8 && bit_width != 16 && bit_width != 32 &&
-      bit_width != 64) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("random_bits: bit_width ", bit_width,
-                     " is not one of 8, 16, 32, 64"));
+  J2O_ASSIGN_OR_RETURN(std::vector<int64_t> shape,
+                       StaticShapeParam(e, "shape"));
+  if (bit_width != 8 && bit_width != 16 && bit_width != 32 && bit_width != 64) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "random_bits: bit_width ", bit_width, " is not one of 8, 16, 32, 64"));
   }
   const DType out_dtype = e.OutType();
   const int key_rank = KeyRank(e);
@@ -287,8 +287,8 @@ absl::Status LowerRandomBits(E& e) {
   auto join64 = [&](V<E> hi, V<E> lo) {
     V<E> h = e.BitShift(elementwise::Cast(e, hi, DType::kU64),
                         elementwise::IConst(e, DType::kU64, 32), true);
-    V<E> sum = e.Op("Add", {elementwise::Cast(e, h, DType::kI64), lo},
-                    DType::kI64);
+    V<E> sum =
+        e.Op("Add", {elementwise::Cast(e, h, DType::kI64), lo}, DType::kI64);
     return elementwise::Cast(e, sum, DType::kU64);
   };
   if (jaxpr::ThreefryPartitionable()) {
@@ -318,12 +318,13 @@ absl::Status LowerRandomBits(E& e) {
   V<E> bits;
   if (bit_width == 64) {
     // The first half of the words are the high words, the second the low.
-    V<E> hi = e.Op("Slice", {words, in::Vec(e, {0}), in::Vec(e, {size}),
-                             in::Vec(e, {-1})},
-                   DType::kI64);
-    V<E> lo = e.Op("Slice", {words, in::Vec(e, {size}),
-                             in::Vec(e, {2 * size}), in::Vec(e, {-1})},
-                   DType::kI64);
+    V<E> hi = e.Op(
+        "Slice", {words, in::Vec(e, {0}), in::Vec(e, {size}), in::Vec(e, {-1})},
+        DType::kI64);
+    V<E> lo = e.Op(
+        "Slice",
+        {words, in::Vec(e, {size}), in::Vec(e, {2 * size}), in::Vec(e, {-1})},
+        DType::kI64);
     bits = join64(hi, lo);
   } else if (bit_width == 32) {
     bits = elementwise::Cast(e, words, DType::kU32);
@@ -336,17 +337,16 @@ absl::Status LowerRandomBits(E& e) {
       divisors.push_back(int64_t{1} << (bit_width * j));
     }
     V<E> w = e.Op("Unsqueeze", {words, in::Vec(e, {-1})}, DType::kI64);
-    V<E> pieces = e.Op(
-        "Mod",
-        {e.Op("Div", {w, in::Vec(e, divisors)}, DType::kI64),
-         in::I64(e, int64_t{1} << bit_width)},
-        DType::kI64);
+    V<E> pieces = e.Op("Mod",
+                       {e.Op("Div", {w, in::Vec(e, divisors)}, DType::kI64),
+                        in::I64(e, int64_t{1} << bit_width)},
+                       DType::kI64);
     std::vector<jaxpr::DimExpr> flat_dims = e.eqn().inputs[0].var->aval.shape;
     flat_dims.push_back(jaxpr::DimExpr::Constant(max_count * per_word));
     J2O_ASSIGN_OR_RETURN(V<E> flat_shape, e.ShapeValue(flat_dims));
     V<E> flat = e.Op("Reshape", {pieces, flat_shape}, DType::kI64);
-    flat = e.Op("Slice", {flat, in::Vec(e, {0}), in::Vec(e, {size}),
-                          in::Vec(e, {-1})},
+    flat = e.Op("Slice",
+                {flat, in::Vec(e, {0}), in::Vec(e, {size}), in::Vec(e, {-1})},
                 DType::kI64);
     bits = elementwise::Cast(e, flat, out_dtype);
   }

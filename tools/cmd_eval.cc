@@ -34,9 +34,9 @@
 #include "jaxpr/eval/evaluator.h"
 #include "jaxpr/io/bundle.h"
 #include "jaxpr/io/compare.h"
-#include "jaxpr/prng.h"
 #include "jaxpr/io/npy.h"
 #include "jaxpr/mesh.h"
+#include "jaxpr/prng.h"
 #include "tools/cli_output.h"
 #include "tools/commands.h"
 

@@ -189,7 +189,8 @@ class Interpreter {
         word_inputs[k] = KeyWordOf(inputs[k], w);
       }
       J2O_ASSIGN_OR_RETURN(
-          per_word[w], kernel(EvalContext(words, *this, bindings), word_inputs));
+          per_word[w],
+          kernel(EvalContext(words, *this, bindings), word_inputs));
     }
     std::vector<Array> outs = per_word[0];
     for (size_t o = 0; o < outs.size() && o < eqn.outputs.size(); ++o) {

@@ -74,8 +74,8 @@ Result RandomSeedKernel(const EvalContext& ctx, absl::Span<const Array> in) {
   J2O_RETURN_IF_ERROR(CheckArity(ctx, in, 1));
   const Array& seeds = in[0];
   if (!IsInteger(seeds.dtype())) {
-    return Fail(ctx, absl::StrCat("seeds must be integers, got ",
-                                  seeds.TypeString()));
+    return Fail(
+        ctx, absl::StrCat("seeds must be integers, got ", seeds.TypeString()));
   }
   const int width = 8 * ItemSize(seeds.dtype());
   Array keys(DType::kU32, WithKeyDim(seeds.shape()));
@@ -129,15 +129,14 @@ Result RandomFoldInKernel(const EvalContext& ctx, absl::Span<const Array> in) {
   J2O_RETURN_IF_ERROR(CheckArity(ctx, in, 2));
   J2O_RETURN_IF_ERROR(CheckKeyData(ctx, in[0]));
   if (!IsInteger(in[1].dtype())) {
-    return Fail(ctx, absl::StrCat("msgs must be integers, got ",
-                                  in[1].TypeString()));
+    return Fail(
+        ctx, absl::StrCat("msgs must be integers, got ", in[1].TypeString()));
   }
   const std::vector<int64_t> key_shape(in[0].shape().begin(),
                                        in[0].shape().end() - 1);
   J2O_ASSIGN_OR_RETURN(std::vector<int64_t> shape,
                        eval::BroadcastShapes({key_shape, in[1].shape()}));
-  J2O_ASSIGN_OR_RETURN(Array keys,
-                       eval::BroadcastTo(in[0], WithKeyDim(shape)));
+  J2O_ASSIGN_OR_RETURN(Array keys, eval::BroadcastTo(in[0], WithKeyDim(shape)));
   J2O_ASSIGN_OR_RETURN(Array msgs, eval::BroadcastTo(in[1], shape));
   Array out(DType::kU32, WithKeyDim(shape));
   for (int64_t i = 0; i < msgs.num_elements(); ++i) {
@@ -181,8 +180,8 @@ Result Threefry2x32Kernel(const EvalContext& ctx, absl::Span<const Array> in) {
   std::vector<std::vector<int64_t>> shapes;
   for (const Array& a : in) {
     if (a.dtype() != DType::kU32) {
-      return Fail(ctx, absl::StrCat("operands must be u32, got ",
-                                    a.TypeString()));
+      return Fail(ctx,
+                  absl::StrCat("operands must be u32, got ", a.TypeString()));
     }
     shapes.push_back(a.shape());
   }
@@ -206,8 +205,7 @@ Result Threefry2x32Kernel(const EvalContext& ctx, absl::Span<const Array> in) {
 }
 
 // iota_2x32_shape[shape=S] -> (hi, lo) words of the row-major index.
-Result Iota2x32ShapeKernel(const EvalContext& ctx,
-                           absl::Span<const Array> in) {
+Result Iota2x32ShapeKernel(const EvalContext& ctx, absl::Span<const Array> in) {
   J2O_RETURN_IF_ERROR(CheckArity(ctx, in, 0));
   J2O_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ctx.IntListParam("shape"));
   Array hi(DType::kU32, shape);

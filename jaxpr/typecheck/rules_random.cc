@@ -24,7 +24,8 @@ absl::Status KeyIn(const RuleContext& ctx, int i) {
   J2O_RETURN_IF_ERROR(ctx.Shaped(i));
   J2O_RETURN_IF_ERROR(ctx.Variable(i));
   if (!IsPrngKey(ctx.in(i))) {
-    return ctx.Fail(absl::StrCat("operand ", i, " must be a PRNG key array, got ",
+    return ctx.Fail(absl::StrCat("operand ", i,
+                                 " must be a PRNG key array, got ",
                                  ctx.in(i).ToString()));
   }
   return absl::OkStatus();

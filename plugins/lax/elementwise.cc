@@ -114,13 +114,12 @@ void RegisterElementwise() {
   }
   for (const std::string& name : plugin::random::RandomPrimitives()) {
     registry.RegisterLegacy(name, &LowerRandom,
-                            {plugin::random::RandomOnnxOps(),
-                             plugin::kMinOpset,
+                            {plugin::random::RandomOnnxOps(), plugin::kMinOpset,
                              plugin::random::RandomNotes(name)});
   }
   registry.RegisterLegacy("bitcast_convert_type", &LowerBitcast,
-                          {plugin::bitcast::BitcastOnnxOps(),
-                           plugin::kMinOpset, plugin::bitcast::BitcastNotes()});
+                          {plugin::bitcast::BitcastOnnxOps(), plugin::kMinOpset,
+                           plugin::bitcast::BitcastNotes()});
 }
 
 }  // namespace jax2onnx::plugins

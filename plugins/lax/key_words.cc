@@ -58,7 +58,9 @@ absl::Status LowerOnKeyWords(State& s, const jaxpr::Eqn& eqn,
         results[w].emplace_back();
         continue;
       }
-      J2O_ASSIGN_OR_RETURN(std::string name, s.Name(jaxpr::Atom::OfVar(const_cast<jaxpr::Var*>(v)), nullptr));
+      J2O_ASSIGN_OR_RETURN(
+          std::string name,
+          s.Name(jaxpr::Atom::OfVar(const_cast<jaxpr::Var*>(v)), nullptr));
       results[w].push_back(name);
     }
   }

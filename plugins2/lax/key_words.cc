@@ -56,8 +56,9 @@ absl::Status LowerOnKeyWords(LoweringContext& ctx, const jaxpr::Eqn& eqn,
         results[w].push_back(nullptr);
         continue;
       }
-      J2O_ASSIGN_OR_RETURN(ir::Value * value,
-                           ctx.ValueOf(jaxpr::Atom::OfVar(const_cast<jaxpr::Var*>(v)), nullptr));
+      J2O_ASSIGN_OR_RETURN(
+          ir::Value * value,
+          ctx.ValueOf(jaxpr::Atom::OfVar(const_cast<jaxpr::Var*>(v)), nullptr));
       results[w].push_back(value);
     }
   }
@@ -70,8 +71,7 @@ absl::Status LowerOnKeyWords(LoweringContext& ctx, const jaxpr::Eqn& eqn,
     }
     std::vector<ir::Value*> parts;
     for (int w = 0; w < 2; ++w) {
-      parts.push_back(
-          ctx.Op("Unsqueeze", {results[w][o], ctx.ConstI64({-1})}));
+      parts.push_back(ctx.Op("Unsqueeze", {results[w][o], ctx.ConstI64({-1})}));
     }
     J2O_RETURN_IF_ERROR(ctx.SetOutput(
         eqn, static_cast<int>(o),

@@ -22,7 +22,8 @@ using testing::EvalText;
 
 std::vector<uint64_t> U64s(const Array& a) {
   std::vector<uint64_t> out;
-  for (int64_t i = 0; i < a.num_elements(); ++i) out.push_back(a.GetAsUInt64(i));
+  for (int64_t i = 0; i < a.num_elements(); ++i)
+    out.push_back(a.GetAsUInt64(i));
   return out;
 }
 
@@ -49,11 +50,14 @@ uint32_t Adler32(const std::string& s) {
 // jax-ml/jax tests/random_test.py PrngTest.testThreefry2x32: the Random123
 // known-answer vectors for Threefry-2x32 with 20 rounds.
 TEST(Threefry2x32Test, Random123KnownAnswers) {
-  EXPECT_THAT(Threefry2x32({0, 0}, {0, 0}), ElementsAre(0x6b200159u, 0x99ba4efeu));
-  EXPECT_THAT(Threefry2x32({0xFFFFFFFFu, 0xFFFFFFFFu}, {0xFFFFFFFFu, 0xFFFFFFFFu}),
-              ElementsAre(0x1cb996fcu, 0xbb002be7u));
-  EXPECT_THAT(Threefry2x32({0x13198a2eu, 0x03707344u}, {0x243f6a88u, 0x85a308d3u}),
-              ElementsAre(0xc4923a9cu, 0x483df7a0u));
+  EXPECT_THAT(Threefry2x32({0, 0}, {0, 0}),
+              ElementsAre(0x6b200159u, 0x99ba4efeu));
+  EXPECT_THAT(
+      Threefry2x32({0xFFFFFFFFu, 0xFFFFFFFFu}, {0xFFFFFFFFu, 0xFFFFFFFFu}),
+      ElementsAre(0x1cb996fcu, 0xbb002be7u));
+  EXPECT_THAT(
+      Threefry2x32({0x13198a2eu, 0x03707344u}, {0x243f6a88u, 0x85a308d3u}),
+      ElementsAre(0xc4923a9cu, 0x483df7a0u));
 }
 
 // The threefry2x32 primitive of the interpreter on the same vectors, with
@@ -66,11 +70,15 @@ TEST(Threefry2x32Test, PrimitiveKernelMatchesKnownAnswers) {
       "  in (e, f) }",
       {testing::MakeIntArray(DType::kU32, {}, {0x13198a2e}),
        testing::MakeIntArray(DType::kU32, {}, {0x03707344}),
-       testing::MakeIntArray(DType::kU32, {3}, {0x243f6a88, 0x243f6a88, 0x243f6a88}),
-       testing::MakeIntArray(DType::kU32, {3}, {0x85a308d3, 0x85a308d3, 0x85a308d3})});
+       testing::MakeIntArray(DType::kU32, {3},
+                             {0x243f6a88, 0x243f6a88, 0x243f6a88}),
+       testing::MakeIntArray(DType::kU32, {3},
+                             {0x85a308d3, 0x85a308d3, 0x85a308d3})});
   ASSERT_TRUE(out.ok()) << out.status();
-  EXPECT_THAT(U64s((*out)[0]), ElementsAre(0xc4923a9cu, 0xc4923a9cu, 0xc4923a9cu));
-  EXPECT_THAT(U64s((*out)[1]), ElementsAre(0x483df7a0u, 0x483df7a0u, 0x483df7a0u));
+  EXPECT_THAT(U64s((*out)[0]),
+              ElementsAre(0xc4923a9cu, 0xc4923a9cu, 0xc4923a9cu));
+  EXPECT_THAT(U64s((*out)[1]),
+              ElementsAre(0x483df7a0u, 0x483df7a0u, 0x483df7a0u));
 }
 
 std::string BitsJaxpr(int64_t seed, int width, int n) {
@@ -84,7 +92,8 @@ std::string BitsJaxpr(int64_t seed, int width, int n) {
 // jax_threefry_partitionable, i.e. these are the original mode's values):
 // random.bits(key(1701), (3,), uintN); the uint64 row is the x64 one.
 TEST(RandomBitsTest, TestRngRandomBitsOriginalMode) {
-  EXPECT_THAT(U64s(EvalInMode(BitsJaxpr(1701, 8, 3), false)), ElementsAre(216, 115, 43));
+  EXPECT_THAT(U64s(EvalInMode(BitsJaxpr(1701, 8, 3), false)),
+              ElementsAre(216, 115, 43));
   EXPECT_THAT(U64s(EvalInMode(BitsJaxpr(1701, 16, 3), false)),
               ElementsAre(41682, 1300, 55017));
   EXPECT_THAT(U64s(EvalInMode(BitsJaxpr(1701, 32, 3), false)),
@@ -115,29 +124,32 @@ TEST(RandomBitsTest, RandomValuesCasesBitsOriginalMode) {
 // jax-ml/jax tests/random_test.py PrngTest.testPRNGValues (original mode):
 // key_data(split(key(0), 4)) and key_data(fold_in(key(0), 4)).
 TEST(RandomSplitTest, TestPRNGValuesOriginalMode) {
-  EXPECT_THAT(U64s(EvalInMode("{ lambda ; . let\n"
-                       "    a:key<fry>[] = random_seed[impl=fry] 0:i32[]\n"
-                       "    b:key<fry>[4] = random_split[shape=(4,)] a\n"
-                       "    c:u32[4,2] = random_unwrap b\n"
-                       "  in (c,) }",
-                       false)),
-              ElementsAre(2285895361u, 1501764800u, 1518642379u, 4090693311u,
-                          433833334u, 4221794875u, 839183663u, 3740430601u));
+  EXPECT_THAT(
+      U64s(EvalInMode("{ lambda ; . let\n"
+                      "    a:key<fry>[] = random_seed[impl=fry] 0:i32[]\n"
+                      "    b:key<fry>[4] = random_split[shape=(4,)] a\n"
+                      "    c:u32[4,2] = random_unwrap b\n"
+                      "  in (c,) }",
+                      false)),
+      ElementsAre(2285895361u, 1501764800u, 1518642379u, 4090693311u,
+                  433833334u, 4221794875u, 839183663u, 3740430601u));
   for (bool partitionable : {false, true}) {
-    EXPECT_THAT(U64s(EvalInMode("{ lambda ; . let\n"
-                         "    a:key<fry>[] = random_seed[impl=fry] 0:i32[]\n"
-                         "    b:key<fry>[] = random_fold_in a 4:u32[]\n"
-                         "    c:u32[2] = random_unwrap b\n"
-                         "  in (c,) }",
-                         partitionable)),
-                ElementsAre(2285895361u, 433833334u));
+    EXPECT_THAT(
+        U64s(EvalInMode("{ lambda ; . let\n"
+                        "    a:key<fry>[] = random_seed[impl=fry] 0:i32[]\n"
+                        "    b:key<fry>[] = random_fold_in a 4:u32[]\n"
+                        "    c:u32[2] = random_unwrap b\n"
+                        "  in (c,) }",
+                        partitionable)),
+        ElementsAre(2285895361u, 433833334u));
   }
 }
 
 std::string FoldInJaxpr(int64_t seed, int64_t data) {
-  return absl::StrCat("{ lambda ; . let\n    a:key<fry>[] = random_seed[impl=fry] ",
-                      seed, ":i32[]\n    b:key<fry>[] = random_fold_in a ", data,
-                      ":i32[]\n    c:u32[2] = random_unwrap b\n  in (c,) }");
+  return absl::StrCat(
+      "{ lambda ; . let\n    a:key<fry>[] = random_seed[impl=fry] ", seed,
+      ":i32[]\n    b:key<fry>[] = random_fold_in a ", data,
+      ":i32[]\n    c:u32[2] = random_unwrap b\n  in (c,) }");
 }
 
 // jax-ml/jax jax/_src/random/stateful_rng.py docstrings (doctests):
@@ -158,8 +170,12 @@ TEST(RandomFoldInTest, StatefulRngDocstrings) {
 std::string UniformScalarJaxpr(int64_t seed, int64_t draw) {
   return absl::StrCat(
       "{ lambda ; . let\n"
-      "    a:key<fry>[] = random_seed[impl=fry] ", seed, ":i32[]\n"
-      "    b:key<fry>[] = random_fold_in a ", draw, ":i32[]\n"
+      "    a:key<fry>[] = random_seed[impl=fry] ",
+      seed,
+      ":i32[]\n"
+      "    b:key<fry>[] = random_fold_in a ",
+      draw,
+      ":i32[]\n"
       "    c:u32[] = random_bits[bit_width=32 shape=()] b\n"
       "    d:u32[] = shift_right_logical c 9:u32[]\n"
       "    e:u32[] = or d 1065353216:u32[]\n"
@@ -189,15 +205,17 @@ TEST(RandomUniformTest, StatefulRngUniformDraws) {
 // PrngTest.test_threefry_split_fold_in_symmetry (partitionable mode):
 // split(key(72), 3)[i] == fold_in(key(72), i).
 TEST(RandomSplitTest, PartitionableSplitIsFoldIn) {
-  Array split = EvalInMode("{ lambda ; . let\n"
-                    "    a:key<fry>[] = random_seed[impl=fry] 72:i32[]\n"
-                    "    b:key<fry>[3] = random_split[shape=(3,)] a\n"
-                    "    c:u32[3,2] = random_unwrap b\n"
-                    "  in (c,) }",
-                    true);
+  Array split = EvalInMode(
+      "{ lambda ; . let\n"
+      "    a:key<fry>[] = random_seed[impl=fry] 72:i32[]\n"
+      "    b:key<fry>[3] = random_split[shape=(3,)] a\n"
+      "    c:u32[3,2] = random_unwrap b\n"
+      "  in (c,) }",
+      true);
   std::vector<uint64_t> folded;
   for (int i = 0; i < 3; ++i) {
-    for (uint64_t w : U64s(EvalInMode(FoldInJaxpr(72, i), true))) folded.push_back(w);
+    for (uint64_t w : U64s(EvalInMode(FoldInJaxpr(72, i), true)))
+      folded.push_back(w);
   }
   EXPECT_THAT(U64s(split), ElementsAreArray(folded));
 }
@@ -208,19 +226,42 @@ std::string NormalJaxpr(int64_t seed, int n) {
   const std::string s = absl::StrCat(n);
   return absl::StrCat(
       "{ lambda ; . let\n"
-      "    a:key<fry>[] = random_seed[impl=fry] ", seed, ":i64[]\n"
-      "    h:u32[", s, "] = random_bits[bit_width=32 shape=(", s, ",)] a\n"
-      "    i:u32[", s, "] = shift_right_logical h 9:u32[]\n"
-      "    j:u32[", s, "] = or i 1065353216:u32[]\n"
-      "    k:f32[", s, "] = bitcast_convert_type[new_dtype=float32] j\n"
-      "    l:f32[", s, "] = sub k 1.0:f32[]\n"
-      "    f:f32[1] = broadcast_in_dim[broadcast_dimensions=() shape=(1,)] -0.9999999403953552:f32[]\n"
+      "    a:key<fry>[] = random_seed[impl=fry] ",
+      seed,
+      ":i64[]\n"
+      "    h:u32[",
+      s, "] = random_bits[bit_width=32 shape=(", s,
+      ",)] a\n"
+      "    i:u32[",
+      s,
+      "] = shift_right_logical h 9:u32[]\n"
+      "    j:u32[",
+      s,
+      "] = or i 1065353216:u32[]\n"
+      "    k:f32[",
+      s,
+      "] = bitcast_convert_type[new_dtype=float32] j\n"
+      "    l:f32[",
+      s,
+      "] = sub k 1.0:f32[]\n"
+      "    f:f32[1] = broadcast_in_dim[broadcast_dimensions=() shape=(1,)] "
+      "-0.9999999403953552:f32[]\n"
       "    m:f32[1] = sub 1.0:f32[] f\n"
-      "    n:f32[", s, "] = mul l m\n"
-      "    o:f32[", s, "] = add n f\n"
-      "    p:f32[", s, "] = max f o\n"
-      "    q:f32[", s, "] = erf_inv p\n"
-      "    r:f32[", s, "] = mul 1.4142135381698608:f32[] q\n"
+      "    n:f32[",
+      s,
+      "] = mul l m\n"
+      "    o:f32[",
+      s,
+      "] = add n f\n"
+      "    p:f32[",
+      s,
+      "] = max f o\n"
+      "    q:f32[",
+      s,
+      "] = erf_inv p\n"
+      "    r:f32[",
+      s,
+      "] = mul 1.4142135381698608:f32[] q\n"
       "  in (r,) }");
 }
 
@@ -243,16 +284,16 @@ TEST(RandomNormalTest, RandomValuesCasesNormalOriginalMode) {
 // = [0.947667, 0.9785799, 0.33229148] (float32 reprs, so exact). The JEP's
 // doctest output is in the default (partitionable) mode.
 TEST(RandomUniformTest, TypedKeysJepUniform) {
-  Array u = EvalInMode(absl::StrCat(
-                    "{ lambda ; . let\n"
-                    "    a:key<fry>[] = random_seed[impl=fry] 0:i32[]\n"
-                    "    c:u32[3] = random_bits[bit_width=32 shape=(3,)] a\n"
-                    "    d:u32[3] = shift_right_logical c 9:u32[]\n"
-                    "    e:u32[3] = or d 1065353216:u32[]\n"
-                    "    f:f32[3] = bitcast_convert_type[new_dtype=float32] e\n"
-                    "    g:f32[3] = sub f 1.0:f32[]\n"
-                    "  in (g,) }"),
-                true);
+  Array u = EvalInMode(
+      absl::StrCat("{ lambda ; . let\n"
+                   "    a:key<fry>[] = random_seed[impl=fry] 0:i32[]\n"
+                   "    c:u32[3] = random_bits[bit_width=32 shape=(3,)] a\n"
+                   "    d:u32[3] = shift_right_logical c 9:u32[]\n"
+                   "    e:u32[3] = or d 1065353216:u32[]\n"
+                   "    f:f32[3] = bitcast_convert_type[new_dtype=float32] e\n"
+                   "    g:f32[3] = sub f 1.0:f32[]\n"
+                   "  in (g,) }"),
+      true);
   ASSERT_EQ(u.num_elements(), 3);
   EXPECT_EQ(static_cast<float>(u.GetAsDouble(0)), 0.947667f);
   EXPECT_EQ(static_cast<float>(u.GetAsDouble(1)), 0.9785799f);
