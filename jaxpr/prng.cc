@@ -71,6 +71,17 @@ bool MovesKeys(const Eqn& eqn) {
   return true;
 }
 
+absl::Status CheckMovesWholeKeys(const Eqn& eqn) {
+  for (const Var* v : eqn.outputs) {
+    if (v->is_drop || IsThreefryKey(v->aval)) continue;
+    return absl::UnimplementedError(absl::StrCat(
+        "'", eqn.primitive, "' on PRNG key arrays with a result of type ",
+        v->aval.ToString(),
+        " is not supported (only primitives that move whole keys are)"));
+  }
+  return absl::OkStatus();
+}
+
 bool ThreefryPartitionable() { return g_partitionable; }
 
 ScopedThreefryPartitionable::ScopedThreefryPartitionable(bool partitionable)

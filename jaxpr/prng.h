@@ -42,6 +42,11 @@ bool IsPrngPrimitive(absl::string_view primitive);
 // results. Calls and control flow pass key data to their bodies unchanged.
 bool MovesKeys(const Eqn& eqn);
 
+// Error unless every result of a key-moving equation is a key (or
+// dropped): a result that is not a key (`eq` of two key arrays, say) would
+// depend on both words, which per-word evaluation cannot combine.
+absl::Status CheckMovesWholeKeys(const Eqn& eqn);
+
 // The counter mode (see the top of the file); true unless scoped otherwise.
 bool ThreefryPartitionable();
 class ScopedThreefryPartitionable {

@@ -157,6 +157,7 @@ class Interpreter {
   absl::StatusOr<std::vector<Array>> RunOnKeyWords(
       EvalKernel kernel, const Eqn& eqn, const std::vector<Array>& inputs,
       const DimBindings& bindings) const {
+    J2O_RETURN_IF_ERROR(CheckMovesWholeKeys(eqn));
     Eqn words = eqn;
     std::vector<std::unique_ptr<Var>> temps;
     auto word_var = [&](const Var* v) {

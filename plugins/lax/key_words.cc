@@ -25,6 +25,7 @@ using converter::ValueInfo;
 
 absl::Status LowerOnKeyWords(State& s, const jaxpr::Eqn& eqn,
                              plugin::LegacyLoweringFn lower) {
+  J2O_RETURN_IF_ERROR(jaxpr::CheckMovesWholeKeys(eqn));
   jaxpr::Eqn words = eqn;
   std::vector<std::unique_ptr<jaxpr::Var>> temps;
   auto word_var = [&](const jaxpr::Var* v) {

@@ -23,6 +23,7 @@ using converter2::LoweringContext;
 
 absl::Status LowerOnKeyWords(LoweringContext& ctx, const jaxpr::Eqn& eqn,
                              plugin::IrLoweringFn lower) {
+  J2O_RETURN_IF_ERROR(jaxpr::CheckMovesWholeKeys(eqn));
   jaxpr::Eqn words = eqn;
   std::vector<std::unique_ptr<jaxpr::Var>> temps;
   auto word_var = [&](const jaxpr::Var* v) {
