@@ -13,6 +13,7 @@
 #include "api/write_model.h"
 #include "jaxpr/eval/evaluator.h"
 #include "jaxpr/io/compare.h"
+#include "jaxpr/prng.h"
 #include "jaxpr/status_macros.h"
 #include "onnx/onnx_pb.h"
 
@@ -130,7 +131,9 @@ absl::StatusOr<std::vector<jaxpr::Array>> InputsFor(
   SplitMix64 rng(options.seed * 0x100000001b3ull + 12345);
   std::vector<jaxpr::Array> inputs;
   for (size_t i = 0; i < main.invars.size(); ++i) {
-    const jaxpr::Aval& aval = main.invars[i]->aval;
+    // A PRNG key input is fed as its key data (random u32[..., 2] words).
+    J2O_ASSIGN_OR_RETURN(const jaxpr::Aval aval,
+                         jaxpr::PhysicalAval(main.invars[i]->aval));
     if (!aval.is_shaped() || jaxpr::ItemSize(aval.dtype) == 0) {
       return absl::UnimplementedError(absl::StrCat(
           "cannot generate input ", i, " of type ", aval.ToString()));
@@ -151,12 +154,17 @@ absl::StatusOr<std::vector<jaxpr::Array>> InputsFor(
 
 absl::StatusOr<std::vector<jaxpr::Array>> OracleOutputs(
     const Bundle& bundle, const std::vector<jaxpr::Array>& inputs,
-    std::string* oracle_name) {
+    std::string* oracle_name, const ConvertOptions& options) {
   if (!bundle.inputs.empty() && bundle.has_expected()) {
     *oracle_name = "expected";
     return bundle.expected;
   }
   *oracle_name = "interpreter";
+  // The jaxpr does not say which threefry counter mode traced it.
+  J2O_ASSIGN_OR_RETURN(
+      const bool partitionable,
+      jaxpr::ThreefryModeOf(bundle.file, options.threefry_partitionable));
+  const jaxpr::ScopedThreefryPartitionable threefry_mode(partitionable);
   jaxpr::EvalOptions eval_options;
   eval_options.elided_literals = &bundle.literals;
   eval_options.filename = bundle.file.path;
@@ -228,7 +236,8 @@ CheckResult CheckBundle(const std::string& bundle_path,
   if (!model.ok()) return fail("convert", model.status());
   auto inputs = InputsFor(*bundle, options);
   if (!inputs.ok()) return fail("inputs", inputs.status());
-  auto expected = OracleOutputs(*bundle, *inputs, &result.oracle);
+  auto expected =
+      OracleOutputs(*bundle, *inputs, &result.oracle, options.convert);
   if (!expected.ok()) return fail("oracle", expected.status());
   auto got = RunModel(*model, *inputs, runner);
   if (!got.ok()) return fail("run", got.status());

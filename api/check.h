@@ -44,10 +44,11 @@ absl::StatusOr<std::vector<jaxpr::Array>> InputsFor(
     const Bundle& bundle, const CheckOptions& options);
 
 // The oracle's outputs for `inputs`: expected_i when the bundle's inputs are
-// used and it has them, else the reference interpreter.
+// used and it has them, else the reference interpreter (in the threefry mode
+// of the bundle's header or else of `options`).
 absl::StatusOr<std::vector<jaxpr::Array>> OracleOutputs(
     const Bundle& bundle, const std::vector<jaxpr::Array>& inputs,
-    std::string* oracle_name);
+    std::string* oracle_name, const ConvertOptions& options = {});
 
 // Never fails as a whole: failures are reported in the result.
 CheckResult CheckBundle(const std::string& bundle_path,

@@ -21,6 +21,7 @@
 #include "jax2onnx/jax2onnx.h"
 #include "jaxpr/io/bundle.h"
 #include "jaxpr/mesh.h"
+#include "jaxpr/prng.h"
 #include "jaxpr/status_macros.h"
 #include "jaxpr/typecheck/typecheck.h"
 #include "plugin/conversion_checks.h"
@@ -76,6 +77,10 @@ absl::StatusOr<onnx::ModelProto> ConvertWithPipelineImpl(
   J2O_ASSIGN_OR_RETURN(std::vector<jaxpr::MeshAxis> mesh_sizes,
                        jaxpr::ParseMeshAxisSizes(options.mesh_axis_sizes));
   const jaxpr::ScopedMeshAxisSizes mesh_scope(std::move(mesh_sizes));
+  J2O_ASSIGN_OR_RETURN(
+      const bool partitionable,
+      jaxpr::ThreefryModeOf(bundle.file, options.threefry_partitionable));
+  const jaxpr::ScopedThreefryPartitionable threefry_mode(partitionable);
   if (pipeline == Pipeline::kIr) {
     converter2::IrConvertOptions ir_options;
     ir_options.opset = options.opset;

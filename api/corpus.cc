@@ -584,7 +584,8 @@ CheckResult CheckLoadedBundle(const Bundle& bundle, Pipeline pipeline,
   if (converted != nullptr) *converted = *model;
   auto inputs = InputsFor(bundle, options);
   if (!inputs.ok()) return fail("inputs", inputs.status());
-  auto expected = OracleOutputs(bundle, *inputs, &result.oracle);
+  auto expected =
+      OracleOutputs(bundle, *inputs, &result.oracle, options.convert);
   if (!expected.ok()) return fail("oracle", expected.status());
   auto got = RunModel(*model, *inputs, runner);
   if (!got.ok()) return fail("run", got.status());

@@ -943,7 +943,8 @@ ShadowResult ShadowCompare(const Bundle& bundle, const ShadowOptions& options,
   if (runner != nullptr && (legacy.ok() || ir.ok())) {
     inputs = InputsFor(bundle, options.check);
     if (inputs.ok()) {
-      oracle = OracleOutputs(bundle, *inputs, &oracle_name);
+      oracle =
+          OracleOutputs(bundle, *inputs, &oracle_name, options.check.convert);
     } else {
       oracle = inputs.status();
     }

@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "glog/logging.h"
 #include "jaxpr/literal_value.h"
+#include "jaxpr/prng.h"
 #include "jaxpr/status_macros.h"
 #include "plugin/conversion_checks.h"
 #include "plugin/onnx_types.h"
@@ -78,7 +79,9 @@ std::string Dim::ToString() const {
   return "?";
 }
 
-absl::StatusOr<ValueInfo> ValueInfo::OfAval(const jaxpr::Aval& aval) {
+absl::StatusOr<ValueInfo> ValueInfo::OfAval(const jaxpr::Aval& declared) {
+  // PRNG keys are their key data (u32[..., 2]) in ONNX.
+  J2O_ASSIGN_OR_RETURN(const jaxpr::Aval aval, jaxpr::PhysicalAval(declared));
   if (!aval.is_shaped()) {
     return absl::UnimplementedError(absl::StrCat(
         "type '", aval.ToString(), "' has no ONNX tensor equivalent"));
@@ -584,7 +587,11 @@ absl::Status State::LowerEquations(const jaxpr::ClosedJaxpr& jaxpr) {
           registry, eqn.primitive, "legacy", "IR");
       return EqnError(eqn, index, absl::StatusCode::kUnimplemented, message);
     }
-    absl::Status status = entry->legacy(*this, eqn);
+    // Structural primitives on PRNG keys run once per key word.
+    absl::Status status =
+        jaxpr::MovesKeys(eqn) && registry.legacy_key_words() != nullptr
+            ? registry.legacy_key_words()(*this, eqn, entry->legacy)
+            : entry->legacy(*this, eqn);
     if (!status.ok()) {
       return EqnError(eqn, index, status.code(),
                       absl::StrCat(status.message(),

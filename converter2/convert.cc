@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "converter2/finalize.h"
 #include "converter2/lowering_context.h"
+#include "jaxpr/prng.h"
 #include "jaxpr/status_macros.h"
 #include "plugin/conversion_checks.h"
 #include "plugin/onnx_types.h"
@@ -12,9 +13,13 @@
 namespace jax2onnx::converter2 {
 namespace {
 
-absl::StatusOr<ir::Type> TypeOfAval(const jaxpr::Aval& jax_aval,
+absl::StatusOr<ir::Type> TypeOfAval(const jaxpr::Aval& declared,
                                     absl::string_view what) {
-  const jaxpr::Aval aval = plugin::RealifiedAval(jax_aval);
+  // PRNG keys are their key data (u32[..., 2]) in ONNX, complex values
+  // real [..., 2] pairs.
+  J2O_ASSIGN_OR_RETURN(const jaxpr::Aval physical,
+                       jaxpr::PhysicalAval(declared));
+  const jaxpr::Aval aval = plugin::RealifiedAval(physical);
   if (!aval.is_shaped()) {
     return absl::UnimplementedError(absl::StrCat(
         what, " has type '", aval.ToString(), "', which ONNX cannot hold"));

@@ -4,6 +4,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "jaxpr/literal_value.h"
+#include "jaxpr/prng.h"
 #include "jaxpr/status_macros.h"
 #include "jaxpr/text/printer.h"
 #include "plugin/conversion_checks.h"
@@ -113,8 +114,11 @@ void LoweringContext::Bind(const jaxpr::Var* var, ir::Value* value) {
 absl::Status LoweringContext::SetOutput(const jaxpr::Eqn& eqn, int i,
                                         ir::Value* value) {
   const jaxpr::Var* var = eqn.outputs[i];
-  if (var->aval.is_shaped()) {
-    J2O_ASSIGN_OR_RETURN(int dtype, plugin::OnnxDType(var->aval.dtype));
+  // PRNG keys are their key data (u32[..., 2]) in ONNX.
+  J2O_ASSIGN_OR_RETURN(const jaxpr::Aval physical,
+                       jaxpr::PhysicalAval(var->aval));
+  if (physical.is_shaped()) {
+    J2O_ASSIGN_OR_RETURN(int dtype, plugin::OnnxDType(physical.dtype));
     if (value->dtype() != onnx::TensorProto::UNDEFINED &&
         value->dtype() != dtype) {
       return absl::InternalError(absl::StrCat(
@@ -125,7 +129,7 @@ absl::Status LoweringContext::SetOutput(const jaxpr::Eqn& eqn, int i,
     // Graph inputs and initializers keep the types they were declared with.
     if (value->producer() != nullptr) {
       value->SetType(ir::Type::Tensor(
-          dtype, ToIrShape(plugin::RealifiedAval(var->aval).shape)));
+          dtype, ToIrShape(plugin::RealifiedAval(physical).shape)));
     }
   }
   env_[var] = value;
@@ -398,7 +402,11 @@ absl::Status LoweringContext::LowerEquations(const jaxpr::ClosedJaxpr& jaxpr) {
     name_scope_ =
         absl::StrCat(outer_scope, "eqn", index, "/", eqn.primitive, "/");
     doc_ = EqnDoc(eqn);
-    absl::Status status = entry->ir(*this, eqn);
+    // Structural primitives on PRNG keys run once per key word.
+    absl::Status status =
+        jaxpr::MovesKeys(eqn) && registry.ir_key_words() != nullptr
+            ? registry.ir_key_words()(*this, eqn, entry->ir)
+            : entry->ir(*this, eqn);
     name_scope_ = outer_scope;
     doc_ = outer_doc;
     if (!status.ok()) {

@@ -42,6 +42,15 @@ struct PrimitiveEntry {
   LoweringInfo ir_info;
 };
 
+// Lowers a key-moving equation (jaxpr::MovesKeys) with `lower`, the
+// primitive's own lowering, once per key word (plugins*/lax/key_words.cc).
+using LegacyKeyWordsFn = absl::Status (*)(converter::State& s,
+                                          const jaxpr::Eqn& eqn,
+                                          LegacyLoweringFn lower);
+using IrKeyWordsFn = absl::Status (*)(converter2::LoweringContext& ctx,
+                                      const jaxpr::Eqn& eqn,
+                                      IrLoweringFn lower);
+
 class Registry {
  public:
   // The process-wide registry. Plugin sets fill it through their explicit
@@ -61,7 +70,16 @@ class Registry {
   // "unknown primitive" errors.
   std::vector<std::string> Nearest(absl::string_view name, int n = 3) const;
 
+  void SetKeyWordsAdapters(LegacyKeyWordsFn legacy, IrKeyWordsFn ir) {
+    if (legacy != nullptr) legacy_key_words_ = legacy;
+    if (ir != nullptr) ir_key_words_ = ir;
+  }
+  LegacyKeyWordsFn legacy_key_words() const { return legacy_key_words_; }
+  IrKeyWordsFn ir_key_words() const { return ir_key_words_; }
+
  private:
+  LegacyKeyWordsFn legacy_key_words_ = nullptr;
+  IrKeyWordsFn ir_key_words_ = nullptr;
   std::map<std::string, PrimitiveEntry, std::less<>> entries_;
 };
 

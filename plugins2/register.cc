@@ -17,6 +17,7 @@ void RegisterAll() {
     RegisterConv();
     RegisterSort();
     RegisterCollectives();
+    RegisterKeyWords();
     RegisterComplex();
   });
 }

@@ -20,6 +20,7 @@ void RegisterControlFlow();
 void RegisterConv();
 void RegisterSort();
 void RegisterCollectives();  // lax/collectives.cc
+void RegisterKeyWords();  // lax/key_words.cc: structural ops on PRNG keys
 // Last: wraps every lowering registered before for complex values
 // (lax/complex.cc) and registers fft.
 void RegisterComplex();

@@ -52,6 +52,10 @@ DEFINE_string(inputs_as_nchw, "",
 DEFINE_string(outputs_as_nchw, "",
               "Comma-separated graph output indices exposed channels-first "
               "(NCHW) (convert, IR pipeline).");
+DEFINE_bool(threefry_partitionable, true,
+            "JAX's jax_threefry_partitionable when the jaxpr was traced (on "
+            "by default since JAX 0.5.0): how random_bits/random_split "
+            "derive threefry counters (convert, check, eval).");
 DEFINE_string(mesh, "",
               "Sizes of shard_map mesh axes the jaxpr does not print, e.g. "
               "data=4,model=2 (convert, check, eval).");
@@ -74,6 +78,7 @@ ConvertOptions OptionsFromFlags() {
   options.use_onnx_ir = UseOnnxIrFlag();
   options.mesh_axis_sizes = FLAGS_mesh;
   options.optimize = FLAGS_optimize;
+  options.threefry_partitionable = FLAGS_threefry_partitionable;
   return options;
 }
 

@@ -36,10 +36,12 @@
 #include "jaxpr/io/compare.h"
 #include "jaxpr/io/npy.h"
 #include "jaxpr/mesh.h"
+#include "jaxpr/prng.h"
 #include "tools/cli_output.h"
 #include "tools/commands.h"
 
 DECLARE_string(mesh);  // tools/cmd_convert.cc
+DECLARE_bool(threefry_partitionable);  // tools/cmd_convert.cc
 DEFINE_string(inputs, "",
               "eval: .npz whose input_i entries replace the bundle's inputs "
               "(and whose expected_i, if any, replace its expected outputs).");
@@ -198,6 +200,13 @@ Outcome RunBundle(const BundleRef& ref, const jaxpr::NamedArrays* inputs_npz,
   jaxpr::EvalOptions options;
   options.elided_literals = &bundle->literals;
   options.filename = bundle->file.path;
+  auto partitionable =
+      jaxpr::ThreefryModeOf(bundle->file, FLAGS_threefry_partitionable);
+  if (!partitionable.ok()) {
+    outcome.reason = std::string(partitionable.status().message());
+    return outcome;
+  }
+  const jaxpr::ScopedThreefryPartitionable threefry_mode(*partitionable);
   auto outputs =
       jaxpr::Evaluate(bundle->jaxpr(), bundle->consts, bundle->inputs, options);
   if (!outputs.ok()) {
@@ -426,6 +435,8 @@ int RunEval(const std::vector<std::string>& args) {
     return 2;
   }
   const jaxpr::ScopedMeshAxisSizes mesh_scope(*std::move(mesh_sizes));
+  const jaxpr::ScopedThreefryPartitionable threefry_mode(
+      FLAGS_threefry_partitionable);
   auto refs = CollectBundles(args);
   if (!refs.ok()) {
     std::fprintf(stderr, "eval: %s\n",

@@ -83,13 +83,15 @@ const std::vector<Command>& Commands() {
         "known_failures",
         "min_pass_rate",
         "must_pass_groups",
-        "mesh"},
+        "mesh",
+        "threefry_partitionable"},
        &RunEval},
       {"convert",
        "convert BUNDLE -o OUT.onnx [--use_onnx_ir] [--opset N] "
        "[--input_names a,b] [--output_names c] "
        "[--external_data=auto|always|never] [--mesh data=4,model=2] "
-       "[--optimize=0|1|2] [--inputs_as_nchw=0,2] [--outputs_as_nchw=0]",
+       "[--optimize=0|1|2] [--inputs_as_nchw=0,2] [--outputs_as_nchw=0] "
+       "[--threefry_partitionable=false]",
        "Convert a bundle to an ONNX model",
        "Converts the bundle (NAME.jaxpr + optional NAME.npz with const_i / "
        "literal_i) to ONNX and writes it atomically. The pipeline is IR by "
@@ -111,7 +113,8 @@ const std::vector<Command>& Commands() {
         "mesh",
         "optimize",
         "inputs_as_nchw",
-        "outputs_as_nchw"},
+        "outputs_as_nchw",
+        "threefry_partitionable"},
        &RunConvert},
       {"check",
        "check BUNDLE_OR_DIR... [--use_onnx_ir] [--json] [--seed N]",
@@ -136,7 +139,8 @@ const std::vector<Command>& Commands() {
          "the summary line goes to stderr."},
         {"seed", kSeedHelp},
         "mesh",
-        "optimize"},
+        "optimize",
+        "threefry_partitionable"},
        &RunCheck},
       {"plugins",
        "plugins [--json]",

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <memory>
 #include <mutex>
 
 #include "absl/container/flat_hash_map.h"
@@ -11,6 +12,7 @@
 #include "absl/strings/str_join.h"
 #include "jaxpr/eval/kernels.h"
 #include "jaxpr/literal_value.h"
+#include "jaxpr/prng.h"
 #include "jaxpr/status_macros.h"
 #include "jaxpr/typecheck/typecheck.h"
 
@@ -35,6 +37,7 @@ void EnsureKernelsRegistered() {
     RegisterCollectiveKernels();
     RegisterSpecialKernels();
     RegisterFftKernels();
+    RegisterRandomKernels();
   });
 }
 
@@ -47,9 +50,15 @@ std::string EqnContext(const Eqn& eqn, int index) {
   return where;
 }
 
-absl::Status CheckValueAgainstAval(const Array& value, const Aval& aval,
+absl::Status CheckValueAgainstAval(const Array& value,
+                                   const Aval& declared_aval,
                                    const DimBindings& bindings,
                                    absl::string_view what) {
+  // A threefry key is held as its key data, u32[..., 2].
+  const bool is_key = IsThreefryKey(declared_aval);
+  Aval physical;
+  if (is_key) physical = *PhysicalAval(declared_aval);
+  const Aval& aval = is_key ? physical : declared_aval;
   if (!aval.is_shaped() || aval.dtype == DType::kOther) return absl::OkStatus();
   if (value.dtype() != aval.dtype) {
     return absl::InvalidArgumentError(
@@ -69,8 +78,13 @@ absl::Status CheckValueAgainstAval(const Array& value, const Aval& aval,
 // Binds the symbols in `aval` from a concrete shape. A dim that is a single
 // symbol binds it; a dim with one unbound symbol that is linear in it
 // (c*s + k) is solved; every dim is then checked.
-absl::Status BindSymbols(const Aval& aval, const std::vector<int64_t>& shape,
+absl::Status BindSymbols(const Aval& declared_aval,
+                         const std::vector<int64_t>& shape,
                          absl::string_view what, DimBindings* bindings) {
+  // A threefry key is held as its key data, u32[..., 2].
+  absl::StatusOr<Aval> physical = PhysicalAval(declared_aval);
+  if (!physical.ok()) return physical.status();
+  const Aval& aval = *physical;
   if (!aval.is_shaped()) return absl::OkStatus();
   if (static_cast<int>(shape.size()) != aval.rank()) {
     return absl::InvalidArgumentError(
@@ -126,9 +140,78 @@ absl::Status BindSymbols(const Aval& aval, const std::vector<int64_t>& shape,
 
 }  // namespace
 
+// Word `w` (0 or 1) of key data u32[S, 2], as u32[S].
+Array KeyWordOf(const Array& keys, int w) {
+  std::vector<int64_t> shape(keys.shape().begin(), keys.shape().end() - 1);
+  Array out(DType::kU32, shape);
+  const uint32_t* src = keys.typed_data<uint32_t>();
+  uint32_t* dst = out.typed_data<uint32_t>();
+  for (int64_t i = 0; i < out.num_elements(); ++i) dst[i] = src[2 * i + w];
+  return out;
+}
+
 class Interpreter {
  public:
   explicit Interpreter(const EvalOptions& options) : options_(options) {}
+
+  // Runs `kernel` on each word of the key operands, as if the keys were
+  // u32 arrays of their logical shape, and interleaves the key results.
+  absl::StatusOr<std::vector<Array>> RunOnKeyWords(
+      EvalKernel kernel, const Eqn& eqn, const std::vector<Array>& inputs,
+      const DimBindings& bindings) const {
+    J2O_RETURN_IF_ERROR(CheckMovesWholeKeys(eqn));
+    Eqn words = eqn;
+    std::vector<std::unique_ptr<Var>> temps;
+    auto word_var = [&](const Var* v) {
+      temps.push_back(std::make_unique<Var>(*v));
+      temps.back()->aval.dtype = DType::kU32;
+      temps.back()->aval.dtype_name = "u32";
+      return temps.back().get();
+    };
+    std::vector<bool> key_in(eqn.inputs.size(), false);
+    for (size_t k = 0; k < eqn.inputs.size(); ++k) {
+      const Atom& a = eqn.inputs[k];
+      if (a.is_literal() || !IsThreefryKey(a.var->aval)) continue;
+      key_in[k] = true;
+      words.inputs[k].var = word_var(a.var);
+    }
+    for (Var*& v : words.outputs) {
+      if (IsThreefryKey(v->aval)) v = word_var(v);
+    }
+    std::vector<Array> per_word[2];
+    for (int w = 0; w < 2; ++w) {
+      std::vector<Array> word_inputs = inputs;
+      for (size_t k = 0; k < inputs.size(); ++k) {
+        if (!key_in[k]) continue;
+        if (inputs[k].dtype() != DType::kU32 || inputs[k].rank() == 0 ||
+            inputs[k].shape().back() != 2) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "operand ", k, " is a key but holds ", inputs[k].TypeString(),
+              ", not u32[..., 2] key data"));
+        }
+        word_inputs[k] = KeyWordOf(inputs[k], w);
+      }
+      J2O_ASSIGN_OR_RETURN(
+          per_word[w],
+          kernel(EvalContext(words, *this, bindings), word_inputs));
+    }
+    std::vector<Array> outs = per_word[0];
+    for (size_t o = 0; o < outs.size() && o < eqn.outputs.size(); ++o) {
+      if (!IsThreefryKey(eqn.outputs[o]->aval)) continue;
+      const Array& w0 = per_word[0][o];
+      const Array& w1 = per_word[1][o];
+      std::vector<int64_t> shape = w0.shape();
+      shape.push_back(2);
+      Array keys(DType::kU32, shape);
+      uint32_t* dst = keys.typed_data<uint32_t>();
+      for (int64_t i = 0; i < w0.num_elements(); ++i) {
+        dst[2 * i] = static_cast<uint32_t>(w0.GetAsUInt64(i));
+        dst[2 * i + 1] = static_cast<uint32_t>(w1.GetAsUInt64(i));
+      }
+      outs[o] = std::move(keys);
+    }
+    return outs;
+  }
 
   absl::StatusOr<std::vector<Array>> Run(const ClosedJaxpr& jaxpr,
                                          absl::Span<const Array> consts,
@@ -219,8 +302,9 @@ class Interpreter {
         }
         inputs.push_back(*std::move(v));
       }
-      EvalContext ctx(eqn, *this, bindings);
-      auto outs = it->second(ctx, inputs);
+      auto outs = MovesKeys(eqn)
+                      ? RunOnKeyWords(it->second, eqn, inputs, bindings)
+                      : it->second(EvalContext(eqn, *this, bindings), inputs);
       if (!outs.ok()) {
         return absl::Status(
             outs.status().code(),

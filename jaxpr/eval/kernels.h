@@ -16,6 +16,7 @@ void RegisterControlFlowKernels();   // eval/control_flow.cc
 void RegisterSpecialKernels();       // eval/special.cc (igamma, zeta, ...)
 void RegisterCollectiveKernels();    // eval/collectives.cc (shard_map, psum)
 void RegisterFftKernels();           // eval/fft.cc
+void RegisterRandomKernels();        // eval/random.cc (threefry PRNG)
 
 }  // namespace jax2onnx::jaxpr
 

@@ -186,6 +186,7 @@ void RegisterIndexingRules(RuleTable& table);
 void RegisterControlFlowRules(RuleTable& table);
 void RegisterMiscRules(RuleTable& table);
 void RegisterCollectiveRules(RuleTable& table);
+void RegisterRandomRules(RuleTable& table);
 
 }  // namespace jax2onnx::jaxpr::typecheck
 

@@ -33,6 +33,7 @@ const RuleTable& Rules() {
     typecheck::RegisterControlFlowRules(*t);
     typecheck::RegisterMiscRules(*t);
     typecheck::RegisterCollectiveRules(*t);
+    typecheck::RegisterRandomRules(*t);
     return t;
   }();
   return *table;

@@ -13,8 +13,10 @@
 #include "glog/logging.h"
 #include "jaxpr/jaxpr.h"
 #include "jaxpr/status_macros.h"
+#include "plugin/bitcast_plan.h"
 #include "plugin/elementwise_plan.h"
 #include "plugin/onnx_types.h"
+#include "plugin/random_plan.h"
 #include "plugin/registry.h"
 #include "plugin/special_plan.h"
 #include "plugins/register.h"
@@ -106,6 +108,10 @@ class LegacyEmitter {
                            {converter::AttrGraph("body", std::move(graph))});
   }
 
+  absl::Status SetOutAt(int i, const Value& v) {
+    return s_.SetOutput(eqn_, i, v);
+  }
+
  private:
   State& s_;
   const jaxpr::Eqn& eqn_;
@@ -118,6 +124,16 @@ absl::Status LowerElementwise(State& s, const jaxpr::Eqn& eqn) {
 absl::Status LowerSpecial(State& s, const jaxpr::Eqn& eqn) {
   LegacyEmitter emitter(s, eqn);
   return ew::LowerSpecial(emitter);
+}
+
+absl::Status LowerRandom(State& s, const jaxpr::Eqn& eqn) {
+  LegacyEmitter emitter(s, eqn);
+  return plugin::random::LowerRandom(emitter);
+}
+
+absl::Status LowerBitcast(State& s, const jaxpr::Eqn& eqn) {
+  LegacyEmitter emitter(s, eqn);
+  return plugin::bitcast::LowerBitcastConvertType(emitter);
 }
 
 }  // namespace
@@ -137,6 +153,14 @@ void RegisterElementwise() {
                              absl::StrCat(rule.notes, rule.notes[0] ? "; " : "",
                                           "complex refused")});
   }
+  for (const std::string& name : plugin::random::RandomPrimitives()) {
+    registry.RegisterLegacy(name, &LowerRandom,
+                            {plugin::random::RandomOnnxOps(), plugin::kMinOpset,
+                             plugin::random::RandomNotes(name)});
+  }
+  registry.RegisterLegacy("bitcast_convert_type", &LowerBitcast,
+                          {plugin::bitcast::BitcastOnnxOps(), plugin::kMinOpset,
+                           plugin::bitcast::BitcastNotes()});
 }
 
 }  // namespace jax2onnx::plugins

@@ -14,8 +14,10 @@
 #include "glog/logging.h"
 #include "jaxpr/jaxpr.h"
 #include "jaxpr/status_macros.h"
+#include "plugin/bitcast_plan.h"
 #include "plugin/elementwise_plan.h"
 #include "plugin/onnx_types.h"
+#include "plugin/random_plan.h"
 #include "plugin/registry.h"
 #include "plugin/special_plan.h"
 #include "plugins2/register.h"
@@ -134,6 +136,8 @@ class IrEmitter {
     return outs;
   }
 
+  absl::Status SetOutAt(int i, Value v) { return ctx_.SetOutput(eqn_, i, v); }
+
  private:
   Value Typed(Value v, DType d) {
     types_[v] = d;
@@ -154,6 +158,16 @@ absl::Status LowerSpecial(LoweringContext& ctx, const jaxpr::Eqn& eqn) {
   return ew::LowerSpecial(emitter);
 }
 
+absl::Status LowerRandom(LoweringContext& ctx, const jaxpr::Eqn& eqn) {
+  IrEmitter emitter(ctx, eqn);
+  return plugin::random::LowerRandom(emitter);
+}
+
+absl::Status LowerBitcast(LoweringContext& ctx, const jaxpr::Eqn& eqn) {
+  IrEmitter emitter(ctx, eqn);
+  return plugin::bitcast::LowerBitcastConvertType(emitter);
+}
+
 }  // namespace
 
 void RegisterElementwise() {
@@ -170,6 +184,14 @@ void RegisterElementwise() {
                          absl::StrCat(rule.notes, rule.notes[0] ? "; " : "",
                                       "complex refused")});
   }
+  for (const std::string& name : plugin::random::RandomPrimitives()) {
+    registry.RegisterIr(name, &LowerRandom,
+                        {plugin::random::RandomOnnxOps(), plugin::kMinOpset,
+                         plugin::random::RandomNotes(name)});
+  }
+  registry.RegisterIr("bitcast_convert_type", &LowerBitcast,
+                      {plugin::bitcast::BitcastOnnxOps(), plugin::kMinOpset,
+                       plugin::bitcast::BitcastNotes()});
 }
 
 }  // namespace jax2onnx::plugins2

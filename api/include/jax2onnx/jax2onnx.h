@@ -115,6 +115,11 @@ struct ConvertOptions {
   // (the CLI's --inputs_as_nchw=0,2 / --outputs_as_nchw=0). Rank >= 3.
   std::vector<int> inputs_as_nchw;
   std::vector<int> outputs_as_nchw;
+  // How random_bits/random_split derive threefry counters; JAX's
+  // jax_threefry_partitionable, on by default since JAX 0.5.0. A printed
+  // jaxpr does not record it: set false for programs traced with it off
+  // (the CLI's --threefry_partitionable). check's interpreter honours it.
+  bool threefry_partitionable = true;
 };
 
 // Converts with the routed pipeline. Errors name the primitive, equation

@@ -1,0 +1,217 @@
+// PRNG primitives (jax/_src/random/prng.py abstract evals: random_seed,
+// random_wrap, random_unwrap, random_split, random_fold_in, random_bits,
+// iota_2x32_shape; jax/_src/random/threefry2x32.py: threefry2x32). Keys are
+// `key<fry>` arrays; their key data is u32[..., 2].
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "jaxpr/prng.h"
+#include "jaxpr/status_macros.h"
+#include "jaxpr/typecheck/rules.h"
+
+namespace jax2onnx::jaxpr::typecheck {
+namespace {
+
+Aval KeyAval(const Aval& like, std::vector<DimExpr> shape) {
+  Aval key = WithShape(like, std::move(shape));
+  key.dtype = DType::kOther;
+  key.dtype_name = "key<fry>";
+  return key;
+}
+
+absl::Status KeyIn(const RuleContext& ctx, int i) {
+  J2O_RETURN_IF_ERROR(ctx.Shaped(i));
+  J2O_RETURN_IF_ERROR(ctx.Variable(i));
+  if (!IsPrngKey(ctx.in(i))) {
+    return ctx.Fail(absl::StrCat("operand ", i,
+                                 " must be a PRNG key array, got ",
+                                 ctx.in(i).ToString()));
+  }
+  return absl::OkStatus();
+}
+
+// `impl=fry` (the key type's tag) or the implementation's name.
+absl::Status ImplParam(const RuleContext& ctx) {
+  J2O_RETURN_IF_ERROR(ctx.Has("impl"));
+  const ParamValue* impl = ctx.params().Find("impl");
+  const std::string text = impl->ToString();
+  if (text != "fry" && text != "threefry2x32" &&
+      text.find("threefry2x32") == std::string::npos) {
+    return ctx.Fail(absl::StrCat("impl=", text,
+                                 ": only threefry2x32 keys (fry) are "
+                                 "supported"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RandomSeedRule(RuleContext& ctx) {
+  J2O_RETURN_IF_ERROR(ctx.Arity(1));
+  J2O_RETURN_IF_ERROR(ctx.Outputs(1));
+  J2O_RETURN_IF_ERROR(ctx.Shaped(0));
+  J2O_RETURN_IF_ERROR(ctx.DTypeIn(0, kClassInt));
+  J2O_RETURN_IF_ERROR(ImplParam(ctx));
+  ctx.SetResult(KeyAval(ctx.in(0), ctx.in(0).shape));
+  return absl::OkStatus();
+}
+
+absl::Status RandomWrapRule(RuleContext& ctx) {
+  J2O_RETURN_IF_ERROR(ctx.Arity(1));
+  J2O_RETURN_IF_ERROR(ctx.Outputs(1));
+  J2O_RETURN_IF_ERROR(ctx.Shaped(0));
+  J2O_RETURN_IF_ERROR(ImplParam(ctx));
+  const Aval& data = ctx.in(0);
+  if (data.dtype != DType::kU32 || data.rank() < 1 ||
+      DimConst(data.shape.back()) != 2) {
+    return ctx.Fail(absl::StrCat("threefry key data must be u32[..., 2], got ",
+                                 data.ToString()));
+  }
+  std::vector<DimExpr> shape = data.shape;
+  shape.pop_back();
+  ctx.SetResult(KeyAval(data, std::move(shape)));
+  return absl::OkStatus();
+}
+
+absl::Status RandomUnwrapRule(RuleContext& ctx) {
+  J2O_RETURN_IF_ERROR(ctx.Arity(1));
+  J2O_RETURN_IF_ERROR(ctx.Outputs(1));
+  J2O_RETURN_IF_ERROR(KeyIn(ctx, 0));
+  J2O_ASSIGN_OR_RETURN(Aval physical, PhysicalAval(ctx.in(0)));
+  ctx.SetResult(std::move(physical));
+  return absl::OkStatus();
+}
+
+absl::Status RandomSplitRule(RuleContext& ctx) {
+  J2O_RETURN_IF_ERROR(ctx.Arity(1));
+  J2O_RETURN_IF_ERROR(ctx.Outputs(1));
+  J2O_RETURN_IF_ERROR(KeyIn(ctx, 0));
+  std::vector<DimExpr> shape = ctx.in(0).shape;
+  if (ctx.params().Has("shape")) {
+    J2O_ASSIGN_OR_RETURN(std::vector<int64_t> split, ctx.Ints("shape"));
+    for (int64_t d : split) shape.push_back(C(d));
+  } else {
+    // Before JAX 0.4.16: random_split[count=n].
+    J2O_ASSIGN_OR_RETURN(int64_t count, ctx.Int("count"));
+    shape.push_back(C(count));
+  }
+  ctx.SetResult(KeyAval(ctx.in(0), std::move(shape)));
+  return absl::OkStatus();
+}
+
+absl::Status RandomFoldInRule(RuleContext& ctx) {
+  J2O_RETURN_IF_ERROR(ctx.Arity(2));
+  J2O_RETURN_IF_ERROR(ctx.Outputs(1));
+  J2O_RETURN_IF_ERROR(KeyIn(ctx, 0));
+  J2O_RETURN_IF_ERROR(ctx.Shaped(1));
+  J2O_RETURN_IF_ERROR(ctx.DTypeIn(1, kClassInt));
+  // lax.broadcasting_shape_rule: equal ranks (or a scalar), dims equal or 1.
+  const Aval& keys = ctx.in(0);
+  const Aval& msgs = ctx.in(1);
+  std::vector<DimExpr> shape = keys.shape;
+  if (keys.rank() == 0) {
+    shape = msgs.shape;
+  } else if (msgs.rank() != 0) {
+    if (msgs.rank() != keys.rank()) {
+      return ctx.Fail(absl::StrCat("keys ", keys.ToString(), " and msgs ",
+                                   msgs.ToString(), " differ in rank"));
+    }
+    for (int i = 0; i < keys.rank(); ++i) {
+      if (DimConst(shape[i]) == 1) {
+        shape[i] = msgs.shape[i];
+      } else if (DimConst(msgs.shape[i]) != 1 &&
+                 !DimEqual(shape[i], msgs.shape[i])) {
+        return ctx.Fail(absl::StrCat("keys ", keys.ToString(), " and msgs ",
+                                     msgs.ToString(),
+                                     " are not broadcast-compatible"));
+      }
+    }
+  }
+  ctx.SetResult(KeyAval(keys, std::move(shape)));
+  return absl::OkStatus();
+}
+
+absl::Status RandomBitsRule(RuleContext& ctx) {
+  J2O_RETURN_IF_ERROR(ctx.Arity(1));
+  J2O_RETURN_IF_ERROR(ctx.Outputs(1));
+  J2O_RETURN_IF_ERROR(KeyIn(ctx, 0));
+  J2O_ASSIGN_OR_RETURN(int64_t bit_width, ctx.Int("bit_width"));
+  J2O_ASSIGN_OR_RETURN(std::vector<DimExpr> dims, ctx.Dims("shape"));
+  DType dtype;
+  switch (bit_width) {
+    case 8:
+      dtype = DType::kU8;
+      break;
+    case 16:
+      dtype = DType::kU16;
+      break;
+    case 32:
+      dtype = DType::kU32;
+      break;
+    case 64:
+      dtype = DType::kU64;
+      break;
+    default:
+      return ctx.Fail(absl::StrCat("bit_width=", bit_width,
+                                   " is not one of 8, 16, 32, 64"));
+  }
+  std::vector<DimExpr> shape = ctx.in(0).shape;
+  shape.insert(shape.end(), dims.begin(), dims.end());
+  ctx.SetResult(MakeAval(dtype, std::move(shape)));
+  return absl::OkStatus();
+}
+
+absl::Status Threefry2x32Rule(RuleContext& ctx) {
+  J2O_RETURN_IF_ERROR(ctx.Arity(4));
+  J2O_RETURN_IF_ERROR(ctx.Outputs(2));
+  J2O_RETURN_IF_ERROR(ctx.AllShaped());
+  std::vector<DimExpr> shape;
+  for (int i = 0; i < 4; ++i) {
+    if (ctx.in(i).dtype != DType::kU32) {
+      return ctx.Fail(absl::StrCat("operand ", i, " must be u32, got ",
+                                   ctx.in(i).ToString()));
+    }
+    if (ctx.in(i).rank() == 0) continue;
+    if (shape.empty()) {
+      shape = ctx.in(i).shape;
+      continue;
+    }
+    if (ctx.in(i).rank() != static_cast<int>(shape.size())) {
+      return ctx.Fail("operands differ in rank");
+    }
+    for (size_t d = 0; d < shape.size(); ++d) {
+      const DimExpr& x = ctx.in(i).shape[d];
+      if (DimConst(shape[d]) == 1) {
+        shape[d] = x;
+      } else if (DimConst(x) != 1 && !DimEqual(shape[d], x)) {
+        return ctx.Fail("operand shapes are not broadcast-compatible");
+      }
+    }
+  }
+  const Aval out = MakeAval(DType::kU32, shape);
+  ctx.SetResults({out, out});
+  return absl::OkStatus();
+}
+
+absl::Status Iota2x32ShapeRule(RuleContext& ctx) {
+  J2O_RETURN_IF_ERROR(ctx.Arity(0));
+  J2O_RETURN_IF_ERROR(ctx.Outputs(2));
+  J2O_ASSIGN_OR_RETURN(std::vector<DimExpr> shape, ctx.Dims("shape"));
+  const Aval out = MakeAval(DType::kU32, std::move(shape));
+  ctx.SetResults({out, out});
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void RegisterRandomRules(RuleTable& table) {
+  table["random_seed"] = {&RandomSeedRule};
+  table["random_wrap"] = {&RandomWrapRule};
+  table["random_unwrap"] = {&RandomUnwrapRule};
+  table["random_split"] = {&RandomSplitRule};
+  table["random_fold_in"] = {&RandomFoldInRule};
+  table["random_bits"] = {&RandomBitsRule};
+  table["threefry2x32"] = {&Threefry2x32Rule};
+  table["iota_2x32_shape"] = {&Iota2x32ShapeRule};
+}
+
+}  // namespace jax2onnx::jaxpr::typecheck

@@ -1,0 +1,56 @@
+#include "plugin/random_plan.h"
+
+#include <string>
+#include <vector>
+
+#include "plugin/bitcast_plan.h"
+
+namespace jax2onnx::plugin {
+namespace random {
+
+std::vector<std::string> RandomPrimitives() {
+  return {"random_seed",    "random_wrap", "random_unwrap", "random_split",
+          "random_fold_in", "random_bits", "threefry2x32",  "iota_2x32_shape"};
+}
+
+std::vector<std::string> RandomOnnxOps() {
+  return {"Add",   "Mul",    "Div",       "Mod",      "BitwiseXor", "BitShift",
+          "Cast",  "Gather", "Unsqueeze", "Concat",   "Range",      "Reshape",
+          "Slice", "Where",  "Less",      "Identity", "Sub",        "Squeeze"};
+}
+
+std::string RandomNotes(const std::string& primitive) {
+  if (primitive == "random_wrap" || primitive == "random_unwrap") {
+    return "keys are their key data, u32[..., 2]: Identity";
+  }
+  if (primitive == "iota_2x32_shape") {
+    return "Range split into (hi, lo) words with Div/Mod 2^32";
+  }
+  return "threefry2x32 bit for bit in int64 words with explicit mod 2^32 "
+         "(Xor: BitwiseXor, bit planes at opset 17); counters per "
+         "--threefry_partitionable (default true, JAX >= 0.5); key<fry> "
+         "only; non-partitionable random_bits beyond 2^32 - 1 counters "
+         "refused";
+}
+
+}  // namespace random
+
+namespace bitcast {
+
+std::vector<std::string> BitcastOnnxOps() {
+  return {"BitShift",  "Cast",      "Gather", "Mul",     "Add",
+          "Sub",       "Where",     "Neg",    "IsNaN",   "Abs",
+          "Div",       "Less",      "Equal",  "Greater", "GreaterOrEqual",
+          "ReduceSum", "Unsqueeze", "Concat", "Or",      "And"};
+}
+
+std::string BitcastNotes() {
+  return "no ONNX bitcast: integer fields cut with u64 BitShift, floats "
+         "rebuilt as significand * exact power of two (and back by counting "
+         "binades); exact for all finite values, +-0, +-inf, subnormals; "
+         "NaN payloads not preserved (quiet NaN / canonical 0x7FC00000-style "
+         "pattern); width changes as little-endian pieces on the last axis";
+}
+
+}  // namespace bitcast
+}  // namespace jax2onnx::plugin
