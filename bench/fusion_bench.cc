@@ -55,6 +55,7 @@ int Run(int argc, char** argv) {
     }
     jax2onnx::converter2::IrConvertOptions options;
     options.opset = opset;
+    options.optimize = 0;  // the literal graph; the fusions run below
     absl::StatusOr<jax2onnx::ir::Model> model =
         jax2onnx::converter2::ConvertToIr(*bundle, options);
     if (!model.ok()) {

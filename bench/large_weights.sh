@@ -62,7 +62,24 @@ run_convert() {  # MODE -> prints "wall_s peak_rss_kib"
 read -r auto_s auto_rss < <(run_convert auto)
 out_bytes=$(( $(stat -c %s "$work/out.onnx") + $(stat -c %s "$work/out.onnx.data" 2>/dev/null || echo 0) ))
 
-weight_bytes=$(python3 -c "import numpy as np, sys; z = np.load(sys.argv[1]); print(sum(z[k].nbytes for k in z.files if k.startswith('const_')))" "$work/big.npz")
+# Bytes of the const_i arrays: each .npy entry's size less its header
+# (magic, version, header length field, header), standard library only.
+weight_bytes=$(python3 - "$work/big.npz" <<'PY'
+import struct, sys, zipfile
+total = 0
+with zipfile.ZipFile(sys.argv[1]) as z:
+  for info in z.infolist():
+    if not info.filename.startswith("const_"):
+      continue
+    with z.open(info) as f:
+      head = f.read(12)
+    major = head[6]
+    header = (10 + struct.unpack_from("<H", head, 8)[0] if major == 1 else
+              12 + struct.unpack_from("<I", head, 8)[0])
+    total += info.file_size - header
+print(total)
+PY
+)
 cp_s=$(echo "$t1 - $t0" | bc)
 ratio() { python3 -c "import sys; print(f'{float(sys.argv[1]) / float(sys.argv[2]):.2f}')" "$1" "$2"; }
 if [ "$layers" = vit ]; then

@@ -11,7 +11,9 @@ std::vector<std::unique_ptr<Pass>> FusionPasses(int opset,
   if (opset >= 23) passes.push_back(CreateFuseRmsNormPass(options));
   if (opset >= 13) passes.push_back(CreateFuseSoftmaxPass(options));
   if (opset >= 20) passes.push_back(CreateFuseGeluPass(options));
-  if (opset >= 24) passes.push_back(CreateFuseSwishPass(options));
+  if (opset >= 24 && options.fuse_swish) {
+    passes.push_back(CreateFuseSwishPass(options));
+  }
   return passes;
 }
 

@@ -24,6 +24,10 @@ struct FusionOptions {
   // program itself computes in float32 between Casts (flax LayerNorm's
   // float32 statistics) fuse either way.
   bool fuse_low_precision_chains = false;
+  // x * sigmoid(x) -> Swish (opset >= 24). Off by default: ONNX Runtime
+  // 1.30 has no Swish kernel ("Could not find an implementation for
+  // Swish(24)"), so a fused model would not load there.
+  bool fuse_swish = false;
 };
 
 // "fuse-layer-norm": LayerNormalization (opset >= 17).

@@ -113,7 +113,9 @@ std::string FuseAndCompare(Builder& b, bool expect_change) {
   PassManagerOptions options;
   options.verify_each_pass = true;
   PassManager manager(std::move(options));
-  AddFusionPasses(manager, *b.model().OpsetVersion(""));
+  FusionOptions fusion_options;
+  fusion_options.fuse_swish = true;  // off in the pipeline (see fusions.h)
+  AddFusionPasses(manager, *b.model().OpsetVersion(""), fusion_options);
   absl::StatusOr<bool> changed = manager.Run(b.model());
   EXPECT_TRUE(changed.ok()) << changed.status();
   EXPECT_EQ(changed.value_or(!expect_change), expect_change);
