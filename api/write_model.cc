@@ -449,7 +449,9 @@ absl::StatusOr<ExclusiveTempFile> ExclusiveTempFile::Create(
 ExclusiveTempFile::ExclusiveTempFile(ExclusiveTempFile&& other) noexcept
     : fd_(other.fd_),
       path_(std::move(other.path_)),
-      committed_(other.committed_) {
+      committed_(other.committed_),
+      written_(other.written_),
+      flushed_(other.flushed_) {
   other.fd_ = -1;
   other.path_.clear();
   other.committed_ = true;
@@ -471,7 +473,23 @@ absl::Status ExclusiveTempFile::Write(const char* data, size_t size) {
     }
     data += n;
     size -= static_cast<size_t>(n);
+    written_ += static_cast<uint64_t>(n);
   }
+#if defined(__linux__)
+  // Start the writeback of every full 16 MiB behind us now, without waiting
+  // for it, so that the disk works while later weights are still being
+  // copied and the final fsync has little left to do (a ViT-B sidecar's
+  // fsync otherwise waited for all 330 MiB at the end). Advisory only: a
+  // failure here is reported by fsync.
+  constexpr uint64_t kWritebackChunk = 16u << 20;
+  if (written_ - flushed_ >= kWritebackChunk) {
+    const uint64_t end = written_ / kWritebackChunk * kWritebackChunk;
+    ::sync_file_range(fd_, static_cast<off_t>(flushed_),
+                      static_cast<off_t>(end - flushed_),
+                      SYNC_FILE_RANGE_WRITE);
+    flushed_ = end;
+  }
+#endif
   return absl::OkStatus();
 }
 

@@ -94,6 +94,10 @@ class ExclusiveTempFile {
   int fd_ = -1;
   std::string path_;
   bool committed_ = false;
+  // Bytes written so far, and the end of the range whose writeback was last
+  // started (see Write).
+  uint64_t written_ = 0;
+  uint64_t flushed_ = 0;
 };
 
 // A private directory (mkdtemp) under $TMPDIR or /tmp, removed with its

@@ -10,6 +10,7 @@
 #   bench/large_weights.sh [BUILD_DIR] [LAYERS|vit] [DIM] [--keep]
 #   bench/large_weights.sh build 16 4096    # 16 x 64 MiB = 1 GiB of weights
 #   bench/large_weights.sh build vit        # ViT-B/16, 346 MB of weights
+# cp and convert alternate REPEAT times (default 3); medians are reported.
 set -euo pipefail
 
 build=${1:-build}
@@ -43,8 +44,13 @@ npz_bytes=$(stat -c %s "$work/big.npz")
 sync
 
 now() { date +%s.%N; }
-t0=$(now); cp "$work/big.npz" "$work/copy.npz"; sync; t1=$(now)
-rm -f "$work/copy.npz"
+run_cp() {  # -> prints "wall_s"
+  local start end
+  sync
+  start=$(now); cp "$work/big.npz" "$work/copy.npz"; sync; end=$(now)
+  rm -f "$work/copy.npz"
+  echo "$end - $start" | bc
+}
 
 run_convert() {  # MODE -> prints "wall_s peak_rss_kib"
   rm -f "$work/out.onnx" "$work/out.onnx.data"
@@ -59,7 +65,19 @@ run_convert() {  # MODE -> prints "wall_s peak_rss_kib"
   echo "$(echo "$end - $start" | bc) $rss"
 }
 
-read -r auto_s auto_rss < <(run_convert auto)
+# The machines are noisy: cp and convert alternate REPEAT times (default 3)
+# and the medians are reported.
+repeat=${REPEAT:-3}
+median() { sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
+cp_runs=() auto_runs=() auto_rsses=()
+for ((r = 0; r < repeat; ++r)); do
+  cp_runs+=("$(run_cp)")
+  read -r s rss < <(run_convert auto)
+  auto_runs+=("$s") auto_rsses+=("$rss")
+done
+cp_s=$(printf '%s\n' "${cp_runs[@]}" | median)
+auto_s=$(printf '%s\n' "${auto_runs[@]}" | median)
+auto_rss=$(printf '%s\n' "${auto_rsses[@]}" | sort -g | tail -1)
 out_bytes=$(( $(stat -c %s "$work/out.onnx") + $(stat -c %s "$work/out.onnx.data" 2>/dev/null || echo 0) ))
 
 # Bytes of the const_i arrays: each .npy entry's size less its header
@@ -80,13 +98,13 @@ with zipfile.ZipFile(sys.argv[1]) as z:
 print(total)
 PY
 )
-cp_s=$(echo "$t1 - $t0" | bc)
 ratio() { python3 -c "import sys; print(f'{float(sys.argv[1]) / float(sys.argv[2]):.2f}')" "$1" "$2"; }
 if [ "$layers" = vit ]; then
   echo "bundle: ViT-B/16, npz $npz_bytes bytes, weights $weight_bytes bytes"
 else
   echo "bundle: $layers x f32[$dim,$dim], npz $npz_bytes bytes, weights $weight_bytes bytes"
 fi
+echo "runs (s): cp ${cp_runs[*]}; convert ${auto_runs[*]} (medians below, peak RSS the largest)"
 printf 'cp npz + sync:                 %6.2f s\n' "$cp_s"
 printf 'convert (external data) + sync: %6.2f s (%sx cp), peak RSS %d MiB (%sx weights), output %d bytes\n' \
   "$auto_s" "$(ratio "$auto_s" "$cp_s")" "$((auto_rss / 1024))" \

@@ -38,10 +38,10 @@ set_target_properties(jax2onnx_public PROPERTIES EXPORT_NAME jax2onnx)
 target_link_libraries(jax2onnx_public INTERFACE jax2onnx_api)
 target_include_directories(jax2onnx_public INTERFACE
   $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
-# A sanitizer build's static libraries call the ASan/UBSan runtimes: a
-# consumer must link with the same flags (tests/consumer in
+# A sanitizer (or libFuzzer) build's static libraries call the ASan/UBSan
+# runtimes: a consumer must link with the same flags (tests/consumer in
 # scripts/sanitize.sh).
-if(JAX2ONNX_SANITIZE)
+if(JAX2ONNX_SANITIZE OR JAX2ONNX_FUZZ)
   target_link_options(jax2onnx_public INTERFACE
     -fsanitize=address,undefined)
 endif()

@@ -126,6 +126,11 @@ const std::vector<Type>& Attr::types() const {
   return GetPayload<std::vector<Type>>(value_, name_, "TYPE_PROTOS");
 }
 
+bool Attr::holds_graphs() const {
+  return std::holds_alternative<std::unique_ptr<Graph>>(value_) ||
+         std::holds_alternative<std::vector<std::unique_ptr<Graph>>>(value_);
+}
+
 std::vector<Graph*> Attr::Subgraphs() const {
   std::vector<Graph*> out;
   if (auto* g = std::get_if<std::unique_ptr<Graph>>(&value_)) {
@@ -304,27 +309,47 @@ void Node::SetAttr(Attr attr) {
       if (root->names_built_) g->CollectNames(&root->names_);
     }
   }
+  const bool had_subgraphs = has_subgraphs();
+  const bool adds_graphs = attr.holds_graphs();
+  bool replaced = false;
   for (Attr& a : attrs_) {
     if (a.name_ == attr.name_) {
+      graph_attrs_ -= a.holds_graphs() ? 1 : 0;
       a = std::move(attr);
-      return;
+      replaced = true;
+      break;
     }
   }
-  attrs_.push_back(std::move(attr));
+  if (!replaced) attrs_.push_back(std::move(attr));
+  graph_attrs_ += adds_graphs ? 1 : 0;
+  NoteSubgraphChange(had_subgraphs);
 }
 
 bool Node::RemoveAttr(absl::string_view name) {
   for (auto it = attrs_.begin(); it != attrs_.end(); ++it) {
     if (it->name_ == name) {
+      const bool had_subgraphs = has_subgraphs();
+      graph_attrs_ -= it->holds_graphs() ? 1 : 0;
       attrs_.erase(it);
+      NoteSubgraphChange(had_subgraphs);
       return true;
     }
   }
   return false;
 }
 
+void Node::NoteSubgraphChange(bool had_subgraphs) {
+  if (graph_ == nullptr || erased_ || had_subgraphs == has_subgraphs()) return;
+  if (has_subgraphs()) {
+    ++graph_->num_subgraph_nodes_;
+  } else {
+    --graph_->num_subgraph_nodes_;
+  }
+}
+
 std::vector<Graph*> Node::Subgraphs() const {
   std::vector<Graph*> out;
+  if (!has_subgraphs()) return out;
   for (const Attr& a : attrs_) {
     for (Graph* g : a.Subgraphs()) out.push_back(g);
   }
@@ -563,6 +588,7 @@ void Graph::Link(Node* node, Node* before) {
     before->prev_ = node;
   }
   ++num_nodes_;
+  if (node->has_subgraphs()) ++num_subgraph_nodes_;
 }
 
 void Graph::Unlink(Node* node) {
@@ -579,6 +605,7 @@ void Graph::Unlink(Node* node) {
     tail_ = node->prev_;
   }
   --num_nodes_;
+  if (node->has_subgraphs()) --num_subgraph_nodes_;
 }
 
 Node* Graph::Append(std::unique_ptr<Node> node) {
@@ -758,6 +785,7 @@ size_t ReplaceAllUsesWith(Value* old_value, Value* new_value) {
 std::vector<Graph*> GraphAndSubgraphs(Graph* graph) {
   std::vector<Graph*> out{graph};
   for (size_t i = 0; i < out.size(); ++i) {
+    if (out[i]->num_subgraph_nodes() == 0) continue;
     for (Node* n : out[i]->nodes()) {
       for (Graph* g : n->Subgraphs()) out.push_back(g);
     }

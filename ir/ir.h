@@ -92,6 +92,8 @@ class Attr {
 
   // Subgraphs owned by this attribute (GRAPH or GRAPHS), else empty.
   std::vector<Graph*> Subgraphs() const;
+  // Whether this attribute holds a GRAPH or GRAPHS payload.
+  bool holds_graphs() const;
 
  private:
   friend class Node;
@@ -253,6 +255,7 @@ class Node {
   bool RemoveAttr(absl::string_view name);
   // All subgraphs of all attributes, in attribute order.
   std::vector<Graph*> Subgraphs() const;
+  bool has_subgraphs() const { return graph_attrs_ > 0; }
 
  private:
   friend class Graph;
@@ -264,6 +267,9 @@ class Node {
   void DropAllReferences();
   void RemoveUse(int i);
   void AddUse(int i);
+  // Keeps the graph's count of nodes with subgraphs after an attribute
+  // change (had_subgraphs: has_subgraphs() before it).
+  void NoteSubgraphChange(bool had_subgraphs);
 
   std::string domain_;
   std::string op_type_;
@@ -278,6 +284,9 @@ class Node {
   Node* prev_ = nullptr;
   Node* next_ = nullptr;
   bool erased_ = false;
+  // How many of attrs_ hold graphs; kept so that walks over all graphs can
+  // skip the (usual) graphs without control flow.
+  int graph_attrs_ = 0;
 };
 
 // Iteration over a graph's live nodes that survives erasure of the current
@@ -370,6 +379,8 @@ class Graph {
   NodeRange nodes() const { return NodeRange(FirstLive(head_), false); }
   NodeRange nodes_reversed() const { return NodeRange(LastLive(tail_), true); }
   size_t num_nodes() const { return num_nodes_; }
+  // How many of the nodes have subgraphs (Node::has_subgraphs).
+  size_t num_subgraph_nodes() const { return num_subgraph_nodes_; }
   Node* first_node() const { return FirstLive(head_); }
   Node* last_node() const { return LastLive(tail_); }
   // Inserts a detached node; returns it. `anchor` must be a live node of
@@ -435,6 +446,10 @@ class Graph {
   Node* head_ = nullptr;
   Node* tail_ = nullptr;
   size_t num_nodes_ = 0;
+  // Linked nodes with subgraphs (Node::has_subgraphs): GraphAndSubgraphs
+  // walks only graphs where this is non-zero. Passes walk every graph after
+  // every step, and a walk of 100k nodes is ~10 ms.
+  size_t num_subgraph_nodes_ = 0;
   std::vector<std::unique_ptr<Node>> erased_nodes_;
   std::vector<SparseTensor> sparse_initializers_;
   // Fresh-name state, used on root graphs only.

@@ -18,6 +18,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
 #include "ir/passes/passes.h"
 #include "ir/passes/rewrite_util.h"
 
@@ -81,23 +82,34 @@ std::optional<std::string> AttrKey(const Node* n) {
   return key;
 }
 
+// A cheap hash of a tensor's bytes for bucketing: its size and its first and
+// last 64 bytes. Hashing every weight in full cost more than the rest of a
+// ViT-B conversion; equal buckets are still compared byte for byte, and
+// weights of one shape almost always differ within their first bytes.
+size_t Fingerprint(absl::string_view bytes) {
+  constexpr size_t kEdge = 64;
+  if (bytes.size() <= 2 * kEdge) return absl::HashOf(bytes);
+  return absl::HashOf(bytes.size(), bytes.substr(0, kEdge),
+                      bytes.substr(bytes.size() - kEdge));
+}
+
 bool MergeInitializers(Graph& g) {
   bool changed = false;
-  // (dtype, dims, byte hash) -> initializers with that key, in order.
-  absl::flat_hash_map<std::string, std::vector<Value*>> seen;
+  // hash of (dtype, dims, byte fingerprint) -> initializers, in order.
+  absl::flat_hash_map<size_t, std::vector<Value*>> seen;
   for (Value* v : g.initializers()) {
     const Tensor* t = v->const_value();
     if (t == nullptr || v->is_graph_input() || v->is_graph_output() ||
         t->is_string() || t->is_external() || v->num_uses() == 0) {
       continue;
     }
-    std::string key = absl::StrCat(t->dtype(), "|");
-    for (int64_t d : t->dims()) absl::StrAppend(&key, d, ",");
-    absl::StrAppend(&key, "|", absl::HashOf(t->bytes()));
+    const size_t key = absl::HashOf(t->dtype(), t->dims(), Fingerprint(t->bytes()));
     std::vector<Value*>& same = seen[key];
     Value* match = nullptr;
     for (Value* earlier : same) {
-      if (earlier->const_value()->bytes() == t->bytes()) {
+      const Tensor* e = earlier->const_value();
+      if (e->dtype() == t->dtype() && e->dims() == t->dims() &&
+          e->bytes() == t->bytes()) {
         match = earlier;
         break;
       }
@@ -112,21 +124,64 @@ bool MergeInitializers(Graph& g) {
   return changed;
 }
 
+// Whether AttrKey can describe every attribute of `n` (no references, no
+// tensor/graph/sparse/type payloads), without building the key.
+bool AttrsComparable(const Node* n) {
+  for (const Attr& a : n->attributes()) {
+    if (a.is_ref()) return false;
+    switch (a.type()) {
+      case onnx::AttributeProto::INT:
+      case onnx::AttributeProto::FLOAT:
+      case onnx::AttributeProto::STRING:
+      case onnx::AttributeProto::INTS:
+      case onnx::AttributeProto::FLOATS:
+      case onnx::AttributeProto::STRINGS:
+        break;
+      default:
+        return false;
+    }
+  }
+  return true;
+}
+
+// Hash of what makes two nodes equal except the attribute values (those
+// are compared exactly, through AttrKey, only between nodes whose hashes
+// match: building the text key for every node dominated the pass).
+size_t StructuralHash(const Node* n) {
+  size_t h = absl::HashOf(n->domain(), n->op_type(), n->num_outputs(),
+                          n->attributes().size());
+  for (const Value* in : n->inputs()) h = absl::HashOf(h, in);
+  return h;
+}
+
+bool SameComputation(const Node* a, const Node* b) {
+  if (a->domain() != b->domain() || a->op_type() != b->op_type() ||
+      a->num_outputs() != b->num_outputs() || a->inputs() != b->inputs() ||
+      a->attributes().size() != b->attributes().size()) {
+    return false;
+  }
+  return AttrKey(a) == AttrKey(b);
+}
+
 bool EliminateIn(Graph& g) {
   bool changed = false;
-  absl::flat_hash_map<std::string, Node*> seen;
+  absl::flat_hash_map<size_t, std::vector<Node*>> seen;
   for (Node* node : g.nodes()) {
-    if (IsRandom(node) || !node->Subgraphs().empty()) continue;
-    std::optional<std::string> attrs = AttrKey(node);
-    if (!attrs.has_value()) continue;
-    std::string key = absl::StrCat(node->domain(), "|", node->op_type(), "|",
-                                   node->num_outputs(), "|", *attrs, "|");
-    for (const Value* in : node->inputs()) {
-      absl::StrAppend(&key, reinterpret_cast<uintptr_t>(in), ",");
+    if (IsRandom(node) || node->has_subgraphs() || !AttrsComparable(node)) {
+      continue;
     }
-    auto [it, inserted] = seen.try_emplace(key, node);
-    if (inserted) continue;
-    Node* earlier = it->second;
+    std::vector<Node*>& bucket = seen[StructuralHash(node)];
+    Node* earlier = nullptr;
+    for (Node* candidate : bucket) {
+      if (SameComputation(candidate, node)) {
+        earlier = candidate;
+        break;
+      }
+    }
+    if (earlier == nullptr) {
+      bucket.push_back(node);
+      continue;
+    }
     bool interface = false;
     for (int i = 0; i < node->num_outputs(); ++i) {
       interface |= node->output(i)->is_graph_output();

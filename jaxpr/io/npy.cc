@@ -28,6 +28,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "glog/logging.h"
+#include "jaxpr/io/crc32.h"
 #include "jaxpr/io/zip_map.h"
 #include "jaxpr/status_macros.h"
 
@@ -627,7 +628,7 @@ std::optional<absl::StatusOr<Array>> BorrowStoredNpzEntry(
       reinterpret_cast<uintptr_t>(data) % align != 0) {
     return std::nullopt;
   }
-  if (crc32_z(0, start, entry.size) != entry.crc32) {
+  if (Crc32(0, start, entry.size) != entry.crc32) {
     return absl::StatusOr<Array>(
         Invalid(what,
                 "corrupt data: CRC mismatch (the zip entry's CRC-32 "
