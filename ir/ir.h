@@ -271,22 +271,25 @@ class Node {
   // change (had_subgraphs: has_subgraphs() before it).
   void NoteSubgraphChange(bool had_subgraphs);
 
-  std::string domain_;
-  std::string op_type_;
-  std::string name_;
-  std::string doc_string_;
-  std::vector<Value*> inputs_;
-  std::vector<uint32_t> use_slots_;  // position of each input's Use
-  std::vector<std::unique_ptr<Value>> outputs_;
-  std::vector<Attr> attrs_;
-  Graph* graph_ = nullptr;
-  bool write_empty_domain_ = false;
+  // The list links and what passes test on every node come first, so that
+  // a walk over a graph (every pass does several) can touch one cache line
+  // per node instead of two.
   Node* prev_ = nullptr;
   Node* next_ = nullptr;
+  Graph* graph_ = nullptr;
   bool erased_ = false;
+  bool write_empty_domain_ = false;
   // How many of attrs_ hold graphs; kept so that walks over all graphs can
   // skip the (usual) graphs without control flow.
   int graph_attrs_ = 0;
+  std::string op_type_;
+  std::string domain_;
+  std::vector<Value*> inputs_;
+  std::vector<Attr> attrs_;
+  std::vector<uint32_t> use_slots_;  // position of each input's Use
+  std::vector<std::unique_ptr<Value>> outputs_;
+  std::string name_;
+  std::string doc_string_;
 };
 
 // Iteration over a graph's live nodes that survives erasure of the current
