@@ -1372,6 +1372,12 @@ absl::Status Parser::ParseParamValue(absl::string_view key, ParamValue* out) {
   SkipWs();
   if (AtEnd()) return Expected(absl::StrCat("a value for param '", key, "'"));
   const char c = s_[p_];
+  // No Python repr starts with '='; accepting one made `k= =v` print as
+  // `k==v`, which the previous param's value then swallowed (the scan below
+  // does not end a value at `KEY==`, a comparison inside opaque text).
+  if (c == '=') {
+    return Expected(absl::StrCat("a value for param '", key, "'"));
+  }
   if (IsIdentStart(c) && IsCallWithJaxprsAt(p_))
     return ParseCallWithJaxprs(out);
   if (IsLambdaAt(p_)) {

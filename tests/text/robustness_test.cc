@@ -156,5 +156,24 @@ TEST(RobustnessTest, ZeroOutputEquationNamedLikeABoundVariableIsAnError) {
   EXPECT_TRUE(StructurallyEqual(*ok, *again, &diff)) << diff;
 }
 
+// parser_fuzzer, 2026-11-24: `in_specs= = all_gather_invariant[...]` (a
+// value starting with '=') was accepted as opaque text and printed as
+// `in_specs==...`; re-parsed, the previous param's value ran on through it
+// (a value does not end at `KEY==`), giving 4 params instead of 5. A value
+// starting with '=' is now an error at its position.
+TEST(RobustnessTest, ParamValueStartingWithEqualsIsAnError) {
+  const std::string bad =
+      "{ lambda ; a:f32[3]. let\n"
+      "    b:f32[3] = custom_thing[\n"
+      "      flag=True\n"
+      "      spec= = other[x=1] c\n"
+      "    ] a\n"
+      "  in (b,) }\n";
+  auto file = ParseJaxprText(bad, "x");
+  ASSERT_FALSE(file.ok());
+  EXPECT_THAT(file.status().message(),
+              HasSubstr("x:4:13: error: expected a value for param 'spec'"));
+}
+
 }  // namespace
 }  // namespace jax2onnx::jaxpr
