@@ -42,6 +42,7 @@ onnx::ModelProto EmptyModel() {
   auto* op = m.add_opset_import();
   op->set_domain("");
   op->set_version(17);
+  m.mutable_graph()->set_name("fixture");  // the ONNX checker requires one
   AddTensorValueInfo(m.mutable_graph()->add_input(), "x", {2, 3});
   AddTensorValueInfo(m.mutable_graph()->add_output(), "y", {2, 3});
   return m;
