@@ -334,17 +334,15 @@ absl::Status RuleContext::SameDTypes(std::vector<int> indices) const {
     for (int i : indices) {
       if (!weak_[i]) continue;
       const Literal::Kind kind = eqn_.inputs[i].literal->kind;
-      const bool fits =
-          kind == Literal::Kind::kElidedArray ? true
-          : context == DType::kBool           ? kind == Literal::Kind::kBool
-          : IsInteger(context)    ? kind == Literal::Kind::kInt
-          : IsComplex(context)    ? kind == Literal::Kind::kComplex
-                                  : true;
+      const bool fits = kind == Literal::Kind::kElidedArray ? true
+                        : context == DType::kBool ? kind == Literal::Kind::kBool
+                        : IsInteger(context)      ? kind == Literal::Kind::kInt
+                        : IsComplex(context) ? kind == Literal::Kind::kComplex
+                                             : true;
       if (fits) continue;
-      return Fail(absl::StrCat("the untyped literal ",
-                               eqn_.inputs[i].literal->text, " (operand ", i,
-                               ") cannot be a ", in_[first].ToString(),
-                               " like operand ", first));
+      return Fail(absl::StrCat(
+          "the untyped literal ", eqn_.inputs[i].literal->text, " (operand ", i,
+          ") cannot be a ", in_[first].ToString(), " like operand ", first));
     }
   }
   return absl::OkStatus();

@@ -76,7 +76,10 @@ TEST(OrtAcceptsTest, InputWithAnInitializerDefaultKeepsItsDefault) {
   d->set_name("d");
   d->mutable_type()->mutable_tensor_type()->set_elem_type(
       onnx::TensorProto::FLOAT);
-  d->mutable_type()->mutable_tensor_type()->mutable_shape()->add_dim()
+  d->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->add_dim()
       ->set_dim_value(1);
   onnx::TensorProto* init = g->add_initializer();
   init->set_name("d");

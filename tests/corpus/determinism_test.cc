@@ -17,8 +17,8 @@
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
-#include "api/convert_internal.h"
 #include "api/check.h"
+#include "api/convert_internal.h"
 #include "api/corpus.h"
 #include "gtest/gtest.h"
 #include "ir/serde.h"
@@ -31,8 +31,8 @@ namespace {
 // failure (see above).
 bool CorpusLeavesUngated(const Bundle& bundle) {
   const std::optional<std::string> opset = bundle.file.Header("opset");
-  if (opset.has_value() &&
-      absl::StripAsciiWhitespace(*opset) != std::to_string(ConvertOptions{}.opset)) {
+  if (opset.has_value() && absl::StripAsciiWhitespace(*opset) !=
+                               std::to_string(ConvertOptions{}.opset)) {
     return true;
   }
   const std::optional<std::string> markers = bundle.file.Header("markers");
@@ -80,8 +80,9 @@ TEST_P(DeterminismTest, EveryTestdataBundleConvertsToIdenticalBytes) {
   for (size_t i = 0; i < bundles->size(); ++i) {
     const std::string& path = (*bundles)[i];
     absl::Status ort_status;
-    const std::string first = ConvertOnce(
-        path, GetParam(), have_ort ? &ort_status : nullptr, i % 16 == 0, &gated);
+    const std::string first =
+        ConvertOnce(path, GetParam(), have_ort ? &ort_status : nullptr,
+                    i % 16 == 0, &gated);
     EXPECT_TRUE(ort_status.ok()) << path << ": " << ort_status;
     const std::string second = ConvertOnce(path, GetParam());
     EXPECT_TRUE(first == second)

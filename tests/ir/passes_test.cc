@@ -162,13 +162,14 @@ TEST(UnusedInitializerPruningTest, RemovesOnlyUnusedNonInputInitializers) {
   *g.AddInitializer("unused", Floats({3}));
   Value* d = g.AddInput("d", F32({1}));
   ASSERT_TRUE(g.SetInputDefault(d, std::make_shared<Tensor>(Floats({4}))).ok());
-  // inner_only is read only inside a branch; d only as a default.
+  // inner_only is read only inside the branches; d is an input with a
+  // default that nothing reads.
   auto body = std::make_unique<Graph>("body");
   Value* inner_only = *g.AddInitializer("inner_only", Floats({5}));
   Add(*body, "Neg", {inner_only}, {"n"}, F32({1}));
   body->AddOutput(body->last_node()->output(0));
   auto else_body = std::make_unique<Graph>("else_body");
-  Add(*else_body, "Abs", {d}, {"a"}, F32({1}));
+  Add(*else_body, "Abs", {inner_only}, {"a"}, F32({1}));
   else_body->AddOutput(else_body->last_node()->output(0));
   Node* if_node = Add(g, "If", {c}, {"o"}, F32({1}));
   if_node->SetAttr(Attr::GraphValue("then_branch", std::move(body)));
@@ -186,7 +187,7 @@ TEST(UnusedInitializerPruningTest, RemovesOnlyUnusedNonInputInitializers) {
             "  init %w: f32[2] = f32[2]{1, 2}\n"
             "  %o: f32[1] = If(%c) {else_branch=graph else_body() -> (%a: "
             "f32[1]) {\n"
-            "    %a: f32[1] = Abs(%d)\n"
+            "    %a: f32[1] = Abs(%inner_only)\n"
             "  }, then_branch=graph body() -> (%n: f32[1]) {\n"
             "    %n: f32[1] = Neg(%inner_only)\n"
             "  }}\n"
