@@ -323,6 +323,28 @@ absl::Status RuleContext::SameDTypes(std::vector<int> indices) const {
                                TypesString(in_)));
     }
   }
+  // An untyped literal takes the dtype of a typed operand of its kind
+  // (LiteralDType). A bool, integer or complex operation has no untyped
+  // literal of another kind: JAX prints those literals as True, 1 and
+  // (1+0j), and it would have promoted a float one (`and 1.0 b` with a bool
+  // b is no JAX program, and the converters lowered its 1.0 as an f32
+  // constant ONNX Runtime refuses).
+  if (first >= 0) {
+    const DType context = in_[first].dtype;
+    for (int i : indices) {
+      if (!weak_[i]) continue;
+      const Literal::Kind kind = eqn_.inputs[i].literal->kind;
+      const bool fits = kind == Literal::Kind::kElidedArray ? true
+                        : context == DType::kBool ? kind == Literal::Kind::kBool
+                        : IsInteger(context)      ? kind == Literal::Kind::kInt
+                        : IsComplex(context) ? kind == Literal::Kind::kComplex
+                                             : true;
+      if (fits) continue;
+      return Fail(absl::StrCat(
+          "the untyped literal ", eqn_.inputs[i].literal->text, " (operand ", i,
+          ") cannot be a ", in_[first].ToString(), " like operand ", first));
+    }
+  }
   return absl::OkStatus();
 }
 

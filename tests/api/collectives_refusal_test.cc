@@ -11,6 +11,7 @@
 #include "jax2onnx/jax2onnx.h"
 #include "jaxpr/io/bundle.h"
 #include "jaxpr/text/parser.h"
+#include "tests/ort_accepts.h"
 
 namespace jax2onnx::api {
 namespace {
@@ -29,7 +30,10 @@ class CollectiveRefusalTest : public ::testing::TestWithParam<bool> {
     ConvertOptions options;
     options.use_onnx_ir = GetParam();
     options.mesh_axis_sizes = mesh;
-    return ToOnnx(bundle, options);
+    absl::StatusOr<onnx::ModelProto> model = ToOnnx(bundle, options);
+    // Whatever converts must be a model ORT accepts (tests/ort_accepts.h).
+    if (model.ok()) EXPECT_ORT_ACCEPTS(*model);
+    return model;
   }
 };
 

@@ -11,6 +11,7 @@
 #include "gtest/gtest.h"
 #include "jax2onnx/jax2onnx.h"
 #include "onnx/onnx_pb.h"
+#include "tests/ort_accepts.h"
 
 namespace jax2onnx {
 namespace {
@@ -26,7 +27,11 @@ class ComplexIoTest : public ::testing::TestWithParam<bool> {
     options.use_onnx_ir = GetParam();
     options.read_environment = false;
     options.opset = opset;
-    return ToOnnxFromText(text, arrays, options);
+    absl::StatusOr<onnx::ModelProto> model =
+        ToOnnxFromText(text, arrays, options);
+    // Whatever converts must be a model ORT accepts (tests/ort_accepts.h).
+    if (model.ok()) EXPECT_ORT_ACCEPTS(*model);
+    return model;
   }
 };
 

@@ -29,6 +29,7 @@
 #include "jaxpr/text/parser.h"
 #include "onnx/defs/schema.h"
 #include "onnx/shape_inference/implementation.h"
+#include "tests/ort_accepts.h"
 
 namespace jax2onnx::api {
 namespace {
@@ -194,6 +195,7 @@ TEST_P(GuardrailTest, OpsetSeventeenModelHasExplicitWhereAndIfTypes) {
   ASSERT_TRUE(model.ok()) << model.status();
   ASSERT_TRUE(ValidateWithOnnxChecker(*model).ok())
       << ValidateWithOnnxChecker(*model);
+  EXPECT_ORT_ACCEPTS(*model);
 
   onnx::ModelProto inferred = *model;
   inferred.set_ir_version(8);

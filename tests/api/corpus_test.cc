@@ -16,6 +16,7 @@
 #include "gtest/gtest.h"
 #include "jaxpr/text/parser.h"
 #include "plugin/registry.h"
+#include "tests/ort_accepts.h"
 
 namespace jax2onnx::api {
 namespace {
@@ -141,6 +142,7 @@ onnx::ModelProto ReluModel(const std::string& op_type) {
 
 TEST(OnnxCheckerTest, AcceptsValidModelStampedWithNewerIr) {
   EXPECT_TRUE(ValidateWithOnnxChecker(ReluModel("Relu")).ok());
+  EXPECT_ORT_ACCEPTS(ReluModel("Relu"));
 }
 
 TEST(OnnxCheckerTest, RejectsUnknownOpAndWrongDeclaredShape) {

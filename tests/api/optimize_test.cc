@@ -13,6 +13,7 @@
 #include "gtest/gtest.h"
 #include "ir/serde.h"
 #include "jax2onnx/jax2onnx.h"
+#include "tests/ort_accepts.h"
 
 namespace jax2onnx {
 namespace {
@@ -44,6 +45,7 @@ onnx::ModelProto Convert(int optimize, bool ir = true) {
   kernel.bytes.assign(4 * 8 * sizeof(float), '\0');
   auto model = ToOnnxFromText(kProgram, {kernel}, options);
   CHECK(model.ok()) << model.status();
+  EXPECT_ORT_ACCEPTS(*model);  // every level's model (tests/ort_accepts.h)
   return *model;
 }
 

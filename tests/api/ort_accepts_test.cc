@@ -62,5 +62,32 @@ TEST(OrtAcceptsTest, MistypedOpset17ModelFails) {
   EXPECT_FALSE(OrtAccepts(m).ok());
 }
 
+TEST(OrtAcceptsTest, InputWithAnInitializerDefaultKeepsItsDefault) {
+  std::string reason;
+  if (!api::OrtRunner::Shared().IsAvailable(&reason)) {
+    GTEST_SKIP() << "ONNX Runtime: " << reason;
+  }
+  // y = x + d with d a graph input defaulted by an initializer: ORT lists
+  // only x among the inputs to feed, so the gate must not feed d.
+  onnx::ModelProto m = OneNodeModel("Add", 23);
+  onnx::GraphProto* g = m.mutable_graph();
+  g->mutable_node(0)->add_input("d");
+  onnx::ValueInfoProto* d = g->add_input();
+  d->set_name("d");
+  d->mutable_type()->mutable_tensor_type()->set_elem_type(
+      onnx::TensorProto::FLOAT);
+  d->mutable_type()
+      ->mutable_tensor_type()
+      ->mutable_shape()
+      ->add_dim()
+      ->set_dim_value(1);
+  onnx::TensorProto* init = g->add_initializer();
+  init->set_name("d");
+  init->set_data_type(onnx::TensorProto::FLOAT);
+  init->add_dims(1);
+  init->add_float_data(4.0f);
+  EXPECT_TRUE(OrtAccepts(m).ok()) << OrtAccepts(m);
+}
+
 }  // namespace
 }  // namespace jax2onnx::ort_accepts

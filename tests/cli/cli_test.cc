@@ -71,6 +71,14 @@ class CliTest : public testing_util::CliFixture {
   }
 };
 
+// Every model a test writes through the CLI must be one ONNX Runtime
+// accepts (tests/ort_accepts.h).
+void ExpectWrittenModelOrtAccepts(const fs::path& path) {
+  onnx::ModelProto model;
+  ASSERT_TRUE(model.ParseFromString(ReadFile(path))) << path;
+  EXPECT_ORT_ACCEPTS(model);
+}
+
 std::vector<std::string> Lines(const std::string& text) {
   return absl::StrSplit(text, '\n', absl::SkipEmpty());
 }
@@ -192,6 +200,7 @@ TEST_F(CliTest, UseOnnxIrIsTriStateAndTheEnvironmentOverridesIt) {
     const Result r =
         Run("convert -v " + bundle + " -o " + P("a.onnx") + " " + flags, env);
     EXPECT_EQ(r.exit_code, 0) << r.err;
+    ExpectWrittenModelOrtAccepts(P("a.onnx"));
     if (r.err.find("with the ir pipeline") != std::string::npos) return "ir";
     if (r.err.find("with the legacy pipeline") != std::string::npos) {
       return "legacy";
@@ -221,6 +230,9 @@ TEST_F(CliTest, QuietConvertPrintsNothingVerboseMore) {
       Run("convert --verbose " + bundle + " -o " + P("v.onnx"));
   EXPECT_THAT(verbose.err, HasSubstr("wrote "));
   EXPECT_THAT(verbose.err, HasSubstr("pipeline in"));
+  for (const char* name : {"q.onnx", "n.onnx", "v.onnx"}) {
+    ExpectWrittenModelOrtAccepts(P(name));
+  }
 }
 
 TEST_F(CliTest, QuietEvalShowsOnlyFailures) {

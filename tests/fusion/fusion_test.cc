@@ -26,6 +26,7 @@
 #include "ir/verifier.h"
 #include "jaxpr/io/bundle.h"
 #include "jaxpr/io/compare.h"
+#include "tests/ort_accepts.h"
 
 namespace jax2onnx {
 namespace {
@@ -60,7 +61,8 @@ class FusionTest : public ::testing::Test {
 
   // Converts with the IR pipeline at `opset`, runs the fusion passes
   // (verifying the IR around each) and checks the fused model's outputs in
-  // ONNX Runtime against the interpreter.
+  // ONNX Runtime against the interpreter. ORT must accept the literal and
+  // the fused model (tests/ort_accepts.h), numbers checked or not.
   // `tolerance` (rtol = atol) replaces the bundle's when positive.
   Fused ConvertFuseAndCheck(const std::string& name, int opset,
                             bool check_numbers = true, double tolerance = 0,
@@ -76,6 +78,7 @@ class FusionTest : public ::testing::Test {
     EXPECT_TRUE(model.ok()) << model.status();
     if (!model.ok()) return result;
     result.literal_counts = OpCounts(*model);
+    EXPECT_ORT_ACCEPTS(ir::ToProto(*model));
     ir::PassManagerOptions pm_options;
     pm_options.verify_each_pass = true;
     ir::PassManager manager(std::move(pm_options));
@@ -87,6 +90,7 @@ class FusionTest : public ::testing::Test {
     EXPECT_TRUE(ir::Verify(*model).ok());
     result.fused_counts = OpCounts(*model);
     result.fused_text = ir::PrintGraph(model->graph());
+    EXPECT_ORT_ACCEPTS(ir::ToProto(*model));
     if (!check_numbers) return result;
 
     std::string reason;

@@ -17,6 +17,7 @@
 #include "gtest/gtest.h"
 #include "ir/serde.h"
 #include "jaxpr/text/parser.h"
+#include "tests/ort_accepts.h"
 #include "tests/scoped_env.h"
 
 namespace jax2onnx::api {
@@ -41,6 +42,7 @@ onnx::ModelProto EmptyModel() {
   auto* op = m.add_opset_import();
   op->set_domain("");
   op->set_version(17);
+  m.mutable_graph()->set_name("fixture");  // the ONNX checker requires one
   AddTensorValueInfo(m.mutable_graph()->add_input(), "x", {2, 3});
   AddTensorValueInfo(m.mutable_graph()->add_output(), "y", {2, 3});
   return m;
@@ -148,6 +150,16 @@ ShadowResult Compare(const onnx::ModelProto& legacy, const onnx::ModelProto& ir,
   std::vector<jaxpr::Array> oracle = {AddMulReference(x, kConst)};
   return CompareModels(legacy, ir, std::vector<jaxpr::Array>{x}, oracle,
                        std::nullopt, std::nullopt, runner);
+}
+
+// The hand-built fixtures are whole models ORT accepts (tests/ort_accepts.h);
+// the tests below that break one (NoSuchOp) do so on purpose.
+TEST(FixtureTest, EveryFixtureModelIsOneOrtAccepts) {
+  EXPECT_ORT_ACCEPTS(AddMul("t", "c"));
+  EXPECT_ORT_ACCEPTS(AddMul("tmp_9", "const_a", {6, 5, 4, 3, 2, 1}));
+  EXPECT_ORT_ACCEPTS(TwoBranches(true));
+  EXPECT_ORT_ACCEPTS(TwoBranches(false));
+  EXPECT_ORT_ACCEPTS(AddIdentityMul());
 }
 
 // --- Canonical form and structural diff -----------------------------------
@@ -477,6 +489,7 @@ TEST(EnvTest, ToOnnxAppendsReportLinesAndReturnsTheRoutedModel) {
     env.Set(kUseOnnxIrEnv, use_ir);
     auto model = ToOnnx(bundle);
     ASSERT_TRUE(model.ok()) << model.status();
+    EXPECT_ORT_ACCEPTS(*model);
     const Pipeline routed =
         use_ir[0] == '1' ? Pipeline::kIr : Pipeline::kLegacy;
     auto direct = ConvertWithPipeline(routed, bundle, ConvertOptions());

@@ -13,6 +13,7 @@
 #include "absl/algorithm/container.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "api/check.h"
 #include "api/convert_internal.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -21,6 +22,7 @@
 #include "jaxpr/mesh.h"
 #include "jaxpr/text/parser.h"
 #include "plugin/registry.h"
+#include "tests/ort_accepts.h"
 
 namespace jax2onnx {
 namespace {
@@ -46,6 +48,19 @@ absl::StatusOr<onnx::ModelProto> Convert(const Bundle& bundle, bool ir) {
   options.use_onnx_ir = ir;
   return api::ConvertWithPipeline(
       ir ? api::Pipeline::kIr : api::Pipeline::kLegacy, bundle, options);
+}
+
+// A mutated bundle that is still well typed converts; its model must be
+// one ONNX Runtime accepts (tests/ort_accepts.h), run on the bundle's own
+// inputs (the mutations keep the signature).
+void ExpectOrtAcceptsOnBundleInputs(const onnx::ModelProto& model,
+                                    const Bundle& bundle) {
+  std::string reason;
+  if (!api::OrtRunner::Shared().IsAvailable(&reason)) return;
+  auto inputs = api::InputsFor(bundle, api::CheckOptions{});
+  ASSERT_TRUE(inputs.ok()) << bundle.file.path << ": " << inputs.status();
+  absl::Status status = ort_accepts::OrtAcceptsOn(model, *inputs);
+  EXPECT_TRUE(status.ok()) << bundle.file.path << ": " << status;
 }
 
 TEST(IllTypedSweepTest, EveryPrimitiveWithNoOperandsIsACleanError) {
@@ -109,8 +124,12 @@ TEST(IllTypedSweepTest, DroppedLastOperandIsACleanError) {
     eqn.inputs.pop_back();
     for (bool ir : {false, true}) {
       auto model = Convert(*bundle, ir);
-      // select_n with one case fewer can still be well typed.
-      if (prim == "select_n" && model.ok()) continue;
+      // select_n with one case fewer can still be well typed; its model
+      // must then be one ORT accepts.
+      if (prim == "select_n" && model.ok()) {
+        ExpectOrtAcceptsOnBundleInputs(*model, *bundle);
+        continue;
+      }
       ASSERT_FALSE(model.ok()) << prim << " in " << use.first << " (ir=" << ir
                                << ") converted with an operand missing";
       EXPECT_THAT(std::string(model.status().message()),
@@ -136,7 +155,10 @@ TEST(IllTypedSweepTest, LiteralInPlaceOfAVariableNeverCrashes) {
     }
     for (bool ir : {false, true}) {
       auto model = Convert(*bundle, ir);
-      if (model.ok()) continue;  // e.g. `add 1.0 b` is still well typed
+      if (model.ok()) {  // e.g. `add 1.0 b` is still well typed
+        ExpectOrtAcceptsOnBundleInputs(*model, *bundle);
+        continue;
+      }
       EXPECT_FALSE(absl::StrContains(model.status().message(), "Internal"))
           << prim << ": " << model.status();
       EXPECT_FALSE(model.status().message().empty()) << prim;

@@ -52,6 +52,40 @@ TEST(TypeCheckTest, WellTypedProgramPasses) {
                   .ok());
 }
 
+// An untyped literal takes the dtype of a typed operand of its kind; a
+// float literal cannot be a bool, integer or complex operand (JAX prints
+// those as True, 1 and (1+0j)). Found by the ORT gate on the ill-typed
+// sweep: the converters lowered `and 1.0 b` with an f32 constant.
+TEST(TypeCheckTest, UntypedLiteralOfTheWrongKindIsAnError) {
+  EXPECT_THAT(Message(Check(R"({ lambda ; b:bool[3]. let
+    c:bool[3] = and 1.0 b
+  in (c,) })")),
+              HasSubstr("the untyped literal 1.0 (operand 0) cannot be a "
+                        "bool[3] like operand 1"));
+  EXPECT_THAT(Message(Check(R"({ lambda ; b:i32[3]. let
+    c:i32[3] = max b 0.5
+  in (c,) })")),
+              HasSubstr("the untyped literal 0.5 (operand 1) cannot be a "
+                        "i32[3] like operand 0"));
+  EXPECT_THAT(Message(Check(R"({ lambda ; d:c64[3]. let
+    f:bool[3] = ne 1.0 d
+  in (f,) })")),
+              HasSubstr("the untyped literal 1.0 (operand 0) cannot be a "
+                        "c64[3]"));
+  EXPECT_THAT(Message(Check(R"({ lambda ; b:bool[3]. let
+    c:bool[3] = or b 1
+  in (c,) })")),
+              HasSubstr("the untyped literal 1 (operand 1) cannot be a "
+                        "bool[3]"));
+  // Of its kind, or an integer literal in a float operation: fine.
+  EXPECT_TRUE(Check(R"({ lambda ; a:f32[3] b:i32[3]. let
+    c:f32[3] = add a 2
+    d:f32[3] = mul 0.5 c
+    e:i32[3] = max b 0
+  in (d, e) })")
+                  .ok());
+}
+
 TEST(TypeCheckTest, DeclaredResultTooLongIsNamed) {
   // add of two f32[5] is f32[5] (lax broadcasting_shape_rule).
   const absl::Status s = Check(R"({ lambda ; a:f32[5] b:f32[5]. let

@@ -17,6 +17,7 @@
 #include "jax2onnx/jax2onnx.h"
 #include "jaxpr/io/compare.h"
 #include "jaxpr/io/npy.h"
+#include "tests/ort_accepts.h"
 #include "tests/write/write_test_util.h"
 
 namespace jax2onnx::write_test {
@@ -193,6 +194,9 @@ TEST_F(ExternalDataOrtTest, ThresholdZeroModelMatchesAddedWeights) {
   std::vector<double> expected(kN);
   for (int i = 0; i < kN; ++i) expected[i] = i - 1;
   EXPECT_EQ(Values((*got)[0]), expected);
+  // The fixture write_model_test.cc writes, inline: ORT and (opset 17) the
+  // ONNX checker accept it (tests/ort_accepts.h).
+  EXPECT_ORT_ACCEPTS(AddWeightModel(kN));
 }
 
 // Two models with byte-identical .onnx files (same sidecar name, offsets and
