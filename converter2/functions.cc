@@ -6,6 +6,7 @@
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/ascii.h"
+#include "absl/strings/cord.h"
 #include "absl/strings/str_cat.h"
 #include "converter2/lowering_context.h"
 #include "jaxpr/literal_value.h"
@@ -210,7 +211,16 @@ absl::StatusOr<ir::Function*> FunctionTable::Build(
       }
     }
   }
-  J2O_RETURN_IF_ERROR(ctx.LowerEquations(callee));
+  if (absl::Status s = ctx.LowerEquations(callee); !s.ok()) {
+    // Kept: the code and the payloads (the failing equation's location).
+    absl::Status in_body(
+        s.code(), absl::StrCat(s.message(), " (in the body of ONNX function '",
+                               fn_name, "', made for --functions)"));
+    s.ForEachPayload([&](absl::string_view url, const absl::Cord& payload) {
+      in_body.SetPayload(url, payload);
+    });
+    return in_body;
+  }
   absl::flat_hash_set<ir::Value*> outputs;
   for (size_t i = 0; i < callee.outvars.size(); ++i) {
     const jaxpr::Atom& atom = callee.outvars[i];

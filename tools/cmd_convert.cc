@@ -57,7 +57,8 @@ DEFINE_string(functions, "",
               "pjit/jit calls (and custom_jvp_call/custom_vjp_call printed "
               "with a name): each match becomes a call of a model-local ONNX "
               "function (domain jax2onnx.functions), equal calls sharing one "
-              "(convert, check; IR pipeline only).");
+              "(convert, check, shadow; IR pipeline only: shadow converts the "
+              "legacy side inlined).");
 DEFINE_bool(threefry_partitionable, true,
             "JAX's jax_threefry_partitionable when the jaxpr was traced (on "
             "by default since JAX 0.5.0): how random_bits/random_split "

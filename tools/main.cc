@@ -198,7 +198,8 @@ const std::vector<Command>& Commands() {
         "missing_ok"},
        &RunCorpus},
       {"shadow",
-       "shadow BUNDLE_OR_DIR... [--json] [--opset N] [--seed N]",
+       "shadow BUNDLE_OR_DIR... [--json] [--opset N] [--seed N] "
+       "[--functions=GLOB,...]",
        "Compare the legacy and IR pipelines on bundles",
        "Converts each bundle with both pipelines and prints a verdict: "
        "IDENTICAL (same canonical graph), EQUIVALENT (graphs differ, outputs "
@@ -212,7 +213,8 @@ const std::vector<Command>& Commands() {
          "Print one JSON array (docs/shadow_and_parity.md) instead "
          "of the text verdicts."},
         {"opset", kOpsetHelp},
-        {"seed", kSeedHelp}},
+        {"seed", kSeedHelp},
+        "functions"},
        &RunShadow},
       {"parity",
        "parity DIR_OR_BUNDLE... --out DIR [--f64_variants=false] "

@@ -221,6 +221,29 @@ TEST(FunctionsTest, LegacyPipelineAndEmptyGlobsAreRefused) {
               HasSubstr("functions: pattern 1 is empty"));
 }
 
+TEST(FunctionsTest, ABodyNeedingASymbolItsInputsLackIsRefusedPrecisely) {
+  // The body broadcasts to (B, 3) but its only input is f32[3]: a function
+  // cannot read B from the main graph's input. Inlined, it converts.
+  constexpr char kProgram[] =
+      "{ lambda ; a:f32[B,3] b:f32[3]. let\n"
+      "    c:f32[B,3] = pjit[name=spread jaxpr={ lambda ; d:f32[3]. let\n"
+      "        e:f32[B,3] = broadcast_in_dim[broadcast_dimensions=(1,)\n"
+      "          shape=(B, 3) sharding=None] d\n"
+      "      in (e,) }] b\n"
+      "    f:f32[B,3] = add a c\n"
+      "  in (f,) }\n";
+  auto refused = ToOnnxFromText(kProgram, {}, IrOptions({"spread"}));
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.status().message(),
+              HasSubstr("symbolic dimension 'B' does not appear"));
+  EXPECT_THAT(refused.status().message(),
+              HasSubstr("(in the body of ONNX function 'spread', made for "
+                        "--functions)"));
+  auto inlined = ToOnnxFromText(kProgram, {}, IrOptions({}));
+  ASSERT_TRUE(inlined.ok()) << inlined.status();
+  EXPECT_ORT_ACCEPTS(*inlined);
+}
+
 TEST(FunctionsTest, ShadowFindsTheFunctionModelEquivalentToTheInlinedOne) {
   std::string why;
   if (!api::OrtRunner::Shared().IsAvailable(&why)) GTEST_SKIP() << why;
