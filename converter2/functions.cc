@@ -115,9 +115,16 @@ void CollectCalls(const ir::Graph* graph,
 std::string CallKey(const jaxpr::Eqn& eqn, absl::string_view jax_name) {
   std::string key = absl::StrCat(jax_name, "|", eqn.primitive, "|");
   for (size_t i = 0; i < eqn.inputs.size(); ++i) {
+    const jaxpr::Atom& operand = eqn.inputs[i];
     absl::StrAppend(&key, LoweringContext::InAval(eqn, static_cast<int>(i))
-                              .ToString(),
-                    ",");
+                              .ToString());
+    // A literal operand is a constant of the body: its value is part of
+    // the signature.
+    if (operand.is_literal()) {
+      absl::StrAppend(&key, "=", jaxpr::PrintAtom(operand), "#",
+                      operand.literal->elided_index);
+    }
+    absl::StrAppend(&key, ",");
   }
   absl::StrAppend(&key, "|", CanonicalPrinter::Params(eqn.params));
   return key;
@@ -192,15 +199,25 @@ absl::StatusOr<ir::Function*> FunctionTable::Build(
 
   LoweringContext ctx(&body, opset_, elided_literals_);
   ctx.set_functions(this);
+  int num_inputs = 0;
   for (size_t i = 0; i < callee.invars.size(); ++i) {
     const jaxpr::Var* var = callee.invars[i];
+    if (eqn.inputs[i].is_literal()) {
+      // A literal operand (`pjit[...] x -inf:f32[]`) is a constant of the
+      // body, not an input: the body then optimizes as if inlined (a
+      // softmax's `max(-inf, ...)` folds and fuses).
+      J2O_ASSIGN_OR_RETURN(ir::Value * constant,
+                           ctx.ValueOf(eqn.inputs[i], &eqn));
+      ctx.Bind(var, constant);
+      continue;
+    }
     J2O_ASSIGN_OR_RETURN(
         ir::Type type,
         LoweringContext::TypeOfAval(
             var->aval, absl::StrCat("input ", i, " (", var->name,
                                     ") of ONNX function '", fn_name, "'")));
-    ir::Value* input =
-        body.AddInput(body.FreshName(absl::StrCat("in_", i)), std::move(type));
+    ir::Value* input = body.AddInput(
+        body.FreshName(absl::StrCat("in_", num_inputs++)), std::move(type));
     ctx.Bind(var, input);
     // Symbolic dims are read from the function's own inputs: a body cannot
     // see the main graph's.
@@ -256,7 +273,8 @@ absl::StatusOr<ir::Function*> FunctionTable::Build(
 absl::StatusOr<std::vector<ir::Value*>> FunctionTable::Call(
     LoweringContext& caller, const jaxpr::Eqn& eqn, absl::string_view jax_name,
     const jaxpr::ClosedJaxpr& callee, absl::Span<ir::Value* const> args) {
-  if (args.size() != callee.invars.size()) {
+  if (args.size() != callee.invars.size() ||
+      eqn.inputs.size() != callee.invars.size()) {
     return absl::InvalidArgumentError(
         absl::StrCat("call passes ", args.size(), " operands to a jaxpr with ",
                      callee.invars.size(), " inputs"));
@@ -269,8 +287,12 @@ absl::StatusOr<std::vector<ir::Value*>> FunctionTable::Call(
     J2O_ASSIGN_OR_RETURN(function, Build(eqn, jax_name, callee));
     by_key_.emplace(key, function);
   }
+  std::vector<ir::Value*> inputs;  // literal operands are in the body
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (!eqn.inputs[i].is_literal()) inputs.push_back(args[i]);
+  }
   return caller.OpInDomain(kFunctionDomain, function->name(),
-                           std::vector<ir::Value*>(args.begin(), args.end()),
+                           std::move(inputs),
                            static_cast<int>(callee.outvars.size()));
 }
 

@@ -161,7 +161,8 @@ TEST(FunctionsTest, NumbersMatchTheInterpreterAtBothOpsets) {
     std::vector<std::string> globs;
   };
   for (const Case& c : {Case{"shared_nested.jaxpr", {"_dense", "_act"}},
-                        Case{"symbolic_batch.jaxpr", {"_norm*", "softplus"}}}) {
+                        Case{"symbolic_batch.jaxpr", {"_norm*", "softplus"}},
+                        Case{"literal_operand.jaxpr", {"shift"}}}) {
     for (int opset : {23, 17}) {
       SCOPED_TRACE(std::string(c.file) + " opset " + std::to_string(opset));
       api::CheckOptions options;
@@ -172,6 +173,26 @@ TEST(FunctionsTest, NumbersMatchTheInterpreterAtBothOpsets) {
       EXPECT_EQ(r.oracle, "interpreter");
     }
   }
+}
+
+TEST(FunctionsTest, ALiteralOperandIsAConstantOfTheBodyAndPartOfTheKey) {
+  const onnx::ModelProto m =
+      ConvertFile("literal_operand.jaxpr", IrOptions({"shift"}));
+  // shift(a, 1.0) and shift(b, 1.0) share a function; shift(c, 2.0) gets
+  // its own. Each takes only the variable operand.
+  EXPECT_THAT(CalledOps(m), ElementsAre("shift", "shift", "shift_1"));
+  for (const auto& n : m.graph().node()) {
+    if (n.domain() == converter2::kFunctionDomain) EXPECT_EQ(n.input_size(), 1);
+  }
+  ASSERT_EQ(m.functions_size(), 2);
+  for (const auto& f : m.functions()) {
+    SCOPED_TRACE(f.name());
+    EXPECT_EQ(f.input_size(), 1);
+    EXPECT_EQ(NodeOps(f)[0], "Constant");
+    ExpectSelfContained(f);
+  }
+  EXPECT_EQ(m.graph().initializer_size(), 0);
+  EXPECT_ORT_ACCEPTS(m);
 }
 
 TEST(FunctionsTest, GlobsSelectWhichCallsBecomeFunctions) {
