@@ -30,9 +30,11 @@ class CanonicalPrinter {
     for (const jaxpr::Eqn& eqn : j.eqns) {
       // Operands first: they refer to earlier bindings.
       std::string ins;
-      for (const jaxpr::Atom& a : eqn.inputs) absl::StrAppend(&ins, " ", Atom(a));
+      for (const jaxpr::Atom& a : eqn.inputs)
+        absl::StrAppend(&ins, " ", Atom(a));
       std::string outs;
-      for (const jaxpr::Var* v : eqn.outputs) absl::StrAppend(&outs, Bind(v), " ");
+      for (const jaxpr::Var* v : eqn.outputs)
+        absl::StrAppend(&outs, Bind(v), " ");
       absl::StrAppend(&out, " ", outs, "= ", eqn.primitive, Params(eqn.params),
                       ins, ";");
     }
@@ -103,7 +105,8 @@ void CollectCalls(const ir::Graph* graph,
                   std::vector<std::string>* fresh) {
   for (const ir::Graph* g : ir::GraphAndSubgraphs(graph)) {
     for (const ir::Node* n : g->nodes()) {
-      if (n->domain() == kFunctionDomain && names->insert(n->op_type()).second) {
+      if (n->domain() == kFunctionDomain &&
+          names->insert(n->op_type()).second) {
         fresh->push_back(n->op_type());
       }
     }
@@ -116,8 +119,8 @@ std::string CallKey(const jaxpr::Eqn& eqn, absl::string_view jax_name) {
   std::string key = absl::StrCat(jax_name, "|", eqn.primitive, "|");
   for (size_t i = 0; i < eqn.inputs.size(); ++i) {
     const jaxpr::Atom& operand = eqn.inputs[i];
-    absl::StrAppend(&key, LoweringContext::InAval(eqn, static_cast<int>(i))
-                              .ToString());
+    absl::StrAppend(
+        &key, LoweringContext::InAval(eqn, static_cast<int>(i)).ToString());
     // A literal operand is a constant of the body: its value is part of
     // the signature.
     if (operand.is_literal()) {
@@ -247,12 +250,12 @@ absl::StatusOr<ir::Function*> FunctionTable::Build(
     J2O_ASSIGN_OR_RETURN(
         ir::Type type,
         LoweringContext::TypeOfAval(
-            aval, absl::StrCat("output ", i, " of ONNX function '", fn_name,
-                               "'")));
+            aval,
+            absl::StrCat("output ", i, " of ONNX function '", fn_name, "'")));
     // Every output is a distinct value computed by a node of the body (not
     // an input, a constant, or an earlier output).
-    const bool own = value->producer() != nullptr &&
-                     value->graph() == &body && !outputs.contains(value);
+    const bool own = value->producer() != nullptr && value->graph() == &body &&
+                     !outputs.contains(value);
     if (!own) value = ctx.Op("Identity", {value});
     value->SetType(std::move(type));
     outputs.insert(value);
@@ -291,8 +294,7 @@ absl::StatusOr<std::vector<ir::Value*>> FunctionTable::Call(
   for (size_t i = 0; i < args.size(); ++i) {
     if (!eqn.inputs[i].is_literal()) inputs.push_back(args[i]);
   }
-  return caller.OpInDomain(kFunctionDomain, function->name(),
-                           std::move(inputs),
+  return caller.OpInDomain(kFunctionDomain, function->name(), std::move(inputs),
                            static_cast<int>(callee.outvars.size()));
 }
 

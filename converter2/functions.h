@@ -10,11 +10,11 @@
 //
 // The body is lowered with the same IR lowerings into the function's body
 // graph: inputs are the call's variable operands (a literal operand is a
-// constant of the body and part of the dedup key), outputs its results. Constants of
-// the body are initializers of the body graph while the optimizer runs (so
-// every pass treats them as constants) and Constant nodes in the written
-// FunctionProto (ir::ToProto); nothing in a body refers to the main graph.
-// Matching calls inside a body become nested function calls.
+// constant of the body and part of the dedup key), outputs its results.
+// Constants of the body are initializers of the body graph while the optimizer
+// runs (so every pass treats them as constants) and Constant nodes in the
+// written FunctionProto (ir::ToProto); nothing in a body refers to the main
+// graph. Matching calls inside a body become nested function calls.
 #ifndef JAX2ONNX_CONVERTER2_FUNCTIONS_H_
 #define JAX2ONNX_CONVERTER2_FUNCTIONS_H_
 

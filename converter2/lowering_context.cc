@@ -148,8 +148,8 @@ std::vector<ir::Value*> LoweringContext::OpMulti(absl::string_view op_type,
                                                  std::vector<ir::Attr> attrs,
                                                  absl::string_view domain) {
   if (graph_ == main_) {
-    ir::Node* node = graph_->AddNode(op_type, inputs, num_outputs,
-                                     std::move(attrs), domain);
+    ir::Node* node =
+        graph_->AddNode(op_type, inputs, num_outputs, std::move(attrs), domain);
     node->set_name(absl::StrCat(name_scope_, op_type));
     node->set_doc_string(doc_);
     return node->outputs();
@@ -159,9 +159,9 @@ std::vector<ir::Value*> LoweringContext::OpMulti(absl::string_view op_type,
   std::vector<std::string> names;
   for (int i = 0; i < num_outputs; ++i)
     names.push_back(main_->FreshName(op_type));
-  ir::Node* node = graph_->Append(ir::Node::Create(
-      domain, op_type, inputs, std::move(names), std::move(attrs),
-      absl::StrCat(name_scope_, op_type)));
+  ir::Node* node = graph_->Append(
+      ir::Node::Create(domain, op_type, inputs, std::move(names),
+                       std::move(attrs), absl::StrCat(name_scope_, op_type)));
   node->set_doc_string(doc_);
   return node->outputs();
 }

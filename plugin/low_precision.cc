@@ -181,8 +181,8 @@ class Widener {
       if (!node.domain().empty()) {
         // A call of a model-local function: its body is widened later with
         // these argument types (FunctionProto inputs carry no types).
-        std::vector<int>& seen =
-            call_input_types_[absl::StrCat(node.domain(), "::", node.op_type())];
+        std::vector<int>& seen = call_input_types_[absl::StrCat(
+            node.domain(), "::", node.op_type())];
         seen.resize(std::max(seen.size(), in_types.size()), kUnknown);
         for (size_t i = 0; i < in_types.size(); ++i) {
           if (seen[i] == kUnknown) seen[i] = in_types[i];

@@ -18,7 +18,7 @@ DECLARE_bool(json);
 DECLARE_int32(opset);
 DECLARE_uint64(seed);
 DECLARE_string(functions);  // cmd_convert.cc
-DECLARE_string(out);  // cmd_eval.cc; parity: the dashboard directory
+DECLARE_string(out);        // cmd_eval.cc; parity: the dashboard directory
 DEFINE_bool(f64_variants, true,
             "parity: also run all-f32 bundles without npz promoted to f64.");
 DEFINE_bool(opset17_variants, true,

@@ -62,8 +62,8 @@ absl::Status LowerCall(LoweringContext& ctx, const jaxpr::Eqn& eqn) {
   }
   std::vector<ir::Value*> results;
   if (const std::string name = FunctionName(ctx, eqn); !name.empty()) {
-    J2O_ASSIGN_OR_RETURN(
-        results, ctx.functions()->Call(ctx, eqn, name, *callee, args));
+    J2O_ASSIGN_OR_RETURN(results,
+                         ctx.functions()->Call(ctx, eqn, name, *callee, args));
   } else {
     J2O_ASSIGN_OR_RETURN(results, ctx.Inline(*callee, args));
   }

@@ -4,6 +4,8 @@
 // ONNX Runtime against the reference interpreter; the legacy pipeline
 // refuses the option. The bundles are testdata/functions/*.jaxpr (also run
 // by the corpus through their `# functions:` header).
+#include "converter2/functions.h"
+
 #include <set>
 #include <string>
 #include <vector>
@@ -11,7 +13,6 @@
 #include "api/bundle_access.h"
 #include "api/check.h"
 #include "api/shadow.h"
-#include "converter2/functions.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "jax2onnx/jax2onnx.h"
@@ -24,7 +25,8 @@ namespace {
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
-const std::string kDir = std::string(JAX2ONNX_SOURCE_DIR) + "/testdata/functions/";
+const std::string kDir =
+    std::string(JAX2ONNX_SOURCE_DIR) + "/testdata/functions/";
 
 ConvertOptions IrOptions(std::vector<std::string> functions, int opset = 23) {
   ConvertOptions options;
@@ -90,9 +92,9 @@ void ExpectSelfContained(const onnx::FunctionProto& f) {
   }
 }
 
-int64_t DomainVersion(const google::protobuf::RepeatedPtrField<
-                          onnx::OperatorSetIdProto>& imports,
-                      const std::string& domain) {
+int64_t DomainVersion(
+    const google::protobuf::RepeatedPtrField<onnx::OperatorSetIdProto>& imports,
+    const std::string& domain) {
   for (const auto& o : imports) {
     if (o.domain() == domain) return o.version();
   }
@@ -102,8 +104,8 @@ int64_t DomainVersion(const google::protobuf::RepeatedPtrField<
 TEST(FunctionsTest, EqualCallsShareOneFunctionOtherAvalsGetASibling) {
   for (int opset : {23, 17}) {
     SCOPED_TRACE(opset);
-    const onnx::ModelProto m =
-        ConvertFile("shared_nested.jaxpr", IrOptions({"_dense", "_act"}, opset));
+    const onnx::ModelProto m = ConvertFile(
+        "shared_nested.jaxpr", IrOptions({"_dense", "_act"}, opset));
     // Two calls on f32[2,4] share `_dense`; the f32[3,4] call gets
     // `_dense_1`; each calls its own `_act` (nested, added first).
     EXPECT_THAT(CalledOps(m), ElementsAre("_dense", "_dense", "_dense_1"));
@@ -126,8 +128,8 @@ TEST(FunctionsTest, EqualCallsShareOneFunctionOtherAvalsGetASibling) {
     const onnx::FunctionProto* dense = FindFunction(m, "_dense");
     ASSERT_NE(dense, nullptr);
     EXPECT_THAT(NodeOps(*dense), ElementsAre("MatMul", "_act"));
-    EXPECT_EQ(
-        DomainVersion(dense->opset_import(), converter2::kFunctionDomain), 1);
+    EXPECT_EQ(DomainVersion(dense->opset_import(), converter2::kFunctionDomain),
+              1);
     EXPECT_EQ(m.graph().initializer_size(), 0);
     EXPECT_ORT_ACCEPTS(m);
   }

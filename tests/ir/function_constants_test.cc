@@ -31,8 +31,7 @@ TEST(FunctionConstantsTest, BodyInitializersAreWrittenAsConstantNodes) {
   Node* mul = body.Append(Node::Create("", "Mul", {a, two}, {"y"}));
   body.AddOutput(mul->output(0));
   ASSERT_TRUE(m.AddFunction(std::move(fn)).ok());
-  Node* call =
-      m.graph().Append(Node::Create("local", "scale", {x}, {"out"}));
+  Node* call = m.graph().Append(Node::Create("local", "scale", {x}, {"out"}));
   m.graph().AddOutput(call->output(0));
 
   const onnx::ModelProto proto = ToProto(m);
