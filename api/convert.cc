@@ -90,6 +90,7 @@ absl::StatusOr<onnx::ModelProto> ConvertWithPipelineImpl(
     ir_options.optimize = options.optimize;
     ir_options.inputs_as_nchw = options.inputs_as_nchw;
     ir_options.outputs_as_nchw = options.outputs_as_nchw;
+    ir_options.functions = options.functions;
     // What Netron shows under the model's properties: who converted it,
     // how, and from what (the bundle's `# source:` header).
     ir_options.metadata_props = {
@@ -111,6 +112,11 @@ absl::StatusOr<onnx::ModelProto> ConvertWithPipelineImpl(
     return absl::UnimplementedError(
         "inputs_as_nchw/outputs_as_nchw are implemented by the IR pipeline "
         "only; the legacy pipeline was selected");
+  }
+  if (!options.functions.empty()) {
+    return absl::UnimplementedError(
+        "functions (--functions) are implemented by the IR pipeline only; "
+        "the legacy pipeline was selected, which always inlines calls");
   }
   converter::LegacyConvertOptions legacy_options;
   legacy_options.opset = options.opset;

@@ -124,6 +124,9 @@ struct Case {
   const Bundle* bundle = nullptr;
   int opset = 23;
   std::vector<std::string> expect_graph;
+  // `# functions:` globs, on the IR pipeline (the legacy pipeline converts
+  // the same bundle inlined).
+  std::vector<std::string> functions;
   std::vector<const Marker*> xfail;  // any of them makes a failure expected
   // A conversion refused as Unimplemented is a SKIP, not a failure: for the
   // generated opset-17 variant, where a lowering may precisely refuse an
@@ -175,6 +178,7 @@ void RunCase(const Case& c, const CorpusOptions& options, OrtRunner& runner,
   CheckOptions check;
   check.seed = options.seed;
   check.convert.opset = c.opset;
+  check.convert.functions = c.functions;
   absl::StatusCode code = absl::StatusCode::kOk;
   CheckResult r;
   // One case exhausting memory (a huge interpreter intermediate, say) must
@@ -275,6 +279,13 @@ void RunBundle(const std::string& path, const CorpusOptions& options,
       base.expect_graph.push_back(value);
     }
   }
+  if (ir) {
+    if (std::optional<std::string> globs = bundle->file.Header("functions")) {
+      for (absl::string_view glob : absl::StrSplit(*globs, ',')) {
+        base.functions.emplace_back(absl::StripAsciiWhitespace(glob));
+      }
+    }
+  }
   if (pipeline_xfail) base.xfail.push_back(pipeline_xfail);
   RunCase(base, options, runner, reporter);
 
@@ -320,6 +331,7 @@ void RunBundle(const std::string& path, const CorpusOptions& options,
     variant.name = variant_name;
     variant.bundle = &promoted;
     variant.opset = base.opset;
+    variant.functions = base.functions;
     if (pipeline_xfail) variant.xfail.push_back(pipeline_xfail);
     if (const Marker* m =
             FindMarker(*markers, absl::StrCat(variant_tag, "_xfail"))) {
@@ -342,6 +354,7 @@ void RunBundle(const std::string& path, const CorpusOptions& options,
     variant.name = name + "[opset17]";
     variant.bundle = &*bundle;
     variant.opset = 17;
+    variant.functions = base.functions;
     variant.refusal_is_skip = true;
     if (pipeline_xfail) variant.xfail.push_back(pipeline_xfail);
     if (const Marker* m = FindMarker(*markers, "opset17_xfail")) {

@@ -924,7 +924,11 @@ ShadowResult ShadowCompare(const Bundle& bundle, const ShadowOptions& options,
                            OrtRunner* runner) {
   auto convert = [&](Pipeline p, double* seconds) {
     const auto start = std::chrono::steady_clock::now();
-    auto m = ConvertWithPipeline(p, bundle, options.check.convert);
+    // ONNX functions are an IR-only structure: the legacy side converts the
+    // same program inlined, and the outputs must still agree.
+    ConvertOptions convert_options = options.check.convert;
+    if (p == Pipeline::kLegacy) convert_options.functions.clear();
+    auto m = ConvertWithPipeline(p, bundle, convert_options);
     *seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
             .count();
@@ -1150,6 +1154,11 @@ absl::Status AppendJsonLine(const std::string& path,
 absl::StatusOr<onnx::ModelProto> ConvertWithShadow(
     Pipeline routed, ShadowMode mode, const Bundle& bundle,
     const ConvertOptions& options) {
+  if (routed == Pipeline::kLegacy && !options.functions.empty()) {
+    // The legacy pipeline's refusal of --functions, as without shadow mode
+    // (the comparison itself would convert the legacy side without them).
+    return ConvertWithPipeline(routed, bundle, options);
+  }
   ShadowOptions shadow;
   shadow.check.convert = options;
   OrtRunner* runner = &OrtRunner::Shared();

@@ -1,9 +1,12 @@
 #include "converter2/convert.h"
 
+#include <optional>
+
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "converter2/finalize.h"
+#include "converter2/functions.h"
 #include "converter2/lowering_context.h"
 #include "jaxpr/prng.h"
 #include "jaxpr/status_macros.h"
@@ -15,29 +18,7 @@ namespace {
 
 absl::StatusOr<ir::Type> TypeOfAval(const jaxpr::Aval& declared,
                                     absl::string_view what) {
-  // PRNG keys are their key data (u32[..., 2]) in ONNX, complex values
-  // real [..., 2] pairs.
-  J2O_ASSIGN_OR_RETURN(const jaxpr::Aval physical,
-                       jaxpr::PhysicalAval(declared));
-  const jaxpr::Aval aval = plugin::RealifiedAval(physical);
-  if (!aval.is_shaped()) {
-    return absl::UnimplementedError(absl::StrCat(
-        what, " has type '", aval.ToString(), "', which ONNX cannot hold"));
-  }
-  auto dtype = plugin::OnnxDType(aval.dtype);
-  if (!dtype.ok()) {
-    return absl::UnimplementedError(
-        absl::StrCat(what, ": ", dtype.status().message()));
-  }
-  std::vector<ir::Dim> dims;
-  for (const jaxpr::DimExpr& d : aval.shape) {
-    if (d.is_constant()) {
-      dims.emplace_back(d.constant_value());
-    } else {
-      dims.emplace_back(d.ToString());
-    }
-  }
-  return ir::Type::Tensor(*dtype, ir::Shape(std::move(dims)));
+  return LoweringContext::TypeOfAval(declared, what);
 }
 
 jaxpr::Aval LiteralAval(const jaxpr::Literal& lit) {
@@ -135,7 +116,14 @@ absl::StatusOr<ir::Model> ConvertToIr(const jaxpr::Bundle& bundle,
   J2O_ASSIGN_OR_RETURN(
       absl::flat_hash_set<int> nchw_outputs,
       NchwIndices(options.outputs_as_nchw, main.outvars.size(), "output"));
+  J2O_RETURN_IF_ERROR(ValidateFunctionPatterns(options.functions));
   LoweringContext ctx(&graph, options.opset, &bundle.literals);
+  std::optional<FunctionTable> functions;
+  if (!options.functions.empty()) {
+    functions.emplace(&model, options.functions, options.opset,
+                      &bundle.literals);
+    ctx.set_functions(&*functions);
+  }
   for (size_t i = 0; i < main.invars.size(); ++i) {
     const jaxpr::Var* var = main.invars[i];
     J2O_ASSIGN_OR_RETURN(
@@ -234,7 +222,10 @@ absl::StatusOr<ir::Model> ConvertToIr(const jaxpr::Bundle& bundle,
     graph.AddOutput(value);
   }
   if (options.dump) options.dump("lowered", model);
-  J2O_RETURN_IF_ERROR(Finalize(model, options.optimize, options.opset, options.dump));
+  J2O_RETURN_IF_ERROR(
+      Finalize(model, options.optimize, options.opset, options.dump));
+  // Dead-node elimination may have removed every call of a function.
+  PruneUnusedFunctions(model);
   return model;
 }
 

@@ -26,6 +26,9 @@ struct IrConvertOptions {
   // transpose passes fold it into a Conv's own layout Transposes.
   std::vector<int> inputs_as_nchw;
   std::vector<int> outputs_as_nchw;
+  // Globs (fnmatch) on the `name` param of call equations: a match becomes
+  // a model-local ONNX function (converter2/functions.h).
+  std::vector<std::string> functions;
   // Copied into the model's metadata_props in order (key, value).
   std::vector<std::pair<std::string, std::string>> metadata_props;
   // Called with (step name, model) after lowering and after each pass

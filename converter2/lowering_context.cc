@@ -145,10 +145,11 @@ ir::Value* LoweringContext::Op(absl::string_view op_type,
 std::vector<ir::Value*> LoweringContext::OpMulti(absl::string_view op_type,
                                                  std::vector<ir::Value*> inputs,
                                                  int num_outputs,
-                                                 std::vector<ir::Attr> attrs) {
+                                                 std::vector<ir::Attr> attrs,
+                                                 absl::string_view domain) {
   if (graph_ == main_) {
     ir::Node* node =
-        graph_->AddNode(op_type, inputs, num_outputs, std::move(attrs));
+        graph_->AddNode(op_type, inputs, num_outputs, std::move(attrs), domain);
     node->set_name(absl::StrCat(name_scope_, op_type));
     node->set_doc_string(doc_);
     return node->outputs();
@@ -159,10 +160,35 @@ std::vector<ir::Value*> LoweringContext::OpMulti(absl::string_view op_type,
   for (int i = 0; i < num_outputs; ++i)
     names.push_back(main_->FreshName(op_type));
   ir::Node* node = graph_->Append(
-      ir::Node::Create("", op_type, inputs, std::move(names), std::move(attrs),
-                       absl::StrCat(name_scope_, op_type)));
+      ir::Node::Create(domain, op_type, inputs, std::move(names),
+                       std::move(attrs), absl::StrCat(name_scope_, op_type)));
   node->set_doc_string(doc_);
   return node->outputs();
+}
+
+std::vector<ir::Value*> LoweringContext::OpInDomain(
+    absl::string_view domain, absl::string_view op_type,
+    std::vector<ir::Value*> inputs, int num_outputs) {
+  return OpMulti(op_type, std::move(inputs), num_outputs, {}, domain);
+}
+
+absl::StatusOr<ir::Type> LoweringContext::TypeOfAval(
+    const jaxpr::Aval& declared, absl::string_view what) {
+  // PRNG keys are their key data (u32[..., 2]) in ONNX, complex values
+  // real [..., 2] pairs.
+  J2O_ASSIGN_OR_RETURN(const jaxpr::Aval physical,
+                       jaxpr::PhysicalAval(declared));
+  const jaxpr::Aval aval = plugin::RealifiedAval(physical);
+  if (!aval.is_shaped()) {
+    return absl::UnimplementedError(absl::StrCat(
+        what, " has type '", aval.ToString(), "', which ONNX cannot hold"));
+  }
+  auto dtype = plugin::OnnxDType(aval.dtype);
+  if (!dtype.ok()) {
+    return absl::UnimplementedError(
+        absl::StrCat(what, ": ", dtype.status().message()));
+  }
+  return ir::Type::Tensor(*dtype, ToIrShape(aval.shape));
 }
 
 void LoweringContext::SetType(ir::Value* value, jaxpr::DType dtype,

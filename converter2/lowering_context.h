@@ -23,6 +23,8 @@
 
 namespace jax2onnx::converter2 {
 
+class FunctionTable;
+
 // Builds an attribute list (ir::Attr is move-only, so a braced list cannot
 // be used): Op("Shape", {x}, Attrs(ir::Attr::Int("start", 1))).
 template <typename... A>
@@ -69,7 +71,8 @@ class LoweringContext {
   std::vector<ir::Value*> OpMulti(absl::string_view op_type,
                                   std::vector<ir::Value*> inputs,
                                   int num_outputs,
-                                  std::vector<ir::Attr> attrs = {});
+                                  std::vector<ir::Attr> attrs = {},
+                                  absl::string_view domain = "");
   // Sets the dtype (JAX dtype) and static/symbolic shape of an intermediate
   // value; optional, but helps shape inference and readable dumps.
   void SetType(ir::Value* value, jaxpr::DType dtype,
@@ -95,6 +98,22 @@ class LoweringContext {
       const std::vector<jaxpr::DimExpr>& dims);
 
   // ---- calls ----
+  // The ONNX functions of this conversion (ConvertOptions::functions), or
+  // nullptr when no call becomes a function.
+  FunctionTable* functions() const { return functions_; }
+  void set_functions(FunctionTable* table) { functions_ = table; }
+  const std::vector<jaxpr::Array>* elided_literals() const {
+    return elided_literals_;
+  }
+  // Appends a node of `domain` (a call of a model-local function).
+  std::vector<ir::Value*> OpInDomain(absl::string_view domain,
+                                     absl::string_view op_type,
+                                     std::vector<ir::Value*> inputs,
+                                     int num_outputs);
+  // The ONNX tensor type of a JAX aval (PRNG keys as their u32 key data,
+  // complex as real [..., 2] pairs); `what` names the value in errors.
+  static absl::StatusOr<ir::Type> TypeOfAval(const jaxpr::Aval& aval,
+                                             absl::string_view what);
   // Lowers `jaxpr` inline: binds its invars to `args`, lowers its equations
   // in this graph, returns the values of its outvars.
   absl::StatusOr<std::vector<ir::Value*>> Inline(
@@ -128,6 +147,7 @@ class LoweringContext {
   ir::Graph* graph_;  // where Op() appends: main_ or a body being built
   int opset_;
   const std::vector<jaxpr::Array>* elided_literals_;
+  FunctionTable* functions_ = nullptr;
   absl::flat_hash_map<const jaxpr::Var*, ir::Value*> env_;
   // Constant dedup: (dtype, dims, bytes) -> value.
   std::map<std::tuple<int, std::vector<int64_t>, std::string>, ir::Value*>

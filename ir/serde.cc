@@ -824,6 +824,18 @@ void ExportFunction(const Function& f, onnx::FunctionProto* fp) {
   for (const Value* v : f.body().inputs()) fp->add_input(v->name());
   for (const Value* v : f.body().outputs()) fp->add_output(v->name());
   for (const std::string& a : f.attributes()) fp->add_attribute(a);
+  // A FunctionProto has no initializers: constants of the body (the
+  // converter and the optimizer keep them as initializers of the body
+  // graph) are written as Constant nodes ahead of the body's nodes.
+  for (const Value* v : f.body().initializers()) {
+    onnx::NodeProto* np = fp->add_node();
+    np->add_output(v->name());
+    np->set_op_type("Constant");
+    AttributeProto* ap = np->add_attribute();
+    ap->set_name("value");
+    ap->set_type(AttributeProto::TENSOR);
+    ExportTensor(*v->const_value(), ap->mutable_t());
+  }
   for (const Node* n : f.body().nodes()) ExportNode(*n, fp->add_node());
   if (!f.doc_string().empty()) fp->set_doc_string(f.doc_string());
   for (const OpsetImport& o : f.opset_imports()) {

@@ -24,6 +24,7 @@
 // low_precision_test.cc re-runs the list against the installed ORT.
 #include "plugin/low_precision.h"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -177,6 +178,16 @@ class Widener {
       for (const std::string& name : node.input()) {
         in_types.push_back(name.empty() ? kUnknown : scope.Get(name));
       }
+      if (!node.domain().empty()) {
+        // A call of a model-local function: its body is widened later with
+        // these argument types (FunctionProto inputs carry no types).
+        std::vector<int>& seen = call_input_types_[absl::StrCat(
+            node.domain(), "::", node.op_type())];
+        seen.resize(std::max(seen.size(), in_types.size()), kUnknown);
+        for (size_t i = 0; i < in_types.size(); ++i) {
+          if (seen[i] == kUnknown) seen[i] = in_types[i];
+        }
+      }
       std::vector<int> out_types;
       for (int k = 0; k < node.output_size(); ++k) {
         if (node.output(k).empty()) {  // an optional output not produced
@@ -285,6 +296,12 @@ class Widener {
 
   absl::flat_hash_set<std::string>* used_names_;
   absl::flat_hash_set<std::string>* used_node_names_;
+
+ public:
+  // "domain::name" of each called function -> element types of the
+  // arguments seen at its calls (all calls of one function agree: the
+  // converter deduplicates functions by operand types).
+  absl::flat_hash_map<std::string, std::vector<int>> call_input_types_;
 };
 
 bool DeclaresLowPrecision(const onnx::TypeProto& t) {
@@ -354,12 +371,55 @@ bool OrtCpuMovesLowPrecision(absl::string_view op_type,
 }
 
 absl::Status WidenLowPrecisionForOrtCpu(onnx::ModelProto& model) {
-  if (!MayHoldLowPrecision(model.graph())) return absl::OkStatus();
+  // Model-local function bodies are widened as graphs whose nodes are
+  // borrowed from the FunctionProto (and given back below), with input
+  // types taken from the calls.
+  std::vector<GraphProto> bodies(model.functions_size());
+  bool may_hold = MayHoldLowPrecision(model.graph());
+  for (int f = 0; f < model.functions_size(); ++f) {
+    onnx::FunctionProto& fp = *model.mutable_functions(f);
+    bodies[f].mutable_node()->Swap(fp.mutable_node());
+    may_hold = may_hold || MayHoldLowPrecision(bodies[f]);
+  }
+  auto give_back = [&] {
+    for (int f = 0; f < model.functions_size(); ++f) {
+      model.mutable_functions(f)->mutable_node()->Swap(
+          bodies[f].mutable_node());
+    }
+  };
+  if (!may_hold) {
+    give_back();
+    return absl::OkStatus();
+  }
   absl::flat_hash_set<std::string> used_names;
   absl::flat_hash_set<std::string> used_node_names;
   CollectNames(model.graph(), &used_names, &used_node_names);
+  for (const GraphProto& body : bodies) {
+    CollectNames(body, &used_names, &used_node_names);
+  }
   Widener widener(&used_names, &used_node_names);
   widener.Run(*model.mutable_graph(), nullptr);
+  // A function's calls are in the main graph or in bodies of functions
+  // listed after it (jax2onnx adds a callee before its callers), so the
+  // bodies are widened last to first.
+  for (int f = model.functions_size() - 1; f >= 0; --f) {
+    const onnx::FunctionProto& fp = model.functions(f);
+    GraphProto& body = bodies[f];
+    auto types = widener.call_input_types_.find(
+        absl::StrCat(fp.domain(), "::", fp.name()));
+    for (int i = 0; i < fp.input_size(); ++i) {
+      ValueInfoProto* in = body.add_input();
+      in->set_name(fp.input(i));
+      if (types != widener.call_input_types_.end() &&
+          static_cast<size_t>(i) < types->second.size() &&
+          types->second[i] != kUnknown) {
+        in->mutable_type()->mutable_tensor_type()->set_elem_type(
+            types->second[i]);
+      }
+    }
+    widener.Run(body, nullptr);
+  }
+  give_back();
   return absl::OkStatus();
 }
 

@@ -52,6 +52,13 @@ DEFINE_string(inputs_as_nchw, "",
 DEFINE_string(outputs_as_nchw, "",
               "Comma-separated graph output indices exposed channels-first "
               "(NCHW) (convert, IR pipeline).");
+DEFINE_string(functions, "",
+              "Comma-separated globs (fnmatch: * ? [..]) on the name of "
+              "pjit/jit calls (and custom_jvp_call/custom_vjp_call printed "
+              "with a name): each match becomes a call of a model-local ONNX "
+              "function (domain jax2onnx.functions), equal calls sharing one "
+              "(convert, check, shadow; IR pipeline only: shadow converts the "
+              "legacy side inlined).");
 DEFINE_bool(threefry_partitionable, true,
             "JAX's jax_threefry_partitionable when the jaxpr was traced (on "
             "by default since JAX 0.5.0): how random_bits/random_split "
@@ -79,6 +86,7 @@ ConvertOptions OptionsFromFlags() {
   options.mesh_axis_sizes = FLAGS_mesh;
   options.optimize = FLAGS_optimize;
   options.threefry_partitionable = FLAGS_threefry_partitionable;
+  options.functions = SplitNames(FLAGS_functions);
   return options;
 }
 

@@ -5,6 +5,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_split.h"
 #include "api/parity.h"
 #include "api/shadow.h"
 #include "gflags/gflags.h"
@@ -16,7 +17,8 @@
 DECLARE_bool(json);
 DECLARE_int32(opset);
 DECLARE_uint64(seed);
-DECLARE_string(out);  // cmd_eval.cc; parity: the dashboard directory
+DECLARE_string(functions);  // cmd_convert.cc
+DECLARE_string(out);        // cmd_eval.cc; parity: the dashboard directory
 DEFINE_bool(f64_variants, true,
             "parity: also run all-f32 bundles without npz promoted to f64.");
 DEFINE_bool(opset17_variants, true,
@@ -45,6 +47,10 @@ int RunShadow(const std::vector<std::string>& args) {
   }
   api::ShadowOptions options;
   options.check.convert.opset = FLAGS_opset;
+  // The IR side keeps the functions; the legacy side converts inlined.
+  if (!FLAGS_functions.empty()) {
+    options.check.convert.functions = absl::StrSplit(FLAGS_functions, ',');
+  }
   options.check.seed = FLAGS_seed;
   nlohmann::json all = nlohmann::json::array();
   int different = 0;

@@ -91,7 +91,7 @@ const std::vector<Command>& Commands() {
        "[--input_names a,b] [--output_names c] "
        "[--external_data=auto|always|never] [--mesh data=4,model=2] "
        "[--optimize=0|1|2] [--inputs_as_nchw=0,2] [--outputs_as_nchw=0] "
-       "[--threefry_partitionable=false]",
+       "[--functions=GLOB,...] [--threefry_partitionable=false]",
        "Convert a bundle to an ONNX model",
        "Converts the bundle (NAME.jaxpr + optional NAME.npz with const_i / "
        "literal_i) to ONNX and writes it atomically. The pipeline is IR by "
@@ -114,10 +114,12 @@ const std::vector<Command>& Commands() {
         "optimize",
         "inputs_as_nchw",
         "outputs_as_nchw",
+        "functions",
         "threefry_partitionable"},
        &RunConvert},
       {"check",
-       "check BUNDLE_OR_DIR... [--use_onnx_ir] [--json] [--seed N]",
+       "check BUNDLE_OR_DIR... [--use_onnx_ir] [--json] [--seed N] "
+       "[--functions=GLOB,...]",
        "Convert, run in ONNX Runtime and compare with the oracle",
        "For each bundle: converts it, runs the model in ONNX Runtime on the "
        "bundle's input_i (or seeded random inputs, symbolic dims bound to "
@@ -140,6 +142,7 @@ const std::vector<Command>& Commands() {
         {"seed", kSeedHelp},
         "mesh",
         "optimize",
+        "functions",
         "threefry_partitionable"},
        &RunCheck},
       {"plugins",
@@ -195,7 +198,8 @@ const std::vector<Command>& Commands() {
         "missing_ok"},
        &RunCorpus},
       {"shadow",
-       "shadow BUNDLE_OR_DIR... [--json] [--opset N] [--seed N]",
+       "shadow BUNDLE_OR_DIR... [--json] [--opset N] [--seed N] "
+       "[--functions=GLOB,...]",
        "Compare the legacy and IR pipelines on bundles",
        "Converts each bundle with both pipelines and prints a verdict: "
        "IDENTICAL (same canonical graph), EQUIVALENT (graphs differ, outputs "
@@ -209,7 +213,8 @@ const std::vector<Command>& Commands() {
          "Print one JSON array (docs/shadow_and_parity.md) instead "
          "of the text verdicts."},
         {"opset", kOpsetHelp},
-        {"seed", kSeedHelp}},
+        {"seed", kSeedHelp},
+        "functions"},
        &RunShadow},
       {"parity",
        "parity DIR_OR_BUNDLE... --out DIR [--f64_variants=false] "

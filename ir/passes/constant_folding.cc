@@ -1,5 +1,6 @@
 // constant-folding: evaluates data-movement and cast nodes whose inputs are
-// all initializers (weights and shape constants) in the main graph and its
+// all initializers (weights and shape constants) in the main graph, function
+// bodies (whose initializers ir::ToProto writes as Constant nodes) and their
 // subgraphs, replacing the node's output by a new initializer:
 // Identity, Transpose, Reshape, Squeeze, Unsqueeze, Flatten, Concat and
 // Cast between integer types, bool, f32 and f64. Each folded value is
@@ -16,8 +17,7 @@
 // Refuses: string tensors, external data, float -> integer casts (ORT's
 // static_cast is undefined out of range) and f16/bf16/float8 casts, Reshape
 // with a target the input's element count cannot take, nodes whose output
-// is a graph output (its name is the interface), function bodies (no
-// initializers there).
+// is a graph output (its name is the interface).
 #include <algorithm>
 #include <cstring>
 #include <functional>
@@ -208,7 +208,9 @@ class ConstantFolding : public Pass {
   absl::string_view name() const override { return "constant-folding"; }
   absl::StatusOr<bool> Run(Model& model) override {
     bool changed = false;
-    for (Graph* g : GraphAndSubgraphs(&model.graph())) {
+    // Function bodies too: a constant folded there becomes an initializer
+    // of the body, written as a Constant node (ir::ToProto).
+    for (Graph* g : AllGraphs(model)) {
       for (Node* node : g->nodes()) {
         if (node->num_outputs() != 1 || node->output(0)->is_graph_output() ||
             node->output(0)->num_uses() == 0 || !node->Subgraphs().empty()) {

@@ -45,7 +45,8 @@ class ReshapeFolding : public Pass {
   absl::StatusOr<bool> Run(Model& model) override {
     bool changed = false;
     for (Graph* g : AllGraphs(model)) {
-      const bool can_add_constants = g->root() == &model.graph();
+      // A function body's initializers are written as Constant nodes
+      // (ir::ToProto), so every graph can take a new shape constant.
       for (Node* node : g->nodes()) {
         if (!IsShapeOnly(node)) continue;
         Value* out = node->output(0);
@@ -76,7 +77,7 @@ class ReshapeFolding : public Pass {
           }
         }
         std::optional<std::vector<int64_t>> dims = StaticDims(out);
-        if (!dims.has_value() || !can_add_constants) continue;
+        if (!dims.has_value()) continue;
         Node* reshape = InsertNodeBefore(
             node, "Reshape", {source, AddI64Initializer(g, "shape", *dims)}, {},
             *out->type());

@@ -1,6 +1,7 @@
 // IR lowerings of calls and identity-like primitives: every call primitive
 // (pjit, jit, closed_call, core_call, remat2, checkpoint, custom_jvp_call,
-// custom_vjp_call, custom_vjp_call_jaxpr) inlines its jaxpr; stop_gradient,
+// custom_vjp_call, custom_vjp_call_jaxpr) inlines its jaxpr, or calls an ONNX
+// function when its `name` matches ConvertOptions::functions; stop_gradient,
 // copy, copy_p, optimization_barrier and the sharding markers forward their
 // operands; add_any is Add.
 #include <string>
@@ -8,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "converter2/functions.h"
 #include "converter2/lowering_context.h"
 #include "jaxpr/mesh.h"
 #include "jaxpr/status_macros.h"
@@ -18,6 +20,24 @@ namespace jax2onnx::plugins2 {
 namespace {
 
 using converter2::LoweringContext;
+
+// The call's `name` param when it matches a --functions glob (the call then
+// becomes an ONNX function call), else "" (inlined). pjit/jit always print
+// a name; custom_jvp_call/custom_vjp_call do in recent JAX versions.
+std::string FunctionName(const LoweringContext& ctx, const jaxpr::Eqn& eqn) {
+  if (ctx.functions() == nullptr) return "";
+  const jaxpr::ParamValue* name = eqn.params.Find("name");
+  if (name == nullptr) return "";
+  using Kind = jaxpr::ParamValue::Kind;
+  if (name->kind() != Kind::kName && name->kind() != Kind::kString &&
+      name->kind() != Kind::kOpaque) {
+    return "";
+  }
+  if (name->text().empty() || !ctx.functions()->Matches(name->text())) {
+    return "";
+  }
+  return name->text();
+}
 
 absl::Status LowerCall(LoweringContext& ctx, const jaxpr::Eqn& eqn) {
   // jit/pjit name it `jaxpr`, closed_call/core_call/custom_*_call
@@ -40,8 +60,13 @@ absl::Status LowerCall(LoweringContext& ctx, const jaxpr::Eqn& eqn) {
     J2O_ASSIGN_OR_RETURN(ir::Value * v, ctx.Input(eqn, static_cast<int>(i)));
     args.push_back(v);
   }
-  J2O_ASSIGN_OR_RETURN(std::vector<ir::Value*> results,
-                       ctx.Inline(*callee, args));
+  std::vector<ir::Value*> results;
+  if (const std::string name = FunctionName(ctx, eqn); !name.empty()) {
+    J2O_ASSIGN_OR_RETURN(results,
+                         ctx.functions()->Call(ctx, eqn, name, *callee, args));
+  } else {
+    J2O_ASSIGN_OR_RETURN(results, ctx.Inline(*callee, args));
+  }
   if (results.size() != eqn.outputs.size()) {
     return absl::InvalidArgumentError(
         absl::StrCat("the called jaxpr returns ", results.size(),

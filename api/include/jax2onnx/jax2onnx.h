@@ -120,6 +120,14 @@ struct ConvertOptions {
   // jaxpr does not record it: set false for programs traced with it off
   // (the CLI's --threefry_partitionable). check's interpreter honours it.
   bool threefry_partitionable = true;
+  // IR pipeline: fnmatch-style globs on the `name` param of call equations
+  // (pjit, jit; custom_jvp_call/custom_vjp_call where printed with a name).
+  // A matching call becomes a node calling a model-local ONNX function
+  // (domain "jax2onnx.functions") instead of being inlined; equal calls
+  // (name, operand avals, params) share one function (the CLI's
+  // --functions=gelu,_attention*; docs/functions.md). The legacy pipeline
+  // refuses a non-empty list.
+  std::vector<std::string> functions;
 };
 
 // Converts with the routed pipeline. Errors name the primitive, equation
