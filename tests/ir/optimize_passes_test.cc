@@ -477,6 +477,58 @@ TEST(ExpandEliminationTest, DropsExpandsThatBroadcastingMakesRedundant) {
             "}\n");
 }
 
+TEST(TransposeFoldingTest, MovesThroughBiasAndReluChainsToCancel) {
+  // Conv output (NCHW) -> NHWC -> + bias [8] -> max 0 -> NCHW, as a
+  // channels-last Conv's bias and relu sit between layout Transposes.
+  Model m;
+  Graph& g = m.graph();
+  g.set_name("main");
+  Value* x = g.AddInput("x", F32({2, 8, 4, 4}));
+  Value* bias = Init(g, "bias",
+                     Tensor::FromVector<float>(TP::FLOAT, {8},
+                                               {1, 2, 3, 4, 5, 6, 7, 8}));
+  Value* zero = Init(g, "zero", Tensor::FromVector<float>(TP::FLOAT, {}, {0}));
+  Node* t1 = Op(g, "Transpose", {x}, "t1", F32({2, 4, 4, 8}),
+                A(Attr::Ints("perm", {0, 2, 3, 1})));
+  Node* add = Op(g, "Add", {t1->output(0), bias}, "add", F32({2, 4, 4, 8}));
+  Node* relu = Op(g, "Max", {add->output(0), zero}, "relu", F32({2, 4, 4, 8}));
+  Node* t2 = Op(g, "Transpose", {relu->output(0)}, "t2", F32({2, 8, 4, 4}),
+                A(Attr::Ints("perm", {0, 3, 1, 2})));
+  g.AddOutput(Op(g, "Neg", {t2->output(0)}, "y", F32({2, 8, 4, 4}))->output(0));
+  // The same chain with an intermediate used twice stays.
+  Value* x2 = g.AddInput("x2", F32({2, 8, 4, 4}));
+  Node* u1 = Op(g, "Transpose", {x2}, "u1", F32({2, 4, 4, 8}),
+                A(Attr::Ints("perm", {0, 2, 3, 1})));
+  Node* uadd = Op(g, "Add", {u1->output(0), bias}, "uadd", F32({2, 4, 4, 8}));
+  Node* u2 = Op(g, "Transpose", {uadd->output(0)}, "u2", F32({2, 8, 4, 4}),
+                A(Attr::Ints("perm", {0, 3, 1, 2})));
+  g.AddOutput(Op(g, "Neg", {u2->output(0)}, "z", F32({2, 8, 4, 4}))->output(0));
+  g.AddOutput(uadd->output(0));
+  EXPECT_TRUE(RunPass("transpose-folding", m));
+  // The bias goes to rank 4 as [1,1,1,8] and is permuted to [1,8,1,1]; the
+  // scalar zero needs nothing; the merged perm [0,2,3,1] o [0,3,1,2] is the
+  // identity (removed by the next run).
+  EXPECT_EQ(
+      PrintGraph(g),
+      "graph main(%x: f32[2,8,4,4], %x2: f32[2,8,4,4]) -> (%y: f32[2,8,4,4], "
+      "%z: f32[2,8,4,4], %uadd: f32[2,4,4,8]) {\n"
+      "  init %bias: f32[8] = f32[8]{1, 2, 3, 4, 5, 6, 7, 8}\n"
+      "  init %shape: i64[4] = i64[4]{1, 1, 1, 8}\n"
+      "  init %zero: f32[] = f32[]{0}\n"
+      "  %t1: f32[2,8,4,4] = Transpose(%x) {perm=[0, 1, 2, 3]}\n"
+      "  %Reshape: f32[1,1,1,8] = Reshape(%bias, %shape)  # Reshape\n"
+      "  %Transpose: f32[1,8,1,1] = Transpose(%Reshape) {perm=[0, 3, 1, 2]}  "
+      "# Transpose\n"
+      "  %add: f32[2,8,4,4] = Add(%t1, %Transpose)\n"
+      "  %relu: f32[2,8,4,4] = Max(%add, %zero)\n"
+      "  %y: f32[2,8,4,4] = Neg(%relu)\n"
+      "  %u1: f32[2,4,4,8] = Transpose(%x2) {perm=[0, 2, 3, 1]}\n"
+      "  %uadd: f32[2,4,4,8] = Add(%u1, %bias)\n"
+      "  %u2: f32[2,8,4,4] = Transpose(%uadd) {perm=[0, 3, 1, 2]}\n"
+      "  %z: f32[2,8,4,4] = Neg(%u2)\n"
+      "}\n");
+}
+
 TEST(EinsumToMatMulTest, RewritesDenseAndAttentionEquations) {
   Model m;
   Graph& g = m.graph();
