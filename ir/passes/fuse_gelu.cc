@@ -189,9 +189,8 @@ Value* MatchErfcF32(Value* v, Match* m) {
   Value* t = nullptr;
   Node* ans_mul = BinaryWith(ans, "Mul", is_exp, &t);
   if (ans_mul == nullptr) return nullptr;
-  Node* exp = PlainProducer(ans_mul->input(0) == t ? ans_mul->input(1)
-                                                   : ans_mul->input(0),
-                            "Exp");
+  Node* exp = PlainProducer(
+      ans_mul->input(0) == t ? ans_mul->input(1) : ans_mul->input(0), "Exp");
   if (exp == nullptr) return nullptr;
   Node* sub = PlainProducer(exp->input(0), "Sub");
   if (sub == nullptr) return nullptr;

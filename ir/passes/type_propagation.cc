@@ -76,8 +76,8 @@ std::optional<Type> ConvType(const Node* n, const Type* x, const Type* w) {
       dims.push_back(Dim::Unknown());
       continue;
     }
-    const int64_t span = xd[2 + i].value() + (*pads)[i] + (*pads)[spatial + i] -
-                         d * (k - 1) - 1;
+    const int64_t span =
+        xd[2 + i].value() + (*pads)[i] + (*pads)[spatial + i] - d * (k - 1) - 1;
     if (span < 0) return std::nullopt;  // ONNX Runtime rejects it
     dims.push_back(Dim(span / s + 1));
   }
@@ -181,9 +181,8 @@ std::optional<Type> Infer(const Node* n) {
   if (IsOp(n, "Reshape")) {
     const Type* t = in_type(0);
     std::optional<std::vector<int64_t>> target =
-        n->num_inputs() == 2 && n->input(1) != nullptr
-            ? ConstInts(n->input(1))
-            : std::nullopt;
+        n->num_inputs() == 2 && n->input(1) != nullptr ? ConstInts(n->input(1))
+                                                       : std::nullopt;
     if (t == nullptr || !target.has_value()) return std::nullopt;
     const bool allowzero = IntAttr(n, "allowzero", 0) != 0;
     const std::vector<Dim>& in = t->shape()->dims();

@@ -81,10 +81,9 @@ TEST(NchwAdapterOrtTest, ConvStackGivesTheInterpretersNumbersInNchw) {
   // runs in NCHW. What remains is the last Conv's NCHW -> NHWC Transpose
   // and the output adapter around the last bias Add (a graph output is
   // not moved).
-  EXPECT_THAT(text, ::testing::HasSubstr(
-                        "%Add: f32[2,8,16,16] = Add(%Conv, "));
-  EXPECT_THAT(text, ::testing::HasSubstr(
-                        "%Conv_1: f32[2,4,8,8] = Conv(%Max, "));
+  EXPECT_THAT(text, ::testing::HasSubstr("%Add: f32[2,8,16,16] = Add(%Conv, "));
+  EXPECT_THAT(text,
+              ::testing::HasSubstr("%Conv_1: f32[2,4,8,8] = Conv(%Max, "));
   std::map<std::string, int> counts = OpCounts(*model);
   EXPECT_EQ(counts["Conv"], 2) << text;
   EXPECT_EQ(counts["Transpose"], 2) << text;

@@ -141,8 +141,8 @@ TEST_F(ValueInfoTest, EveryIntermediateOfTheSmallCnnHasAFullShapeInNchw) {
 }
 
 TEST_F(ValueInfoTest, EveryIntermediateOfTheTinyVitHasAFullShape) {
-  absl::StatusOr<jaxpr::Bundle> bundle = jaxpr::LoadBundle(
-      SourcePath("testdata/fusion/vit_tiny/vit_tiny.jaxpr"));
+  absl::StatusOr<jaxpr::Bundle> bundle =
+      jaxpr::LoadBundle(SourcePath("testdata/fusion/vit_tiny/vit_tiny.jaxpr"));
   ASSERT_TRUE(bundle.ok()) << bundle.status();
   std::vector<std::string> incomplete = Incomplete(*bundle, {});
   EXPECT_TRUE(incomplete.empty()) << absl::StrJoin(incomplete, "\n");
@@ -150,8 +150,8 @@ TEST_F(ValueInfoTest, EveryIntermediateOfTheTinyVitHasAFullShape) {
 
 TEST_F(ValueInfoTest, DenseGeneralMatMulsAndReshapesKeepTheSymbolicBatch) {
   // einsum-to-matmul's Reshapes and MatMuls under a symbolic batch B.
-  absl::StatusOr<jaxpr::Bundle> bundle = jaxpr::LoadBundle(SourcePath(
-      "testdata/examples/dense_general_3d/dense_general_3d.jaxpr"));
+  absl::StatusOr<jaxpr::Bundle> bundle = jaxpr::LoadBundle(
+      SourcePath("testdata/examples/dense_general_3d/dense_general_3d.jaxpr"));
   ASSERT_TRUE(bundle.ok()) << bundle.status();
   std::vector<std::string> incomplete = Incomplete(*bundle, {});
   EXPECT_TRUE(incomplete.empty()) << absl::StrJoin(incomplete, "\n");

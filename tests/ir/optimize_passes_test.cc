@@ -484,9 +484,9 @@ TEST(TransposeFoldingTest, MovesThroughBiasAndReluChainsToCancel) {
   Graph& g = m.graph();
   g.set_name("main");
   Value* x = g.AddInput("x", F32({2, 8, 4, 4}));
-  Value* bias = Init(g, "bias",
-                     Tensor::FromVector<float>(TP::FLOAT, {8},
-                                               {1, 2, 3, 4, 5, 6, 7, 8}));
+  Value* bias =
+      Init(g, "bias",
+           Tensor::FromVector<float>(TP::FLOAT, {8}, {1, 2, 3, 4, 5, 6, 7, 8}));
   Value* zero = Init(g, "zero", Tensor::FromVector<float>(TP::FLOAT, {}, {0}));
   Node* t1 = Op(g, "Transpose", {x}, "t1", F32({2, 4, 4, 8}),
                 A(Attr::Ints("perm", {0, 2, 3, 1})));
@@ -588,8 +588,8 @@ TEST(EinsumToMatMulTest, MergesDenseGeneralKernelAxesWithReshapes) {
   Node* o = Op(g, "Einsum", {h, wo}, "o", F32({"B", 5, 4}),
                A(Attr::String("equation", "abcd,cde->abe")));
   o->set_name("eqn1/dot_general/Einsum");
-  g.AddOutput(Op(g, "Neg", {q->output(0)}, "nq", F32({"B", 5, 2, 3}))
-                  ->output(0));
+  g.AddOutput(
+      Op(g, "Neg", {q->output(0)}, "nq", F32({"B", 5, 2, 3}))->output(0));
   g.AddOutput(o->output(0));
   EXPECT_TRUE(RunPass("einsum-to-matmul", m));
   // q: x [B,5,6] @ wq as [6, 2*3] -> [B,5,6], split to [B,5,2,3] (B copied
@@ -647,8 +647,8 @@ TEST(EinsumToMatMulTest, MergesDenseGeneralKernelAxesWithReshapes) {
   const Value* folded = g.initializer("Reshape_3");
   ASSERT_NE(folded, nullptr);
   ASSERT_EQ(folded->const_value()->bytes().size(), 36 * sizeof(float));
-  EXPECT_EQ(std::memcmp(folded->const_value()->bytes().data(),
-                        wq_values.data(), 36 * sizeof(float)),
+  EXPECT_EQ(std::memcmp(folded->const_value()->bytes().data(), wq_values.data(),
+                        36 * sizeof(float)),
             0);
 }
 
@@ -765,11 +765,11 @@ TEST(TypePropagationTest, CompletesConvMatMulAndReshapeShapes) {
       g.Append(Node::Create("", "Reshape", {mm->output(0), target}, {"rs"}));
   Node* r_static = g.Append(Node::Create("", "Reshape", {b, target}, {"rt"}));
   // A type that disagrees with the rule (dim 2 says 9): left as it is.
-  Node* wrong = Op(g, "Relu", {mm->output(0)}, "wrong",
-                   F32({"N", Dim::Unknown(), 9}));
+  Node* wrong =
+      Op(g, "Relu", {mm->output(0)}, "wrong", F32({"N", Dim::Unknown(), 9}));
   for (Node* n : {conv, valid, vec, r_sym, r_static, wrong}) {
-    g.AddOutput(Op(g, "Identity", {n->output(0)},
-                   n->output(0)->name() + "_out", Type::Tensor(TP::FLOAT))
+    g.AddOutput(Op(g, "Identity", {n->output(0)}, n->output(0)->name() + "_out",
+                   Type::Tensor(TP::FLOAT))
                     ->output(0));
   }
   EXPECT_TRUE(RunPass("type-propagation", m));
