@@ -15,6 +15,10 @@
 //    alignment) and permuted by the outer perm (a Reshape and a Transpose
 //    that constant-folding folds; none for a one-element constant).
 //    Elementwise ops and broadcasting commute with a permutation of axes.
+//    A graph-output Transpose moves too (it becomes an Identity of the
+//    chain, keeping the output's name): an NCHW output adapter after a
+//    channels-last Conv's bias Add cancels against the Conv's layout
+//    Transpose.
 //  - MatMul/Gemm: a rank-2 operand Transpose(a, [1, 0]) becomes Gemm's
 //    transA/transB (a MatMul with two rank-2 f32 operands becomes a Gemm
 //    with alpha = 1 and no C: ORT runs both on MLAS's SGEMM, which packs a
@@ -23,14 +27,15 @@
 //    K blocks into C, which reassociates the bias add.
 //
 // A Transpose whose output is a graph output keeps that value (the name is
-// the interface): where it would vanish it becomes an Identity instead.
+// the interface): where it would vanish or move it becomes an Identity
+// instead.
 //
-// Refuses: Transposes without a perm attribute of known rank, moving a
-// graph-output Transpose through an elementwise op, chain constants of
-// unknown shape or higher rank, a chain constant that needs a Reshape
-// inside a function body (no initializers there), MatMul of
-// rank other than 2 or dtypes other than f32,
-// Gemm with transA/transB already set on that operand.
+// Refuses: Transposes without a perm attribute of known rank, chains that
+// do not end at a Transpose or pass a value used elsewhere, chain
+// constants of unknown shape or higher rank, a chain constant that needs a
+// Reshape inside a function body (no initializers there), MatMul of rank
+// other than 2 or dtypes other than f32, Gemm with transA/transB already
+// set on that operand.
 #include <optional>
 #include <string>
 #include <utility>
@@ -255,17 +260,15 @@ class TransposeFolding : public Pass {
           changed = true;
           continue;
         }
-        if (out->is_graph_output()) continue;
         // Transpose(f(Transpose(x))): swap f and the outer Transpose.
-        if (IsLayoutInvariantUnary(inner) && HasSingleUse(inner->output(0))) {
-          Node* first = inner->input(0) == nullptr
-                            ? nullptr
-                            : inner->input(0)->producer();
-          std::optional<std::vector<int64_t>> p1 = PermOf(first);
-          if (!p1.has_value() || p1->size() != perm->size() ||
-              !HasSingleUse(first->output(0))) {
-            continue;
-          }
+        Node* first =
+            IsLayoutInvariantUnary(inner) && inner->input(0) != nullptr
+                ? inner->input(0)->producer()
+                : nullptr;
+        std::optional<std::vector<int64_t>> p1 = PermOf(first);
+        if (p1.has_value() && !out->is_graph_output() &&
+            HasSingleUse(inner->output(0)) && p1->size() == perm->size() &&
+            HasSingleUse(first->output(0))) {
           // first: y = T(x, p1); inner: z = f(y); node: w = T(z, perm).
           // Rewrite: first' = T(x, p1 o perm) feeding f, whose output takes
           // w's place (its type becomes w's type with f's dtype).
@@ -283,6 +286,7 @@ class TransposeFolding : public Pass {
           changed = true;
           continue;
         }
+        // Longer chains, binary ops with constants, graph outputs.
         if (MoveThroughChain(node, *perm, g->root() == &model.graph())) {
           changed = true;
         }
@@ -292,16 +296,14 @@ class TransposeFolding : public Pass {
   }
 
  private:
-  // Transpose(chain(Transpose(x))) with binary steps: see the top comment.
+  // Transpose(chain(Transpose(x))): see the top comment.
   static bool MoveThroughChain(Node* node, const std::vector<int64_t>& perm,
                                bool can_add_constants) {
     auto chain = ChainToTranspose(node->input(0), perm.size());
     if (!chain.has_value()) return false;
     auto& [steps, first] = *chain;
-    bool has_binary = false;
     for (const ChainStep& step : steps) {
       if (step.node->num_inputs() != 2) continue;
-      has_binary = true;
       const Value* c = step.node->input(1 - step.through);
       int64_t elements = 1;
       for (const Dim& d : c->shape()->dims()) {
@@ -313,7 +315,6 @@ class TransposeFolding : public Pass {
         return false;
       }
     }
-    if (!has_binary) return false;  // the unary rule's case
     const std::vector<int64_t> merged = Compose(*PermOf(first), perm);
     first->SetAttr(Attr::Ints("perm", merged));
     first->output(0)->SetType(PermutedTypeOf(first->output(0), perm));
@@ -349,7 +350,17 @@ class TransposeFolding : public Pass {
       }
       n->output(0)->SetType(PermutedTypeOf(n->output(0), perm));
     }
-    ReplaceAllUsesWith(node->output(0), steps.front().node->output(0));
+    Value* top = steps.front().node->output(0);
+    if (node->output(0)->is_graph_output()) {
+      // The graph output keeps its value and name: the Transpose becomes an
+      // Identity of the chain, which identity-elimination folds by renaming.
+      node->ReplaceInputWith(0, top);
+      node->RemoveAttr("perm");
+      node->set_op_type("Identity");
+      node->set_name(DerivedNodeName(node, "Identity"));
+    } else {
+      ReplaceAllUsesWith(node->output(0), top);
+    }
     return true;
   }
 

@@ -529,6 +529,35 @@ TEST(TransposeFoldingTest, MovesThroughBiasAndReluChainsToCancel) {
       "}\n");
 }
 
+TEST(TransposeFoldingTest, AGraphOutputTransposeMovesAsAnIdentity) {
+  // An NCHW output adapter after a channels-last bias Add: out =
+  // T(Add(T(x), b)); the chain moves and `out` keeps its name.
+  Model m;
+  Graph& g = m.graph();
+  g.set_name("main");
+  Value* x = g.AddInput("x", F32({2, 3, 4, 4}));
+  Value* bias =
+      Init(g, "bias", Tensor::FromVector<float>(TP::FLOAT, {3}, {1, 2, 3}));
+  Node* t1 = Op(g, "Transpose", {x}, "t1", F32({2, 4, 4, 3}),
+                A(Attr::Ints("perm", {0, 2, 3, 1})));
+  Node* add = Op(g, "Add", {t1->output(0), bias}, "add", F32({2, 4, 4, 3}));
+  Node* t2 = Op(g, "Transpose", {add->output(0)}, "out", F32({2, 3, 4, 4}),
+                A(Attr::Ints("perm", {0, 3, 1, 2})));
+  g.AddOutput(t2->output(0));
+  EXPECT_TRUE(RunPass("transpose-folding", m));
+  EXPECT_TRUE(RunPass("transpose-folding", m));  // the identity perm
+  EXPECT_TRUE(RunPass("identity-elimination", m));
+  EXPECT_EQ(PrintGraph(g),
+            "graph main(%x: f32[2,3,4,4]) -> (%out: f32[2,3,4,4]) {\n"
+            "  init %bias: f32[3] = f32[3]{1, 2, 3}\n"
+            "  init %shape: i64[4] = i64[4]{1, 1, 1, 3}\n"
+            "  %Reshape: f32[1,1,1,3] = Reshape(%bias, %shape)  # Reshape\n"
+            "  %Transpose: f32[1,3,1,1] = Transpose(%Reshape) {perm=[0, 3, 1, "
+            "2]}  # Transpose\n"
+            "  %out: f32[2,3,4,4] = Add(%x, %Transpose)\n"
+            "}\n");
+}
+
 TEST(EinsumToMatMulTest, RewritesDenseAndAttentionEquations) {
   Model m;
   Graph& g = m.graph();
