@@ -6,6 +6,19 @@
 //  - Transpose(f(Transpose(x, p1)), p2) for a layout-invariant unary
 //    elementwise f (Relu, Neg, Exp, Cast, ...) whose input Transpose has no
 //    other use: f(Transpose(x, p1[p2[i]])), the pair then cancels or merges.
+//  - The same through a chain of such ops and broadcasting binary ops
+//    (Add, Sub, Mul, Div, Max, Min, Pow) whose other operand is an
+//    initializer, each result used once: Transpose(Max(Add(Transpose(x),
+//    b), 0)) (a channels-last Conv's bias and relu between its layout
+//    Transposes) becomes Max(Add(Transpose(x, merged), b'), 0) with b'
+//    the initializer brought to the full rank (leading 1s, numpy
+//    alignment) and permuted by the outer perm (a Reshape and a Transpose
+//    that constant-folding folds; none for a one-element constant).
+//    Elementwise ops and broadcasting commute with a permutation of axes.
+//    A graph-output Transpose moves too (it becomes an Identity of the
+//    chain, keeping the output's name): an NCHW output adapter after a
+//    channels-last Conv's bias Add cancels against the Conv's layout
+//    Transpose.
 //  - MatMul/Gemm: a rank-2 operand Transpose(a, [1, 0]) becomes Gemm's
 //    transA/transB (a MatMul with two rank-2 f32 operands becomes a Gemm
 //    with alpha = 1 and no C: ORT runs both on MLAS's SGEMM, which packs a
@@ -14,13 +27,18 @@
 //    K blocks into C, which reassociates the bias add.
 //
 // A Transpose whose output is a graph output keeps that value (the name is
-// the interface): where it would vanish it becomes an Identity instead.
+// the interface): where it would vanish or move it becomes an Identity
+// instead.
 //
-// Refuses: Transposes without a perm attribute of known rank, moving a
-// graph-output Transpose through an elementwise op, MatMul of
-// rank other than 2 or dtypes other than f32,
-// Gemm with transA/transB already set on that operand.
+// Refuses: Transposes without a perm attribute of known rank, chains that
+// do not end at a Transpose or pass a value used elsewhere, chain
+// constants of unknown shape or higher rank, a chain constant that needs a
+// Reshape inside a function body (no initializers there), MatMul of rank
+// other than 2 or dtypes other than f32, Gemm with transA/transB already
+// set on that operand.
+#include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ir/passes/passes.h"
@@ -80,6 +98,79 @@ bool IsLayoutInvariantUnary(const Node* n) {
     if (IsOp(n, op)) return true;
   }
   return false;
+}
+
+bool IsBroadcastBinary(const Node* n) {
+  static const char* const kOps[] = {"Add", "Sub", "Mul", "Div",
+                                     "Max", "Min", "Pow"};
+  if (n == nullptr || n->num_inputs() != 2 || n->num_outputs() != 1 ||
+      n->input(0) == nullptr || n->input(1) == nullptr) {
+    return false;
+  }
+  for (const char* op : kOps) {
+    if (IsOp(n, op)) return true;
+  }
+  return false;
+}
+
+bool IsConstOperand(const Value* v) {
+  return v != nullptr && v->is_initializer() && v->const_value() != nullptr &&
+         v->shape() != nullptr;
+}
+
+// One step of a chain: the elementwise op and which input continues it.
+struct ChainStep {
+  Node* node;
+  int through;  // the non-constant input
+};
+
+std::optional<std::vector<int64_t>> PermOf(const Node* t);
+
+// From `v` down: unary layout-invariant ops and binary ops with an
+// initializer operand, each output used once, ending at a Transpose of
+// rank `rank` used once. Returns the steps (top first) and that Transpose.
+std::optional<std::pair<std::vector<ChainStep>, Node*>> ChainToTranspose(
+    Value* v, size_t rank) {
+  std::vector<ChainStep> steps;
+  for (int depth = 0; depth < 16 && v != nullptr; ++depth) {
+    Node* n = v->producer();
+    if (n == nullptr || !HasSingleUse(v)) return std::nullopt;
+    if (IsOp(n, "Transpose")) {
+      std::optional<std::vector<int64_t>> p = PermOf(n);
+      if (!p.has_value() || p->size() != rank || steps.empty()) {
+        return std::nullopt;
+      }
+      return std::make_pair(std::move(steps), n);
+    }
+    int through = -1;
+    if (IsLayoutInvariantUnary(n)) {
+      through = 0;
+    } else if (IsBroadcastBinary(n)) {
+      for (int i = 0; i < 2; ++i) {
+        const Value* c = n->input(1 - i);
+        if (IsConstOperand(c) && c->shape()->rank() <= rank &&
+            !IsConstOperand(n->input(i))) {
+          through = i;
+        }
+      }
+    }
+    if (through < 0) return std::nullopt;
+    steps.push_back({n, through});
+    v = n->input(through);
+  }
+  return std::nullopt;
+}
+
+std::optional<Type> PermutedTypeOf(const Value* v,
+                                   const std::vector<int64_t>& perm) {
+  const Type* t = v->type();
+  if (t == nullptr || !t->is_tensor()) return std::nullopt;
+  if (!t->shape().has_value() || t->shape()->rank() != perm.size()) {
+    return Type::Tensor(t->elem_type());
+  }
+  std::vector<Dim> dims;
+  for (int64_t p : perm) dims.push_back((*t->shape())[p]);
+  return Type::Tensor(t->elem_type(), Shape(std::move(dims)));
 }
 
 std::optional<std::vector<int64_t>> PermOf(const Node* t) {
@@ -169,17 +260,15 @@ class TransposeFolding : public Pass {
           changed = true;
           continue;
         }
-        if (out->is_graph_output()) continue;
         // Transpose(f(Transpose(x))): swap f and the outer Transpose.
-        if (IsLayoutInvariantUnary(inner) && HasSingleUse(inner->output(0))) {
-          Node* first = inner->input(0) == nullptr
-                            ? nullptr
-                            : inner->input(0)->producer();
-          std::optional<std::vector<int64_t>> p1 = PermOf(first);
-          if (!p1.has_value() || p1->size() != perm->size() ||
-              !HasSingleUse(first->output(0))) {
-            continue;
-          }
+        Node* first =
+            IsLayoutInvariantUnary(inner) && inner->input(0) != nullptr
+                ? inner->input(0)->producer()
+                : nullptr;
+        std::optional<std::vector<int64_t>> p1 = PermOf(first);
+        if (p1.has_value() && !out->is_graph_output() &&
+            HasSingleUse(inner->output(0)) && p1->size() == perm->size() &&
+            HasSingleUse(first->output(0))) {
           // first: y = T(x, p1); inner: z = f(y); node: w = T(z, perm).
           // Rewrite: first' = T(x, p1 o perm) feeding f, whose output takes
           // w's place (its type becomes w's type with f's dtype).
@@ -195,6 +284,11 @@ class TransposeFolding : public Pass {
           }
           ReplaceAllUsesWith(out, inner->output(0));
           changed = true;
+          continue;
+        }
+        // Longer chains, binary ops with constants, graph outputs.
+        if (MoveThroughChain(node, *perm, g->root() == &model.graph())) {
+          changed = true;
         }
       }
     }
@@ -202,6 +296,74 @@ class TransposeFolding : public Pass {
   }
 
  private:
+  // Transpose(chain(Transpose(x))): see the top comment.
+  static bool MoveThroughChain(Node* node, const std::vector<int64_t>& perm,
+                               bool can_add_constants) {
+    auto chain = ChainToTranspose(node->input(0), perm.size());
+    if (!chain.has_value()) return false;
+    auto& [steps, first] = *chain;
+    for (const ChainStep& step : steps) {
+      if (step.node->num_inputs() != 2) continue;
+      const Value* c = step.node->input(1 - step.through);
+      int64_t elements = 1;
+      for (const Dim& d : c->shape()->dims()) {
+        if (!d.is_value()) return false;
+        elements *= d.value();
+      }
+      if (elements != 1 && c->shape()->rank() < perm.size() &&
+          !can_add_constants) {
+        return false;
+      }
+    }
+    const std::vector<int64_t> merged = Compose(*PermOf(first), perm);
+    first->SetAttr(Attr::Ints("perm", merged));
+    first->output(0)->SetType(PermutedTypeOf(first->output(0), perm));
+    for (auto it = steps.rbegin(); it != steps.rend(); ++it) {
+      Node* n = it->node;
+      if (n->num_inputs() == 2) {
+        const int ci = 1 - it->through;
+        Value* c = n->input(ci);
+        const std::vector<Dim>& dims = c->shape()->dims();
+        int64_t elements = 1;
+        for (const Dim& d : dims) elements *= d.value();
+        if (elements != 1) {
+          // Full rank with leading 1s, then the outer permutation.
+          Value* full = c;
+          if (dims.size() < perm.size()) {
+            std::vector<int64_t> shape(perm.size() - dims.size(), 1);
+            std::vector<Dim> full_dims(shape.begin(), shape.end());
+            for (const Dim& d : dims) {
+              shape.push_back(d.value());
+              full_dims.push_back(d);
+            }
+            full = InsertNodeBefore(
+                       n, "Reshape",
+                       {c, AddI64Initializer(n->graph(), "shape", shape)}, {},
+                       Type::Tensor(c->dtype(), Shape(full_dims)))
+                       ->output(0);
+          }
+          Node* t = InsertNodeBefore(n, "Transpose", {full}, {},
+                                     PermutedTypeOf(full, perm));
+          t->SetAttr(Attr::Ints("perm", perm));
+          n->ReplaceInputWith(ci, t->output(0));
+        }
+      }
+      n->output(0)->SetType(PermutedTypeOf(n->output(0), perm));
+    }
+    Value* top = steps.front().node->output(0);
+    if (node->output(0)->is_graph_output()) {
+      // The graph output keeps its value and name: the Transpose becomes an
+      // Identity of the chain, which identity-elimination folds by renaming.
+      node->ReplaceInputWith(0, top);
+      node->RemoveAttr("perm");
+      node->set_op_type("Identity");
+      node->set_name(DerivedNodeName(node, "Identity"));
+    } else {
+      ReplaceAllUsesWith(node->output(0), top);
+    }
+    return true;
+  }
+
   // MatMul(T(a), b) / MatMul(a, T(b)) with rank-2 operands -> Gemm with
   // transA/transB; also folds such Transposes into an existing Gemm.
   static bool FoldIntoGemm(Node* node) {

@@ -212,6 +212,27 @@ TEST_F(FusionTest, OlderJaxErfGeluDividedByTwoBecomesGelu) {
   EXPECT_EQ(f.fused_counts, "Gelu=1");
 }
 
+TEST_F(FusionTest, JaxErfcGeluBecomesGeluFromOpset20Only) {
+  // jax.nn.gelu(approximate=False) as current JAX prints it:
+  // 0.5 * x * erfc(-x * sqrt(1/2)), erfc lowered as a float64 erfcc chain.
+  Fused f = ConvertFuseAndCheck("gelu_erfc", 23);
+  EXPECT_THAT(f.literal_counts, HasSubstr("Exp=1"));
+  EXPECT_THAT(f.literal_counts, HasSubstr("Where=1"));
+  EXPECT_EQ(f.fused_counts, "Gelu=1");
+  EXPECT_THAT(f.fused_text, HasSubstr("%out_0: f32[4,24] = Gelu(%in_0)\n"));
+  Fused old = ConvertFuseAndCheck("gelu_erfc", 19);
+  EXPECT_FALSE(old.changed);
+}
+
+TEST_F(FusionTest, ErfcGeluWithAnotherScaleOrSignIsLeftAlone) {
+  // 0.5 * x * erfc(x * sqrt(1/2)) (no negation: 0.5 x (1 - erf(x/sqrt 2)),
+  // not GELU) and 0.5 * x * erfc(-x * 0.7) stay as they are.
+  Fused f = ConvertFuseAndCheck("gelu_erfc_not", 23);
+  EXPECT_FALSE(f.changed);
+  EXPECT_EQ(f.fused_counts, f.literal_counts);
+  EXPECT_THAT(f.fused_counts, Not(HasSubstr("Gelu")));
+}
+
 TEST_F(FusionTest, SiluBecomesSwishFromOpset24Only) {
   ir::FusionOptions swish;
   swish.fuse_swish = true;  // off by default: ORT 1.30 has no Swish kernel

@@ -491,6 +491,87 @@ TEST(ExpandEliminationTest, DropsExpandsThatBroadcastingMakesRedundant) {
             "}\n");
 }
 
+TEST(TransposeFoldingTest, MovesThroughBiasAndReluChainsToCancel) {
+  // Conv output (NCHW) -> NHWC -> + bias [8] -> max 0 -> NCHW, as a
+  // channels-last Conv's bias and relu sit between layout Transposes.
+  Model m;
+  Graph& g = m.graph();
+  g.set_name("main");
+  Value* x = g.AddInput("x", F32({2, 8, 4, 4}));
+  Value* bias =
+      Init(g, "bias",
+           Tensor::FromVector<float>(TP::FLOAT, {8}, {1, 2, 3, 4, 5, 6, 7, 8}));
+  Value* zero = Init(g, "zero", Tensor::FromVector<float>(TP::FLOAT, {}, {0}));
+  Node* t1 = Op(g, "Transpose", {x}, "t1", F32({2, 4, 4, 8}),
+                A(Attr::Ints("perm", {0, 2, 3, 1})));
+  Node* add = Op(g, "Add", {t1->output(0), bias}, "add", F32({2, 4, 4, 8}));
+  Node* relu = Op(g, "Max", {add->output(0), zero}, "relu", F32({2, 4, 4, 8}));
+  Node* t2 = Op(g, "Transpose", {relu->output(0)}, "t2", F32({2, 8, 4, 4}),
+                A(Attr::Ints("perm", {0, 3, 1, 2})));
+  g.AddOutput(Op(g, "Neg", {t2->output(0)}, "y", F32({2, 8, 4, 4}))->output(0));
+  // The same chain with an intermediate used twice stays.
+  Value* x2 = g.AddInput("x2", F32({2, 8, 4, 4}));
+  Node* u1 = Op(g, "Transpose", {x2}, "u1", F32({2, 4, 4, 8}),
+                A(Attr::Ints("perm", {0, 2, 3, 1})));
+  Node* uadd = Op(g, "Add", {u1->output(0), bias}, "uadd", F32({2, 4, 4, 8}));
+  Node* u2 = Op(g, "Transpose", {uadd->output(0)}, "u2", F32({2, 8, 4, 4}),
+                A(Attr::Ints("perm", {0, 3, 1, 2})));
+  g.AddOutput(Op(g, "Neg", {u2->output(0)}, "z", F32({2, 8, 4, 4}))->output(0));
+  g.AddOutput(uadd->output(0));
+  EXPECT_TRUE(RunPass("transpose-folding", m));
+  // The bias goes to rank 4 as [1,1,1,8] and is permuted to [1,8,1,1]; the
+  // scalar zero needs nothing; the merged perm [0,2,3,1] o [0,3,1,2] is the
+  // identity (removed by the next run).
+  EXPECT_EQ(
+      PrintGraph(g),
+      "graph main(%x: f32[2,8,4,4], %x2: f32[2,8,4,4]) -> (%y: f32[2,8,4,4], "
+      "%z: f32[2,8,4,4], %uadd: f32[2,4,4,8]) {\n"
+      "  init %bias: f32[8] = f32[8]{1, 2, 3, 4, 5, 6, 7, 8}\n"
+      "  init %shape: i64[4] = i64[4]{1, 1, 1, 8}\n"
+      "  init %zero: f32[] = f32[]{0}\n"
+      "  %t1: f32[2,8,4,4] = Transpose(%x) {perm=[0, 1, 2, 3]}\n"
+      "  %Reshape: f32[1,1,1,8] = Reshape(%bias, %shape)  # Reshape\n"
+      "  %Transpose: f32[1,8,1,1] = Transpose(%Reshape) {perm=[0, 3, 1, 2]}  "
+      "# Transpose\n"
+      "  %add: f32[2,8,4,4] = Add(%t1, %Transpose)\n"
+      "  %relu: f32[2,8,4,4] = Max(%add, %zero)\n"
+      "  %y: f32[2,8,4,4] = Neg(%relu)\n"
+      "  %u1: f32[2,4,4,8] = Transpose(%x2) {perm=[0, 2, 3, 1]}\n"
+      "  %uadd: f32[2,4,4,8] = Add(%u1, %bias)\n"
+      "  %u2: f32[2,8,4,4] = Transpose(%uadd) {perm=[0, 3, 1, 2]}\n"
+      "  %z: f32[2,8,4,4] = Neg(%u2)\n"
+      "}\n");
+}
+
+TEST(TransposeFoldingTest, AGraphOutputTransposeMovesAsAnIdentity) {
+  // An NCHW output adapter after a channels-last bias Add: out =
+  // T(Add(T(x), b)); the chain moves and `out` keeps its name.
+  Model m;
+  Graph& g = m.graph();
+  g.set_name("main");
+  Value* x = g.AddInput("x", F32({2, 3, 4, 4}));
+  Value* bias =
+      Init(g, "bias", Tensor::FromVector<float>(TP::FLOAT, {3}, {1, 2, 3}));
+  Node* t1 = Op(g, "Transpose", {x}, "t1", F32({2, 4, 4, 3}),
+                A(Attr::Ints("perm", {0, 2, 3, 1})));
+  Node* add = Op(g, "Add", {t1->output(0), bias}, "add", F32({2, 4, 4, 3}));
+  Node* t2 = Op(g, "Transpose", {add->output(0)}, "out", F32({2, 3, 4, 4}),
+                A(Attr::Ints("perm", {0, 3, 1, 2})));
+  g.AddOutput(t2->output(0));
+  EXPECT_TRUE(RunPass("transpose-folding", m));
+  EXPECT_TRUE(RunPass("transpose-folding", m));  // the identity perm
+  EXPECT_TRUE(RunPass("identity-elimination", m));
+  EXPECT_EQ(PrintGraph(g),
+            "graph main(%x: f32[2,3,4,4]) -> (%out: f32[2,3,4,4]) {\n"
+            "  init %bias: f32[3] = f32[3]{1, 2, 3}\n"
+            "  init %shape: i64[4] = i64[4]{1, 1, 1, 3}\n"
+            "  %Reshape: f32[1,1,1,3] = Reshape(%bias, %shape)  # Reshape\n"
+            "  %Transpose: f32[1,3,1,1] = Transpose(%Reshape) {perm=[0, 3, 1, "
+            "2]}  # Transpose\n"
+            "  %out: f32[2,3,4,4] = Add(%x, %Transpose)\n"
+            "}\n");
+}
+
 TEST(EinsumToMatMulTest, RewritesDenseAndAttentionEquations) {
   Model m;
   Graph& g = m.graph();
@@ -524,6 +605,135 @@ TEST(EinsumToMatMulTest, RewritesDenseAndAttentionEquations) {
             "  %s: f32[2,5,7] = MatMul(%x, %Transpose_1)  # MatMul\n"
             "  %r: f32[2,4] = Einsum(%x, %w) {equation=\"abc,dc->ad\"}\n"
             "}\n");
+}
+
+TEST(EinsumToMatMulTest, MergesDenseGeneralKernelAxesWithReshapes) {
+  // Flax DenseGeneral with a 3-D kernel, symbolic batch B: the q/k/v
+  // projection `abc,cde->abde` (two rhs-free letters) and the output
+  // projection `abcd,cde->abe` (two contracted letters).
+  Model m;
+  Graph& g = m.graph();
+  g.set_name("main");
+  Value* x = g.AddInput("x", F32({"B", 5, 6}));
+  Value* h = g.AddInput("h", F32({"B", 5, 2, 3}));
+  // wq[c, d, e] = 6c + 3d + e (c < 6, d < 2, e < 3); as [6, 6] row c holds
+  // the (d, e) pairs in row-major order: exactly wq's bytes.
+  std::vector<float> wq_values(36), wo_values(24);
+  for (int i = 0; i < 36; ++i) wq_values[i] = static_cast<float>(i);
+  for (int i = 0; i < 24; ++i) wo_values[i] = static_cast<float>(i);
+  Value* wq =
+      Init(g, "wq", Tensor::FromVector<float>(TP::FLOAT, {6, 2, 3}, wq_values));
+  Value* wo =
+      Init(g, "wo", Tensor::FromVector<float>(TP::FLOAT, {2, 3, 4}, wo_values));
+  Node* q = Op(g, "Einsum", {x, wq}, "q", F32({"B", 5, 2, 3}),
+               A(Attr::String("equation", "abc,cde->abde")));
+  q->set_name("eqn0/dot_general/Einsum");
+  Node* o = Op(g, "Einsum", {h, wo}, "o", F32({"B", 5, 4}),
+               A(Attr::String("equation", "abcd,cde->abe")));
+  o->set_name("eqn1/dot_general/Einsum");
+  g.AddOutput(
+      Op(g, "Neg", {q->output(0)}, "nq", F32({"B", 5, 2, 3}))->output(0));
+  g.AddOutput(o->output(0));
+  EXPECT_TRUE(RunPass("einsum-to-matmul", m));
+  // q: x [B,5,6] @ wq as [6, 2*3] -> [B,5,6], split to [B,5,2,3] (B copied
+  // with 0, the static 5 written out). o: h [B,5,2,3] merged to
+  // [B,5,2*3] @ wo as [2*3, 4].
+  EXPECT_EQ(
+      PrintGraph(g),
+      "graph main(%x: f32[B,5,6], %h: f32[B,5,2,3]) -> (%nq: f32[B,5,2,3], "
+      "%o: f32[B,5,4]) {\n"
+      "  init %shape: i64[2] = i64[2]{6, 6}\n"
+      "  init %shape_1: i64[4] = i64[4]{0, 5, 2, 3}\n"
+      "  init %shape_2: i64[3] = i64[3]{0, 5, 6}\n"
+      "  init %shape_3: i64[2] = i64[2]{6, 4}\n"
+      "  init %wo: f32[2,3,4] = f32[2,3,4]{0, 1, 2, 3, 4, 5, 6, 7, ... (24 "
+      "elements, fnv1a e3d9403545dbe1aa)}\n"
+      "  init %wq: f32[6,2,3] = f32[6,2,3]{0, 1, 2, 3, 4, 5, 6, 7, ... (36 "
+      "elements, fnv1a 2b6bcf7024c1056a)}\n"
+      "  %Reshape: f32[6,6] = Reshape(%wq, %shape)  # "
+      "eqn0/dot_general/Reshape\n"
+      "  %MatMul: f32[B,5,6] = MatMul(%x, %Reshape)  # "
+      "eqn0/dot_general/MatMul\n"
+      "  %q: f32[B,5,2,3] = Reshape(%MatMul, %shape_1)  # "
+      "eqn0/dot_general/Reshape\n"
+      "  %Reshape_1: f32[B,5,6] = Reshape(%h, %shape_2)  # "
+      "eqn1/dot_general/Reshape\n"
+      "  %Reshape_2: f32[6,4] = Reshape(%wo, %shape_3)  # "
+      "eqn1/dot_general/Reshape\n"
+      "  %o: f32[B,5,4] = MatMul(%Reshape_1, %Reshape_2)  # "
+      "eqn1/dot_general/MatMul\n"
+      "  %nq: f32[B,5,2,3] = Neg(%q)\n"
+      "}\n");
+  // Constant folding turns the kernel Reshapes into 2-D initializers with
+  // the kernels' bytes unchanged (row-major), and the 3-D kernels go.
+  EXPECT_TRUE(RunPass("constant-folding", m));
+  EXPECT_EQ(
+      PrintGraph(g),
+      "graph main(%x: f32[B,5,6], %h: f32[B,5,2,3]) -> (%nq: f32[B,5,2,3], "
+      "%o: f32[B,5,4]) {\n"
+      "  init %Reshape_2_1: f32[6,4] = f32[6,4]{0, 1, 2, 3, 4, 5, 6, 7, ... "
+      "(24 elements, fnv1a e3d9403545dbe1aa)}\n"
+      "  init %Reshape_3: f32[6,6] = f32[6,6]{0, 1, 2, 3, 4, 5, 6, 7, ... (36 "
+      "elements, fnv1a 2b6bcf7024c1056a)}\n"
+      "  init %shape_1: i64[4] = i64[4]{0, 5, 2, 3}\n"
+      "  init %shape_2: i64[3] = i64[3]{0, 5, 6}\n"
+      "  %MatMul: f32[B,5,6] = MatMul(%x, %Reshape_3)  # "
+      "eqn0/dot_general/MatMul\n"
+      "  %q: f32[B,5,2,3] = Reshape(%MatMul, %shape_1)  # "
+      "eqn0/dot_general/Reshape\n"
+      "  %Reshape_1: f32[B,5,6] = Reshape(%h, %shape_2)  # "
+      "eqn1/dot_general/Reshape\n"
+      "  %o: f32[B,5,4] = MatMul(%Reshape_1, %Reshape_2_1)  # "
+      "eqn1/dot_general/MatMul\n"
+      "  %nq: f32[B,5,2,3] = Neg(%q)\n"
+      "}\n");
+  const Value* folded = g.initializer("Reshape_3");
+  ASSERT_NE(folded, nullptr);
+  ASSERT_EQ(folded->const_value()->bytes().size(), 36 * sizeof(float));
+  EXPECT_EQ(std::memcmp(folded->const_value()->bytes().data(), wq_values.data(),
+                        36 * sizeof(float)),
+            0);
+}
+
+TEST(EinsumToMatMulTest, MergesBatchedContractionsAndRefusesInexactReshapes) {
+  Model m;
+  Graph& g = m.graph();
+  g.set_name("main");
+  Value* x = g.AddInput("x", F32({"B", 5, 2, 3}));
+  Value* y = g.AddInput("y", F32({"B", 7, 2, 3}));
+  Value* s = g.AddInput("s", F32({4, "S", 3}));
+  Value* w = g.AddInput("w", F32({"S", 3, 6}));
+  Value* z = g.AddInput("z", F32({"B", 5, 6, 2}));
+  // Batch a, lhs-free b, contracted (c, d), rhs-free e: y goes to
+  // [a, c, d, e] (Transpose) then [B, 6, 7] (B copied).
+  Node* batched = Op(g, "Einsum", {x, y}, "p", F32({"B", 5, 7}),
+                     A(Attr::String("equation", "abcd,aecd->abe")));
+  // Two contracted letters, one symbolic (S): no static product, refused.
+  Node* symbolic = Op(g, "Einsum", {s, w}, "r", F32({4, 6}),
+                      A(Attr::String("equation", "abc,bcd->ad")));
+  // Batch with two lhs-free letters: no MatMul form, refused.
+  Node* two_free = Op(g, "Einsum", {z, y}, "t", F32({"B", 5, 6, 7}),
+                      A(Attr::String("equation", "abcd,aecd->abce")));
+  (void)two_free;
+  g.AddOutput(batched->output(0));
+  g.AddOutput(symbolic->output(0));
+  g.AddOutput(two_free->output(0));
+  EXPECT_TRUE(RunPass("einsum-to-matmul", m));
+  EXPECT_EQ(
+      PrintGraph(g),
+      "graph main(%x: f32[B,5,2,3], %y: f32[B,7,2,3], %s: f32[4,S,3], %w: "
+      "f32[S,3,6], %z: f32[B,5,6,2]) -> (%p: f32[B,5,7], %r: f32[4,6], %t: "
+      "f32[B,5,6,7]) {\n"
+      "  init %shape: i64[3] = i64[3]{0, 5, 6}\n"
+      "  init %shape_1: i64[3] = i64[3]{0, 6, 7}\n"
+      "  %Reshape: f32[B,5,6] = Reshape(%x, %shape)  # Reshape\n"
+      "  %Transpose: f32[B,2,3,7] = Transpose(%y) {perm=[0, 2, 3, 1]}  # "
+      "Transpose\n"
+      "  %Reshape_1: f32[B,6,7] = Reshape(%Transpose, %shape_1)  # Reshape\n"
+      "  %p: f32[B,5,7] = MatMul(%Reshape, %Reshape_1)  # MatMul\n"
+      "  %r: f32[4,6] = Einsum(%s, %w) {equation=\"abc,bcd->ad\"}\n"
+      "  %t: f32[B,5,6,7] = Einsum(%z, %y) {equation=\"abcd,aecd->abce\"}\n"
+      "}\n");
 }
 
 TEST(TypePropagationTest, TypesUntypedOutputsFromTheInputTypes) {
@@ -562,6 +772,57 @@ TEST(TypePropagationTest, TypesUntypedOutputsFromTheInputTypes) {
   EXPECT_EQ(t->output(0)->type()->ToString(), "f64[3,B]");
   EXPECT_EQ(shape->output(0)->type()->ToString(), "i64[2]");
   EXPECT_EQ(mixed->output(0)->type(), nullptr);
+  EXPECT_FALSE(RunPass("type-propagation", m));
+}
+
+TEST(TypePropagationTest, CompletesConvMatMulAndReshapeShapes) {
+  Model m;
+  Graph& g = m.graph();
+  g.set_name("main");
+  Value* x = g.AddInput("x", F32({"N", 3, 32, 31}));
+  Value* w = g.AddInput("w", F32({8, 3, 3, 3}));
+  Value* v = g.AddInput("v", F32({4}));
+  Value* a = g.AddInput("a", F32({"N", 5, 6}));
+  Value* b = g.AddInput("b", F32({6, 4}));
+  Value* target = I64(g, "target", {0, -1, 2});
+  // Conv with a dtype-only type (what the conv lowering leaves): spatial
+  // sizes floor((32 + 0 + 1 - 2*(3-1) - 1) / 2) + 1 = 15 and
+  // floor((31 + 1 + 1 - 2*(3-1) - 1) / 2) + 1 = 15; channels = w's 8.
+  std::vector<Attr> conv_attrs;
+  conv_attrs.push_back(Attr::Ints("pads", {0, 1, 1, 1}));
+  conv_attrs.push_back(Attr::Ints("strides", {2, 2}));
+  conv_attrs.push_back(Attr::Ints("dilations", {2, 2}));
+  Node* conv = Op(g, "Conv", {x, w}, "conv", Type::Tensor(TP::FLOAT),
+                  std::move(conv_attrs));
+  // VALID and an unknown-size axis: 32 - 3 + 1 = 30 and ?.
+  Node* valid = g.Append(Node::Create(
+      "", "Conv", {conv->output(0), g.AddInput("w2", F32({4, 8, 3, 3}))},
+      {"valid"}, A(Attr::String("auto_pad", "VALID"))));
+  // MatMul: [N,5,6] @ [6,4] -> [N,5,4]; [6,4] @ [4] (1-D rhs: its axis is
+  // dropped) -> [6].
+  Node* mm = g.Append(Node::Create("", "MatMul", {a, b}, {"mm"}));
+  Node* vec = g.Append(Node::Create("", "MatMul", {b, v}, {"vec"}));
+  // Reshape [N,5,4] by {0, -1, 2}: N copied, -1 not computable under a
+  // symbol -> no type; of the static [6,4] by {0, -1, 2}: [6, 2, 2].
+  Node* r_sym =
+      g.Append(Node::Create("", "Reshape", {mm->output(0), target}, {"rs"}));
+  Node* r_static = g.Append(Node::Create("", "Reshape", {b, target}, {"rt"}));
+  // A type that disagrees with the rule (dim 2 says 9): left as it is.
+  Node* wrong =
+      Op(g, "Relu", {mm->output(0)}, "wrong", F32({"N", Dim::Unknown(), 9}));
+  for (Node* n : {conv, valid, vec, r_sym, r_static, wrong}) {
+    g.AddOutput(Op(g, "Identity", {n->output(0)}, n->output(0)->name() + "_out",
+                   Type::Tensor(TP::FLOAT))
+                    ->output(0));
+  }
+  EXPECT_TRUE(RunPass("type-propagation", m));
+  EXPECT_EQ(conv->output(0)->type()->ToString(), "f32[N,8,15,15]");
+  EXPECT_EQ(valid->output(0)->type()->ToString(), "f32[N,4,13,13]");
+  EXPECT_EQ(mm->output(0)->type()->ToString(), "f32[N,5,4]");
+  EXPECT_EQ(vec->output(0)->type()->ToString(), "f32[6]");
+  EXPECT_EQ(r_sym->output(0)->type(), nullptr);
+  EXPECT_EQ(r_static->output(0)->type()->ToString(), "f32[6,2,2]");
+  EXPECT_EQ(wrong->output(0)->type()->ToString(), "f32[N,?,9]");
   EXPECT_FALSE(RunPass("type-propagation", m));
 }
 
