@@ -112,11 +112,21 @@ ParityCase RunCase(const std::string& name, const Bundle& bundle,
   if (auto opset = HeaderDouble(bundle.file, "opset")) {
     shadow.check.convert.opset = static_cast<int>(*opset);
   }
-  // expect_graph lines describe the graph at the bundle's opset; the
-  // [opset17] variant checks numbers only, as the corpus runner does.
-  const bool opset17_variant = absl::EndsWith(name, "[opset17]");
+  // expect_graph lines describe the graph of the bundle as written: the
+  // [opset17] and [f64] variants check numbers only, as the corpus runner
+  // does.
+  const bool variant = absl::EndsWith(name, "[opset17]") ||
+                       absl::EndsWith(name, "[f64]");
+  // `# functions:` globs apply to the IR side (shadow converts the legacy
+  // side inlined), as in the corpus runner.
+  if (std::optional<std::string> globs = bundle.file.Header("functions")) {
+    for (absl::string_view glob : absl::StrSplit(*globs, ',')) {
+      shadow.check.convert.functions.emplace_back(
+          absl::StripAsciiWhitespace(glob));
+    }
+  }
   for (const auto& [key, value] : bundle.file.header) {
-    if (opset17_variant) break;
+    if (variant) break;
     if (key == "expect_graph" || key == "expect_graph_legacy") {
       shadow.expect_graph_legacy.push_back(value);
     }

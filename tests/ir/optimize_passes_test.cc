@@ -703,7 +703,7 @@ TEST(EinsumToMatMulTest, MergesBatchedContractionsAndRefusesInexactReshapes) {
   Value* y = g.AddInput("y", F32({"B", 7, 2, 3}));
   Value* s = g.AddInput("s", F32({4, "S", 3}));
   Value* w = g.AddInput("w", F32({"S", 3, 6}));
-  Value* z = g.AddInput("z", F32({"B", 5, 6, 2}));
+  Value* z = g.AddInput("z", F32({"B", 5, 2, 3}));
   // Batch a, lhs-free b, contracted (c, d), rhs-free e: y goes to
   // [a, c, d, e] (Transpose) then [B, 6, 7] (B copied).
   Node* batched = Op(g, "Einsum", {x, y}, "p", F32({"B", 5, 7}),
@@ -712,7 +712,7 @@ TEST(EinsumToMatMulTest, MergesBatchedContractionsAndRefusesInexactReshapes) {
   Node* symbolic = Op(g, "Einsum", {s, w}, "r", F32({4, 6}),
                       A(Attr::String("equation", "abc,bcd->ad")));
   // Batch with two lhs-free letters: no MatMul form, refused.
-  Node* two_free = Op(g, "Einsum", {z, y}, "t", F32({"B", 5, 6, 7}),
+  Node* two_free = Op(g, "Einsum", {z, y}, "t", F32({"B", 5, 2, 7}),
                       A(Attr::String("equation", "abcd,aecd->abce")));
   (void)two_free;
   g.AddOutput(batched->output(0));
@@ -722,8 +722,8 @@ TEST(EinsumToMatMulTest, MergesBatchedContractionsAndRefusesInexactReshapes) {
   EXPECT_EQ(
       PrintGraph(g),
       "graph main(%x: f32[B,5,2,3], %y: f32[B,7,2,3], %s: f32[4,S,3], %w: "
-      "f32[S,3,6], %z: f32[B,5,6,2]) -> (%p: f32[B,5,7], %r: f32[4,6], %t: "
-      "f32[B,5,6,7]) {\n"
+      "f32[S,3,6], %z: f32[B,5,2,3]) -> (%p: f32[B,5,7], %r: f32[4,6], %t: "
+      "f32[B,5,2,7]) {\n"
       "  init %shape: i64[3] = i64[3]{0, 5, 6}\n"
       "  init %shape_1: i64[3] = i64[3]{0, 6, 7}\n"
       "  %Reshape: f32[B,5,6] = Reshape(%x, %shape)  # Reshape\n"
@@ -732,7 +732,7 @@ TEST(EinsumToMatMulTest, MergesBatchedContractionsAndRefusesInexactReshapes) {
       "  %Reshape_1: f32[B,6,7] = Reshape(%Transpose, %shape_1)  # Reshape\n"
       "  %p: f32[B,5,7] = MatMul(%Reshape, %Reshape_1)  # MatMul\n"
       "  %r: f32[4,6] = Einsum(%s, %w) {equation=\"abc,bcd->ad\"}\n"
-      "  %t: f32[B,5,6,7] = Einsum(%z, %y) {equation=\"abcd,aecd->abce\"}\n"
+      "  %t: f32[B,5,2,7] = Einsum(%z, %y) {equation=\"abcd,aecd->abce\"}\n"
       "}\n");
 }
 
