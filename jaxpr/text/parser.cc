@@ -770,7 +770,12 @@ absl::Status Parser::ParseShape(Aval* aval) {
       if (dim[m] == '(') ++d2;
       if (dim[m] == ')') --d2;
       if (dim[m] == '@' && d2 == 0) {
-        shard = std::string(dim.substr(m + 1));
+        shard = std::string(absl::StripAsciiWhitespace(dim.substr(m + 1)));
+        // `4@` names no mesh axis: no JAX print has it, and the printer,
+        // which writes `@` only before an axis name, could not give it back.
+        if (shard.empty()) {
+          return ErrorAt(item + m, "expected a mesh axis name after '@'");
+        }
         dim = dim.substr(0, m);
         any_sharding = true;
         break;

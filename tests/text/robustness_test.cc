@@ -175,5 +175,24 @@ TEST(RobustnessTest, ParamValueStartingWithEqualsIsAnError) {
               HasSubstr("x:4:13: error: expected a value for param 'spec'"));
 }
 
+// parser_fuzzer, 2026-11-24: `a:f32[4@]` parsed as a sharded type with an
+// empty axis name and printed as `f32[4]`, which re-parsed as unsharded
+// (types unequal although printed alike). An empty name after '@' is now an
+// error; `f32[4@data]` still round-trips.
+TEST(RobustnessTest, EmptyMeshAxisAfterAtIsAnError) {
+  auto bad = ParseJaxprText(
+      "{ lambda ; a:f32[4@]. let b:f32[4] = neg a in (b,) }\n", "x");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_THAT(bad.status().message(),
+              HasSubstr("x:1:19: error: expected a mesh axis name after '@'"));
+  auto good = ParseJaxprText(
+      "{ lambda ; a:f32[4@data]. let b:f32[4@data] = neg a in (b,) }\n", "y");
+  ASSERT_TRUE(good.ok()) << good.status();
+  auto again = ParseJaxprText(PrintJaxprFile(*good), "printed");
+  ASSERT_TRUE(again.ok()) << again.status();
+  std::string diff;
+  EXPECT_TRUE(StructurallyEqual(*good, *again, &diff)) << diff;
+}
+
 }  // namespace
 }  // namespace jax2onnx::jaxpr
