@@ -8,9 +8,11 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -27,6 +29,13 @@ class Pass {
   // Returns whether the model changed; an error leaves the model in an
   // unspecified but verifiable state.
   virtual absl::StatusOr<bool> Run(Model& model) = 0;
+  // Op types without which the pass cannot change anything (its rewrites
+  // all start at a node of one of these types, in any domain); empty: it
+  // may act on any model. The manager skips the pass on a model that has
+  // none of them: every pass walks every node, and on a 100k-node graph
+  // most of the generic passes' anchors (Einsum, Expand, Cast, ...) are
+  // absent.
+  virtual std::vector<absl::string_view> AnchorOps() const { return {}; }
 };
 
 // The generic passes, by name (nullptr for an unknown name).
@@ -74,8 +83,12 @@ class PassManager {
     std::vector<std::unique_ptr<Pass>> passes;
   };
   absl::StatusOr<bool> RunOne(Pass& pass, Model& model);
+  // Whether some node of the model has one of `ops` as op type, from the
+  // census of op types, taken again after any pass that changed the model.
+  bool HasAnyOp(Model& model, const std::vector<absl::string_view>& ops);
 
   PassManagerOptions options_;
+  std::optional<absl::flat_hash_set<std::string>> op_census_;
   std::vector<Step> steps_;
   int dump_step_ = 0;
 };

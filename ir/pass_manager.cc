@@ -88,7 +88,23 @@ void PassManager::AddFixpoint(std::string group_name,
   steps_.push_back(std::move(step));
 }
 
+bool PassManager::HasAnyOp(Model& model,
+                           const std::vector<absl::string_view>& ops) {
+  if (!op_census_.has_value()) {
+    op_census_.emplace();
+    for (Graph* g : AllGraphs(model)) {
+      for (Node* n : g->nodes()) op_census_->insert(n->op_type());
+    }
+  }
+  for (absl::string_view op : ops) {
+    if (op_census_->contains(op)) return true;
+  }
+  return false;
+}
+
 absl::StatusOr<bool> PassManager::RunOne(Pass& pass, Model& model) {
+  const std::vector<absl::string_view> anchors = pass.AnchorOps();
+  if (!anchors.empty() && !HasAnyOp(model, anchors)) return false;
   if (options_.verify_each_pass) {
     if (absl::Status s = Verify(model, options_.verify_options); !s.ok()) {
       return absl::Status(s.code(),
@@ -103,6 +119,8 @@ absl::StatusOr<bool> PassManager::RunOne(Pass& pass, Model& model) {
         absl::StrCat("pass '", pass.name(), "': ", changed.status().message()));
   }
   ReleaseErased(model);
+  // A pass that changed nothing left the census valid.
+  if (*changed) op_census_.reset();
   if (options_.verify_each_pass) {
     if (absl::Status s = Verify(model, options_.verify_options); !s.ok()) {
       return absl::Status(s.code(),

@@ -67,6 +67,9 @@ bool IsPlainCast(const Node* node) {
 class CastElimination : public Pass {
  public:
   absl::string_view name() const override { return "cast-elimination"; }
+  std::vector<absl::string_view> AnchorOps() const override {
+    return {"Cast"};
+  }
   absl::StatusOr<bool> Run(Model& model) override {
     bool changed = false;
     for (Graph* g : AllGraphs(model)) {

@@ -290,6 +290,9 @@ bool Rewrite(Node* node, const Plan& plan, bool can_add_constants) {
 class EinsumToMatMul : public Pass {
  public:
   absl::string_view name() const override { return "einsum-to-matmul"; }
+  std::vector<absl::string_view> AnchorOps() const override {
+    return {"Einsum"};
+  }
   absl::StatusOr<bool> Run(Model& model) override {
     bool changed = false;
     for (Graph* g : AllGraphs(model)) {

@@ -75,6 +75,9 @@ Node* LeadingUnsqueeze(const Node* node, int i) {
 class ExpandElimination : public Pass {
  public:
   absl::string_view name() const override { return "expand-elimination"; }
+  std::vector<absl::string_view> AnchorOps() const override {
+    return {"Expand", "Unsqueeze"};
+  }
   absl::StatusOr<bool> Run(Model& model) override {
     bool changed = false;
     for (Graph* g : AllGraphs(model)) {

@@ -42,6 +42,9 @@ bool MoveOutputNameToProducer(Node* node) {
 class IdentityElimination : public Pass {
  public:
   absl::string_view name() const override { return "identity-elimination"; }
+  std::vector<absl::string_view> AnchorOps() const override {
+    return {"Identity"};
+  }
   absl::StatusOr<bool> Run(Model& model) override {
     bool changed = false;
     for (Graph* g : AllGraphs(model)) {

@@ -54,6 +54,9 @@ std::optional<std::vector<int64_t>> ReducedAxes(const Node* r) {
 class ReduceKeepdims : public Pass {
  public:
   absl::string_view name() const override { return "reduce-keepdims"; }
+  std::vector<absl::string_view> AnchorOps() const override {
+    return {"Unsqueeze"};
+  }
   absl::StatusOr<bool> Run(Model& model) override {
     bool changed = false;
     for (Graph* g : AllGraphs(model)) {

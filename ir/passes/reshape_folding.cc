@@ -42,6 +42,9 @@ bool SameKnownShape(const Value* a, const Value* b) {
 class ReshapeFolding : public Pass {
  public:
   absl::string_view name() const override { return "reshape-folding"; }
+  std::vector<absl::string_view> AnchorOps() const override {
+    return {"Reshape", "Squeeze", "Unsqueeze", "Flatten"};
+  }
   absl::StatusOr<bool> Run(Model& model) override {
     bool changed = false;
     for (Graph* g : AllGraphs(model)) {

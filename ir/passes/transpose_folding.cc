@@ -217,6 +217,9 @@ bool IsSwap2(const Node* t) {
 class TransposeFolding : public Pass {
  public:
   absl::string_view name() const override { return "transpose-folding"; }
+  std::vector<absl::string_view> AnchorOps() const override {
+    return {"Transpose"};
+  }
   absl::StatusOr<bool> Run(Model& model) override {
     bool changed = false;
     for (Graph* g : AllGraphs(model)) {
