@@ -352,6 +352,48 @@ TEST(PassManagerTest, FixpointGroupThatDoesNotConvergeIsAnError) {
   EXPECT_EQ(runs, 3);
 }
 
+// Counts its runs; anchored on Neg.
+class NegAnchoredPass : public Pass {
+ public:
+  explicit NegAnchoredPass(int* runs) : runs_(runs) {}
+  absl::string_view name() const override { return "neg-anchored"; }
+  std::vector<absl::string_view> AnchorOps() const override { return {"Neg"}; }
+  absl::StatusOr<bool> Run(Model&) override {
+    ++*runs_;
+    return false;
+  }
+
+ private:
+  int* runs_;
+};
+
+// Turns the Relu into a Neg once (a change that brings the anchor in).
+class ReluToNegPass : public Pass {
+ public:
+  absl::string_view name() const override { return "relu-to-neg"; }
+  absl::StatusOr<bool> Run(Model& m) override {
+    Node* n = m.graph().first_node();
+    if (n->op_type() != "Relu") return false;
+    n->set_op_type("Neg");
+    return true;
+  }
+};
+
+TEST(PassManagerTest, PassIsSkippedUntilItsAnchorOpAppears) {
+  Model m = SmallModel();  // one Relu, no Neg
+  int runs = 0;
+  PassManager pm;
+  pm.Add(std::make_unique<NegAnchoredPass>(&runs));
+  pm.Add(std::make_unique<ReluToNegPass>());
+  pm.Add(std::make_unique<NegAnchoredPass>(&runs));
+  absl::StatusOr<bool> changed = pm.Run(m);
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_TRUE(*changed);
+  // Skipped before the rewrite (no Neg anywhere), run after it (the census
+  // is retaken after a changing pass).
+  EXPECT_EQ(runs, 1);
+}
+
 TEST(PassManagerTest, VerifierAfterPassCatchesCorruption) {
   Model m = SmallModel();
   PassManager pm(PassManagerOptions{.verify_each_pass = true});
