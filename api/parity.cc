@@ -115,8 +115,8 @@ ParityCase RunCase(const std::string& name, const Bundle& bundle,
   // expect_graph lines describe the graph of the bundle as written: the
   // [opset17] and [f64] variants check numbers only, as the corpus runner
   // does.
-  const bool variant = absl::EndsWith(name, "[opset17]") ||
-                       absl::EndsWith(name, "[f64]");
+  const bool variant =
+      absl::EndsWith(name, "[opset17]") || absl::EndsWith(name, "[f64]");
   // `# functions:` globs apply to the IR side (shadow converts the legacy
   // side inlined), as in the corpus runner.
   if (std::optional<std::string> globs = bundle.file.Header("functions")) {

@@ -103,7 +103,8 @@ bool MergeInitializers(Graph& g) {
         t->is_string() || t->is_external() || v->num_uses() == 0) {
       continue;
     }
-    const size_t key = absl::HashOf(t->dtype(), t->dims(), Fingerprint(t->bytes()));
+    const size_t key =
+        absl::HashOf(t->dtype(), t->dims(), Fingerprint(t->bytes()));
     std::vector<Value*>& same = seen[key];
     Value* match = nullptr;
     for (Value* earlier : same) {

@@ -30,8 +30,7 @@ J2O_CLMUL inline __m128i Fold16(__m128i k, __m128i acc, __m128i next) {
 // blocks; k3 = x^(128+32), k4 = x^(128-32) fold 16-byte blocks; k5 = x^64
 // folds 128 to 64 bits; then Barrett reduction with P(x) and
 // u = floor(x^64 / P(x)).
-J2O_CLMUL uint32_t FoldClmul(
-    uint32_t crc, const uint8_t* buf, size_t n) {
+J2O_CLMUL uint32_t FoldClmul(uint32_t crc, const uint8_t* buf, size_t n) {
   alignas(16) static const uint64_t k1k2[] = {0x0154442bd4, 0x01c6e41596};
   alignas(16) static const uint64_t k3k4[] = {0x01751997d0, 0x00ccaa009e};
   alignas(16) static const uint64_t k5k0[] = {0x0163cd6124, 0x0000000000};

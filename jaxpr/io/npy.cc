@@ -56,24 +56,24 @@ absl::Status CheckDeclaredEntrySize(const zip_stat_t& st,
   if ((st.valid & ZIP_STAT_COMP_SIZE) && (st.valid & ZIP_STAT_COMP_METHOD) &&
       (st.comp_method == ZIP_CM_STORE || st.comp_method == ZIP_CM_DEFLATE)) {
     // + 64: the deflate stream's own framing on tiny entries.
-    const uint64_t most =
-        st.comp_method == ZIP_CM_STORE
-            ? st.comp_size
-            : (st.comp_size + 64) * kMaxDeflateRatio;
+    const uint64_t most = st.comp_method == ZIP_CM_STORE
+                              ? st.comp_size
+                              : (st.comp_size + 64) * kMaxDeflateRatio;
     if (st.size > most) {
-      return Invalid(what, absl::StrCat("declares ", st.size, " bytes from ",
-                                        st.comp_size,
-                                        " compressed bytes, more than ",
-                                        st.comp_method == ZIP_CM_STORE
-                                            ? "a stored entry holds"
-                                            : "deflate can expand to (1032:1)",
-                                        "; corrupt or a decompression bomb"));
+      return Invalid(
+          what, absl::StrCat("declares ", st.size, " bytes from ", st.comp_size,
+                             " compressed bytes, more than ",
+                             st.comp_method == ZIP_CM_STORE
+                                 ? "a stored entry holds"
+                                 : "deflate can expand to (1032:1)",
+                             "; corrupt or a decompression bomb"));
     }
   }
   const long pages = sysconf(_SC_PHYS_PAGES);
   const long page_size = sysconf(_SC_PAGE_SIZE);
   if (pages > 0 && page_size > 0 &&
-      st.size > static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size)) {
+      st.size >
+          static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size)) {
     return absl::ResourceExhaustedError(absl::StrCat(
         what, ": declares ", st.size, " bytes, more than this machine's ",
         static_cast<uint64_t>(pages) * static_cast<uint64_t>(page_size),
@@ -353,12 +353,6 @@ std::vector<uint8_t> FortranToC(const uint8_t* src,
   return out;
 }
 
-uint32_t ReadLE(const unsigned char* p, int n) {
-  uint32_t v = 0;
-  for (int i = n - 1; i >= 0; --i) v = (v << 8) | p[i];
-  return v;
-}
-
 // Writes `contents` to `path` through a temporary file in the same folder
 // and a rename, so readers never see a half-written file.
 // A temporary next to `path`, created with O_EXCL so it never replaces a file
@@ -454,11 +448,11 @@ absl::StatusOr<NpyLayout> ParseNpyLayout(absl::string_view bytes,
   uint32_t header_len;
   if (major == 1) {
     if (bytes.size() < 10) return Invalid(what, "truncated header length");
-    header_len = ReadLE(u + 8, 2);
+    header_len = static_cast<uint32_t>(ReadLittleEndian(u + 8, 2));
     header_start = 10;
   } else if (major == 2 || major == 3) {
     if (bytes.size() < 12) return Invalid(what, "truncated header length");
-    header_len = ReadLE(u + 8, 4);
+    header_len = static_cast<uint32_t>(ReadLittleEndian(u + 8, 4));
     header_start = 12;
   } else {
     return Invalid(what, absl::StrCat("unsupported .npy format version ", major,

@@ -28,12 +28,6 @@ constexpr uint64_t kZip64LocatorSize = 20;
 constexpr uint64_t kZip64EndSize = 56;
 constexpr uint16_t kZip64ExtraId = 0x0001;
 
-uint64_t Le(const uint8_t* p, int n) {
-  uint64_t v = 0;
-  for (int i = n - 1; i >= 0; --i) v = (v << 8) | p[i];
-  return v;
-}
-
 // `zip[offset, offset + n)` lies inside the file.
 bool Inside(absl::Span<const uint8_t> zip, uint64_t offset, uint64_t n) {
   return offset <= zip.size() && n <= zip.size() - offset;
@@ -52,22 +46,23 @@ std::optional<Directory> FindDirectory(absl::Span<const uint8_t> zip) {
   const uint64_t first = last > 0xFFFF ? last - 0xFFFF : 0;
   for (uint64_t pos = last + 1; pos-- > first;) {
     const uint8_t* p = zip.data() + pos;
-    if (Le(p, 4) != kEndOfCentralDirSig) continue;
-    if (pos + kEndOfCentralDirSize + Le(p + 20, 2) != zip.size()) continue;
-    Directory dir{Le(p + 16, 4), Le(p + 10, 2)};
+    if (ReadLittleEndian(p, 4) != kEndOfCentralDirSig) continue;
+    if (pos + kEndOfCentralDirSize + ReadLittleEndian(p + 20, 2) != zip.size())
+      continue;
+    Directory dir{ReadLittleEndian(p + 16, 4), ReadLittleEndian(p + 10, 2)};
     if (dir.offset != 0xFFFFFFFF && dir.entries != 0xFFFF) return dir;
     // zip64: the locator precedes the end record and points at the zip64
     // end record, which has the 64-bit count and offset.
     if (pos < kZip64LocatorSize) return std::nullopt;
     const uint8_t* loc = p - kZip64LocatorSize;
-    if (Le(loc, 4) != kZip64LocatorSig) return std::nullopt;
-    const uint64_t end64 = Le(loc + 8, 8);
+    if (ReadLittleEndian(loc, 4) != kZip64LocatorSig) return std::nullopt;
+    const uint64_t end64 = ReadLittleEndian(loc + 8, 8);
     if (!Inside(zip, end64, kZip64EndSize) ||
-        Le(zip.data() + end64, 4) != kZip64EndSig) {
+        ReadLittleEndian(zip.data() + end64, 4) != kZip64EndSig) {
       return std::nullopt;
     }
-    return Directory{Le(zip.data() + end64 + 48, 8),
-                     Le(zip.data() + end64 + 32, 8)};
+    return Directory{ReadLittleEndian(zip.data() + end64 + 48, 8),
+                     ReadLittleEndian(zip.data() + end64 + 32, 8)};
   }
   return std::nullopt;
 }
@@ -112,16 +107,16 @@ std::optional<std::vector<std::optional<StoredZipEntry>>> ListStoredZipEntries(
   for (uint64_t i = 0; i < dir->entries; ++i) {
     if (!Inside(zip, pos, kCentralHeaderSize)) return std::nullopt;
     const uint8_t* p = zip.data() + pos;
-    if (Le(p, 4) != kCentralHeaderSig) return std::nullopt;
-    const uint64_t flags = Le(p + 8, 2);
-    const uint64_t method = Le(p + 10, 2);
-    const uint32_t crc = static_cast<uint32_t>(Le(p + 16, 4));
-    uint64_t compressed = Le(p + 20, 4);
-    uint64_t size = Le(p + 24, 4);
-    const uint64_t name_len = Le(p + 28, 2);
-    const uint64_t extra_len = Le(p + 30, 2);
-    const uint64_t comment_len = Le(p + 32, 2);
-    uint64_t local = Le(p + 42, 4);
+    if (ReadLittleEndian(p, 4) != kCentralHeaderSig) return std::nullopt;
+    const uint64_t flags = ReadLittleEndian(p + 8, 2);
+    const uint64_t method = ReadLittleEndian(p + 10, 2);
+    const uint32_t crc = static_cast<uint32_t>(ReadLittleEndian(p + 16, 4));
+    uint64_t compressed = ReadLittleEndian(p + 20, 4);
+    uint64_t size = ReadLittleEndian(p + 24, 4);
+    const uint64_t name_len = ReadLittleEndian(p + 28, 2);
+    const uint64_t extra_len = ReadLittleEndian(p + 30, 2);
+    const uint64_t comment_len = ReadLittleEndian(p + 32, 2);
+    uint64_t local = ReadLittleEndian(p + 42, 4);
     const uint64_t record =
         kCentralHeaderSize + name_len + extra_len + comment_len;
     if (!Inside(zip, pos, record)) return std::nullopt;
@@ -131,8 +126,8 @@ std::optional<std::vector<std::optional<StoredZipEntry>>> ListStoredZipEntries(
     // 0xFFFFFFFF, in the order uncompressed, compressed, local offset.
     const uint8_t* extra = p + kCentralHeaderSize + name_len;
     for (uint64_t e = 0; e + 4 <= extra_len;) {
-      const uint64_t id = Le(extra + e, 2);
-      const uint64_t len = Le(extra + e + 2, 2);
+      const uint64_t id = ReadLittleEndian(extra + e, 2);
+      const uint64_t len = ReadLittleEndian(extra + e + 2, 2);
       if (e + 4 + len > extra_len) return std::nullopt;
       if (id == kZip64ExtraId) {
         const uint8_t* q = extra + e + 4;
@@ -140,7 +135,7 @@ std::optional<std::vector<std::optional<StoredZipEntry>>> ListStoredZipEntries(
         auto take = [&](uint64_t* field) {
           if (*field != 0xFFFFFFFF) return true;
           if (left < 8) return false;
-          *field = Le(q, 8);
+          *field = ReadLittleEndian(q, 8);
           q += 8;
           left -= 8;
           return true;
@@ -157,9 +152,10 @@ std::optional<std::vector<std::optional<StoredZipEntry>>> ListStoredZipEntries(
     if (method != 0 || encrypted || compressed != size) continue;
     if (!Inside(zip, local, kLocalHeaderSize)) continue;
     const uint8_t* lh = zip.data() + local;
-    if (Le(lh, 4) != kLocalHeaderSig) continue;
-    const uint64_t data_offset =
-        local + kLocalHeaderSize + Le(lh + 26, 2) + Le(lh + 28, 2);
+    if (ReadLittleEndian(lh, 4) != kLocalHeaderSig) continue;
+    const uint64_t data_offset = local + kLocalHeaderSize +
+                                 ReadLittleEndian(lh + 26, 2) +
+                                 ReadLittleEndian(lh + 28, 2);
     if (!Inside(zip, data_offset, size)) continue;
     slot = StoredZipEntry{std::move(name), data_offset, size, crc};
   }

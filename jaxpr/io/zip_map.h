@@ -18,6 +18,14 @@
 
 namespace jax2onnx::jaxpr {
 
+// The n-byte (n <= 8) little-endian unsigned integer at p (zip and npy
+// headers).
+inline uint64_t ReadLittleEndian(const uint8_t* p, int n) {
+  uint64_t v = 0;
+  for (int i = n - 1; i >= 0; --i) v = (v << 8) | p[i];
+  return v;
+}
+
 // A whole file mapped read-only and private; unmapped when the last owner
 // goes. Arrays borrowing from it hold it through a shared_ptr.
 class MappedFile {

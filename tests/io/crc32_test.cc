@@ -31,8 +31,7 @@ TEST(Crc32Test, CheckValueOf123456789) {
   // The CRC-32 "check" value of the ASCII digits 1-9 (Williams, "A Painless
   // Guide to CRC Error Detection Algorithms", CRC-32 parameter table).
   const char* digits = "123456789";
-  EXPECT_EQ(Crc32(0, reinterpret_cast<const uint8_t*>(digits), 9),
-            0xCBF43926u);
+  EXPECT_EQ(Crc32(0, reinterpret_cast<const uint8_t*>(digits), 9), 0xCBF43926u);
   // 64 and more bytes take the folding path: 'a' x 1000 against zlib.
   std::string as(1000, 'a');
   const auto* p = reinterpret_cast<const uint8_t*>(as.data());

@@ -103,7 +103,7 @@ TEST(DeadNodeEliminationTest, RemovesDeadChainsKeepsPartlyUsedNodes) {
   g.set_name("main");
   Value* x = g.AddInput("x", F32({2}));
   Node* a = Add(g, "Relu", {x}, {"a"});
-  Add(g, "Neg", {a->output(0)}, {"b"});              // dead, and makes a dead
+  Add(g, "Neg", {a->output(0)}, {"b"});  // dead, and makes a dead
   // s1 unused; halves of f32[2].
   Node* split = Add(g, "Split", {x}, {"s0", "s1"}, F32({1}));
   split->SetAttr(Attr::Int("num_outputs", 2));

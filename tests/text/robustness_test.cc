@@ -142,8 +142,9 @@ TEST(RobustnessTest, ZeroOutputEquationNamedLikeABoundVariableIsAnError) {
       "  in (g,) }\n";
   auto file = ParseJaxprText(bad, "x");
   ASSERT_FALSE(file.ok());
-  EXPECT_THAT(file.status().message(),
-              HasSubstr("x:2:18: error: 'd' is a variable bound in this jaxpr"));
+  EXPECT_THAT(
+      file.status().message(),
+      HasSubstr("x:2:18: error: 'd' is a variable bound in this jaxpr"));
   const std::string good =
       "{ lambda ; d:f32[] f:f32[]. let\n"
       "    g:f32[] = ad;debug_thing f 1.0:f32[]\n"
