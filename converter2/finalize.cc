@@ -27,6 +27,7 @@ std::vector<std::unique_ptr<ir::Pass>> GenericPasses() {
   passes.push_back(ir::CreateCastEliminationPass());
   passes.push_back(ir::CreateEinsumToMatMulPass());
   passes.push_back(ir::CreateTransposeFoldingPass());
+  passes.push_back(ir::CreateGemmBiasFoldingPass());
   passes.push_back(ir::CreateReshapeFoldingPass());
   passes.push_back(ir::CreateReduceKeepdimsPass());
   passes.push_back(ir::CreateExpandEliminationPass());

@@ -22,6 +22,7 @@ constexpr PassFactory kPassFactories[] = {
     {"dead-node-elimination", &CreateDeadNodeEliminationPass},
     {"einsum-to-matmul", &CreateEinsumToMatMulPass},
     {"expand-elimination", &CreateExpandEliminationPass},
+    {"gemm-bias-folding", &CreateGemmBiasFoldingPass},
     {"identity-elimination", &CreateIdentityEliminationPass},
     {"node-naming", &CreateNodeNamingPass},
     {"reduce-keepdims", &CreateReduceKeepdimsPass},

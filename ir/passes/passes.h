@@ -39,6 +39,8 @@ std::unique_ptr<Pass> CreateReduceKeepdimsPass();
 std::unique_ptr<Pass> CreateExpandEliminationPass();
 // "einsum-to-matmul"
 std::unique_ptr<Pass> CreateEinsumToMatMulPass();
+// "gemm-bias-folding"
+std::unique_ptr<Pass> CreateGemmBiasFoldingPass();
 
 }  // namespace jax2onnx::ir
 

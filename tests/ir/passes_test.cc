@@ -448,13 +448,14 @@ TEST(PassManagerTest, UnknownPassNameListsKnownNames) {
   PassManager pm;
   absl::Status s = pm.AddByName("cse");
   EXPECT_EQ(s.code(), absl::StatusCode::kNotFound);
-  EXPECT_EQ(s.message(),
-            "unknown IR pass 'cse'; known passes: cast-elimination, "
-            "common-subexpression-elimination, constant-folding, "
-            "dead-node-elimination, einsum-to-matmul, expand-elimination, "
-            "identity-elimination, node-naming, reduce-keepdims, "
-            "reshape-folding, topological-sort, transpose-folding, "
-            "type-propagation, unused-initializer-pruning");
+  EXPECT_EQ(
+      s.message(),
+      "unknown IR pass 'cse'; known passes: cast-elimination, "
+      "common-subexpression-elimination, constant-folding, "
+      "dead-node-elimination, einsum-to-matmul, expand-elimination, "
+      "gemm-bias-folding, identity-elimination, node-naming, reduce-keepdims, "
+      "reshape-folding, topological-sort, transpose-folding, "
+      "type-propagation, unused-initializer-pruning");
 }
 
 }  // namespace
