@@ -83,6 +83,13 @@ Z<E> Log1p(E& e, Z<E> z, DType d) {
   V<E> any_nan =
       e.Op("Or", {U(e, "IsNaN", z.re, kB), U(e, "IsNaN", z.im, kB)}, kB);
   r = Where(e, any_nan, ScalarConst(e, d, NAN), r, d);
+  // log1p(-1 + 0i) = log(0) = -inf (C99's clog(0)); the formula's NaN
+  // fallback above would give min(|a+1|, |b|) = 0 there.
+  V<E> at_zero = e.Op("And",
+                      {e.Op("Equal", {a1, ScalarConst(e, d, 0.0)}, kB),
+                       e.Op("Equal", {z.im, ScalarConst(e, d, 0.0)}, kB)},
+                      kB);
+  r = Where(e, at_zero, ScalarConst(e, d, -INFINITY), r, d);
   return {r, Atan2(e, z.im, a1, d)};
 }
 

@@ -29,7 +29,8 @@ std::complex<F> XlaComplexExpm1(std::complex<F> z) {
 
 // log1p(a + ib) = log1p(m - 1) + log1p((n/m)^2)/2 + i atan2(b, a + 1),
 // m = max(|a+1|, |b|), n = min(|a+1|, |b|), m - 1 taken as a when
-// a + 1 > |b|; n where that is NaN; NaN for any NaN part.
+// a + 1 > |b|; n where that is NaN (both parts infinite); -inf at
+// z = -1; NaN for any NaN part.
 template <typename F>
 std::complex<F> XlaComplexLog1p(std::complex<F> z) {
   const F a = z.real(), b = z.imag();
@@ -41,6 +42,8 @@ std::complex<F> XlaComplexLog1p(std::complex<F> z) {
   F r = F{0.5} * std::log1p(ratio * ratio) + std::log1p(mx_m1);
   if (std::isnan(r)) r = mn;
   if (std::isnan(a) || std::isnan(b)) r = std::numeric_limits<F>::quiet_NaN();
+  // log1p(-1 + 0i) = log(0) = -inf (C99's clog(0)), not the fallback's 0.
+  if (a1 == F{0} && b == F{0}) r = -std::numeric_limits<F>::infinity();
   return {r, std::atan2(b, a1)};
 }
 
@@ -94,12 +97,16 @@ std::complex<F> XlaComplexTan(std::complex<F> z) {
   return {t.imag(), -t.real()};
 }
 
-// JAX: exp2(z) = exp((ln 2 + 0i) z), the product as XLA multiplies.
+// JAX: exp2(z) = exp((ln 2 + 0i) z), the product as XLA multiplies it
+// (so 0 * inf makes NaN parts), then e^x (cos y + i sin y) with the
+// imaginary part y itself when y == 0, as the ONNX exp recipe computes it.
 template <typename F>
 std::complex<F> XlaComplexExp2(std::complex<F> z) {
   const F ln2 = static_cast<F>(0.693147180559945309417232121458176568L);
-  return std::exp(std::complex<F>(ln2 * z.real() - F{0} * z.imag(),
-                                  ln2 * z.imag() + F{0} * z.real()));
+  const F x = ln2 * z.real() - F{0} * z.imag();
+  const F y = ln2 * z.imag() + F{0} * z.real();
+  const F ex = std::exp(x);
+  return {ex * std::cos(y), y == F{0} ? y : ex * std::sin(y)};
 }
 
 }  // namespace jax2onnx::jaxpr::eval
