@@ -799,13 +799,12 @@ Result CompareKernel(const EvalContext& ctx, absl::Span<const Array> in) {
   JAX2ONNX_UNARY_OP(NAME, kIsFloat<C> || kIsComplex<C>, EXPR)
 // rsqrt, exp2, expm1, log1p and tan of complex values use XLA's formulas
 // (complex_math.h), not <complex>'s.
-#define JAX2ONNX_FLOAT_UNARY_XLA_C(NAME, EXPR, COMPLEX_FN) \
-  JAX2ONNX_UNARY_OP(NAME, kIsFloat<C> || kIsComplex<C>,   \
-                    ([&] {                                \
-                      if constexpr (kIsComplex<F>)        \
-                        return COMPLEX_FN(x);             \
-                      else                                \
-                        return F(EXPR);                   \
+#define JAX2ONNX_FLOAT_UNARY_XLA_C(NAME, EXPR, COMPLEX_FN)     \
+  JAX2ONNX_UNARY_OP(NAME, kIsFloat<C> || kIsComplex<C>, ([&] { \
+                      if constexpr (kIsComplex<F>)             \
+                        return COMPLEX_FN(x);                  \
+                      else                                     \
+                        return F(EXPR);                        \
                     }()))
 JAX2ONNX_FLOAT_UNARY_C(ExpOp, std::exp(x));
 JAX2ONNX_FLOAT_UNARY_XLA_C(Exp2Op, std::exp2(x), eval::XlaComplexExp2);
@@ -813,8 +812,7 @@ JAX2ONNX_FLOAT_UNARY_XLA_C(Expm1Op, std::expm1(x), eval::XlaComplexExpm1);
 JAX2ONNX_FLOAT_UNARY_C(LogOp, std::log(x));
 JAX2ONNX_FLOAT_UNARY_XLA_C(Log1pOp, std::log1p(x), eval::XlaComplexLog1p);
 JAX2ONNX_FLOAT_UNARY_C(SqrtOp, std::sqrt(x));
-JAX2ONNX_FLOAT_UNARY_XLA_C(RsqrtOp, F{1} / std::sqrt(x),
-                           eval::XlaComplexRsqrt);
+JAX2ONNX_FLOAT_UNARY_XLA_C(RsqrtOp, F{1} / std::sqrt(x), eval::XlaComplexRsqrt);
 JAX2ONNX_FLOAT_UNARY(CbrtOp, std::cbrt(x));
 JAX2ONNX_FLOAT_UNARY_C(TanhOp, std::tanh(x));
 JAX2ONNX_FLOAT_UNARY(LogisticOp, F{1} / (F{1} + std::exp(-x)));

@@ -417,8 +417,8 @@ TEST(ConvertTest, SubgraphsCaptureOuterValuesAndKeepThemAlive) {
 }
 
 TEST(ConvertTest, LoweringErrorsNameTheEquationAndOperands) {
-  jaxpr::Bundle bundle =
-      BundleFromText("{ lambda ; a:c64[3]. let b:c64[3] = logistic a in (b,) }");
+  jaxpr::Bundle bundle = BundleFromText(
+      "{ lambda ; a:c64[3]. let b:c64[3] = logistic a in (b,) }");
   absl::StatusOr<onnx::ModelProto> model = Convert(bundle);
   ASSERT_FALSE(model.ok());
   EXPECT_EQ(model.status().code(), absl::StatusCode::kUnimplemented);
