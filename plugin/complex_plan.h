@@ -290,7 +290,8 @@ Z<E> Exp(E& e, Z<E> z, DType d) {
 
 // atan in the part dtype: ONNX Runtime's Atan is f32-only, so f64 starts
 // from the f32 result and takes two Newton steps on sin(t) - x cos(t) = 0
-// (as plugin/elementwise_plan.h's atan does); infinities keep the f32 value.
+// (as plugin/elementwise_plan.h's atan does); infinities give ±pi/2 in f64
+// (the f32 value would be off by 4e-8).
 template <class E>
 V<E> AtanOf(E& e, V<E> x, DType d) {
   if (d != DType::kF64) return U(e, "Atan", x, d);
@@ -308,7 +309,8 @@ V<E> AtanOf(E& e, V<E> x, DType d) {
     V<E> df = B(e, "Add", c, B(e, "Mul", x, s, d), d);
     t = B(e, "Sub", t, B(e, "Div", f, df, d), d);
   }
-  return Where(e, U(e, "IsInf", x, DType::kBool), t0, t, d);
+  return Where(e, U(e, "IsInf", x, DType::kBool),
+               CopySign(e, ScalarConst(e, d, M_PI / 2), x, d), t, d);
 }
 
 // atan2(y, x) from Atan with quadrant fixes (ONNX has no Atan2); signed

@@ -25,6 +25,7 @@
 #include "absl/strings/str_cat.h"
 #include "jaxpr/status_macros.h"
 #include "plugin/complex_plan.h"
+#include "plugin/complex_plan_math.h"
 
 namespace jax2onnx::plugin::complex {
 
@@ -485,6 +486,15 @@ absl::Status LowerComplexRecipe(E& e) {
   }
   if (p == "sqrt") {
     Z<E> r = Sqrt(e, a, d);
+    return e.SetOut(0, Pack(e, r.re, r.im, d));
+  }
+  if (p == "rsqrt" || p == "exp2" || p == "tan" || p == "expm1" ||
+      p == "log1p") {
+    Z<E> r = p == "rsqrt"   ? Rsqrt(e, a, d)
+             : p == "exp2"  ? Exp2(e, a, d)
+             : p == "tan"   ? Tan(e, a, d)
+             : p == "expm1" ? Expm1(e, a, d)
+                            : Log1p(e, a, d);
     return e.SetOut(0, Pack(e, r.re, r.im, d));
   }
   if (p == "sin" || p == "cos") {

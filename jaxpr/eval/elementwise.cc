@@ -32,6 +32,7 @@
 #include "absl/types/span.h"
 #include "jaxpr/array.h"
 #include "jaxpr/dtype.h"
+#include "jaxpr/eval/complex_math.h"
 #include "jaxpr/eval/eval_util.h"
 #include "jaxpr/eval/evaluator.h"
 #include "jaxpr/eval/kernels.h"
@@ -796,19 +797,28 @@ Result CompareKernel(const EvalContext& ctx, absl::Span<const Array> in) {
   JAX2ONNX_UNARY_OP(NAME, kIsFloat<C>, EXPR)
 #define JAX2ONNX_FLOAT_UNARY_C(NAME, EXPR) \
   JAX2ONNX_UNARY_OP(NAME, kIsFloat<C> || kIsComplex<C>, EXPR)
+// rsqrt, exp2, expm1, log1p and tan of complex values use XLA's formulas
+// (complex_math.h), not <complex>'s.
+#define JAX2ONNX_FLOAT_UNARY_XLA_C(NAME, EXPR, COMPLEX_FN)     \
+  JAX2ONNX_UNARY_OP(NAME, kIsFloat<C> || kIsComplex<C>, ([&] { \
+                      if constexpr (kIsComplex<F>)             \
+                        return COMPLEX_FN(x);                  \
+                      else                                     \
+                        return F(EXPR);                        \
+                    }()))
 JAX2ONNX_FLOAT_UNARY_C(ExpOp, std::exp(x));
-JAX2ONNX_FLOAT_UNARY(Exp2Op, std::exp2(x));
-JAX2ONNX_FLOAT_UNARY(Expm1Op, std::expm1(x));
+JAX2ONNX_FLOAT_UNARY_XLA_C(Exp2Op, std::exp2(x), eval::XlaComplexExp2);
+JAX2ONNX_FLOAT_UNARY_XLA_C(Expm1Op, std::expm1(x), eval::XlaComplexExpm1);
 JAX2ONNX_FLOAT_UNARY_C(LogOp, std::log(x));
-JAX2ONNX_FLOAT_UNARY(Log1pOp, std::log1p(x));
+JAX2ONNX_FLOAT_UNARY_XLA_C(Log1pOp, std::log1p(x), eval::XlaComplexLog1p);
 JAX2ONNX_FLOAT_UNARY_C(SqrtOp, std::sqrt(x));
-JAX2ONNX_FLOAT_UNARY_C(RsqrtOp, F{1} / std::sqrt(x));
+JAX2ONNX_FLOAT_UNARY_XLA_C(RsqrtOp, F{1} / std::sqrt(x), eval::XlaComplexRsqrt);
 JAX2ONNX_FLOAT_UNARY(CbrtOp, std::cbrt(x));
 JAX2ONNX_FLOAT_UNARY_C(TanhOp, std::tanh(x));
 JAX2ONNX_FLOAT_UNARY(LogisticOp, F{1} / (F{1} + std::exp(-x)));
 JAX2ONNX_FLOAT_UNARY_C(SinOp, std::sin(x));
 JAX2ONNX_FLOAT_UNARY_C(CosOp, std::cos(x));
-JAX2ONNX_FLOAT_UNARY_C(TanOp, std::tan(x));
+JAX2ONNX_FLOAT_UNARY_XLA_C(TanOp, std::tan(x), eval::XlaComplexTan);
 JAX2ONNX_FLOAT_UNARY_C(AsinOp, std::asin(x));
 JAX2ONNX_FLOAT_UNARY_C(AcosOp, std::acos(x));
 JAX2ONNX_FLOAT_UNARY_C(AtanOp, std::atan(x));
@@ -827,6 +837,7 @@ JAX2ONNX_FLOAT_UNARY(CeilOp, std::ceil(x));
 JAX2ONNX_FLOAT_UNARY(RoundAwayOp, std::round(x));
 // nearbyint under the default rounding mode (to nearest, ties to even).
 JAX2ONNX_FLOAT_UNARY(RoundEvenOp, std::nearbyint(x));
+#undef JAX2ONNX_FLOAT_UNARY_XLA_C
 #undef JAX2ONNX_FLOAT_UNARY_C
 #undef JAX2ONNX_FLOAT_UNARY
 #undef JAX2ONNX_UNARY_OP
