@@ -26,6 +26,7 @@
 #include "absl/strings/strip.h"
 #include "api/convert_internal.h"
 #include "api/expect_graph.h"
+#include "api/output_compare.h"
 #include "ir/serde.h"
 #include "jaxpr/dtype.h"
 #include "jaxpr/io/compare.h"
@@ -746,7 +747,8 @@ ShadowResult CompareModels(
     const absl::StatusOr<onnx::ModelProto>& ir,
     const absl::StatusOr<std::vector<jaxpr::Array>>& inputs,
     const absl::StatusOr<std::vector<jaxpr::Array>>& oracle,
-    std::optional<double> rtol, std::optional<double> atol, OrtRunner* runner) {
+    std::optional<double> rtol, std::optional<double> atol, OrtRunner* runner,
+    const OracleJudge& oracle_judge) {
   ShadowResult result;
   auto take = [](const absl::StatusOr<onnx::ModelProto>& m, PipelineRun* run,
                  onnx::ModelProto* model) {
@@ -832,6 +834,20 @@ ShadowResult CompareModels(
       missing(&oe.ir_vs_oracle, "no IR output or no oracle");
     }
     result.outputs.push_back(std::move(oe));
+  }
+  if (oracle_judge && have_oracle) {
+    auto rejudge = [&](const std::vector<jaxpr::Array>& out,
+                       ErrorStats OutputErrors::*side) {
+      if (out.size() != oracle_out.size() || out.empty()) return;
+      const std::vector<OutputCheck> checks = oracle_judge(out);
+      for (size_t i = 0; i < checks.size() && i < result.outputs.size(); ++i) {
+        ErrorStats& e = result.outputs[i].*side;
+        e.ok = checks[i].ok;
+        e.summary = checks[i].summary;
+      }
+    };
+    rejudge(legacy_out, &OutputErrors::legacy_vs_oracle);
+    rejudge(ir_out, &OutputErrors::ir_vs_oracle);
   }
 
   auto judge = [&](PipelineRun* r, const std::vector<jaxpr::Array>& out,
@@ -953,8 +969,18 @@ ShadowResult ShadowCompare(const Bundle& bundle, const ShadowOptions& options,
       oracle = inputs.status();
     }
   }
+  // Pass/fail against the oracle by `check`'s rule (fixed tolerance, then
+  // the f32 noise bound for bundles without a tolerance header).
+  OracleJudge judge;
+  if (inputs.ok() && oracle.ok()) {
+    judge = [&](const std::vector<jaxpr::Array>& got) {
+      std::string first_failure;
+      return CompareOutputs(bundle, *inputs, *oracle, got,
+                            oracle_name == "expected", &first_failure);
+    };
+  }
   ShadowResult result = CompareModels(legacy, ir, inputs, oracle, bundle.rtol,
-                                      bundle.atol, runner);
+                                      bundle.atol, runner, judge);
   result.bundle = bundle.jaxpr_path;
   result.name = bundle.jaxpr_path.empty() ? bundle.name : bundle.jaxpr_path;
   if (oracle.ok()) result.oracle = oracle_name;

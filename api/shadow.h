@@ -8,6 +8,7 @@
 #define JAX2ONNX_API_SHADOW_H_
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -15,6 +16,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
+#include "api/output_compare.h"
 #include "api/bundle_access.h"
 #include "api/check.h"
 #include "api/ort_runner.h"
@@ -187,16 +189,26 @@ struct ShadowResult {
   onnx::ModelProto ir_model;
 };
 
+// Judges one pipeline's outputs against the oracle, one OutputCheck per
+// output. ShadowCompare passes `check`'s rule (api/output_compare.h: the
+// fixed tolerance, then the f32 noise bound), so shadow, parity and `check`
+// agree on what passes.
+using OracleJudge = std::function<std::vector<OutputCheck>(
+    const std::vector<jaxpr::Array>& got)>;
+
 // The comparison proper, on two conversion results: structural diff, runs
 // on `inputs`, errors against each other and the oracle, per-pipeline pass
 // (oracle only: expect_graph lines are ShadowCompare's) and the verdict.
-// An error in `inputs` or `oracle` is reported, not fatal.
+// An error in `inputs` or `oracle` is reported, not fatal. A `judge` decides
+// the vs-oracle `ok` and summary of each output; without one, an output is
+// ok when within rtol/atol of the oracle (CompareForShadow).
 ShadowResult CompareModels(
     const absl::StatusOr<onnx::ModelProto>& legacy,
     const absl::StatusOr<onnx::ModelProto>& ir,
     const absl::StatusOr<std::vector<jaxpr::Array>>& inputs,
     const absl::StatusOr<std::vector<jaxpr::Array>>& oracle,
-    std::optional<double> rtol, std::optional<double> atol, OrtRunner* runner);
+    std::optional<double> rtol, std::optional<double> atol, OrtRunner* runner,
+    const OracleJudge& judge = nullptr);
 
 // Compares the two pipelines on a loaded bundle. Never fails as a whole:
 // everything is reported in the result. `runner` may be null (no numbers).

@@ -348,6 +348,27 @@ TEST(VerdictTest, ModelOrtRejectsIsThatPipelinesFailure) {
   EXPECT_EQ(r.ir.stage, "run");
 }
 
+// Shadow and parity judge each pipeline against the oracle by `check`'s rule
+// (api/output_compare.h): a dot over 10,000 f32 terms that cancels to 0 is
+// off by ~2.5e-5 in ORT (beyond the fixed 1e-5) and passes by the f32 noise
+// bound, as `jax2onnx check` passes it.
+TEST(VerdictTest, OracleComparisonUsesChecksNoiseBound) {
+  REQUIRE_ORT(runner);
+  ShadowOptions options;
+  ShadowResult r = ShadowCompareFile(
+      JAX2ONNX_SOURCE_DIR "/testdata/tolerance/dot_10000_cancelling.jaxpr",
+      options, runner);
+  EXPECT_TRUE(r.legacy.passed) << r.legacy.stage << ": " << r.legacy.error;
+  EXPECT_TRUE(r.ir.passed) << r.ir.stage << ": " << r.ir.error;
+  ASSERT_EQ(r.outputs.size(), 1u);
+  // The output says which rule accepted it; the error stays reported.
+  EXPECT_TRUE(r.outputs[0].ir_vs_oracle.ok);
+  EXPECT_NE(r.outputs[0].ir_vs_oracle.summary.find("f32 noise bound"),
+            std::string::npos)
+      << r.outputs[0].ir_vs_oracle.summary;
+  EXPECT_GT(r.outputs[0].ir_vs_oracle.max_abs, 1e-5);
+}
+
 // --- Report format -----------------------------------------------------------
 
 TEST(ReportTest, JsonHasTheDocumentedFields) {
