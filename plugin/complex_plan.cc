@@ -49,6 +49,7 @@ const absl::flat_hash_map<std::string, Kind>& KindTable() {
                           "scatter_sub",
                           "reduce_sum",
                           "cumsum",
+                          "reduce_window_sum",
                           "split"}) {
       (*t)[p] = Kind::kPartwise;
     }
@@ -61,7 +62,7 @@ const absl::flat_hash_map<std::string, Kind>& KindTable() {
           "cos",         "tanh",  "sign",  "square",
           "integer_pow", "eq",    "ne",    "convert_element_type",
           "dot_general", "fft",   "pow",   "reduce_prod",
-          "cumprod"}) {
+          "cumprod",     "conv_general_dilated"}) {
       (*t)[p] = Kind::kRecipe;
     }
     return t;

@@ -1,6 +1,6 @@
 // The complex recipes (see complex_plan.h): elementwise arithmetic and math
-// on the parts, comparisons, conversions, dot_general from four real
-// products, and fft through ONNX DFT. Included by complex_plan.h only.
+// on the parts, comparisons, conversions, dot_general and
+// conv_general_dilated from four real products, and fft through ONNX DFT. Included by complex_plan.h only.
 //
 // Accuracy against XLA: add/sub/neg/mul/conj/real/imag/complex and the
 // conversions are exact (the same real operations XLA's CPU backend emits);
@@ -360,16 +360,18 @@ absl::Status LowerFft(E& e) {
   return absl::InternalError("fft: unhandled fft_type");
 }
 
-// dot_general from four real dot_generals: re = ar.br - ai.bi,
-// im = ar.bi + ai.br.
+// A bilinear primitive (dot_general, conv_general_dilated) from four real
+// ones on the parts: re = ar*br - ai*bi, im = ar*bi + ai*br, each product
+// the real lowering with the same params (a complex preferred_element_type
+// becomes its part dtype).
 template <class E>
-absl::Status LowerComplexDot(E& e) {
+absl::Status LowerComplexBilinear(E& e) {
   const jaxpr::Eqn& eqn = e.eqn();
   const DType d = ComplexPartDType(eqn.outputs[0]->aval.dtype);
   for (int i = 0; i < 2; ++i) {
     if (!jaxpr::IsComplex(OperandAval(eqn, i).dtype)) {
       return absl::UnimplementedError(
-          absl::StrCat("dot_general of ", OperandAval(eqn, 0).ToString(),
+          absl::StrCat(eqn.primitive, " of ", OperandAval(eqn, 0).ToString(),
                        " and ", OperandAval(eqn, 1).ToString(),
                        ": mixed real and complex operands are not supported"));
     }
@@ -439,7 +441,9 @@ absl::Status LowerComplexRecipe(E& e) {
   const std::string& p = eqn.primitive;
   const DType out = eqn.outputs[0]->aval.dtype;
   if (p == "fft") return LowerFft(e);
-  if (p == "dot_general") return LowerComplexDot(e);
+  if (p == "dot_general" || p == "conv_general_dilated") {
+    return LowerComplexBilinear(e);
+  }
   if (p == "convert_element_type") return LowerConvert(e);
   if (p == "reduce_prod") return LowerComplexReduceProd(e);
   if (p == "cumprod") return LowerComplexCumprod(e);

@@ -180,6 +180,30 @@ TEST(ComplexEvalTest, DotAndReduceSum) {
   ExpectNear(ToComplex(s), {{4, 1}}, 0);
 }
 
+TEST(ComplexEvalTest, ConvAndWindowSum) {
+  // 1-D conv, one channel, lhs x = (1+i, 2, -i), kernel w = (i, 1), valid:
+  // XLA's conv is a correlation: y_j = x_j w_0 + x_{j+1} w_1.
+  // y_0 = (1+i) i + 2 = i - 1 + 2 = 1+i; y_1 = 2i + (-i) = i.
+  Array y = Eval1(
+      "{ lambda ; a:c128[1,1,3] b:c128[1,1,2]. let c:c128[1,1,2] = "
+      "conv_general_dilated[batch_group_count=1 "
+      "dimension_numbers=ConvDimensionNumbers(lhs_spec=(0, 1, 2), "
+      "rhs_spec=(0, 1, 2), out_spec=(0, 1, 2)) feature_group_count=1 "
+      "lhs_dilation=(1,) padding=((0, 0),) precision=None "
+      "preferred_element_type=None rhs_dilation=(1,) window_strides=(1,)] a b "
+      "in (c,) }",
+      {C128({1, 1, 3}, {{1, 1}, {2, 0}, {0, -1}}),
+       C128({1, 1, 2}, {{0, 1}, {1, 0}})});
+  ExpectNear(ToComplex(y), {{1, 1}, {0, 1}}, 0);
+  // Window sums of (1+i, 2, -i) with window 2: 3+i, 2-i.
+  Array w = Eval1(
+      "{ lambda ; a:c128[3]. let b:c128[2] = reduce_window_sum["
+      "base_dilation=(1,) padding=((0, 0),) window_dilation=(1,) "
+      "window_dimensions=(2,) window_strides=(1,)] a in (b,) }",
+      {C128({3}, {{1, 1}, {2, 0}, {0, -1}})});
+  ExpectNear(ToComplex(w), {{3, 1}, {2, -1}}, 0);
+}
+
 // ---- fft ----
 
 std::vector<Complex> Fft(const std::string& type, const std::string& in_type,
