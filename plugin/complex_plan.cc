@@ -53,16 +53,25 @@ const absl::flat_hash_map<std::string, Kind>& KindTable() {
                           "split"}) {
       (*t)[p] = Kind::kPartwise;
     }
-    for (const char* p :
-         {"complex",     "real",  "imag",  "conj",
-          "neg",         "add",   "sub",   "add_any",
-          "mul",         "div",   "abs",   "exp",
-          "log",         "sqrt",  "rsqrt", "exp2",
-          "tan",         "expm1", "log1p", "sin",
-          "cos",         "tanh",  "sign",  "square",
-          "integer_pow", "eq",    "ne",    "convert_element_type",
-          "dot_general", "fft",   "pow",   "reduce_prod",
-          "cumprod",     "conv_general_dilated"}) {
+    for (const char* p : {"complex",     "real",
+                          "imag",        "conj",
+                          "neg",         "add",
+                          "sub",         "add_any",
+                          "mul",         "div",
+                          "abs",         "exp",
+                          "log",         "sqrt",
+                          "rsqrt",       "exp2",
+                          "tan",         "expm1",
+                          "log1p",       "sin",
+                          "cos",         "tanh",
+                          "sign",        "square",
+                          "integer_pow", "eq",
+                          "ne",          "convert_element_type",
+                          "dot_general", "fft",
+                          "pow",         "reduce_prod",
+                          "cumprod",     "conv_general_dilated",
+                          "sinh",        "cosh",
+                          "logistic"}) {
       (*t)[p] = Kind::kRecipe;
     }
     return t;

@@ -7,10 +7,18 @@
 #define JAX2ONNX_PLUGIN_COMPLEX_PLAN_MATH_H_
 
 #include <cmath>
+#include <utility>
 
 #include "plugin/complex_plan.h"
 
 namespace jax2onnx::plugin::complex {
+
+// Zeros of `x`'s (runtime) shape.
+template <class E>
+V<E> ZerosLike(E& e, V<E> x, DType d) {
+  return e.Op("Expand",
+              {ScalarConst(e, d, 0.0), e.Op("Shape", {x}, DType::kI64)}, d);
+}
 
 // Real expm1 without cancellation (Kahan): u = e^x, (u - 1) x / log u; x
 // itself where u rounds to 1, -1 where u - 1 is -1, u where u is infinite.
@@ -177,6 +185,43 @@ template <class E>
 Z<E> Exp2(E& e, Z<E> z, DType d) {
   Z<E> ln2{ScalarConst(e, d, M_LN2), ScalarConst(e, d, 0.0)};
   return Exp(e, Mul(e, ln2, z, d), d);
+}
+
+// CHLO's complex sinh and cosh (stablehlo chlo_legalize_to_stablehlo:
+// materializeSinhApproximationForLargeX, materializeCoshApproximation), in
+// complex arithmetic with h = log(1/2) = (-ln 2, 0):
+//   sinh z = exp(z + h) - exp(h - z),  cosh z = exp(z + h) + exp(h - z),
+// which overflows only where the result does. Near 0 the difference loses
+// relative accuracy (absolute error stays ~1 ulp of 1), as XLA's does.
+template <class E>
+std::pair<Z<E>, Z<E>> HalfExps(E& e, Z<E> z, DType d) {
+  V<E> h = ScalarConst(e, d, -M_LN2);
+  Z<E> up = Exp(e, {B(e, "Add", z.re, h, d), z.im}, d);
+  Z<E> down = Exp(e, {B(e, "Sub", h, z.re, d), U(e, "Neg", z.im, d)}, d);
+  return {up, down};
+}
+
+template <class E>
+Z<E> Sinh(E& e, Z<E> z, DType d) {
+  auto [up, down] = HalfExps(e, z, d);
+  return {B(e, "Sub", up.re, down.re, d), B(e, "Sub", up.im, down.im, d)};
+}
+
+template <class E>
+Z<E> Cosh(E& e, Z<E> z, DType d) {
+  auto [up, down] = HalfExps(e, z, d);
+  return {B(e, "Add", up.re, down.re, d), B(e, "Add", up.im, down.im, d)};
+}
+
+// XLA's LogisticExpander: logistic(z) = 1 / (1 + exp(-z)), the division
+// XLA's complex one (Div: Smith's algorithm with its recoveries).
+template <class E>
+Z<E> Logistic(E& e, Z<E> z, DType d) {
+  Z<E> en = Exp(e, {U(e, "Neg", z.re, d), U(e, "Neg", z.im, d)}, d);
+  V<E> zero = ZerosLike(e, en.re, d);
+  V<E> one = B(e, "Add", zero, ScalarConst(e, d, 1.0), d);
+  Z<E> den{B(e, "Add", en.re, one, d), en.im};
+  return Div(e, {one, zero}, den, d);
 }
 
 }  // namespace jax2onnx::plugin::complex

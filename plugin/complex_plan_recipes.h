@@ -1,6 +1,7 @@
 // The complex recipes (see complex_plan.h): elementwise arithmetic and math
 // on the parts, comparisons, conversions, dot_general and
-// conv_general_dilated from four real products, and fft through ONNX DFT. Included by complex_plan.h only.
+// conv_general_dilated from four real products, and fft through ONNX DFT.
+// Included by complex_plan.h only.
 //
 // Accuracy against XLA: add/sub/neg/mul/conj/real/imag/complex and the
 // conversions are exact (the same real operations XLA's CPU backend emits);
@@ -28,13 +29,6 @@
 #include "plugin/complex_plan_math.h"
 
 namespace jax2onnx::plugin::complex {
-
-// Zeros of `x`'s (runtime) shape.
-template <class E>
-V<E> ZerosLike(E& e, V<E> x, DType d) {
-  return e.Op("Expand",
-              {ScalarConst(e, d, 0.0), e.Op("Shape", {x}, DType::kI64)}, d);
-}
 
 template <class E>
 Z<E> Log(E& e, Z<E> z, DType d) {
@@ -493,12 +487,15 @@ absl::Status LowerComplexRecipe(E& e) {
     return e.SetOut(0, Pack(e, r.re, r.im, d));
   }
   if (p == "rsqrt" || p == "exp2" || p == "tan" || p == "expm1" ||
-      p == "log1p") {
-    Z<E> r = p == "rsqrt"   ? Rsqrt(e, a, d)
-             : p == "exp2"  ? Exp2(e, a, d)
-             : p == "tan"   ? Tan(e, a, d)
-             : p == "expm1" ? Expm1(e, a, d)
-                            : Log1p(e, a, d);
+      p == "log1p" || p == "sinh" || p == "cosh" || p == "logistic") {
+    Z<E> r = p == "rsqrt"      ? Rsqrt(e, a, d)
+             : p == "exp2"     ? Exp2(e, a, d)
+             : p == "tan"      ? Tan(e, a, d)
+             : p == "expm1"    ? Expm1(e, a, d)
+             : p == "sinh"     ? Sinh(e, a, d)
+             : p == "cosh"     ? Cosh(e, a, d)
+             : p == "logistic" ? Logistic(e, a, d)
+                               : Log1p(e, a, d);
     return e.SetOut(0, Pack(e, r.re, r.im, d));
   }
   if (p == "sin" || p == "cos") {

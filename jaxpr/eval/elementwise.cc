@@ -815,7 +815,7 @@ JAX2ONNX_FLOAT_UNARY_C(SqrtOp, std::sqrt(x));
 JAX2ONNX_FLOAT_UNARY_XLA_C(RsqrtOp, F{1} / std::sqrt(x), eval::XlaComplexRsqrt);
 JAX2ONNX_FLOAT_UNARY(CbrtOp, std::cbrt(x));
 JAX2ONNX_FLOAT_UNARY_C(TanhOp, std::tanh(x));
-JAX2ONNX_FLOAT_UNARY(LogisticOp, F{1} / (F{1} + std::exp(-x)));
+JAX2ONNX_FLOAT_UNARY_C(LogisticOp, F{1} / (F{1} + std::exp(-x)));
 JAX2ONNX_FLOAT_UNARY_C(SinOp, std::sin(x));
 JAX2ONNX_FLOAT_UNARY_C(CosOp, std::cos(x));
 JAX2ONNX_FLOAT_UNARY_XLA_C(TanOp, std::tan(x), eval::XlaComplexTan);

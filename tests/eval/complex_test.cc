@@ -180,6 +180,19 @@ TEST(ComplexEvalTest, DotAndReduceSum) {
   ExpectNear(ToComplex(s), {{4, 1}}, 0);
 }
 
+TEST(ComplexEvalTest, SinhCoshLogisticHandDerived) {
+  // sinh(a + ib) = sinh a cos b + i cosh a sin b,
+  // cosh(a + ib) = cosh a cos b + i sinh a sin b:
+  // sinh(i pi/2) = i; cosh(i pi) = -1; sinh(1) = (e - 1/e)/2;
+  // cosh(1 + i pi/2) = i sinh 1.
+  const double pi = M_PI, s1 = (M_E - 1 / M_E) / 2;
+  ExpectNear(Unary("sinh", {{0, pi / 2}, {1, 0}}), {{0, 1}, {s1, 0}});
+  ExpectNear(Unary("cosh", {{0, pi}, {1, pi / 2}}), {{-1, 0}, {0, s1}});
+  // logistic(z) = 1 / (1 + e^-z): logistic(0) = 1/2;
+  // logistic(i pi/2) = 1 / (1 - i) = (1 + i) / 2;
+  ExpectNear(Unary("logistic", {{0, 0}, {0, pi / 2}}), {{0.5, 0}, {0.5, 0.5}});
+}
+
 TEST(ComplexEvalTest, ConvAndWindowSum) {
   // 1-D conv, one channel, lhs x = (1+i, 2, -i), kernel w = (i, 1), valid:
   // XLA's conv is a correlation: y_j = x_j w_0 + x_{j+1} w_1.
