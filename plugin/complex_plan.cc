@@ -71,7 +71,7 @@ const absl::flat_hash_map<std::string, Kind>& KindTable() {
                           "pow",         "reduce_prod",
                           "cumprod",     "conv_general_dilated",
                           "sinh",        "cosh",
-                          "logistic"}) {
+                          "logistic",    "sort"}) {
       (*t)[p] = Kind::kRecipe;
     }
     return t;

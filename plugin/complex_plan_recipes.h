@@ -27,6 +27,7 @@
 #include "jaxpr/status_macros.h"
 #include "plugin/complex_plan.h"
 #include "plugin/complex_plan_math.h"
+#include "plugin/sort_plan.h"
 
 namespace jax2onnx::plugin::complex {
 
@@ -390,6 +391,73 @@ absl::Status LowerComplexBilinear(E& e) {
                   Pack(e, B(e, "Sub", rr, ii, d), B(e, "Add", ri, ir, d), d));
 }
 
+// sort with complex operands. JAX's comparator (_operands_to_keys) makes a
+// complex key two float keys, real then imaginary part, each canonicalized
+// like a float key (-0.0 ties +0.0, NaN last): a lexicographic order, so the
+// imaginary part is ordered first (least significant) and the real part
+// after it, by the same stable passes as real keys. Complex operands are
+// gathered part by part with the permutation and packed again.
+template <class E>
+absl::Status LowerComplexSort(E& e) {
+  const jaxpr::Eqn& eqn = e.eqn();
+  const int n = static_cast<int>(eqn.inputs.size());
+  if (n == 0 || static_cast<int>(eqn.outputs.size()) != n) {
+    return absl::InvalidArgumentError("sort: operand/output count mismatch");
+  }
+  J2O_ASSIGN_OR_RETURN(int64_t dimension, eqn.params.GetInt("dimension"));
+  int64_t num_keys = 1;
+  if (eqn.params.Has("num_keys")) {
+    J2O_ASSIGN_OR_RETURN(num_keys, eqn.params.GetInt("num_keys"));
+  }
+  if (num_keys < 1 || num_keys > n) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("sort: num_keys=", num_keys, " with ", n, " operands"));
+  }
+  const jaxpr::Aval& aval = eqn.outputs[0]->aval;
+  const int rank = aval.rank();
+  if (dimension < 0) dimension += rank;
+  if (dimension < 0 || dimension >= rank) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "sort: dimension ", dimension, " out of range for ", aval.ToString()));
+  }
+  const int axis = static_cast<int>(dimension);
+  // Each operand as its parts (one for a real operand).
+  std::vector<std::vector<V<E>>> parts(n);
+  std::vector<DType> part_dtype(n);
+  for (int i = 0; i < n; ++i) {
+    const DType dt = eqn.outputs[i]->aval.dtype;
+    J2O_ASSIGN_OR_RETURN(V<E> v, e.In(i));
+    if (jaxpr::IsComplex(dt)) {
+      part_dtype[i] = ComplexPartDType(dt);
+      parts[i] = {Part(e, v, 0, part_dtype[i]), Part(e, v, 1, part_dtype[i])};
+    } else {
+      part_dtype[i] = dt;
+      parts[i] = {v};
+    }
+  }
+  J2O_ASSIGN_OR_RETURN(V<E> length, e.DimValue(aval.shape[axis]));
+  std::optional<V<E>> perm;
+  for (int64_t k = num_keys - 1; k >= 0; --k) {
+    for (int p = static_cast<int>(parts[k].size()) - 1; p >= 0; --p) {
+      J2O_ASSIGN_OR_RETURN(
+          perm, sort_internal::OrderByKey(e, parts[k][p], part_dtype[k], perm,
+                                          length, axis, /*largest=*/false,
+                                          /*for_top_k=*/false, "sort"));
+    }
+  }
+  for (int i = 0; i < n; ++i) {
+    std::vector<V<E>> sorted;
+    for (const V<E>& part : parts[i]) {
+      sorted.push_back(e.Op("GatherElements", {part, *perm}, part_dtype[i],
+                            {OpAttr::Int("axis", axis)}));
+    }
+    J2O_RETURN_IF_ERROR(e.SetOut(
+        i, sorted.size() == 2 ? Pack(e, sorted[0], sorted[1], part_dtype[i])
+                              : sorted[0]));
+  }
+  return absl::OkStatus();
+}
+
 template <class E>
 absl::Status LowerConvert(E& e) {
   const jaxpr::Eqn& eqn = e.eqn();
@@ -435,6 +503,7 @@ absl::Status LowerComplexRecipe(E& e) {
   const std::string& p = eqn.primitive;
   const DType out = eqn.outputs[0]->aval.dtype;
   if (p == "fft") return LowerFft(e);
+  if (p == "sort") return LowerComplexSort(e);
   if (p == "dot_general" || p == "conv_general_dilated") {
     return LowerComplexBilinear(e);
   }
