@@ -71,7 +71,9 @@ const absl::flat_hash_map<std::string, Kind>& KindTable() {
                           "pow",         "reduce_prod",
                           "cumprod",     "conv_general_dilated",
                           "sinh",        "cosh",
-                          "logistic",    "sort"}) {
+                          "logistic",    "sort",
+                          "asin",        "acos",
+                          "asinh",       "acosh"}) {
       (*t)[p] = Kind::kRecipe;
     }
     return t;

@@ -556,7 +556,8 @@ absl::Status LowerComplexRecipe(E& e) {
     return e.SetOut(0, Pack(e, r.re, r.im, d));
   }
   if (p == "rsqrt" || p == "exp2" || p == "tan" || p == "expm1" ||
-      p == "log1p" || p == "sinh" || p == "cosh" || p == "logistic") {
+      p == "log1p" || p == "sinh" || p == "cosh" || p == "logistic" ||
+      p == "asin" || p == "acos" || p == "asinh" || p == "acosh") {
     Z<E> r = p == "rsqrt"      ? Rsqrt(e, a, d)
              : p == "exp2"     ? Exp2(e, a, d)
              : p == "tan"      ? Tan(e, a, d)
@@ -564,6 +565,10 @@ absl::Status LowerComplexRecipe(E& e) {
              : p == "sinh"     ? Sinh(e, a, d)
              : p == "cosh"     ? Cosh(e, a, d)
              : p == "logistic" ? Logistic(e, a, d)
+             : p == "asin"     ? ComplexAsinAcos(e, a, d).asin
+             : p == "acos"     ? ComplexAsinAcos(e, a, d).acos
+             : p == "asinh"    ? Asinh(e, a, d)
+             : p == "acosh"    ? Acosh(e, a, d)
                                : Log1p(e, a, d);
     return e.SetOut(0, Pack(e, r.re, r.im, d));
   }

@@ -193,6 +193,19 @@ TEST(ComplexEvalTest, SinhCoshLogisticHandDerived) {
   ExpectNear(Unary("logistic", {{0, 0}, {0, pi / 2}}), {{0.5, 0}, {0.5, 0.5}});
 }
 
+TEST(ComplexEvalTest, InverseTrigHandDerived) {
+  // With L = ln(2 + sqrt 3) = acosh 2: sin(pi/2 + iL) = cosh L = 2, so
+  // asin(2 + 0i) = pi/2 + iL (the upper side of the cut, Im z = +0);
+  // cos(-iL) = cosh L = 2, so acos(2 + 0i) = -iL; asinh(2i) = i asin(2)
+  // rotated: -i asin(i * 2i) = -i asin(-2) = L + i pi/2 (conj symmetry:
+  // Im(i * 2i) = 0, Re = -2); acosh(0) = i pi/2; asin(0.5) = pi/6.
+  const double pi = M_PI, l = std::log(2 + std::sqrt(3.0));
+  ExpectNear(Unary("asin", {{2, 0}, {0.5, 0}}), {{pi / 2, l}, {pi / 6, 0}});
+  ExpectNear(Unary("acos", {{2, 0}, {0, 0}}), {{0, -l}, {pi / 2, 0}});
+  ExpectNear(Unary("asinh", {{0, 2}}), {{l, pi / 2}});
+  ExpectNear(Unary("acosh", {{0, 0}, {2, 0}}), {{0, pi / 2}, {l, 0}});
+}
+
 TEST(ComplexEvalTest, ConvAndWindowSum) {
   // 1-D conv, one channel, lhs x = (1+i, 2, -i), kernel w = (i, 1), valid:
   // XLA's conv is a correlation: y_j = x_j w_0 + x_{j+1} w_1.
