@@ -73,7 +73,8 @@ const absl::flat_hash_map<std::string, Kind>& KindTable() {
                           "sinh",        "cosh",
                           "logistic",    "sort",
                           "asin",        "acos",
-                          "asinh",       "acosh"}) {
+                          "asinh",       "acosh",
+                          "atan",        "atanh"}) {
       (*t)[p] = Kind::kRecipe;
     }
     return t;

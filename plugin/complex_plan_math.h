@@ -369,6 +369,70 @@ Z<E> Acosh(E& e, Z<E> z, DType d) {
           Where(e, y_neg, U(e, "Neg", w.im, d), w.im, d)};
 }
 
+// atanh of a complex value as XLA computes it: CHLO's complex atanh is
+// generated from functional_algorithms' complex_atanh (stablehlo
+// build_tools/math), followed here op for op:
+//   real = sign(x) log1p(4 arg) / 4 with arg = |x| / ((1 - |x|)^2 + y^2)
+//          inside the safe region (|x|, |y| < safe_max = inv_negeps^2),
+//          1/|x| where |y| inv_negeps < |x|, else 1 / (|x|/y + y/|x|) / y
+//          (0 for infinite parts);
+//   imag = atan2(2y, (1 - |x|)(1 + |x|) - y^2) / 2 inside, sign(y) pi / 2
+//          outside;
+// inv_negeps = nextafter(1 / epsneg, inf) (2^24 + 2 in f32, 2^53 + 2 in f64).
+// atan(z) = -i atanh(iz), as CHLO writes it.
+template <class E>
+Z<E> Atanh(E& e, Z<E> z, DType d) {
+  const DType kB = DType::kBool;
+  auto add = [&](V<E> a, V<E> b) { return B(e, "Add", a, b, d); };
+  auto sub = [&](V<E> a, V<E> b) { return B(e, "Sub", a, b, d); };
+  auto mul = [&](V<E> a, V<E> b) { return B(e, "Mul", a, b, d); };
+  auto div = [&](V<E> a, V<E> b) { return B(e, "Div", a, b, d); };
+  auto lt = [&](V<E> a, V<E> b) { return e.Op("Less", {a, b}, kB); };
+  V<E> x = z.re, y = z.im;
+  V<E> zero = ScalarConst(e, d, 0.0), one = ScalarConst(e, d, 1.0);
+  V<E> four = ScalarConst(e, d, 4.0), half = ScalarConst(e, d, 0.5);
+  V<E> quarter = ScalarConst(e, d, 0.25);
+  V<E> pi =
+      PartConst<E>(e, d, [](auto t) { return static_cast<decltype(t)>(M_PI); });
+  V<E> inv_negeps = PartConst<E>(e, d, [](auto t) {
+    using F = decltype(t);
+    return std::nextafter(F{1} / (F{1} - std::nextafter(F{1}, F{0})),
+                          std::numeric_limits<F>::infinity());
+  });
+  V<E> safe_max = PartConst<E>(e, d, [](auto t) {
+    using F = decltype(t);
+    const F v = std::nextafter(F{1} / (F{1} - std::nextafter(F{1}, F{0})),
+                               std::numeric_limits<F>::infinity());
+    return v * v;
+  });
+  V<E> ax = U(e, "Abs", x, d), ay = U(e, "Abs", y, d);
+  V<E> naxm1 = sub(one, ax), y2 = mul(y, y);
+  V<E> minus_one = ScalarConst(e, d, -1.0);
+  V<E> sx = Where(e, e.Op("GreaterOrEqual", {x, zero}, kB), one, minus_one, d);
+  V<E> sy = Where(e, e.Op("GreaterOrEqual", {y, zero}, kB), one, minus_one, d);
+  V<E> in_safe = e.Op("And", {lt(ax, safe_max), lt(ay, safe_max)}, kB);
+  V<E> arg23 = div(ax, add(mul(naxm1, naxm1), y2));
+  V<E> arg4 = div(one, ax);
+  V<E> arg5 = div(div(one, add(div(ax, y), div(y, ax))), y);
+  V<E> any_inf = e.Op("Or", {U(e, "IsInf", x, kB), U(e, "IsInf", y, kB)}, kB);
+  arg5 = Where(e, any_inf, zero, arg5, d);
+  V<E> arg = Where(e, in_safe, arg23,
+                   Where(e, lt(mul(ay, inv_negeps), ax), arg4, arg5, d), d);
+  V<E> real = mul(mul(sx, RealLog1p(e, mul(four, arg), d)), quarter);
+  V<E> imag =
+      mul(Where(e, in_safe,
+                Atan2(e, add(y, y), sub(mul(naxm1, add(one, ax)), y2), d),
+                mul(sy, pi), d),
+          half);
+  return {real, imag};
+}
+
+template <class E>
+Z<E> Atan(E& e, Z<E> z, DType d) {
+  Z<E> w = Atanh(e, Z<E>{U(e, "Neg", z.im, d), z.re}, d);
+  return {w.im, U(e, "Neg", w.re, d)};
+}
+
 }  // namespace jax2onnx::plugin::complex
 
 #endif  // JAX2ONNX_PLUGIN_COMPLEX_PLAN_MATH_H_

@@ -557,7 +557,8 @@ absl::Status LowerComplexRecipe(E& e) {
   }
   if (p == "rsqrt" || p == "exp2" || p == "tan" || p == "expm1" ||
       p == "log1p" || p == "sinh" || p == "cosh" || p == "logistic" ||
-      p == "asin" || p == "acos" || p == "asinh" || p == "acosh") {
+      p == "asin" || p == "acos" || p == "asinh" || p == "acosh" ||
+      p == "atan" || p == "atanh") {
     Z<E> r = p == "rsqrt"      ? Rsqrt(e, a, d)
              : p == "exp2"     ? Exp2(e, a, d)
              : p == "tan"      ? Tan(e, a, d)
@@ -569,6 +570,8 @@ absl::Status LowerComplexRecipe(E& e) {
              : p == "acos"     ? ComplexAsinAcos(e, a, d).acos
              : p == "asinh"    ? Asinh(e, a, d)
              : p == "acosh"    ? Acosh(e, a, d)
+             : p == "atan"     ? Atan(e, a, d)
+             : p == "atanh"    ? Atanh(e, a, d)
                                : Log1p(e, a, d);
     return e.SetOut(0, Pack(e, r.re, r.im, d));
   }

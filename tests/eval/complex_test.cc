@@ -206,6 +206,15 @@ TEST(ComplexEvalTest, InverseTrigHandDerived) {
   ExpectNear(Unary("acosh", {{0, 0}, {2, 0}}), {{0, pi / 2}, {l, 0}});
 }
 
+TEST(ComplexEvalTest, AtanAtanhHandDerived) {
+  // atanh x = ln((1 + x) / (1 - x)) / 2: atanh 0.5 = ln(3) / 2; on the cut,
+  // atanh(2 + 0i) = ln(3) / 2 + i pi/2 (ln|(1 + 2)/(1 - 2)| / 2, arg(-3)/2).
+  // atan z = -i atanh(iz): atan(0.5i) = i atanh(0.5); atan(1) = pi/4.
+  const double pi = M_PI, h = std::log(3.0) / 2;
+  ExpectNear(Unary("atanh", {{0.5, 0}, {2, 0}}), {{h, 0}, {h, pi / 2}});
+  ExpectNear(Unary("atan", {{0, 0.5}, {1, 0}}), {{0, h}, {pi / 4, 0}});
+}
+
 TEST(ComplexEvalTest, ConvAndWindowSum) {
   // 1-D conv, one channel, lhs x = (1+i, 2, -i), kernel w = (i, 1), valid:
   // XLA's conv is a correlation: y_j = x_j w_0 + x_{j+1} w_1.
