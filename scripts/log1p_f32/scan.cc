@@ -16,9 +16,9 @@ int main() {
     std::memcpy(&t, &b, sizeof t);
     const long double exact = log1pl(static_cast<long double>(t));
     const float nearest = static_cast<float>(exact);
-    const float neighbour =
-        exact > nearest ? std::nextafter(nearest, INFINITY)
-                        : std::nextafter(nearest, -INFINITY);
+    const float neighbour = exact > nearest
+                                ? std::nextafter(nearest, INFINITY)
+                                : std::nextafter(nearest, -INFINITY);
     const long double boundary =
         (static_cast<long double>(nearest) + neighbour) / 2;
     if (fabsl(exact - boundary) < 0x1p-48L * fabsl(exact)) {
