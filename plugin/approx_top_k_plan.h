@@ -3,7 +3,8 @@
 // approximate algorithm (JAX documents the order of ties as
 // implementation-defined). It reuses the stable TopK passes of sort_plan.h:
 // max: top_k's order (NaN first, +0.0 above -0.0, ties by lower index);
-// min: ascending in the same total order (-0.0 before +0.0, NaN last).
+// min: ascending in the same total order (-0.0 before +0.0, NaN last; at
+// opset 26 -NaN first: the full IEEE total order, sort_plan.h).
 // aggregate_to_topk=False with more than k backend-defined candidates is
 // refused.
 #ifndef JAX2ONNX_PLUGIN_APPROX_TOP_K_PLAN_H_

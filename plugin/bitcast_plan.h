@@ -13,6 +13,10 @@
 // arithmetic does not carry payloads, so integer -> float gives a quiet NaN
 // of the right sign and float -> integer gives the canonical positive quiet
 // NaN pattern (0x7FC00000 for f32); other NaN payloads are not preserved.
+// At opset >= 26 an f32/f64 side is an ONNX BitCast instead (to or from the
+// unsigned integer of its width; one BitCast when the widths agree), exact
+// for every pattern including NaN payloads; f16/bf16 (widened to f32 in the
+// graph) keep the arithmetic.
 #ifndef JAX2ONNX_PLUGIN_BITCAST_PLAN_H_
 #define JAX2ONNX_PLUGIN_BITCAST_PLAN_H_
 
@@ -238,9 +242,29 @@ absl::Status LowerBitcastConvertType(E& e) {
   const int wf = 8 * jaxpr::ItemSize(from);
   const int wt = 8 * jaxpr::ItemSize(to);
   J2O_ASSIGN_OR_RETURN(V<E> x, e.In(0));
+  // Opset 26 has BitCast (same widths only): exact for every bit pattern,
+  // NaN payloads and signs included.
+  // f16/bf16 travel widened to f32 inside the graph (plugin/low_precision.h)
+  // and keep the arithmetic path.
+  auto narrow_float = [](DType d) {
+    return d == DType::kF16 || d == DType::kBF16;
+  };
+  const bool has_bitcast =
+      e.opset() >= 26 && !narrow_float(from) && !narrow_float(to);
+  auto bitcast = [&](V<E> v, DType d) {
+    return e.Op("BitCast", {v}, d, {{"to", elementwise::OnnxType(d)}});
+  };
+  if (has_bitcast && wf == wt) return e.SetOut(bitcast(x, to));
   // 1. The operand's bits as u64 (one per operand element).
-  V<E> bits = jaxpr::IsFloat(from) ? in::EncodeFloat(e, x, from)
-                                   : in::BitsU64(e, x, from);
+  V<E> bits;
+  if (!jaxpr::IsFloat(from)) {
+    bits = in::BitsU64(e, x, from);
+  } else if (has_bitcast) {
+    bits =
+        elementwise::Cast(e, bitcast(x, in::UnsignedOfWidth(wf)), DType::kU64);
+  } else {
+    bits = in::EncodeFloat(e, x, from);
+  }
   // 2. Change the width along the last axis (little-endian pieces).
   if (wf > wt) {
     std::vector<V<E>> pieces;
@@ -270,7 +294,9 @@ absl::Status LowerBitcastConvertType(E& e) {
   }
   // 3. The bits as the target type.
   V<E> out;
-  if (jaxpr::IsFloat(to)) {
+  if (jaxpr::IsFloat(to) && has_bitcast) {
+    out = bitcast(elementwise::Cast(e, bits, in::UnsignedOfWidth(wt)), to);
+  } else if (jaxpr::IsFloat(to)) {
     out = in::DecodeFloat(e, bits, to);
   } else {
     out = elementwise::Cast(e, bits, in::UnsignedOfWidth(wt));

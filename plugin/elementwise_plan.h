@@ -27,6 +27,7 @@
 #ifndef JAX2ONNX_PLUGIN_ELEMENTWISE_PLAN_H_
 #define JAX2ONNX_PLUGIN_ELEMENTWISE_PLAN_H_
 
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -42,6 +43,7 @@
 #include "jaxpr/array.h"
 #include "jaxpr/dtype.h"
 #include "jaxpr/jaxpr.h"
+#include "jaxpr/log1p_f32_hard_cases.h"
 #include "jaxpr/status_macros.h"
 
 namespace jax2onnx::plugin::elementwise {
@@ -1129,8 +1131,6 @@ absl::Status LowerNextAfter(E& e) {
       });
 }
 
-// erf_inv for 32-bit and narrower floats: Giles' single-precision
-// polynomial, the one XLA uses for f32; |x| = 1 gives +-inf.
 // digamma as the reference interpreter computes it, in f64 for every float
 // dtype (rounded once): psi(x) = psi(1 - x) - pi / tan(pi x) for x < 0; six
 // recurrence steps psi(y) = psi(y + 6) - sum_k 1 / (y + k); the asymptotic
@@ -1177,13 +1177,66 @@ absl::Status LowerDigamma(E& e) {
       Cast(e, DigammaF64(e, Cast(e, x0, DType::kF64)), e.OutType()));
 }
 
-// erf_inv: Giles' single-precision polynomial (XLA's f32 erf_inv). For f64
-// the polynomial is refined by four Newton steps against ErfErfcAbsF64, as
-// the reference interpreter does with libm: on erf(x) = y for |y| <= 1/2,
+// erf_inv in f32 (f16/bf16 upcast, as XLA does): StableHLO's CHLO
+// decomposition erfInv32 (= XLA math.cc ErfInv32) operation for operation in
+// f32: t = x * -x; w = -log1p(t); one select of w - 2.5 or sqrt(w) - 3 and
+// of each of Giles' f32 coefficients on w < 5; Horner p = c_i + p * w;
+// p * x; x * inf where |x| = 1. log1p, the one operation XLA leaves to its
+// backend, is the correctly rounded f32 log1p: Kahan's log1p in f64, rounded
+// once (ORT's f32 Log is not correctly rounded; in f64 its error is far below
+// the 2^-48 by which log1p(t) clears an f32 rounding boundary for every f32 t
+// in (-1, 0] but the ten that jaxpr/log1p_f32_hard_cases.h lists for
+// erf_inv, which are selected from that table). The reference interpreter
+// (jaxpr/eval/erf_inv.cc) computes the same values: the two agree bit for
+// bit on every f32 input (checked exhaustively, docs/special_functions.md).
+template <class E>
+V<E> ErfInvF32(E& e, V<E> x) {
+  constexpr DType c = DType::kF32;
+  static constexpr float kWLessThan5[] = {
+      2.81022636e-08f,  3.43273939e-07f, -3.5233877e-06f,
+      -4.39150654e-06f, 0.00021858087f,  -0.00125372503f,
+      -0.00417768164f,  0.246640727f,    1.50140941f};
+  static constexpr float kWGreaterThan5[] = {
+      -0.000200214257f, 0.000100950558f, 0.00134934322f,
+      -0.00367342844f,  0.00573950773f,  -0.0076224613f,
+      0.00943887047f,   1.00167406f,     2.83297682f};
+  V<E> minus_x_squared = Bin(e, "Mul", x, Un(e, "Neg", x));
+  V<E> log1p = Cast(e, Log1p(e, Cast(e, minus_x_squared, DType::kF64)), c);
+  // The arguments erf_inv can meet whose log1p lies within 2^-48 of an f32
+  // rounding boundary, where ORT's f64 log may round to the wrong side.
+  for (const jaxpr::Log1pF32HardCase& hard : jaxpr::kLog1pF32HardCases) {
+    if (!hard.squared) continue;
+    log1p = Select(e,
+                   Cmp(e, "Equal", minus_x_squared,
+                       FConst(e, c, std::bit_cast<float>(hard.t_bits))),
+                   FConst(e, c, std::bit_cast<float>(hard.log1p_bits)), log1p);
+  }
+  V<E> w = Un(e, "Neg", log1p);
+  V<E> lt = Cmp(e, "Less", w, FConst(e, c, 5.0));
+  auto coefficient = [&](int i) {
+    return Select(e, lt, FConst(e, c, kWLessThan5[i]),
+                  FConst(e, c, kWGreaterThan5[i]));
+  };
+  w = Select(e, lt, Bin(e, "Sub", w, FConst(e, c, 2.5)),
+             Bin(e, "Sub", Un(e, "Sqrt", w), FConst(e, c, 3.0)));
+  V<E> p = coefficient(0);
+  for (int i = 1; i < 9; ++i) {
+    p = Bin(e, "Add", coefficient(i), Bin(e, "Mul", p, w));
+  }
+  V<E> result = Bin(e, "Mul", p, x);
+  V<E> inf = FConst(e, c, std::numeric_limits<double>::infinity());
+  return Select(e, Cmp(e, "Equal", Un(e, "Abs", x), FConst(e, c, 1.0)),
+                Bin(e, "Mul", x, inf), result);
+}
+
+// erf_inv in f64: Giles' single-precision polynomial in f64 (on
+// -log((1 - x)(1 + x))) refined by four Newton steps against ErfErfcAbsF64,
+// as the reference interpreter does with libm: on erf(x) = y for |y| <= 1/2,
 // and on log(erfc(|x|)) = log(1 - |y|) beyond (1 - |y| is exact there, and
 // the log is nearly quadratic in |x|, so the polynomial's poor start in the
 // far tails still converges: < 5e-16 relative against bisection on libm's
-// erf/erfc). A step that is not finite is dropped.
+// erf/erfc). A step that is not finite is dropped. (XLA's f64 erf_inv is a
+// degree-23 polynomial instead; both are within ~1e-15 of erfinv.)
 template <class E>
 V<E> ErfInvPolynomial(E& e, V<E> x) {
   const DType c = e.TypeOf(x);
@@ -1218,41 +1271,39 @@ absl::Status LowerErfInv(E& e) {
       e, 1,
       [](E& e, const std::vector<V<E>>& xs, DType c) -> absl::StatusOr<V<E>> {
         V<E> y = xs[0];
+        if (c == DType::kF32) return ErfInvF32(e, y);
         V<E> one = FConst(e, c, 1.0);
         V<E> r = ErfInvPolynomial(e, y);
-        if (c == DType::kF64) {
-          V<E> zero = FConst(e, c, 0.0);
-          V<E> abs_y = Un(e, "Abs", y);
-          V<E> one_minus = Bin(e, "Sub", one, abs_y);
-          V<E> tail = Cmp(e, "Greater", abs_y, FConst(e, c, 0.5));
-          V<E> y_negative = Cmp(e, "Less", y, zero);
-          V<E> log_one_minus = Un(e, "Log", one_minus);
-          auto finite = [&](V<E> v) {
-            return Pred(e, "Not",
-                        OrB(e, Pred(e, "IsNaN", v), Pred(e, "IsInf", v)));
-          };
-          for (int i = 0; i < 4; ++i) {
-            V<E> abs_r = Un(e, "Abs", r);
-            auto [erf_a, erfc_a] = ErfErfcAbsF64(e, abs_r);
-            V<E> slope = Bin(e, "Mul", FConst(e, c, 1.1283791670955125739),
-                             Un(e, "Exp", Un(e, "Neg", Bin(e, "Mul", r, r))));
-            // Tail: |x| += (log erfc(|x|) - log(1 - |y|)) erfc(|x|) / slope.
-            V<E> tail_step = Bin(
-                e, "Div",
-                Bin(e, "Mul",
-                    Bin(e, "Sub", Un(e, "Log", erfc_a), log_one_minus), erfc_a),
-                slope);
-            V<E> tail_abs = Bin(e, "Add", abs_r, tail_step);
-            V<E> tail_r =
-                Select(e, y_negative, Un(e, "Neg", tail_abs), tail_abs);
-            // Centre: x -= (erf(x) - y) / slope.
-            V<E> erf_r =
-                Select(e, Cmp(e, "Less", r, zero), Un(e, "Neg", erf_a), erf_a);
-            V<E> centre_step = Bin(e, "Div", Bin(e, "Sub", erf_r, y), slope);
-            V<E> centre_r = Bin(e, "Sub", r, centre_step);
-            r = Select(e, tail, Select(e, finite(tail_step), tail_r, r),
-                       Select(e, finite(centre_step), centre_r, r));
-          }
+        V<E> zero = FConst(e, c, 0.0);
+        V<E> abs_y = Un(e, "Abs", y);
+        V<E> one_minus = Bin(e, "Sub", one, abs_y);
+        V<E> tail = Cmp(e, "Greater", abs_y, FConst(e, c, 0.5));
+        V<E> y_negative = Cmp(e, "Less", y, zero);
+        V<E> log_one_minus = Un(e, "Log", one_minus);
+        auto finite = [&](V<E> v) {
+          return Pred(e, "Not",
+                      OrB(e, Pred(e, "IsNaN", v), Pred(e, "IsInf", v)));
+        };
+        for (int i = 0; i < 4; ++i) {
+          V<E> abs_r = Un(e, "Abs", r);
+          auto [erf_a, erfc_a] = ErfErfcAbsF64(e, abs_r);
+          V<E> slope = Bin(e, "Mul", FConst(e, c, 1.1283791670955125739),
+                           Un(e, "Exp", Un(e, "Neg", Bin(e, "Mul", r, r))));
+          // Tail: |x| += (log erfc(|x|) - log(1 - |y|)) erfc(|x|) / slope.
+          V<E> tail_step = Bin(
+              e, "Div",
+              Bin(e, "Mul", Bin(e, "Sub", Un(e, "Log", erfc_a), log_one_minus),
+                  erfc_a),
+              slope);
+          V<E> tail_abs = Bin(e, "Add", abs_r, tail_step);
+          V<E> tail_r = Select(e, y_negative, Un(e, "Neg", tail_abs), tail_abs);
+          // Centre: x -= (erf(x) - y) / slope.
+          V<E> erf_r =
+              Select(e, Cmp(e, "Less", r, zero), Un(e, "Neg", erf_a), erf_a);
+          V<E> centre_step = Bin(e, "Div", Bin(e, "Sub", erf_r, y), slope);
+          V<E> centre_r = Bin(e, "Sub", r, centre_step);
+          r = Select(e, tail, Select(e, finite(tail_step), tail_r, r),
+                     Select(e, finite(centre_step), centre_r, r));
         }
         V<E> inf = FConst(e, c, std::numeric_limits<double>::infinity());
         return Select(e, Cmp(e, "Equal", Un(e, "Abs", y), one),
@@ -1399,7 +1450,7 @@ const std::vector<Rule<E>>& Rules() {
       {"erf", +[](E& e) -> S { return LowerErf(e, false); }, {"Erf", "Exp", "Div"}, "f64: series below 2, continued fraction above (ORT Erf is f32-only)"},
       {"erfc", +[](E& e) -> S { return LowerErf(e, true); }, {"Exp", "Div"}, "f32: Numerical Recipes erfcc in f64 (rel. error < 1.2e-7); f64: series below 2, continued fraction above"},
       {"digamma", &LowerDigamma<E>, {"Log", "Sin", "Cos", "Floor", "Div", "Where"}, "in f64: reflection, 6 recurrence steps, asymptotic series (as the interpreter)"},
-      {"erf_inv", &LowerErfInv<E>, {"Log", "Sqrt", "Mul", "Add", "Where", "Exp"}, "Giles' f32 polynomial (as XLA for f32); f64 adds four Newton steps"},
+      {"erf_inv", &LowerErfInv<E>, {"Log", "Sqrt", "Mul", "Add", "Where", "Exp"}, "f32: XLA's erfInv32 op for op, log1p correctly rounded via f64 (bit-exact with the interpreter); f64: Giles' polynomial + four Newton steps"},
       {"integer_pow", &LowerIntegerPow<E>, {"Mul", "Div", "Expand"}, "square-and-multiply rounding per multiply like JAX's lowering"},
       {"square", &LowerSquare<E>, {"Mul"}, ""},
       {"not", +[](E& e) -> S { return Bitwise(e, "Not", std::nullopt); }, {"Not", "BitwiseNot", "BitShift", "Slice"}, "opset 17: bit planes"},

@@ -41,11 +41,15 @@ std::vector<std::string> BitcastOnnxOps() {
   return {"BitShift",  "Cast",      "Gather", "Mul",     "Add",
           "Sub",       "Where",     "Neg",    "IsNaN",   "Abs",
           "Div",       "Less",      "Equal",  "Greater", "GreaterOrEqual",
-          "ReduceSum", "Unsqueeze", "Concat", "Or",      "And"};
+          "ReduceSum", "Unsqueeze", "Concat", "Or",      "And",
+          "BitCast"};
 }
 
 std::string BitcastNotes() {
-  return "no ONNX bitcast: integer fields cut with u64 BitShift, floats "
+  return "opset >= 26 and no f16/bf16 side: ONNX BitCast, exact for every bit "
+         "pattern (NaN "
+         "payloads included); below 26 no ONNX bitcast: integer fields cut "
+         "with u64 BitShift, floats "
          "rebuilt as significand * exact power of two (and back by counting "
          "binades); exact for all finite values, +-0, +-inf, subnormals; "
          "NaN payloads not preserved (quiet NaN / canonical 0x7FC00000-style "

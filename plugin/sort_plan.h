@@ -10,8 +10,9 @@
 // order as JAX does:
 //   sort:  canonical -0.0 == +0.0, NaN last (keys: isnan, value).
 //   top_k: +0.0 above -0.0, NaN first (keys: isnan, value, is +0.0). JAX
-//          ranks -NaN lowest; ONNX cannot see a NaN's sign, so every NaN
-//          ranks as +NaN (documented deviation).
+//          ranks -NaN lowest; below opset 26 ONNX cannot see a NaN's sign,
+//          so every NaN ranks as +NaN (documented deviation); at opset >= 26
+//          one pass on the BitCast bits mapped to IEEE total order, as XLA.
 // Keys are compared in a dtype ORT's TopK accepts (f16/bf16 -> f32, narrow
 // ints -> i32, u32 -> i64, bool -> i32, u64 -> i64 with the sign bit
 // flipped).
@@ -19,6 +20,7 @@
 #define JAX2ONNX_PLUGIN_SORT_PLAN_H_
 
 #include <cstdint>
+#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -90,6 +92,29 @@ absl::StatusOr<std::optional<V<E>>> OrderByKey(E& e, V<E> x, jaxpr::DType dtype,
   if (!jaxpr::IsFloat(compute)) {
     return std::optional<V<E>>(
         StablePass(e, key, compute, perm, length, axis, largest));
+  }
+  if (for_top_k && e.opset() >= 26) {
+    // XLA's TopK compares in IEEE total order (-NaN < -inf < ... < -0 < +0
+    // < ... < +inf < +NaN, NaNs by payload). BitCast (opset 26) gives the
+    // bits as a signed integer; flipping the 31 (63) magnitude bits of the
+    // negative ones makes integer order equal total order: one pass.
+    // f16/bf16 keys are widened to f32 first, which keeps that order.
+    const DType bits_dtype = compute == DType::kF64 ? DType::kI64 : DType::kI32;
+    const int64_t magnitude_mask = compute == DType::kF64
+                                       ? std::numeric_limits<int64_t>::max()
+                                       : std::numeric_limits<int32_t>::max();
+    V<E> bits = e.Op("BitCast", {key}, bits_dtype,
+                     {OpAttr::Int("to", elementwise::OnnxType(bits_dtype))});
+    V<E> negative = e.Op(
+        "Less", {bits, e.Const(jaxpr::Array::ScalarFromInt64(bits_dtype, 0))},
+        DType::kBool);
+    V<E> flipped = e.Op("BitwiseXor",
+                        {bits, e.Const(jaxpr::Array::ScalarFromInt64(
+                                   bits_dtype, magnitude_mask))},
+                        bits_dtype);
+    V<E> total_order = e.Op("Where", {negative, flipped, bits}, bits_dtype);
+    return std::optional<V<E>>(
+        StablePass(e, total_order, bits_dtype, perm, length, axis, largest));
   }
   V<E> zero = e.Const(jaxpr::Array::ScalarFromDouble(compute, 0));
   V<E> is_nan = e.Op("IsNaN", {key}, DType::kBool);

@@ -33,6 +33,7 @@
 #include "jaxpr/array.h"
 #include "jaxpr/dtype.h"
 #include "jaxpr/eval/complex_math.h"
+#include "jaxpr/eval/erf_inv.h"
 #include "jaxpr/eval/eval_util.h"
 #include "jaxpr/eval/evaluator.h"
 #include "jaxpr/eval/kernels.h"
@@ -298,63 +299,6 @@ absl::StatusOr<Array> ConvertArray(const Array& in, DType to) {
       return out;
     });
   });
-}
-
-// Giles, "Approximating the erfinv function" (single-precision branch) as
-// a start, then Newton steps on erf in double.
-double ErfInv(double y) {
-  if (std::isnan(y) || y < -1 || y > 1) {
-    return std::numeric_limits<double>::quiet_NaN();
-  }
-  if (y == 1) return std::numeric_limits<double>::infinity();
-  if (y == -1) return -std::numeric_limits<double>::infinity();
-  if (y == 0) return y;
-  double w = -std::log((1.0 - y) * (1.0 + y));
-  double p;
-  if (w < 5.0) {
-    w -= 2.5;
-    p = 2.81022636e-08;
-    p = 3.43273939e-07 + p * w;
-    p = -3.5233877e-06 + p * w;
-    p = -4.39150654e-06 + p * w;
-    p = 0.00021858087 + p * w;
-    p = -0.00125372503 + p * w;
-    p = -0.00417768164 + p * w;
-    p = 0.246640727 + p * w;
-    p = 1.50140941 + p * w;
-  } else {
-    w = std::sqrt(w) - 3.0;
-    p = -0.000200214257;
-    p = 0.000100950558 + p * w;
-    p = 0.00134934322 + p * w;
-    p = -0.00367342844 + p * w;
-    p = 0.00573950773 + p * w;
-    p = -0.0076224613 + p * w;
-    p = 0.00943887047 + p * w;
-    p = 1.00167406 + p * w;
-    p = 2.83297682 + p * w;
-  }
-  double x = p * y;
-  // Newton steps on erf(x) = y; erf'(x) = 2/sqrt(pi) exp(-x^2). Beyond
-  // |y| = 1/2 they solve log(erfc(|x|)) = log(1 - |y|) instead (1 - |y| is
-  // exact there): erf(x) - y would cancel, and the log is nearly quadratic in
-  // |x|, so the polynomial's poor start in the far tails (1 - |y| < 1e-9)
-  // still converges in four steps. A step that is not finite is dropped.
-  const double two_over_sqrt_pi = 1.1283791670955126;
-  for (int i = 0; i < 4; ++i) {
-    const double d = two_over_sqrt_pi * std::exp(-x * x);
-    if (std::fabs(y) > 0.5) {
-      const double e = std::erfc(std::fabs(x));
-      const double step = (std::log(e) - std::log(1 - std::fabs(y))) * e / d;
-      if (!std::isfinite(step)) break;
-      x = std::copysign(std::fabs(x) + step, y);
-    } else {
-      const double step = (std::erf(x) - y) / d;
-      if (!std::isfinite(step)) break;
-      x -= step;
-    }
-  }
-  return x;
 }
 
 // Digamma: recurrence up to x >= 6, then the asymptotic series; reflection
@@ -829,7 +773,13 @@ JAX2ONNX_FLOAT_UNARY_C(AcoshOp, std::acosh(x));
 JAX2ONNX_FLOAT_UNARY_C(AtanhOp, std::atanh(x));
 JAX2ONNX_FLOAT_UNARY(ErfOp, std::erf(x));
 JAX2ONNX_FLOAT_UNARY(ErfcOp, std::erfc(x));
-JAX2ONNX_FLOAT_UNARY(ErfInvOp, static_cast<F>(ErfInv(x)));
+// F is float for f16/bf16/f32 (XLA's erf_inv upcasts to f32), double for f64.
+JAX2ONNX_FLOAT_UNARY(ErfInvOp, ([&] {
+                       if constexpr (std::is_same_v<F, float>)
+                         return eval::ErfInvF32(x);
+                       else
+                         return F(eval::ErfInvF64(x));
+                     }()));
 JAX2ONNX_FLOAT_UNARY(LgammaOp, std::lgamma(x));
 JAX2ONNX_FLOAT_UNARY(DigammaOp, static_cast<F>(Digamma(x)));
 JAX2ONNX_FLOAT_UNARY(FloorOp, std::floor(x));

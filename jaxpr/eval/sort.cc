@@ -8,11 +8,14 @@
 // valid result, and for is_stable=True the required one.
 //
 // top_k follows XLA's TopK: descending in IEEE total order (+NaN largest,
-// -NaN smallest, +0.0 above -0.0), ties broken by the lower index.
+// -NaN smallest, NaNs of one sign by payload, +0.0 above -0.0), ties broken
+// by the lower index.
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <limits>
 #include <numeric>
 #include <type_traits>
 #include <vector>
@@ -141,18 +144,19 @@ Result SortKernel(const EvalContext& ctx, absl::Span<const Array> inputs) {
   return outs;
 }
 
-// IEEE total order: -NaN < -inf < ... < -0.0 < +0.0 < ... < +inf < +NaN.
-bool TotalOrderLess(double a, double b) {
-  auto rank = [](double v) {
-    if (std::isnan(v)) return std::signbit(v) ? 0 : 2;
-    return 1;
+// IEEE total order (XLA's TOTALORDER compare): -NaN < -inf < ... < -0.0 <
+// +0.0 < ... < +inf < +NaN, NaNs of one sign by payload. The bits read as a
+// signed integer, with the magnitude bits of negative values flipped, are in
+// that order. f16/bf16 arrive widened to float (payloads shifted, order
+// kept).
+template <typename T>
+bool TotalOrderLess(T a, T b) {
+  using I = std::conditional_t<sizeof(T) == 8, int64_t, int32_t>;
+  auto key = [](T v) {
+    const I bits = std::bit_cast<I>(v);
+    return bits < 0 ? bits ^ std::numeric_limits<I>::max() : bits;
   };
-  const int ra = rank(a);
-  const int rb = rank(b);
-  if (ra != rb) return ra < rb;
-  if (ra != 1) return false;
-  if (a != b) return a < b;
-  return std::signbit(a) && !std::signbit(b);
+  return key(a) < key(b);
 }
 
 // True when element i ranks strictly above element j for top_k.

@@ -20,15 +20,18 @@ void RegisterSort() {
        "sign-flipped i64; complex keys refused"});
   registry.RegisterLegacy(
       "top_k", &WithNeutralEmitter<&plugin::LowerTopK<NeutralLegacyEmitter>>,
-      {{"TopK", "GatherElements", "Slice", "IsNaN", "Where", "Cast"},
+      {{"TopK", "GatherElements", "Slice", "IsNaN", "Where", "Cast", "BitCast",
+        "BitwiseXor", "Less"},
        plugin::kMinOpset,
-       "descending, ties by lower index, NaN first and +0.0 above -0.0 via "
-       "extra stable passes; every NaN ranks as +NaN (ONNX cannot see a "
-       "NaN's sign); complex refused"});
+       "descending, ties by lower index; opset >= 26: one pass in XLA's IEEE "
+       "total order on the BitCast bits (NaNs by sign and payload); below "
+       "26 NaN first and +0.0 above -0.0 via extra stable passes, every NaN "
+       "ranking as +NaN (ONNX cannot see a NaN's sign); complex refused"});
   registry.RegisterLegacy(
       "approx_top_k",
       &WithNeutralEmitter<&plugin::LowerApproxTopK<NeutralLegacyEmitter>>,
-      {{"TopK", "GatherElements", "Slice", "IsNaN", "Where", "Cast"},
+      {{"TopK", "GatherElements", "Slice", "IsNaN", "Where", "Cast", "BitCast",
+        "Less"},
        plugin::kMinOpset,
        "the exact top k (a valid approximate answer): max in top_k's order, "
        "min ascending (-0.0 before +0.0, NaN last); aggregate_to_topk=False "

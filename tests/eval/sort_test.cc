@@ -125,6 +125,22 @@ TEST(TopKTest, NaNIsLargestAndPositiveZeroAboveNegativeZero) {
   EXPECT_FALSE(std::signbit(ToDoubles((*out)[0])[3]));
 }
 
+TEST(TopKTest, NaNsRankBySignAndPayloadInTotalOrder) {
+  // XLA's total order reads the bits as sign-magnitude: +NaN 0x7fc00001 >
+  // +NaN 0x7fc00000 > -NaN 0xffc00000 > -NaN 0xffc00001 (larger magnitude,
+  // more negative). Bits [ffc00001, 7fc00000, ffc00000, 7fc00001] ->
+  // indices 3, 1, 2, 0 (not index order: payloads are not ties).
+  auto out = EvalText(
+      R"({ lambda ; a:u32[4]. let
+    b:f32[4] = bitcast_convert_type[new_dtype=float32] a
+    c:f32[4] d:i32[4] = top_k[k=4] b
+  in (d,) })",
+      {MakeIntArray(DType::kU32, {4},
+                    {0xffc00001, 0x7fc00000, 0xffc00000, 0x7fc00001})});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(ToInts((*out)[0]), ElementsAre(3, 1, 2, 0));
+}
+
 TEST(TopKTest, AxisParamSelectsAlongAnEarlierAxis) {
   // [[1,5],[4,2],[3,6]] along axis 0, k=2: column 0 (1,4,3) -> 4#1, 3#2;
   // column 1 (5,2,6) -> 6#2, 5#0 => values [[4,6],[3,5]], indices
