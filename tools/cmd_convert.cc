@@ -48,8 +48,9 @@ DEFINE_int32(optimize, 2,
 DEFINE_bool(fuse_attention, false,
             "With --optimize=2 at opset >= 23: also fuse scaled dot-product "
             "attention (softmax(scale * q k^T + mask) v) into ONNX Attention "
-            "(convert, check; IR pipeline). Off by default: slower than the "
-            "unfused graph in ONNX Runtime 1.30 on CPU (docs/fusions.md).");
+            "(convert, check; IR pipeline). Off by default: in ONNX Runtime "
+            "1.30 on CPU no faster at 128-197 tokens, faster at 512 "
+            "(docs/performance.md).");
 DEFINE_string(inputs_as_nchw, "",
               "Comma-separated graph input indices exposed channels-first "
               "(NCHW) with a Transpose at the boundary (convert, IR "

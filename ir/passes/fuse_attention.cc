@@ -404,11 +404,14 @@ std::optional<BooleanMask> MatchWhereMask(Value* v, Match* m) {
         !MaskShapeFits(cond, *shape)) {
       return std::nullopt;
     }
-    if (!EveryRowSelectsAKey(cond, side == 1)) return std::nullopt;
     BooleanMask out;
     out.scores = x;
+    // Broadcasting copies rows (the last axis is never broadcast: it is S
+    // on both sides), so the rows of the unbroadcast mask are the ones to
+    // check.
     out.condition = StripBroadcasts(
         cond, [&](Value* c) { return MaskShapeFits(c, *shape); });
+    if (!EveryRowSelectsAKey(out.condition, side == 1)) return std::nullopt;
     out.selected_when = side == 1;
     out.fill = *fill;
     m->Add(n);
