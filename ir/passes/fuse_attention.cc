@@ -509,6 +509,21 @@ std::optional<Attention> MatchAttention(Node* root, Match* m) {
   return a;
 }
 
+// A new node before `anchor` with one fresh-named output of `type`. Unnamed,
+// like the fused node: node-naming names them at the end of the pipeline
+// (a name derived from `anchor` would repeat when the pass runs alone).
+Node* InsertUnnamedBefore(Node* anchor, absl::string_view op_type,
+                          std::vector<Value*> inputs, std::vector<Attr> attrs,
+                          std::optional<Type> type) {
+  Graph* graph = anchor->graph();
+  Node* node = graph->InsertBefore(
+      anchor,
+      Node::Create("", std::string(op_type), std::move(inputs),
+                   {graph->root()->FreshName(op_type)}, std::move(attrs)));
+  if (type.has_value()) node->output(0)->SetType(std::move(type));
+  return node;
+}
+
 std::vector<Attr> PermAttr(std::vector<int64_t> perm) {
   std::vector<Attr> attrs;
   attrs.push_back(Attr::Ints("perm", std::move(perm)));
@@ -554,7 +569,7 @@ absl::StatusOr<bool> FuseAt(Graph& graph, Node* root,
         IntsAttr(a->query_transpose, "perm");
     if (!perm) return false;
     const Type* type = a->query_transpose->output(0)->type();
-    q = InsertNodeBefore(
+    q = InsertUnnamedBefore(
             root, "Transpose", {a->q}, PermAttr(*perm),
             type != nullptr ? std::optional<Type>(*type) : std::nullopt)
             ->output(0);
@@ -562,15 +577,15 @@ absl::StatusOr<bool> FuseAt(Graph& graph, Node* root,
   Type k_type =
       Type::Tensor(onnx::TensorProto::FLOAT,
                    Shape({kt_shape[0], kt_shape[1], kt_shape[3], kt_shape[2]}));
-  Value* k = InsertNodeBefore(root, "Transpose", {a->kt},
-                              PermAttr({0, 1, 3, 2}), k_type)
+  Value* k = InsertUnnamedBefore(root, "Transpose", {a->kt},
+                                 PermAttr({0, 1, 3, 2}), k_type)
                  ->output(0);
   Value* mask = a->mask;
   if (a->where) {
     // Attention's boolean mask keeps the keys where it is True.
     mask = a->where->condition;
     if (!a->where->selected_when) {
-      mask = InsertNodeBefore(
+      mask = InsertUnnamedBefore(
                  root, "Not", {mask}, {},
                  Type::Tensor(onnx::TensorProto::BOOL, *fusion::ShapeOf(mask)))
                  ->output(0);

@@ -443,8 +443,7 @@ TEST(FusionIrTest, ScaledScoresWithAdditiveBiasBecomeAttention) {
             "  init %w: f32[1,1,4,5] = f32[1,1,4,5]{-0.3, -0.2, -0.1, 0, 0.1, "
             "0.2, 0.3, -0.3, ... (20 elements, fnv1a 0487dfcbf4a731e1)}\n"
             "  %kt: f32[2,3,8,5] = Transpose(%k) {perm=[0, 1, 3, 2]}\n"
-            "  %Transpose: f32[2,3,5,8] = Transpose(%kt) {perm=[0, 1, 3, 2]}  "
-            "# Transpose\n"
+            "  %Transpose: f32[2,3,5,8] = Transpose(%kt) {perm=[0, 1, 3, 2]}\n"
             "  %out: f32[2,3,4,6] = Attention(%q, %Transpose, %v, %w) "
             "{scale=0.353553}\n"
             "}\n");

@@ -66,14 +66,17 @@ class FusionTest : public ::testing::Test {
   // `tolerance` (rtol = atol) replaces the bundle's when positive.
   Fused ConvertFuseAndCheck(const std::string& name, int opset,
                             bool check_numbers = true, double tolerance = 0,
-                            ir::FusionOptions fusion_options = {}) {
+                            ir::FusionOptions fusion_options = {},
+                            int optimize = 0) {
     Fused result;
     absl::StatusOr<jaxpr::Bundle> bundle = jaxpr::LoadBundle(BundlePath(name));
     EXPECT_TRUE(bundle.ok()) << bundle.status();
     if (!bundle.ok()) return result;
     converter2::IrConvertOptions options;
     options.opset = opset;
-    options.optimize = 0;  // the literal graph; the fusions run below
+    // The literal graph (or with `optimize` 1 the generic rewrites'
+    // output, which the attention fusion needs); the fusions run below.
+    options.optimize = optimize;
     absl::StatusOr<ir::Model> model = converter2::ConvertToIr(*bundle, options);
     EXPECT_TRUE(model.ok()) << model.status();
     if (!model.ok()) return result;
@@ -398,6 +401,24 @@ TEST_F(FusionTest, JaxNnDotProductAttentionKeepsItsFiveDimEinsums) {
   EXPECT_FALSE(f.changed);
   EXPECT_THAT(f.fused_counts, HasSubstr("Einsum=2"));
   EXPECT_THAT(f.fused_counts, HasSubstr("Softmax=1"));
+}
+
+TEST_F(FusionTest, Bf16VitAttentionFusesOnlyWithLowPrecisionChains) {
+  // Over the generic rewrites' output (Einsum -> MatMul). The bf16 ViT
+  // computes its softmax op by op in bf16: only with
+  // fuse_low_precision_chains does the softmax fuse, and then the attention
+  // through the bf16 round trips (checked at 6e-2 as above).
+  ir::FusionOptions strict;
+  strict.fuse_attention = true;
+  Fused kept = ConvertFuseAndCheck("vit_tiny_bf16", 23, true, 0, strict,
+                                   /*optimize=*/1);
+  EXPECT_THAT(kept.fused_counts, Not(HasSubstr("Attention")));
+  ir::FusionOptions allowed = strict;
+  allowed.fuse_low_precision_chains = true;
+  Fused fused = ConvertFuseAndCheck("vit_tiny_bf16", 23, true, 6e-2, allowed,
+                                    /*optimize=*/1);
+  EXPECT_THAT(fused.fused_counts, HasSubstr("Attention=2"));
+  EXPECT_THAT(fused.fused_counts, Not(HasSubstr("Exp")));
 }
 
 }  // namespace
