@@ -472,32 +472,25 @@ TEST(FusionIrTest, UnmaskedAttentionOverTheLastAxisNumberedThree) {
 TEST(FusionIrTest, AttentionNearMissesStayUnfused) {
   using Scale = AttentionSpec::Scale;
   using Mask = AttentionSpec::Mask;
-  AttentionSpec spec;
-  spec.scale = Scale::kNegative;
-  ExpectNoAttentionFusion(spec);
-  spec.scale = Scale::kPerHead;
-  ExpectNoAttentionFusion(spec);
-  spec.scale = Scale::kInput;
-  ExpectNoAttentionFusion(spec);
-  spec = AttentionSpec();
-  spec.softmax_axis = 2;  // over the queries
-  ExpectNoAttentionFusion(spec);
-  spec = AttentionSpec();
-  spec.mask = Mask::kMultiplied;
-  ExpectNoAttentionFusion(spec);
-  // A query with every key masked averages v in JAX (softmax of equal
-  // logits) and is zeros in ONNX Runtime's Attention.
-  spec.mask = Mask::kFullyMaskedWhere;
-  ExpectNoAttentionFusion(spec);
-  spec.mask = Mask::kFullyMaskedBias;
-  ExpectNoAttentionFusion(spec);
-  // A bias computed at run time could mask a whole row.
-  spec.mask = Mask::kInputBias;
-  ExpectNoAttentionFusion(spec);
-  spec.mask = Mask::kSmallFillWhere;
-  ExpectNoAttentionFusion(spec);
-  spec = AttentionSpec();
-  ExpectNoAttentionFusion(spec, /*opset=*/22);
+  const std::vector<AttentionSpec> near_misses = {
+      {Scale::kNegative, Mask::kNone, -1},
+      {Scale::kPerHead, Mask::kNone, -1},
+      {Scale::kInput, Mask::kNone, -1},
+      {Scale::kMulScores, Mask::kNone, 2},  // softmax over the queries
+      {Scale::kMulScores, Mask::kMultiplied, -1},
+      // A query with every key masked averages v in JAX (softmax of equal
+      // logits) and is zeros in ONNX Runtime's Attention.
+      {Scale::kMulScores, Mask::kFullyMaskedWhere, -1},
+      {Scale::kMulScores, Mask::kFullyMaskedBias, -1},
+      // A bias computed at run time could mask a whole row.
+      {Scale::kMulScores, Mask::kInputBias, -1},
+      {Scale::kMulScores, Mask::kSmallFillWhere, -1},
+  };
+  for (size_t i = 0; i < near_misses.size(); ++i) {
+    SCOPED_TRACE(absl::StrCat("near miss ", i));
+    ExpectNoAttentionFusion(near_misses[i]);
+  }
+  ExpectNoAttentionFusion(AttentionSpec(), /*opset=*/22);
 }
 
 }  // namespace
