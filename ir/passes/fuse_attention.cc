@@ -91,15 +91,34 @@ Value* MatchScale(Value* v, double* scale, Match* m) {
   return nullptr;
 }
 
-// `v` with broadcasting and shape-only producers (Expand, Unsqueeze,
-// Reshape, Identity) skipped, as long as `keep` accepts the result.
+// True when `out`'s shape is `in`'s with leading 1s: numpy broadcasting
+// (right-aligned) reads both alike.
+bool OnlyAddsLeadingOnes(const Value* in, const Value* out) {
+  const Shape* a = fusion::ShapeOf(in);
+  const Shape* b = fusion::ShapeOf(out);
+  if (a == nullptr || b == nullptr || b->rank() < a->rank()) return false;
+  const size_t lead = b->rank() - a->rank();
+  for (size_t i = 0; i < b->rank(); ++i) {
+    if (i < lead) {
+      if (!(*b)[i].is_value() || (*b)[i].value() != 1) return false;
+    } else if (!((*b)[i] == (*a)[i - lead])) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// `v` with the producers that only broadcast it skipped (Expand, Identity,
+// and Unsqueeze or Reshape adding leading 1s), as long as `keep` accepts
+// the result. Under numpy broadcasting the result stands for `v`.
 Value* StripBroadcasts(Value* v, const std::function<bool(Value*)>& keep) {
   for (int depth = 0; v != nullptr && depth < 8; ++depth) {
     Node* n = v->producer();
     if (n == nullptr || !n->domain().empty() || n->num_inputs() < 1) break;
     const std::string& op = n->op_type();
-    if (op != "Expand" && op != "Unsqueeze" && op != "Reshape" &&
-        op != "Identity") {
+    if (op == "Unsqueeze" || op == "Reshape") {
+      if (!OnlyAddsLeadingOnes(n->input(0), v)) break;
+    } else if (op != "Expand" && op != "Identity") {
       break;
     }
     if (!keep(n->input(0))) break;
@@ -108,10 +127,21 @@ Value* StripBroadcasts(Value* v, const std::function<bool(Value*)>& keep) {
   return v;
 }
 
-// The value of a fill broadcast from a one-element constant.
+// The value of a fill broadcast (Expand, Unsqueeze, Reshape, Identity)
+// from a one-element constant.
 std::optional<double> FillConstant(Value* v) {
-  return fusion::ScalarConstant(
-      StripBroadcasts(v, [](Value*) { return true; }));
+  for (int depth = 0; v != nullptr && depth < 8; ++depth) {
+    if (std::optional<double> c = fusion::ScalarConstant(v)) return c;
+    Node* n = v->producer();
+    if (n == nullptr || !n->domain().empty() || n->num_inputs() < 1) break;
+    const std::string& op = n->op_type();
+    if (op != "Expand" && op != "Unsqueeze" && op != "Reshape" &&
+        op != "Identity") {
+      break;
+    }
+    v = n->input(0);
+  }
+  return std::nullopt;
 }
 
 // ONNX Runtime 1.30's Attention takes a mask of rank 2..4 whose last two
