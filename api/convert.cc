@@ -71,6 +71,12 @@ absl::StatusOr<onnx::ModelProto> ConvertWithPipelineImpl(
     return absl::InvalidArgumentError(absl::StrCat(
         "the optimization level must be 0, 1 or 2, got ", options.optimize));
   }
+  if (options.fuse_attention && options.optimize < 2) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "fuse_attention (--fuse_attention) is a fusion of optimization level "
+        "2; got optimize ",
+        options.optimize));
+  }
   // Both pipelines trust the printed types; an ill-typed jaxpr is refused
   // here with its FILE:LINE:COL before any lowering sees it.
   J2O_RETURN_IF_ERROR(jaxpr::TypeCheckFile(bundle.file));
@@ -91,11 +97,15 @@ absl::StatusOr<onnx::ModelProto> ConvertWithPipelineImpl(
     ir_options.inputs_as_nchw = options.inputs_as_nchw;
     ir_options.outputs_as_nchw = options.outputs_as_nchw;
     ir_options.functions = options.functions;
+    ir_options.fuse_attention = options.fuse_attention;
     // What Netron shows under the model's properties: who converted it,
     // how, and from what (the bundle's `# source:` header).
     ir_options.metadata_props = {
         {"jax2onnx_version", Version()},
         {"jax2onnx_optimize", absl::StrCat(options.optimize)}};
+    if (options.fuse_attention) {
+      ir_options.metadata_props.emplace_back("jax2onnx_fuse_attention", "1");
+    }
     if (std::optional<std::string> source = bundle.file.Header("source")) {
       ir_options.metadata_props.emplace_back("source", *source);
     }

@@ -50,6 +50,20 @@ absl::StatusOr<std::optional<double>> HeaderTolerance(
   return std::optional<double>(value);
 }
 
+}  // namespace
+
+absl::StatusOr<bool> HeaderFuseAttention(const jaxpr::JaxprFile& file) {
+  auto text = file.Header("fuse_attention");
+  if (!text) return false;
+  const absl::string_view value = absl::StripAsciiWhitespace(*text);
+  if (value == "true") return true;
+  if (value == "false") return false;
+  return absl::InvalidArgumentError(absl::StrCat(
+      "header '# fuse_attention: ", *text, "' is not true or false"));
+}
+
+namespace {
+
 absl::StatusOr<std::optional<int>> HeaderOpset(const jaxpr::JaxprFile& file) {
   auto text = file.Header("opset");
   if (!text) return std::optional<int>();
@@ -127,6 +141,9 @@ struct Case {
   // `# functions:` globs, on the IR pipeline (the legacy pipeline converts
   // the same bundle inlined).
   std::vector<std::string> functions;
+  // `# fuse_attention: true`, on the IR pipeline (the legacy pipeline is
+  // literal).
+  bool fuse_attention = false;
   std::vector<const Marker*> xfail;  // any of them makes a failure expected
   // A conversion refused as Unimplemented is a SKIP, not a failure: for the
   // generated opset-17 variant, where a lowering may precisely refuse an
@@ -179,6 +196,7 @@ void RunCase(const Case& c, const CorpusOptions& options, OrtRunner& runner,
   check.seed = options.seed;
   check.convert.opset = c.opset;
   check.convert.functions = c.functions;
+  check.convert.fuse_attention = c.fuse_attention;
   absl::StatusCode code = absl::StatusCode::kOk;
   CheckResult r;
   // One case exhausting memory (a huge interpreter intermediate, say) must
@@ -251,6 +269,10 @@ void RunBundle(const std::string& path, const CorpusOptions& options,
   if (!markers.ok()) return fail(name, "header", markers.status());
   auto opset = HeaderOpset(bundle->file);
   if (!opset.ok()) return fail(name, "header", opset.status());
+  auto fuse_attention = HeaderFuseAttention(bundle->file);
+  if (!fuse_attention.ok()) {
+    return fail(name, "header", fuse_attention.status());
+  }
 
   const bool ir = options.pipeline == Pipeline::kIr;
   if (const Marker* only =
@@ -280,6 +302,7 @@ void RunBundle(const std::string& path, const CorpusOptions& options,
     }
   }
   if (ir) {
+    base.fuse_attention = *fuse_attention;
     if (std::optional<std::string> globs = bundle->file.Header("functions")) {
       for (absl::string_view glob : absl::StrSplit(*globs, ',')) {
         base.functions.emplace_back(absl::StripAsciiWhitespace(glob));
@@ -307,8 +330,8 @@ void RunBundle(const std::string& path, const CorpusOptions& options,
       return skip(variant_name, MarkerText(*no));
     }
     const std::string path_tag = absl::StrCat("[", variant_tag, "]");
-    auto file = jaxpr::ParseJaxprText(promoted_text,
-                                      bundle->jaxpr_path + path_tag);
+    auto file =
+        jaxpr::ParseJaxprText(promoted_text, bundle->jaxpr_path + path_tag);
     if (!file.ok()) return fail(variant_name, "promote", file.status());
     Bundle promoted;
     promoted.name = bundle->name + path_tag;
@@ -332,6 +355,7 @@ void RunBundle(const std::string& path, const CorpusOptions& options,
     variant.bundle = &promoted;
     variant.opset = base.opset;
     variant.functions = base.functions;
+    variant.fuse_attention = base.fuse_attention;
     if (pipeline_xfail) variant.xfail.push_back(pipeline_xfail);
     if (const Marker* m =
             FindMarker(*markers, absl::StrCat(variant_tag, "_xfail"))) {
@@ -355,6 +379,7 @@ void RunBundle(const std::string& path, const CorpusOptions& options,
     variant.bundle = &*bundle;
     variant.opset = 17;
     variant.functions = base.functions;
+    variant.fuse_attention = base.fuse_attention;
     variant.refusal_is_skip = true;
     if (pipeline_xfail) variant.xfail.push_back(pipeline_xfail);
     if (const Marker* m = FindMarker(*markers, "opset17_xfail")) {

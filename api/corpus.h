@@ -48,6 +48,11 @@ absl::StatusOr<std::vector<Marker>> ParseMarkersLine(absl::string_view value);
 // Every `# markers:` line of the file.
 absl::StatusOr<std::vector<Marker>> ParseMarkers(const jaxpr::JaxprFile& file);
 
+// The `# fuse_attention: true|false` header (ConvertOptions::fuse_attention
+// for the bundle's IR cases); false when absent, InvalidArgument for any
+// other value.
+absl::StatusOr<bool> HeaderFuseAttention(const jaxpr::JaxprFile& file);
+
 // The jaxpr text with every f32 type (`f32[...]`, `float32`) outside the
 // `#` header lines promoted to f64.
 std::string PromoteF32ToF64(absl::string_view jaxpr_text);

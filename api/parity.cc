@@ -117,8 +117,11 @@ ParityCase RunCase(const std::string& name, const Bundle& bundle,
   // does.
   const bool variant =
       absl::EndsWith(name, "[opset17]") || absl::EndsWith(name, "[f64]");
-  // `# functions:` globs apply to the IR side (shadow converts the legacy
-  // side inlined), as in the corpus runner.
+  // `# fuse_attention: true` and `# functions:` globs apply to the IR side
+  // (shadow converts the legacy side literal and inlined), as in the corpus
+  // runner.
+  shadow.check.convert.fuse_attention =
+      HeaderFuseAttention(bundle.file).value_or(false);
   if (std::optional<std::string> globs = bundle.file.Header("functions")) {
     for (absl::string_view glob : absl::StrSplit(*globs, ',')) {
       shadow.check.convert.functions.emplace_back(

@@ -222,8 +222,10 @@ absl::StatusOr<ir::Model> ConvertToIr(const jaxpr::Bundle& bundle,
     graph.AddOutput(value);
   }
   if (options.dump) options.dump("lowered", model);
+  ir::FusionOptions fusions;
+  fusions.fuse_attention = options.fuse_attention;
   J2O_RETURN_IF_ERROR(
-      Finalize(model, options.optimize, options.opset, options.dump));
+      Finalize(model, options.optimize, options.opset, options.dump, fusions));
   // Dead-node elimination may have removed every call of a function.
   PruneUnusedFunctions(model);
   return model;

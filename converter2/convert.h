@@ -29,6 +29,9 @@ struct IrConvertOptions {
   // Globs (fnmatch) on the `name` param of call equations: a match becomes
   // a model-local ONNX function (converter2/functions.h).
   std::vector<std::string> functions;
+  // At optimize 2: also fuse scaled dot-product attention into Attention
+  // (opset >= 23; ir/passes/fuse_attention.cc). Off by default.
+  bool fuse_attention = false;
   // Copied into the model's metadata_props in order (key, value).
   std::vector<std::pair<std::string, std::string>> metadata_props;
   // Called with (step name, model) after lowering and after each pass

@@ -42,7 +42,8 @@ std::vector<std::unique_ptr<ir::Pass>> GenericPasses() {
 
 absl::Status Finalize(
     ir::Model& model, int optimize, int opset,
-    const std::function<void(const std::string&, const ir::Model&)>& dump) {
+    const std::function<void(const std::string&, const ir::Model&)>& dump,
+    const ir::FusionOptions& fusions) {
   ir::PassManagerOptions options;
   if (dump) {
     options.dump = [&dump](int, absl::string_view pass_name,
@@ -57,10 +58,11 @@ absl::Status Finalize(
   if (optimize >= 1) manager.AddFixpoint("generic", GenericPasses());
   if (optimize >= 2) {
     // Level 2: pattern fusions to native ONNX ops the opset has
-    // (LayerNormalization, RMSNormalization, Softmax/LogSoftmax, Gelu,
-    // Swish; ir/passes/fuse_*.cc), then the generic rewrites again to clean
-    // up what they leave (unused initializers, new folding chances).
-    ir::AddFusionPasses(manager, opset);
+    // (LayerNormalization, RMSNormalization, Softmax/LogSoftmax, Gelu;
+    // Swish and Attention when `fusions` asks; ir/passes/fuse_*.cc), then
+    // the generic rewrites again to clean up what they leave (unused
+    // initializers, new folding chances, Transposes to merge).
+    ir::AddFusionPasses(manager, opset, fusions);
     manager.AddFixpoint("generic-after-fusion", GenericPasses());
   }
   manager.Add(ir::CreateTopologicalSortPass());

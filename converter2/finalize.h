@@ -11,14 +11,17 @@
 
 #include "absl/status/status.h"
 #include "ir/ir.h"
+#include "ir/passes/fusions.h"
 
 namespace jax2onnx::converter2 {
 
 // Runs the IR passes of optimization level `optimize` (0 literal, 1 generic
-// rewrites, 2 also fusions to ops of `opset`) and verifies the result.
+// rewrites, 2 also fusions to ops of `opset`, those off by default chosen
+// by `fusions`) and verifies the result.
 absl::Status Finalize(
     ir::Model& model, int optimize, int opset,
-    const std::function<void(const std::string&, const ir::Model&)>& dump);
+    const std::function<void(const std::string&, const ir::Model&)>& dump,
+    const ir::FusionOptions& fusions = {});
 
 }  // namespace jax2onnx::converter2
 

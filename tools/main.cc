@@ -90,8 +90,9 @@ const std::vector<Command>& Commands() {
        "convert BUNDLE -o OUT.onnx [--use_onnx_ir] [--opset N] "
        "[--input_names a,b] [--output_names c] "
        "[--external_data=auto|always|never] [--mesh data=4,model=2] "
-       "[--optimize=0|1|2] [--inputs_as_nchw=0,2] [--outputs_as_nchw=0] "
-       "[--functions=GLOB,...] [--threefry_partitionable=false]",
+       "[--optimize=0|1|2] [--fuse_attention] [--inputs_as_nchw=0,2] "
+       "[--outputs_as_nchw=0] [--functions=GLOB,...] "
+       "[--threefry_partitionable=false]",
        "Convert a bundle to an ONNX model",
        "Converts the bundle (NAME.jaxpr + optional NAME.npz with const_i / "
        "literal_i) to ONNX and writes it atomically. The pipeline is IR by "
@@ -112,6 +113,7 @@ const std::vector<Command>& Commands() {
         "external_data_name",
         "mesh",
         "optimize",
+        "fuse_attention",
         "inputs_as_nchw",
         "outputs_as_nchw",
         "functions",
@@ -119,7 +121,7 @@ const std::vector<Command>& Commands() {
        &RunConvert},
       {"check",
        "check BUNDLE_OR_DIR... [--use_onnx_ir] [--json] [--seed N] "
-       "[--functions=GLOB,...]",
+       "[--optimize=0|1|2] [--fuse_attention] [--functions=GLOB,...]",
        "Convert, run in ONNX Runtime and compare with the oracle",
        "For each bundle: converts it, runs the model in ONNX Runtime on the "
        "bundle's input_i (or seeded random inputs, symbolic dims bound to "
@@ -142,6 +144,7 @@ const std::vector<Command>& Commands() {
         {"seed", kSeedHelp},
         "mesh",
         "optimize",
+        "fuse_attention",
         "functions",
         "threefry_partitionable"},
        &RunCheck},

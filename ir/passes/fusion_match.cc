@@ -194,6 +194,8 @@ Value* SkipIdentity(Value* v, Match* m) {
   return v;
 }
 
+const Tensor* ConstantOf(const Value* v) { return ConstantTensor(v); }
+
 std::optional<double> ScalarConstant(const Value* v) {
   if (v == nullptr) return std::nullopt;
   if (const Tensor* t = ConstantTensor(v)) return FirstElement(*t);

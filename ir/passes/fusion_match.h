@@ -51,6 +51,10 @@ bool SameValue(const Value* a, const Value* b);
 // optimization_barrier lower to Identity); skipped nodes join `m`.
 Value* SkipIdentity(Value* v, Match* m);
 
+// The tensor of a constant (an initializer that is no graph input, or a
+// Constant node's `value`), else nullptr.
+const Tensor* ConstantOf(const Value* v);
+
 // The value of a constant with one element (an initializer, a Constant
 // node's `value`, or a chain of Identity/Cast/Add/Sub/Mul/Div/Neg over such
 // constants: folded here so the matchers need not wait for constant

@@ -14,6 +14,10 @@ std::vector<std::unique_ptr<Pass>> FusionPasses(int opset,
   if (opset >= 24 && options.fuse_swish) {
     passes.push_back(CreateFuseSwishPass(options));
   }
+  // After fuse-softmax: it matches the Softmax node.
+  if (opset >= 23 && options.fuse_attention) {
+    passes.push_back(CreateFuseAttentionPass(options));
+  }
   return passes;
 }
 

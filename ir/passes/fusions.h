@@ -28,6 +28,11 @@ struct FusionOptions {
   // 1.30 has no Swish kernel ("Could not find an implementation for
   // Swish(24)"), so a fused model would not load there.
   bool fuse_swish = false;
+  // Scaled dot-product attention -> Attention (opset >= 23). Off by
+  // default: ONNX Runtime 1.30's CPU kernel is no faster than the
+  // MatMul/Softmax chain it replaces at 128-197 tokens, faster at 512
+  // (docs/performance.md).
+  bool fuse_attention = false;
 };
 
 // "fuse-layer-norm": LayerNormalization (opset >= 17).
@@ -40,6 +45,8 @@ std::unique_ptr<Pass> CreateFuseSoftmaxPass(FusionOptions options = {});
 std::unique_ptr<Pass> CreateFuseGeluPass(FusionOptions options = {});
 // "fuse-swish": Swish (opset >= 24).
 std::unique_ptr<Pass> CreateFuseSwishPass(FusionOptions options = {});
+// "fuse-attention": Attention (opset >= 23); needs Softmax fused first.
+std::unique_ptr<Pass> CreateFuseAttentionPass(FusionOptions options = {});
 
 // The fusion passes available at `opset`, in the order they should run
 // (each also checks the model's imported opset, so a pass given a model of

@@ -122,6 +122,50 @@ TEST(OptimizeTest, MetadataNamesConverterLevelAndSource) {
   EXPECT_EQ(meta["source"], "written by hand for tests/api/optimize_test.cc");
 }
 
+// ConvertOptions::fuse_attention (the CLI's --fuse_attention): off by
+// default, an optimize-2 fusion, IR only (numbers: tests/fusion/).
+TEST(OptimizeTest, FuseAttentionIsAnOptInLevelTwoFusion) {
+  auto bundle = LoadBundle(std::string(JAX2ONNX_SOURCE_DIR) +
+                           "/testdata/fusion/flax_attention_causal/"
+                           "flax_attention_causal.jaxpr");
+  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  ConvertOptions options;
+  options.read_environment = false;
+  auto plain = ToOnnx(*bundle, options);
+  ASSERT_TRUE(plain.ok()) << plain.status();
+  EXPECT_EQ(OpCounts(*plain).count("Attention"), 0u);
+  for (const auto& p : plain->metadata_props()) {
+    EXPECT_NE(p.key(), "jax2onnx_fuse_attention");
+  }
+  options.fuse_attention = true;
+  auto fused = ToOnnx(*bundle, options);
+  ASSERT_TRUE(fused.ok()) << fused.status();
+  EXPECT_ORT_ACCEPTS(*fused);
+  EXPECT_EQ(OpCounts(*fused)["Attention"], 1);
+  EXPECT_EQ(OpCounts(*fused).count("Softmax"), 0u);
+  std::map<std::string, std::string> meta;
+  for (const auto& p : fused->metadata_props()) meta[p.key()] = p.value();
+  EXPECT_EQ(meta["jax2onnx_fuse_attention"], "1");
+
+  options.optimize = 1;
+  auto level1 = ToOnnx(*bundle, options);
+  ASSERT_FALSE(level1.ok());
+  EXPECT_EQ(level1.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(level1.status().message(),
+              HasSubstr("fusion of optimization level 2"));
+
+  // The legacy pipeline is literal: the option changes nothing there.
+  options.optimize = 2;
+  options.use_onnx_ir = false;
+  auto legacy = ToOnnx(*bundle, options);
+  ASSERT_TRUE(legacy.ok()) << legacy.status();
+  options.fuse_attention = false;
+  auto legacy_plain = ToOnnx(*bundle, options);
+  ASSERT_TRUE(legacy_plain.ok()) << legacy_plain.status();
+  EXPECT_EQ(ir::SerializeDeterministic(*legacy),
+            ir::SerializeDeterministic(*legacy_plain));
+}
+
 TEST(OptimizeTest, EveryIntermediateValueHasItsStaticShape) {
   for (int level : {0, 2}) {
     const onnx::ModelProto m = Convert(level);

@@ -4,6 +4,8 @@
 // divisor that is not the axis size, a wrong GELU constant). Each fused
 // graph is pinned as printed text, and the fused and unfused models are run
 // in ONNX Runtime on the same seeded inputs and must agree to rounding.
+#include <cmath>
+#include <limits>
 #include <memory>
 #include <random>
 #include <string>
@@ -23,6 +25,9 @@
 
 namespace jax2onnx::ir {
 namespace {
+
+using ::testing::HasSubstr;
+using ::testing::Not;
 
 constexpr int kF32 = onnx::TensorProto::FLOAT;
 
@@ -84,6 +89,27 @@ class Builder {
     return n->output(0);
   }
   void Output(Value* v) { g().AddOutput(v); }
+  static Shape ShapeOf(const std::vector<int64_t>& dims) {
+    std::vector<Dim> d;
+    for (int64_t x : dims) d.push_back(Dim(x));
+    return Shape(std::move(d));
+  }
+  // A bool initializer of shape `dims`.
+  Value* Bools(std::vector<int64_t> dims, const std::vector<uint8_t>& v) {
+    Value* c = *g().AddInitializer(
+        g().FreshName("m"),
+        Tensor::FromVector<uint8_t>(onnx::TensorProto::BOOL, dims,
+                                    absl::MakeConstSpan(v)));
+    c->SetType(Type::Tensor(onnx::TensorProto::BOOL, ShapeOf(dims)));
+    return c;
+  }
+  Value* Constant(std::vector<int64_t> dims, std::vector<float> v) {
+    Value* c = *g().AddInitializer(
+        g().FreshName("w"),
+        Tensor::FromVector<float>(kF32, dims, absl::MakeConstSpan(v)));
+    c->SetType(F32(ShapeOf(dims)));
+    return c;
+  }
 
  private:
   Model model_;
@@ -114,7 +140,8 @@ std::string FuseAndCompare(Builder& b, bool expect_change) {
   options.verify_each_pass = true;
   PassManager manager(std::move(options));
   FusionOptions fusion_options;
-  fusion_options.fuse_swish = true;  // off in the pipeline (see fusions.h)
+  fusion_options.fuse_swish = true;      // off in the pipeline (see fusions.h)
+  fusion_options.fuse_attention = true;  // likewise
   AddFusionPasses(manager, *b.model().OpsetVersion(""), fusion_options);
   absl::StatusOr<bool> changed = manager.Run(b.model());
   EXPECT_TRUE(changed.ok()) << changed.status();
@@ -278,6 +305,192 @@ TEST(FusionIrTest, AFusedOutputKeepsItsGraphOutputName) {
             "graph g(%x: f32[2,4]) -> (%out: f32[2,4]) {\n"
             "  %out: f32[2,4] = Swish(%x) {alpha=1}\n"
             "}\n");
+}
+
+// ---- Attention (FusionOptions::fuse_attention) ----
+
+// softmax(scale q k^T + mask) v over q [2,3,4,8], k [2,3,5,8], v [2,3,5,6]
+// (B=2 H=3 T=4 S=5 D=8 Dv=6, all different so a layout slip shows), k
+// transposed by a Transpose as einsum-to-matmul leaves it.
+struct AttentionSpec {
+  enum class Scale {
+    kMulScores,  // (q k^T) * 1/sqrt(8)
+    kDivQuery,   // (q / sqrt(8)) k^T, Flax's form
+    kNegative,   // (q k^T) * -1/sqrt(8): Attention's scale must be > 0
+    kPerHead,    // (q k^T) * c[1,3,1,1]: not one number
+    kInput,      // (q k^T) * c with c a graph input: not a constant
+  };
+  enum class Mask {
+    kNone,
+    kBias,              // + bias[1,1,4,5], a constant
+    kInputBias,         // + bias[1,1,4,5], a graph input: any value
+    kFullyMaskedBias,   // + a constant bias with a row of finfo.min
+    kCausalWhere,       // Where(causal[1,1,4,5], ., finfo(f32).min)
+    kMultiplied,        // * m[1,1,4,5] of 0/1: not an additive mask
+    kFullyMaskedWhere,  // Where with a row of False (JAX: the mean of v)
+    kSmallFillWhere,    // Where(causal, ., -1e9)
+  };
+  Scale scale = Scale::kMulScores;
+  Mask mask = Mask::kNone;
+  int softmax_axis = -1;
+};
+
+void BuildAttention(Builder& b, const AttentionSpec& spec) {
+  using Scale = AttentionSpec::Scale;
+  using Mask = AttentionSpec::Mask;
+  Value* q = b.Input("q", {2, 3, 4, 8});
+  Value* k = b.Input("k", {2, 3, 5, 8});
+  Value* v = b.Input("v", {2, 3, 5, 6});
+  Value* bias =
+      spec.mask == Mask::kInputBias ? b.Input("bias", {1, 1, 4, 5}) : nullptr;
+  Value* c_in = spec.scale == Scale::kInput ? b.Input("c", {}) : nullptr;
+  const float finfo_min = -std::numeric_limits<float>::max();
+  Value* kt = b.Op("Transpose", {k}, "kt", {2, 3, 8, 5});
+  kt->producer()->SetAttr(Attr::Ints("perm", {0, 1, 3, 2}));
+  const float inv_sqrt_d = 1.0f / std::sqrt(8.0f);
+  if (spec.scale == Scale::kDivQuery) {
+    q = b.Op("Div", {q, b.Scalar(std::sqrt(8.0f))}, "qs", {2, 3, 4, 8});
+  }
+  Value* s = b.Op("MatMul", {q, kt}, "scores", {2, 3, 4, 5});
+  switch (spec.scale) {
+    case Scale::kMulScores:
+      s = b.Op("Mul", {s, b.Scalar(inv_sqrt_d)}, "scaled", {2, 3, 4, 5});
+      break;
+    case Scale::kNegative:
+      s = b.Op("Mul", {s, b.Scalar(-inv_sqrt_d)}, "scaled", {2, 3, 4, 5});
+      break;
+    case Scale::kPerHead:
+      s = b.Op("Mul", {s, b.Constant({1, 3, 1, 1}, {0.25f, 0.5f, 1.0f})},
+               "scaled", {2, 3, 4, 5});
+      break;
+    case Scale::kInput:
+      s = b.Op("Mul", {s, c_in}, "scaled", {2, 3, 4, 5});
+      break;
+    case Scale::kDivQuery:
+      break;
+  }
+  // Causal over T=4 queries and S=5 keys (query i sees keys 0..i+1).
+  std::vector<uint8_t> causal;
+  for (int i = 0; i < 4; ++i) {
+    for (int j = 0; j < 5; ++j) causal.push_back(j <= i + 1);
+  }
+  switch (spec.mask) {
+    case Mask::kNone:
+      break;
+    case Mask::kBias:
+    case Mask::kFullyMaskedBias: {
+      std::vector<float> values;
+      for (int i = 0; i < 20; ++i) values.push_back(0.1f * (i % 7) - 0.3f);
+      if (spec.mask == Mask::kFullyMaskedBias) {
+        for (int j = 0; j < 5; ++j) values[5 + j] = finfo_min;
+      }
+      s = b.Op("Add", {s, b.Constant({1, 1, 4, 5}, values)}, "biased",
+               {2, 3, 4, 5});
+      break;
+    }
+    case Mask::kInputBias:
+      s = b.Op("Add", {s, bias}, "biased", {2, 3, 4, 5});
+      break;
+    case Mask::kCausalWhere:
+      s = b.Op("Where", {b.Bools({1, 1, 4, 5}, causal), s, b.Scalar(finfo_min)},
+               "masked", {2, 3, 4, 5});
+      break;
+    case Mask::kMultiplied: {
+      std::vector<float> m(causal.begin(), causal.end());
+      s = b.Op("Mul", {s, b.Constant({1, 1, 4, 5}, m)}, "masked", {2, 3, 4, 5});
+      break;
+    }
+    case Mask::kFullyMaskedWhere: {
+      std::vector<uint8_t> m = causal;
+      for (int j = 0; j < 5; ++j) m[2 * 5 + j] = 0;  // query 2 sees nothing
+      s = b.Op("Where", {b.Bools({1, 1, 4, 5}, m), s, b.Scalar(finfo_min)},
+               "masked", {2, 3, 4, 5});
+      break;
+    }
+    case Mask::kSmallFillWhere:
+      s = b.Op("Where", {b.Bools({1, 1, 4, 5}, causal), s, b.Scalar(-1e9f)},
+               "masked", {2, 3, 4, 5});
+      break;
+  }
+  Value* p = b.Op("Softmax", {s}, "probs", {2, 3, 4, 5});
+  p->producer()->SetAttr(Attr::Int("axis", spec.softmax_axis));
+  b.Output(b.Op("MatMul", {p, v}, "out", {2, 3, 4, 6}));
+}
+
+std::string FusedAttentionText(const AttentionSpec& spec) {
+  Builder b(23);
+  BuildAttention(b, spec);
+  return FuseAndCompare(b, true);
+}
+
+void ExpectNoAttentionFusion(const AttentionSpec& spec, int opset = 23) {
+  Builder b(opset);
+  BuildAttention(b, spec);
+  const size_t before = b.g().num_nodes();
+  std::string text = FuseAndCompare(b, false);
+  EXPECT_EQ(b.g().num_nodes(), before) << text;
+  EXPECT_THAT(text, Not(HasSubstr("Attention")));
+}
+
+TEST(FusionIrTest, ScaledScoresWithAdditiveBiasBecomeAttention) {
+  AttentionSpec spec;
+  spec.mask = AttentionSpec::Mask::kBias;
+  EXPECT_EQ(FusedAttentionText(spec),
+            "graph g(%q: f32[2,3,4,8], %k: f32[2,3,5,8], %v: f32[2,3,5,6]) "
+            "-> (%out: f32[2,3,4,6]) {\n"
+            // The scale's constant, orphaned; the pipeline prunes it.
+            "  init %k_1: f32[] = f32[]{0.353553}\n"
+            "  init %w: f32[1,1,4,5] = f32[1,1,4,5]{-0.3, -0.2, -0.1, 0, 0.1, "
+            "0.2, 0.3, -0.3, ... (20 elements, fnv1a 0487dfcbf4a731e1)}\n"
+            "  %kt: f32[2,3,8,5] = Transpose(%k) {perm=[0, 1, 3, 2]}\n"
+            "  %Transpose: f32[2,3,5,8] = Transpose(%kt) {perm=[0, 1, 3, 2]}\n"
+            "  %out: f32[2,3,4,6] = Attention(%q, %Transpose, %v, %w) "
+            "{scale=0.353553}\n"
+            "}\n");
+}
+
+TEST(FusionIrTest, QueryDividedBySqrtDWithCausalWhereBecomesAttention) {
+  // Flax: q / sqrt(d) before the product, jnp.where(mask, s, finfo.min).
+  AttentionSpec spec;
+  spec.scale = AttentionSpec::Scale::kDivQuery;
+  spec.mask = AttentionSpec::Mask::kCausalWhere;
+  std::string text = FusedAttentionText(spec);
+  EXPECT_THAT(text, HasSubstr("= Attention(%q, %Transpose, %v, %m) "
+                              "{scale=0.353553}"));
+  EXPECT_THAT(text, Not(HasSubstr("Softmax")));
+  EXPECT_THAT(text, Not(HasSubstr("Where")));
+  EXPECT_THAT(text, Not(HasSubstr("Div")));
+}
+
+TEST(FusionIrTest, UnmaskedAttentionOverTheLastAxisNumberedThree) {
+  AttentionSpec spec;
+  spec.softmax_axis = 3;
+  EXPECT_THAT(FusedAttentionText(spec),
+              HasSubstr("= Attention(%q, %Transpose, %v) {scale=0.353553}"));
+}
+
+TEST(FusionIrTest, AttentionNearMissesStayUnfused) {
+  using Scale = AttentionSpec::Scale;
+  using Mask = AttentionSpec::Mask;
+  const std::vector<AttentionSpec> near_misses = {
+      {Scale::kNegative, Mask::kNone, -1},
+      {Scale::kPerHead, Mask::kNone, -1},
+      {Scale::kInput, Mask::kNone, -1},
+      {Scale::kMulScores, Mask::kNone, 2},  // softmax over the queries
+      {Scale::kMulScores, Mask::kMultiplied, -1},
+      // A query with every key masked averages v in JAX (softmax of equal
+      // logits) and is zeros in ONNX Runtime's Attention.
+      {Scale::kMulScores, Mask::kFullyMaskedWhere, -1},
+      {Scale::kMulScores, Mask::kFullyMaskedBias, -1},
+      // A bias computed at run time could mask a whole row.
+      {Scale::kMulScores, Mask::kInputBias, -1},
+      {Scale::kMulScores, Mask::kSmallFillWhere, -1},
+  };
+  for (size_t i = 0; i < near_misses.size(); ++i) {
+    SCOPED_TRACE(absl::StrCat("near miss ", i));
+    ExpectNoAttentionFusion(near_misses[i]);
+  }
+  ExpectNoAttentionFusion(AttentionSpec(), /*opset=*/22);
 }
 
 }  // namespace

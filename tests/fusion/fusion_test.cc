@@ -66,14 +66,17 @@ class FusionTest : public ::testing::Test {
   // `tolerance` (rtol = atol) replaces the bundle's when positive.
   Fused ConvertFuseAndCheck(const std::string& name, int opset,
                             bool check_numbers = true, double tolerance = 0,
-                            ir::FusionOptions fusion_options = {}) {
+                            ir::FusionOptions fusion_options = {},
+                            int optimize = 0) {
     Fused result;
     absl::StatusOr<jaxpr::Bundle> bundle = jaxpr::LoadBundle(BundlePath(name));
     EXPECT_TRUE(bundle.ok()) << bundle.status();
     if (!bundle.ok()) return result;
     converter2::IrConvertOptions options;
     options.opset = opset;
-    options.optimize = 0;  // the literal graph; the fusions run below
+    // The literal graph (or with `optimize` 1 the generic rewrites'
+    // output, which the attention fusion needs); the fusions run below.
+    options.optimize = optimize;
     absl::StatusOr<ir::Model> model = converter2::ConvertToIr(*bundle, options);
     EXPECT_TRUE(model.ok()) << model.status();
     if (!model.ok()) return result;
@@ -91,37 +94,73 @@ class FusionTest : public ::testing::Test {
     result.fused_counts = OpCounts(*model);
     result.fused_text = ir::PrintGraph(model->graph());
     EXPECT_ORT_ACCEPTS(ir::ToProto(*model));
-    if (!check_numbers) return result;
+    if (check_numbers) {
+      CheckNumbers(*bundle, *model, name, tolerance, result.fused_text);
+    }
+    return result;
+  }
 
+  // Converts with the whole IR pipeline at optimize 2, without and with
+  // FusionOptions::fuse_attention (`literal_counts` is the former here),
+  // and checks the attention-fused model in ONNX Runtime against the
+  // interpreter.
+  Fused ConvertWithAttentionAndCheck(const std::string& name,
+                                     double tolerance = 0) {
+    Fused result;
+    absl::StatusOr<jaxpr::Bundle> bundle = jaxpr::LoadBundle(BundlePath(name));
+    EXPECT_TRUE(bundle.ok()) << bundle.status();
+    if (!bundle.ok()) return result;
+    converter2::IrConvertOptions options;
+    absl::StatusOr<ir::Model> unfused =
+        converter2::ConvertToIr(*bundle, options);
+    EXPECT_TRUE(unfused.ok()) << unfused.status();
+    if (!unfused.ok()) return result;
+    result.literal_counts = OpCounts(*unfused);
+    options.fuse_attention = true;
+    absl::StatusOr<ir::Model> model = converter2::ConvertToIr(*bundle, options);
+    EXPECT_TRUE(model.ok()) << model.status();
+    if (!model.ok()) return result;
+    result.fused_counts = OpCounts(*model);
+    result.fused_text = ir::PrintGraph(model->graph());
+    result.changed = result.fused_counts != result.literal_counts;
+    EXPECT_ORT_ACCEPTS(ir::ToProto(*model));
+    CheckNumbers(*bundle, *model, name, tolerance, result.fused_text);
+    return result;
+  }
+
+  // `model`'s outputs in ONNX Runtime against the interpreter on the
+  // bundle's inputs (or seeded random ones).
+  void CheckNumbers(const jaxpr::Bundle& bundle, const ir::Model& model,
+                    const std::string& name, double tolerance,
+                    const std::string& text) {
     std::string reason;
     if (!api::OrtRunner::Shared().IsAvailable(&reason)) {
       ADD_FAILURE() << "ONNX Runtime unavailable: " << reason;
-      return result;
+      return;
     }
     api::CheckOptions check;
     absl::StatusOr<std::vector<jaxpr::Array>> inputs =
-        api::InputsFor(*bundle, check);
+        api::InputsFor(bundle, check);
     EXPECT_TRUE(inputs.ok()) << inputs.status();
-    if (!inputs.ok()) return result;
+    if (!inputs.ok()) return;
     std::string oracle;
     absl::StatusOr<std::vector<jaxpr::Array>> expected =
-        api::OracleOutputs(*bundle, *inputs, &oracle);
+        api::OracleOutputs(bundle, *inputs, &oracle);
     EXPECT_TRUE(expected.ok()) << expected.status();
-    if (!expected.ok()) return result;
+    if (!expected.ok()) return;
     absl::StatusOr<std::vector<jaxpr::Array>> got =
-        api::RunModel(ir::ToProto(*model), *inputs, api::OrtRunner::Shared());
-    EXPECT_TRUE(got.ok()) << got.status() << "\n" << result.fused_text;
-    if (!got.ok()) return result;
+        api::RunModel(ir::ToProto(model), *inputs, api::OrtRunner::Shared());
+    EXPECT_TRUE(got.ok()) << got.status() << "\n" << text;
+    if (!got.ok()) return;
     EXPECT_EQ(got->size(), expected->size());
     for (size_t i = 0; i < got->size() && i < expected->size(); ++i) {
-      std::optional<double> rtol = bundle->rtol, atol = bundle->atol;
+      std::optional<double> rtol = bundle.rtol, atol = bundle.atol;
       if (tolerance > 0) rtol = atol = tolerance;
       jaxpr::CompareResult cmp =
           jaxpr::CompareArrays((*expected)[i], (*got)[i], rtol, atol);
       EXPECT_TRUE(cmp.ok) << name << " output " << i << " vs " << oracle << ": "
                           << cmp.Summary();
     }
-    return result;
   }
 };
 
@@ -306,6 +345,80 @@ TEST_F(FusionTest, TinyVitAtOpset17KeepsGeluUnfused) {
   EXPECT_THAT(f.fused_counts, HasSubstr("Softmax=2"));
   EXPECT_THAT(f.fused_counts, HasSubstr("Tanh=2"));
   EXPECT_THAT(f.fused_counts, Not(HasSubstr("Gelu")));
+}
+
+// ---- Attention (FusionOptions::fuse_attention, whole pipeline) ----
+
+TEST_F(FusionTest, FlaxCausalAttentionBecomesOneAttentionWithTheIotaMask) {
+  // q / sqrt(8), einsum, jnp.where(causal, ., finfo.min), softmax, einsum:
+  // one Attention reading the [8,8] GreaterOrEqual of the two iotas as its
+  // boolean mask; the Transposes around it are einsum's layout changes.
+  Fused f = ConvertWithAttentionAndCheck("flax_attention_causal");
+  EXPECT_EQ(f.literal_counts,
+            "Cast=1 Div=1 Expand=4 GreaterOrEqual=1 MatMul=2 Range=1 "
+            "Softmax=1 Transpose=4 Unsqueeze=3 Where=1");
+  EXPECT_EQ(f.fused_counts,
+            "Attention=1 Cast=1 Expand=2 GreaterOrEqual=1 Range=1 "
+            "Transpose=4 Unsqueeze=2");
+  EXPECT_THAT(f.fused_text,
+              HasSubstr("= Attention(%Transpose_4, %Transpose_5, "
+                        "%Transpose_3, %GreaterOrEqual) {scale=0.353553}"));
+}
+
+TEST_F(FusionTest, TinyVitAndGptBlockFuseEveryAttention) {
+  Fused vit = ConvertWithAttentionAndCheck("vit_tiny");
+  EXPECT_THAT(vit.fused_counts, HasSubstr("Attention=2"));
+  EXPECT_THAT(vit.literal_counts, HasSubstr("Softmax=2"));
+  EXPECT_THAT(vit.fused_counts, Not(HasSubstr("Softmax")));
+  Fused gpt = ConvertWithAttentionAndCheck("gpt_block_tiny");
+  EXPECT_THAT(gpt.fused_counts, HasSubstr("Attention=1"));
+  EXPECT_THAT(gpt.fused_counts, Not(HasSubstr("Softmax")));
+  EXPECT_THAT(gpt.fused_counts, Not(HasSubstr("Where")));
+}
+
+TEST_F(FusionTest, AttentionFusionIsOffByDefaultAndNeedsOpset23) {
+  absl::StatusOr<jaxpr::Bundle> bundle =
+      jaxpr::LoadBundle(BundlePath("flax_attention_causal"));
+  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  converter2::IrConvertOptions options;
+  absl::StatusOr<ir::Model> by_default =
+      converter2::ConvertToIr(*bundle, options);
+  ASSERT_TRUE(by_default.ok()) << by_default.status();
+  EXPECT_THAT(OpCounts(*by_default), Not(HasSubstr("Attention")));
+  options.fuse_attention = true;
+  options.opset = 22;
+  absl::StatusOr<ir::Model> at22 = converter2::ConvertToIr(*bundle, options);
+  ASSERT_TRUE(at22.ok()) << at22.status();
+  EXPECT_THAT(OpCounts(*at22), Not(HasSubstr("Attention")));
+  EXPECT_EQ(OpCounts(*at22), OpCounts(*by_default));
+}
+
+TEST_F(FusionTest, JaxNnDotProductAttentionKeepsItsFiveDimEinsums) {
+  // jax.nn.dot_product_attention vmaps over key/value head groups: the unit
+  // group axis makes both products 5-D Einsums with two lhs-free letters,
+  // which einsum-to-matmul does not rewrite, so there is no chain to fuse.
+  Fused f = ConvertWithAttentionAndCheck("dot_product_attention");
+  EXPECT_FALSE(f.changed);
+  EXPECT_THAT(f.fused_counts, HasSubstr("Einsum=2"));
+  EXPECT_THAT(f.fused_counts, HasSubstr("Softmax=1"));
+}
+
+TEST_F(FusionTest, Bf16VitAttentionFusesOnlyWithLowPrecisionChains) {
+  // Over the generic rewrites' output (Einsum -> MatMul). The bf16 ViT
+  // computes its softmax op by op in bf16: only with
+  // fuse_low_precision_chains does the softmax fuse, and then the attention
+  // through the bf16 round trips (checked at 6e-2 as above).
+  ir::FusionOptions strict;
+  strict.fuse_attention = true;
+  Fused kept = ConvertFuseAndCheck("vit_tiny_bf16", 23, true, 0, strict,
+                                   /*optimize=*/1);
+  EXPECT_THAT(kept.fused_counts, Not(HasSubstr("Attention")));
+  ir::FusionOptions allowed = strict;
+  allowed.fuse_low_precision_chains = true;
+  Fused fused = ConvertFuseAndCheck("vit_tiny_bf16", 23, true, 6e-2, allowed,
+                                    /*optimize=*/1);
+  EXPECT_THAT(fused.fused_counts, HasSubstr("Attention=2"));
+  EXPECT_THAT(fused.fused_counts, Not(HasSubstr("Exp")));
 }
 
 }  // namespace

@@ -128,6 +128,14 @@ struct ConvertOptions {
   // --functions=gelu,_attention*; docs/functions.md). The legacy pipeline
   // refuses a non-empty list.
   std::vector<std::string> functions;
+  // IR pipeline, optimize 2: also fuse scaled dot-product attention
+  // (softmax(scale * q k^T + mask) v, as Flax and jax.nn print it) into
+  // ONNX Attention, opset >= 23 (the CLI's --fuse_attention;
+  // docs/fusions.md). Off by default: ONNX Runtime 1.30's CPU kernel is
+  // no faster than the unfused chain at 128-197 tokens (faster at 512;
+  // docs/performance.md). An error with optimize < 2;
+  // no effect below opset 23 or on the legacy pipeline (always literal).
+  bool fuse_attention = false;
 };
 
 // Converts with the routed pipeline. Errors name the primitive, equation
