@@ -401,26 +401,11 @@ template <class E>
 absl::Status LowerComplexSort(E& e) {
   const jaxpr::Eqn& eqn = e.eqn();
   const int n = static_cast<int>(eqn.inputs.size());
-  if (n == 0 || static_cast<int>(eqn.outputs.size()) != n) {
-    return absl::InvalidArgumentError("sort: operand/output count mismatch");
-  }
-  J2O_ASSIGN_OR_RETURN(int64_t dimension, eqn.params.GetInt("dimension"));
-  int64_t num_keys = 1;
-  if (eqn.params.Has("num_keys")) {
-    J2O_ASSIGN_OR_RETURN(num_keys, eqn.params.GetInt("num_keys"));
-  }
-  if (num_keys < 1 || num_keys > n) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("sort: num_keys=", num_keys, " with ", n, " operands"));
-  }
+  J2O_ASSIGN_OR_RETURN(sort_internal::SortParams params,
+                       sort_internal::ParseSortParams(eqn));
+  const int axis = params.axis;
+  const int64_t num_keys = params.num_keys;
   const jaxpr::Aval& aval = eqn.outputs[0]->aval;
-  const int rank = aval.rank();
-  if (dimension < 0) dimension += rank;
-  if (dimension < 0 || dimension >= rank) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "sort: dimension ", dimension, " out of range for ", aval.ToString()));
-  }
-  const int axis = static_cast<int>(dimension);
   // Each operand as its parts (one for a real operand).
   std::vector<std::vector<V<E>>> parts(n);
   std::vector<DType> part_dtype(n);

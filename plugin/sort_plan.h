@@ -137,24 +137,26 @@ absl::StatusOr<std::optional<V<E>>> OrderByKey(E& e, V<E> x, jaxpr::DType dtype,
   return perm;
 }
 
-}  // namespace sort_internal
+// sort's axis (dimension, made non-negative) and num_keys, checked against
+// the equation's operands and results.
+struct SortParams {
+  int axis = 0;
+  int64_t num_keys = 1;
+};
 
-template <class E>
-absl::Status LowerSort(E& e) {
-  namespace si = sort_internal;
-  const jaxpr::Eqn& eqn = e.eqn();
+inline absl::StatusOr<SortParams> ParseSortParams(const jaxpr::Eqn& eqn) {
   const int n = static_cast<int>(eqn.inputs.size());
   if (n == 0 || static_cast<int>(eqn.outputs.size()) != n) {
     return absl::InvalidArgumentError("sort: operand/output count mismatch");
   }
   J2O_ASSIGN_OR_RETURN(int64_t dimension, eqn.params.GetInt("dimension"));
-  int64_t num_keys = 1;
+  SortParams params;
   if (eqn.params.Has("num_keys")) {
-    J2O_ASSIGN_OR_RETURN(num_keys, eqn.params.GetInt("num_keys"));
+    J2O_ASSIGN_OR_RETURN(params.num_keys, eqn.params.GetInt("num_keys"));
   }
-  if (num_keys < 1 || num_keys > n) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("sort: num_keys=", num_keys, " with ", n, " operands"));
+  if (params.num_keys < 1 || params.num_keys > n) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "sort: num_keys=", params.num_keys, " with ", n, " operands"));
   }
   const jaxpr::Aval& aval = eqn.outputs[0]->aval;
   const int rank = aval.rank();
@@ -163,7 +165,21 @@ absl::Status LowerSort(E& e) {
     return absl::InvalidArgumentError(absl::StrCat(
         "sort: dimension ", dimension, " out of range for ", aval.ToString()));
   }
-  const int axis = static_cast<int>(dimension);
+  params.axis = static_cast<int>(dimension);
+  return params;
+}
+
+}  // namespace sort_internal
+
+template <class E>
+absl::Status LowerSort(E& e) {
+  namespace si = sort_internal;
+  const jaxpr::Eqn& eqn = e.eqn();
+  const int n = static_cast<int>(eqn.inputs.size());
+  J2O_ASSIGN_OR_RETURN(si::SortParams params, si::ParseSortParams(eqn));
+  const int axis = params.axis;
+  const int64_t num_keys = params.num_keys;
+  const jaxpr::Aval& aval = eqn.outputs[0]->aval;
   std::vector<typename E::Value> operands;
   for (int i = 0; i < n; ++i) {
     J2O_ASSIGN_OR_RETURN(auto v, e.In(i));
