@@ -246,6 +246,13 @@ class MeshUnroller {
       return out;
     }
     const char* combine = AllReduceOnnxOp(p);
+    // Complex values travel as [..., 2] part pairs: sums and data movement
+    // act on the parts, an order (pmax/pmin) would not.
+    if (combine != nullptr && absl::string_view(combine) != "Add" &&
+        !eqn.outputs.empty() && jaxpr::IsComplex(eqn.outputs[0]->aval.dtype)) {
+      return absl::UnimplementedError(absl::StrCat(
+          "'", p, "' of complex values is not supported (no order on them)"));
+    }
     if (!axes.positional.empty() && combine == nullptr) {
       return absl::UnimplementedError(
           absl::StrCat("'", p, "' over positional axes is not supported"));

@@ -117,6 +117,27 @@ TEST_P(ComplexIoTest, UnsupportedPrimitiveOnComplexIsRefusedByName) {
               HasSubstr("'reduce_max' on complex values is not supported"));
 }
 
+// Inside shard_map complex values are emulated part by part: sums and data
+// movement are exact (testdata/complex/shard_map_fft), an order is refused.
+TEST_P(ComplexIoTest, ShardMapPmaxOfComplexIsRefused) {
+  auto model = Convert(R"({ lambda ; a:c64[4]. let
+    b:c64[4] = shard_map[
+      auto=frozenset()
+      check_rep=True
+      in_names=({0: ('z',)},)
+      jaxpr={ lambda ; c:c64[2]. let
+          d:c64[2] = pmax[axes=('z',) axis_index_groups=None] c
+        in (d,) }
+      mesh=Mesh('z': 2)
+      out_names=({0: ('z',)},)
+      rewrite=True
+    ] a
+  in (b,) })");
+  ASSERT_FALSE(model.ok());
+  EXPECT_THAT(model.status().message(),
+              HasSubstr("'pmax' of complex values is not supported"));
+}
+
 INSTANTIATE_TEST_SUITE_P(BothPipelines, ComplexIoTest, ::testing::Bool(),
                          [](const ::testing::TestParamInfo<bool>& info) {
                            return info.param ? "Ir" : "Legacy";
