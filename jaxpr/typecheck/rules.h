@@ -135,7 +135,12 @@ class RuleContext {
     results_ = std::move(results);
     has_results_ = true;
   }
-  void SetResult(Aval result) { SetResults({std::move(result)}); }
+  void SetResult(Aval result) {
+    // Not SetResults({...}): an initializer list would copy the aval.
+    results_.clear();
+    results_.emplace_back(std::move(result));
+    has_results_ = true;
+  }
   // Only the dtype of result i is known.
   bool has_results() const { return has_results_; }
   const std::vector<std::optional<Aval>>& results() const { return results_; }

@@ -171,10 +171,14 @@ Aval MakeAval(DType dtype, std::vector<DimExpr> shape) {
 }
 
 Aval WithShape(const Aval& aval, std::vector<DimExpr> shape) {
-  Aval out = aval;
+  // Field by field: copying `aval` whole would copy the shape it replaces.
+  Aval out;
+  out.kind = aval.kind;
+  out.dtype = aval.dtype;
+  out.dtype_name = aval.dtype_name;
   out.shape = std::move(shape);
-  out.dim_sharding.clear();
-  out.suffix.clear();
+  out.memory_space = aval.memory_space;
+  out.opaque_text = aval.opaque_text;
   return out;
 }
 
