@@ -53,8 +53,9 @@ std::string AvalList(const std::vector<jaxpr::Atom>& atoms) {
 // params (which may hold whole jaxprs), for node doc strings.
 std::string EqnDoc(const jaxpr::Eqn& eqn) {
   std::string doc;
+  doc.reserve(128);  // one allocation for a typical equation
   if (eqn.loc.line > 0) {
-    doc = absl::StrCat("line ", eqn.loc.line, ":", eqn.loc.column, ": ");
+    absl::StrAppend(&doc, "line ", eqn.loc.line, ":", eqn.loc.column, ": ");
   }
   for (size_t i = 0; i < eqn.outputs.size(); ++i) {
     const jaxpr::Var* v = eqn.outputs[i];

@@ -145,8 +145,9 @@ const NaryRule* FindNary(absl::string_view name) {
 // lax `_try_broadcast_shapes` over the non-scalar operands.
 absl::StatusOr<std::vector<DimExpr>> BroadcastShapes(const RuleContext& ctx) {
   std::vector<const Aval*> shaped;
-  for (const Aval& a : ctx.ins()) {
-    if (!a.shape.empty()) shaped.push_back(&a);
+  shaped.reserve(ctx.num_in());
+  for (int i = 0; i < ctx.num_in(); ++i) {
+    if (!ctx.in(i).shape.empty()) shaped.push_back(&ctx.in(i));
   }
   if (shaped.empty()) return std::vector<DimExpr>{};
   const int rank = shaped[0]->rank();

@@ -141,10 +141,14 @@ class Checker {
                 const absl::flat_hash_set<const Var*>& defined) {
     // Built only for error messages: this runs once per equation.
     auto prim = [&eqn] { return absl::StrCat("'", eqn.primitive, "'"); };
-    std::vector<Aval> in;
+    std::vector<const Aval*> in;
     std::vector<bool> weak;
     in.reserve(eqn.inputs.size());
     weak.reserve(eqn.inputs.size());
+    // Avals of untyped literals, which have none of their own (reserved:
+    // `in` points into it).
+    std::vector<Aval> literal_avals;
+    literal_avals.reserve(eqn.inputs.size());
     bool bad_operand = false;
     for (size_t i = 0; i < eqn.inputs.size(); ++i) {
       const Atom& a = eqn.inputs[i];
@@ -156,10 +160,11 @@ class Checker {
                   absl::StrCat(prim(), ": literal operand ", i, ": ", p));
             bad_operand = true;
           }
-          in.push_back(*lit.aval);
+          in.push_back(&*lit.aval);
           weak.push_back(false);
         } else {
-          in.push_back(Aval::Shaped(LiteralDType(lit, &eqn), {}));
+          literal_avals.push_back(Aval::Shaped(LiteralDType(lit, &eqn), {}));
+          in.push_back(&literal_avals.back());
           weak.push_back(true);
         }
         continue;
@@ -173,7 +178,7 @@ class Checker {
                                     "' is used before its definition"));
         bad_operand = true;
       }
-      in.push_back(a.var->aval);
+      in.push_back(&a.var->aval);
       weak.push_back(false);
     }
     for (const Var* v : eqn.outputs) {
