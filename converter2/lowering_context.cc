@@ -437,6 +437,8 @@ ir::Value* LoweringContext::AddGraphInput(absl::string_view hint,
 
 absl::Status LoweringContext::LowerEquations(const jaxpr::ClosedJaxpr& jaxpr) {
   const plugin::Registry& registry = plugin::Registry::Global();
+  // About one binding per equation: sized up front rather than rehashed.
+  env_.reserve(env_.size() + jaxpr.eqns.size());
   for (size_t e = 0; e < jaxpr.eqns.size(); ++e) {
     const jaxpr::Eqn& eqn = jaxpr.eqns[e];
     const int index = static_cast<int>(e);

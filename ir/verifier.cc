@@ -26,6 +26,14 @@ class Verifier {
       : require_io_types_(require_io_types) {}
 
   absl::Status Run(const Graph& g) {
+    // Sized for the top level up front (about one value per node): growing
+    // tables of 100k entries rehashes each several times.
+    const size_t values =
+        g.num_nodes() + g.inputs().size() + g.num_initializers();
+    visible_.reserve(values);
+    names_.reserve(values);
+    input_refs_.reserve(values);
+    defined_.reserve(values);
     if (absl::Status s = VerifyGraph(g); !s.ok()) return s;
     return VerifyUseLists();
   }

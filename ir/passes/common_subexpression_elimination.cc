@@ -27,10 +27,12 @@ namespace jax2onnx::ir {
 namespace {
 
 bool IsRandom(const Node* n) {
-  static const char* const kOps[] = {"RandomNormal",     "RandomUniform",
-                                     "RandomNormalLike", "RandomUniformLike",
-                                     "Bernoulli",        "Multinomial"};
-  for (const char* op : kOps) {
+  // Views, not C strings: a comparison checks the length first instead of
+  // measuring each name (this runs for every node, every round).
+  static constexpr absl::string_view kOps[] = {
+      "RandomNormal",      "RandomUniform", "RandomNormalLike",
+      "RandomUniformLike", "Bernoulli",     "Multinomial"};
+  for (absl::string_view op : kOps) {
     if (n->op_type() == op) return true;
   }
   return false;

@@ -87,6 +87,11 @@ class Checker {
     absl::flat_hash_set<const Var*> defined;
     // Keys view the Vars' names, which outlive this walk.
     absl::flat_hash_map<absl::string_view, SourceLoc> names;
+    // About one binder per equation; sized up front rather than rehashed.
+    const size_t binders =
+        jaxpr.constvars.size() + jaxpr.invars.size() + jaxpr.eqns.size();
+    defined.reserve(binders);
+    names.reserve(binders);
     auto bind = [&](const Var* v, const SourceLoc& loc,
                     absl::string_view what) {
       if (std::string p = AvalProblem(v->aval); !p.empty()) {
