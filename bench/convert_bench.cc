@@ -208,6 +208,10 @@ void BM_Convert(benchmark::State& state, Generated (*generate)(int),
     }
     return;
   }
+  // The library's defaults, as `jax2onnx convert` uses them: on the IR
+  // pipeline that is --optimize=2 (every generic pass and the fusions),
+  // reported as the `optimize` counter.
+  const ConvertOptions options;
   Bundle bundle;
   bundle.name = "bench";
   bundle.consts = g.consts;
@@ -224,7 +228,7 @@ void BM_Convert(benchmark::State& state, Generated (*generate)(int),
     CHECK(file.ok()) << file.status();
     bundle.file = *std::move(file);
     const auto t1 = Clock::now();
-    auto model = ConvertWithPipeline(pipeline, bundle, ConvertOptions{});
+    auto model = ConvertWithPipeline(pipeline, bundle, options);
     CHECK(model.ok()) << model.status();
     const auto t2 = Clock::now();
     const std::string bytes = ir::SerializeDeterministic(*model);
@@ -242,6 +246,7 @@ void BM_Convert(benchmark::State& state, Generated (*generate)(int),
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) *
                           static_cast<int64_t>(g.text.size()));
   state.counters["eqns"] = g.num_eqns;
+  if (pipeline == Pipeline::kIr) state.counters["optimize"] = options.optimize;
   state.counters["eqns/s"] = benchmark::Counter(
       g.num_eqns, benchmark::Counter::kIsIterationInvariantRate);
   state.counters["model_MB"] = static_cast<double>(model_bytes) / 1e6;

@@ -52,18 +52,24 @@ std::string AvalList(const std::vector<jaxpr::Atom>& atoms) {
 // "line 12:5: e:f32[2,3] = add a 1.0:f32[]": the equation without its
 // params (which may hold whole jaxprs), for node doc strings.
 std::string EqnDoc(const jaxpr::Eqn& eqn) {
-  std::vector<std::string> outs, ins;
-  for (const jaxpr::Var* v : eqn.outputs) {
-    outs.push_back(v->is_drop ? "_"
-                              : absl::StrCat(v->name, ":", v->aval.ToString()));
-  }
-  for (const jaxpr::Atom& a : eqn.inputs) ins.push_back(jaxpr::PrintAtom(a));
   std::string doc;
+  doc.reserve(128);  // one allocation for a typical equation
   if (eqn.loc.line > 0) {
-    doc = absl::StrCat("line ", eqn.loc.line, ":", eqn.loc.column, ": ");
+    absl::StrAppend(&doc, "line ", eqn.loc.line, ":", eqn.loc.column, ": ");
   }
-  absl::StrAppend(&doc, absl::StrJoin(outs, " "), " = ", eqn.primitive);
-  for (const std::string& in : ins) absl::StrAppend(&doc, " ", in);
+  for (size_t i = 0; i < eqn.outputs.size(); ++i) {
+    const jaxpr::Var* v = eqn.outputs[i];
+    if (i > 0) doc += ' ';
+    if (v->is_drop) {
+      doc += '_';
+    } else {
+      absl::StrAppend(&doc, v->name, ":", v->aval.ToString());
+    }
+  }
+  absl::StrAppend(&doc, " = ", eqn.primitive);
+  for (const jaxpr::Atom& a : eqn.inputs) {
+    absl::StrAppend(&doc, " ", jaxpr::PrintAtom(a));
+  }
   return doc;
 }
 
@@ -114,9 +120,13 @@ void LoweringContext::Bind(const jaxpr::Var* var, ir::Value* value) {
 absl::Status LoweringContext::SetOutput(const jaxpr::Eqn& eqn, int i,
                                         ir::Value* value) {
   const jaxpr::Var* var = eqn.outputs[i];
-  // PRNG keys are their key data (u32[..., 2]) in ONNX.
-  J2O_ASSIGN_OR_RETURN(const jaxpr::Aval physical,
-                       jaxpr::PhysicalAval(var->aval));
+  // PRNG keys are their key data (u32[..., 2]) in ONNX. The aval is copied
+  // only for keys: this runs for every output of every equation.
+  std::optional<jaxpr::Aval> key_data;
+  if (jaxpr::IsPrngKey(var->aval)) {
+    J2O_ASSIGN_OR_RETURN(key_data, jaxpr::PhysicalAval(var->aval));
+  }
+  const jaxpr::Aval& physical = key_data ? *key_data : var->aval;
   if (physical.is_shaped()) {
     J2O_ASSIGN_OR_RETURN(int dtype, plugin::OnnxDType(physical.dtype));
     if (value->dtype() != onnx::TensorProto::UNDEFINED &&
@@ -129,7 +139,9 @@ absl::Status LoweringContext::SetOutput(const jaxpr::Eqn& eqn, int i,
     // Graph inputs and initializers keep the types they were declared with.
     if (value->producer() != nullptr) {
       value->SetType(ir::Type::Tensor(
-          dtype, ToIrShape(plugin::RealifiedAval(physical).shape)));
+          dtype, jaxpr::IsComplex(physical.dtype)
+                     ? ToIrShape(plugin::RealifiedAval(physical).shape)
+                     : ToIrShape(physical.shape)));
     }
   }
   env_[var] = value;
@@ -139,7 +151,8 @@ absl::Status LoweringContext::SetOutput(const jaxpr::Eqn& eqn, int i,
 ir::Value* LoweringContext::Op(absl::string_view op_type,
                                std::vector<ir::Value*> inputs,
                                std::vector<ir::Attr> attrs) {
-  return OpMulti(op_type, std::move(inputs), 1, std::move(attrs))[0];
+  return AddOpNode(op_type, std::move(inputs), 1, std::move(attrs), "")
+      ->output(0);
 }
 
 std::vector<ir::Value*> LoweringContext::OpMulti(absl::string_view op_type,
@@ -147,12 +160,22 @@ std::vector<ir::Value*> LoweringContext::OpMulti(absl::string_view op_type,
                                                  int num_outputs,
                                                  std::vector<ir::Attr> attrs,
                                                  absl::string_view domain) {
+  return AddOpNode(op_type, std::move(inputs), num_outputs, std::move(attrs),
+                   domain)
+      ->outputs();
+}
+
+ir::Node* LoweringContext::AddOpNode(absl::string_view op_type,
+                                     std::vector<ir::Value*> inputs,
+                                     int num_outputs,
+                                     std::vector<ir::Attr> attrs,
+                                     absl::string_view domain) {
   if (graph_ == main_) {
     ir::Node* node =
         graph_->AddNode(op_type, inputs, num_outputs, std::move(attrs), domain);
     node->set_name(absl::StrCat(name_scope_, op_type));
     node->set_doc_string(doc_);
-    return node->outputs();
+    return node;
   }
   // A body being built is detached from the model until its node exists, so
   // its names come from the main graph's table to stay unique model-wide.
@@ -163,7 +186,7 @@ std::vector<ir::Value*> LoweringContext::OpMulti(absl::string_view op_type,
       ir::Node::Create(domain, op_type, inputs, std::move(names),
                        std::move(attrs), absl::StrCat(name_scope_, op_type)));
   node->set_doc_string(doc_);
-  return node->outputs();
+  return node;
 }
 
 std::vector<ir::Value*> LoweringContext::OpInDomain(
@@ -414,6 +437,8 @@ ir::Value* LoweringContext::AddGraphInput(absl::string_view hint,
 
 absl::Status LoweringContext::LowerEquations(const jaxpr::ClosedJaxpr& jaxpr) {
   const plugin::Registry& registry = plugin::Registry::Global();
+  // About one binding per equation: sized up front rather than rehashed.
+  env_.reserve(env_.size() + jaxpr.eqns.size());
   for (size_t e = 0; e < jaxpr.eqns.size(); ++e) {
     const jaxpr::Eqn& eqn = jaxpr.eqns[e];
     const int index = static_cast<int>(e);
@@ -423,8 +448,8 @@ absl::Status LoweringContext::LowerEquations(const jaxpr::ClosedJaxpr& jaxpr) {
           registry, eqn.primitive, "IR", "legacy");
       return EqnError(eqn, index, absl::StatusCode::kUnimplemented, message);
     }
-    const std::string outer_scope = name_scope_;
-    const std::string outer_doc = doc_;
+    std::string outer_scope = std::move(name_scope_);
+    std::string outer_doc = std::move(doc_);
     name_scope_ =
         absl::StrCat(outer_scope, "eqn", index, "/", eqn.primitive, "/");
     doc_ = EqnDoc(eqn);
@@ -433,8 +458,8 @@ absl::Status LoweringContext::LowerEquations(const jaxpr::ClosedJaxpr& jaxpr) {
         jaxpr::MovesKeys(eqn) && registry.ir_key_words() != nullptr
             ? registry.ir_key_words()(*this, eqn, entry->ir)
             : entry->ir(*this, eqn);
-    name_scope_ = outer_scope;
-    doc_ = outer_doc;
+    name_scope_ = std::move(outer_scope);
+    doc_ = std::move(outer_doc);
     if (!status.ok()) {
       return EqnError(eqn, index, status.code(),
                       absl::StrCat(status.message(),

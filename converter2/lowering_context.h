@@ -143,7 +143,12 @@ class LoweringContext {
                                const absl::Status& cause = absl::OkStatus());
 
  private:
-  ir::Graph* main_;   // owns initializers and the model's name table
+  ir::Graph* main_;  // owns initializers and the model's name table
+  // The node Op()/OpMulti() emit, named and documented.
+  ir::Node* AddOpNode(absl::string_view op_type, std::vector<ir::Value*> inputs,
+                      int num_outputs, std::vector<ir::Attr> attrs,
+                      absl::string_view domain);
+
   ir::Graph* graph_;  // where Op() appends: main_ or a body being built
   int opset_;
   const std::vector<jaxpr::Array>* elided_literals_;

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "glog/logging.h"
+#include "ir/object_pool.h"
 
 namespace jax2onnx::ir {
 namespace {
@@ -189,6 +190,41 @@ std::vector<Node*> Value::Consumers() const {
 }
 
 // ---------------------------------------------------------------- Node
+
+namespace {
+
+using NodePool = internal::ObjectPool<internal::PoolBlockSize(sizeof(Node))>;
+using ValuePool = internal::ObjectPool<internal::PoolBlockSize(sizeof(Value))>;
+
+NodePool& Nodes() {
+  static NodePool* pool = new NodePool();
+  return *pool;
+}
+
+ValuePool& Values() {
+  static ValuePool* pool = new ValuePool();
+  return *pool;
+}
+
+}  // namespace
+
+void* Node::operator new(size_t size) {
+  CHECK_EQ(size, sizeof(Node));
+  return Nodes().Allocate();
+}
+
+void Node::operator delete(void* p) {
+  if (p != nullptr) Nodes().Free(p);
+}
+
+void* Value::operator new(size_t size) {
+  CHECK_EQ(size, sizeof(Value));
+  return Values().Allocate();
+}
+
+void Value::operator delete(void* p) {
+  if (p != nullptr) Values().Free(p);
+}
 
 std::unique_ptr<Node> Node::Create(absl::string_view domain,
                                    absl::string_view op_type,
@@ -745,9 +781,16 @@ std::string Graph::FreshName(absl::string_view prefix) {
     r->CollectNames(&r->names_);
     r->names_built_ = true;
   }
-  std::string base = prefix.empty() ? std::string("v") : std::string(prefix);
-  if (r->names_.insert(base).second) return base;
-  int64_t& counter = r->name_counters_[base];
+  const absl::string_view base = prefix.empty() ? "v" : prefix;
+  // A base with a counter is taken (names are never forgotten), so only a
+  // new base is tried bare: the lowering asks for "MatMul" 25k times.
+  auto counter_it = r->name_counters_.find(base);
+  if (counter_it == r->name_counters_.end()) {
+    auto [it, inserted] = r->names_.emplace(base);
+    if (inserted) return *it;
+    counter_it = r->name_counters_.emplace(base, 0).first;
+  }
+  int64_t& counter = counter_it->second;
   while (true) {
     std::string candidate = absl::StrCat(base, "_", ++counter);
     if (r->names_.insert(candidate).second) return candidate;

@@ -131,6 +131,9 @@ class Value {
  public:
   Value(const Value&) = delete;
   Value& operator=(const Value&) = delete;
+  // Allocated from a pool (ir/object_pool.h).
+  static void* operator new(size_t size);
+  static void operator delete(void* p);
 
   const std::string& name() const { return name_; }
   // Renames; the new name is noted by the root graph's fresh-name table.
@@ -213,6 +216,10 @@ class Node {
   ~Node();
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
+  // Allocated from a pool (ir/object_pool.h): nodes created together lie
+  // together, which is what every walk over a graph reads.
+  static void* operator new(size_t size);
+  static void operator delete(void* p);
 
   const std::string& domain() const { return domain_; }
   void set_domain(std::string d) { domain_ = std::move(d); }

@@ -10,6 +10,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/functional/function_ref.h"
 #include "absl/strings/str_cat.h"
 
 namespace jax2onnx::ir {
@@ -25,6 +26,14 @@ class Verifier {
       : require_io_types_(require_io_types) {}
 
   absl::Status Run(const Graph& g) {
+    // Sized for the top level up front (about one value per node): growing
+    // tables of 100k entries rehashes each several times.
+    const size_t values =
+        g.num_nodes() + g.inputs().size() + g.num_initializers();
+    visible_.reserve(values);
+    names_.reserve(values);
+    input_refs_.reserve(values);
+    defined_.reserve(values);
     if (absl::Status s = VerifyGraph(g); !s.ok()) return s;
     return VerifyUseLists();
   }
@@ -35,10 +44,13 @@ class Verifier {
         absl::StrCat("graph '", g.name(), "': ", msg));
   }
 
-  absl::Status Define(const Graph& g, const Value* v, absl::string_view what,
+  // `what` names the definition in an error; it is built only then (this
+  // runs once per value, and the verifier runs on every conversion).
+  absl::Status Define(const Graph& g, const Value* v,
+                      absl::FunctionRef<std::string()> what,
                       std::vector<const Value*>* level) {
     if (!visible_.insert(v).second) {
-      return Error(g, absl::StrCat(what, " '", v->name(),
+      return Error(g, absl::StrCat(what(), " '", v->name(),
                                    "' is defined more than once"));
     }
     level->push_back(v);
@@ -48,17 +60,17 @@ class Verifier {
       if (!inserted) {
         return Error(
             g, absl::StrCat("value name '", v->name(), "' is defined twice (",
-                            what, " and an earlier definition)"));
+                            what(), " and an earlier definition)"));
       }
     }
     return absl::OkStatus();
   }
 
   absl::Status CheckVisible(const Graph& g, const Value* v,
-                            const std::string& user) {
+                            absl::FunctionRef<std::string()> user) {
     if (!visible_.contains(v)) {
       return Error(
-          g, absl::StrCat(user, " '", v->name(),
+          g, absl::StrCat(user(), " '", v->name(),
                           "' is not defined before this point (not a graph "
                           "input, initializer or output of an earlier node "
                           "of this graph or an enclosing one)"));
@@ -94,7 +106,9 @@ class Verifier {
       if (require_io_types_ && v->type() == nullptr) {
         return Error(g, absl::StrCat("input '", v->name(), "' has no type"));
       }
-      if (absl::Status s = Define(g, v, "graph input", level); !s.ok()) {
+      if (absl::Status s = Define(
+              g, v, [] { return std::string("graph input"); }, level);
+          !s.ok()) {
         return s;
       }
     }
@@ -109,7 +123,9 @@ class Verifier {
       }
       if (v->name().empty()) return Error(g, "an initializer has no name");
       if (v->is_graph_input()) continue;  // defined as an input above
-      if (absl::Status s = Define(g, v, "initializer", level); !s.ok()) {
+      if (absl::Status s = Define(
+              g, v, [] { return std::string("initializer"); }, level);
+          !s.ok()) {
         return s;
       }
     }
@@ -126,8 +142,8 @@ class Verifier {
       for (int i = 0; i < n->num_inputs(); ++i) {
         const Value* v = n->input(i);
         if (v == nullptr) continue;
-        if (absl::Status s =
-                CheckVisible(g, v, absl::StrCat(NodeRef(n), " input ", i));
+        if (absl::Status s = CheckVisible(
+                g, v, [&] { return absl::StrCat(NodeRef(n), " input ", i); });
             !s.ok()) {
           return s;
         }
@@ -153,8 +169,9 @@ class Verifier {
                                     "' does not name this node and index "
                                     "as its producer"));
         }
-        if (absl::Status s =
-                Define(g, v, absl::StrCat("output of ", NodeRef(n)), level);
+        if (absl::Status s = Define(
+                g, v, [&] { return absl::StrCat("output of ", NodeRef(n)); },
+                level);
             !s.ok()) {
           return s;
         }
@@ -163,7 +180,8 @@ class Verifier {
     for (size_t i = 0; i < g.outputs().size(); ++i) {
       const Value* v = g.outputs()[i];
       if (v == nullptr) return Error(g, absl::StrCat("output ", i, " is null"));
-      if (absl::Status s = CheckVisible(g, v, absl::StrCat("graph output ", i));
+      if (absl::Status s = CheckVisible(
+              g, v, [&] { return absl::StrCat("graph output ", i); });
           !s.ok()) {
         return s;
       }
@@ -213,7 +231,8 @@ class Verifier {
 
   bool require_io_types_;
   absl::flat_hash_set<const Value*> visible_;
-  absl::flat_hash_map<std::string, const Value*> names_;
+  // Keys view the values' names, which outlive the verifier.
+  absl::flat_hash_map<absl::string_view, const Value*> names_;
   absl::flat_hash_map<const Value*, size_t> input_refs_;
   std::vector<const Value*> defined_;
 };

@@ -28,7 +28,14 @@ DimExpr DimExpr::Make(Kind kind, std::vector<DimExpr> operands, int64_t value) {
 }
 
 DimExpr DimExpr::Constant(int64_t value) {
-  return Make(Kind::kConstant, {}, value);
+  DimExpr d(nullptr);
+  d.constant_ = value;
+  return d;
+}
+
+const std::vector<DimExpr>& DimExpr::NoOperands() {
+  static const std::vector<DimExpr>* none = new std::vector<DimExpr>();
+  return *none;
 }
 
 DimExpr DimExpr::Symbol(std::string name) {
@@ -233,6 +240,10 @@ void DimExpr::CollectSymbols(std::vector<std::string>* out) const {
 }
 
 bool operator==(const DimExpr& a, const DimExpr& b) {
+  if (a.is_constant() || b.is_constant()) {
+    return a.is_constant() && b.is_constant() &&
+           a.constant_value() == b.constant_value();
+  }
   if (a.node_ == b.node_) return true;
   if (a.kind() != b.kind() || a.node_->value != b.node_->value ||
       a.node_->name != b.node_->name ||

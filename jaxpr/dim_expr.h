@@ -45,12 +45,16 @@ class DimExpr {
   static DimExpr Min(DimExpr a, DimExpr b);
   static DimExpr NonNegative(DimExpr a);
 
-  Kind kind() const { return node_->kind; }
-  bool is_constant() const { return node_->kind == Kind::kConstant; }
-  int64_t constant_value() const { return node_->value; }    // kConstant
+  Kind kind() const { return node_ ? node_->kind : Kind::kConstant; }
+  bool is_constant() const { return node_ == nullptr; }
+  int64_t constant_value() const {  // kConstant
+    return node_ ? node_->value : constant_;
+  }
   const std::string& symbol() const { return node_->name; }  // kSymbol
   int64_t exponent() const { return node_->value; }          // kPow
-  const std::vector<DimExpr>& operands() const { return node_->operands; }
+  const std::vector<DimExpr>& operands() const {
+    return node_ ? node_->operands : NoOperands();
+  }
 
   // Value under the bindings; an error names any unbound symbol. Division
   // and mod follow Python (floor) semantics; division by zero is an error.
@@ -75,10 +79,16 @@ class DimExpr {
     std::vector<DimExpr> operands;
   };
   explicit DimExpr(std::shared_ptr<const Node> node) : node_(std::move(node)) {}
+  // Not kConstant: constants live inline in `constant_`.
   static DimExpr Make(Kind kind, std::vector<DimExpr> operands,
                       int64_t value = 0);
+  static const std::vector<DimExpr>& NoOperands();
 
+  // Null for a constant, whose value is `constant_`: most dims are
+  // constants, and a shape is copied with every aval, so a constant costs
+  // no allocation and no reference count.
   std::shared_ptr<const Node> node_;
+  int64_t constant_ = 0;
 };
 
 }  // namespace jax2onnx::jaxpr

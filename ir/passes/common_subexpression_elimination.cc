@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/hash/hash.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
@@ -26,10 +27,12 @@ namespace jax2onnx::ir {
 namespace {
 
 bool IsRandom(const Node* n) {
-  static const char* const kOps[] = {"RandomNormal",     "RandomUniform",
-                                     "RandomNormalLike", "RandomUniformLike",
-                                     "Bernoulli",        "Multinomial"};
-  for (const char* op : kOps) {
+  // Views, not C strings: a comparison checks the length first instead of
+  // measuring each name (this runs for every node, every round).
+  static constexpr absl::string_view kOps[] = {
+      "RandomNormal",      "RandomUniform", "RandomNormalLike",
+      "RandomUniformLike", "Bernoulli",     "Multinomial"};
+  for (absl::string_view op : kOps) {
     if (n->op_type() == op) return true;
   }
   return false;
@@ -96,7 +99,8 @@ size_t Fingerprint(absl::string_view bytes) {
 bool MergeInitializers(Graph& g) {
   bool changed = false;
   // hash of (dtype, dims, byte fingerprint) -> initializers, in order.
-  absl::flat_hash_map<size_t, std::vector<Value*>> seen;
+  absl::flat_hash_map<size_t, absl::InlinedVector<Value*, 1>> seen;
+  seen.reserve(g.num_initializers());
   for (Value* v : g.initializers()) {
     const Tensor* t = v->const_value();
     if (t == nullptr || v->is_graph_input() || v->is_graph_output() ||
@@ -105,7 +109,7 @@ bool MergeInitializers(Graph& g) {
     }
     const size_t key =
         absl::HashOf(t->dtype(), t->dims(), Fingerprint(t->bytes()));
-    std::vector<Value*>& same = seen[key];
+    absl::InlinedVector<Value*, 1>& same = seen[key];
     Value* match = nullptr;
     for (Value* earlier : same) {
       const Tensor* e = earlier->const_value();
@@ -166,12 +170,15 @@ bool SameComputation(const Node* a, const Node* b) {
 
 bool EliminateIn(Graph& g) {
   bool changed = false;
-  absl::flat_hash_map<size_t, std::vector<Node*>> seen;
+  // Buckets almost always hold one node: inline, so that a node costs no
+  // allocation.
+  absl::flat_hash_map<size_t, absl::InlinedVector<Node*, 1>> seen;
+  seen.reserve(g.num_nodes());
   for (Node* node : g.nodes()) {
     if (IsRandom(node) || node->has_subgraphs() || !AttrsComparable(node)) {
       continue;
     }
-    std::vector<Node*>& bucket = seen[StructuralHash(node)];
+    absl::InlinedVector<Node*, 1>& bucket = seen[StructuralHash(node)];
     Node* earlier = nullptr;
     for (Node* candidate : bucket) {
       if (SameComputation(candidate, node)) {

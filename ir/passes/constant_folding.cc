@@ -257,11 +257,11 @@ class ConstantFolding : public Pass {
   }
 
   static std::optional<Tensor> Fold(const Node* node) {
-    static const char* const kOps[] = {"Identity", "Transpose", "Reshape",
-                                       "Squeeze",  "Unsqueeze", "Flatten",
-                                       "Concat",   "Cast"};
+    static constexpr absl::string_view kOps[] = {
+        "Identity",  "Transpose", "Reshape", "Squeeze",
+        "Unsqueeze", "Flatten",   "Concat",  "Cast"};
     bool known = false;
-    for (const char* op : kOps) known |= IsOp(node, op);
+    for (absl::string_view op : kOps) known |= IsOp(node, op);
     if (!known || node->num_inputs() == 0) return std::nullopt;
     for (const Value* in : node->inputs()) {
       if (in == nullptr || in->const_value() == nullptr ||

@@ -25,30 +25,30 @@ namespace jax2onnx::ir {
 namespace {
 
 bool IsBroadcastingElementwise(const Node* n) {
-  static const char* const kOps[] = {"Add",
-                                     "Sub",
-                                     "Mul",
-                                     "Div",
-                                     "Pow",
-                                     "Max",
-                                     "Min",
-                                     "Mod",
-                                     "Equal",
-                                     "Less",
-                                     "LessOrEqual",
-                                     "Greater",
-                                     "GreaterOrEqual",
-                                     "And",
-                                     "Or",
-                                     "Xor",
-                                     "BitwiseAnd",
-                                     "BitwiseOr",
-                                     "BitwiseXor",
-                                     "BitShift"};
+  static constexpr absl::string_view kOps[] = {"Add",
+                                               "Sub",
+                                               "Mul",
+                                               "Div",
+                                               "Pow",
+                                               "Max",
+                                               "Min",
+                                               "Mod",
+                                               "Equal",
+                                               "Less",
+                                               "LessOrEqual",
+                                               "Greater",
+                                               "GreaterOrEqual",
+                                               "And",
+                                               "Or",
+                                               "Xor",
+                                               "BitwiseAnd",
+                                               "BitwiseOr",
+                                               "BitwiseXor",
+                                               "BitShift"};
   if (n == nullptr || n->num_outputs() != 1 || n->num_inputs() < 2) {
     return false;
   }
-  for (const char* op : kOps) {
+  for (absl::string_view op : kOps) {
     if (IsOp(n, op)) return true;
   }
   return false;

@@ -83,6 +83,9 @@ Value* MatchKeptSum(Value* v, int axis, int rank, Match* m) {
 absl::StatusOr<bool> FuseAt(Graph& graph, Node* root,
                             const FusionOptions& options) {
   if (!root->domain().empty() || root->num_inputs() != 2) return false;
+  // Only a Div or a Sub can end the pattern: refuse the rest before
+  // building a match (this runs for every node).
+  if (root->op_type() != "Div" && root->op_type() != "Sub") return false;
   Value* out = root->output(0);
   if (fusion::DtypeOf(out) != onnx::TensorProto::FLOAT) return false;
   Match m;

@@ -22,25 +22,33 @@ class NodeNaming : public Pass {
   absl::string_view name() const override { return "node-naming"; }
   absl::StatusOr<bool> Run(Model& model) override {
     bool changed = false;
-    absl::flat_hash_set<std::string> taken;
+    // Names given so far. The keys view the nodes' own name strings, each
+    // final once inserted (a node is renamed at most once, before), so a
+    // name costs no copy.
+    absl::flat_hash_set<absl::string_view> taken;
     // Next suffix to try per base name, so n duplicates cost O(n).
     absl::flat_hash_map<std::string, int> next_suffix;
     for (Graph* g : AllGraphs(model)) {
       for (Node* node : g->nodes()) {
-        std::string base =
-            node->name().empty() ? node->op_type() : node->name();
-        std::string name = base;
-        if (taken.contains(name)) {
-          int& k = next_suffix[base];
-          do {
-            name = absl::StrCat(base, "_", ++k);
-          } while (taken.contains(name));
+        const absl::string_view base = node->name().empty()
+                                           ? absl::string_view(node->op_type())
+                                           : absl::string_view(node->name());
+        if (!taken.contains(base)) {
+          if (node->name().empty()) {
+            node->set_name(std::string(base));
+            changed = true;
+          }
+          taken.insert(node->name());
+          continue;
         }
-        taken.insert(name);
-        if (name != node->name()) {
-          node->set_name(std::move(name));
-          changed = true;
-        }
+        int& k = next_suffix[base];
+        std::string name;
+        do {
+          name = absl::StrCat(base, "_", ++k);
+        } while (taken.contains(name));
+        node->set_name(std::move(name));
+        changed = true;
+        taken.insert(node->name());
       }
     }
     return changed;

@@ -19,11 +19,11 @@ namespace jax2onnx::ir {
 namespace {
 
 bool IsReduce(const Node* n) {
-  static const char* const kOps[] = {
+  static constexpr absl::string_view kOps[] = {
       "ReduceSum",       "ReduceMean",      "ReduceMax", "ReduceMin",
       "ReduceProd",      "ReduceL1",        "ReduceL2",  "ReduceLogSum",
       "ReduceLogSumExp", "ReduceSumSquare", "ArgMax",    "ArgMin"};
-  for (const char* op : kOps) {
+  for (absl::string_view op : kOps) {
     if (IsOp(n, op)) return true;
   }
   return false;

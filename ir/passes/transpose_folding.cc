@@ -50,64 +50,64 @@ namespace {
 // Ops whose result element i depends only on input element i, for any
 // layout, with one input and one output.
 bool IsLayoutInvariantUnary(const Node* n) {
-  static const char* const kOps[] = {"Abs",
-                                     "Acos",
-                                     "Acosh",
-                                     "Asin",
-                                     "Asinh",
-                                     "Atan",
-                                     "Atanh",
-                                     "Ceil",
-                                     "Cos",
-                                     "Cosh",
-                                     "Erf",
-                                     "Exp",
-                                     "Floor",
-                                     "Identity",
-                                     "IsInf",
-                                     "IsNaN",
-                                     "Log",
-                                     "Neg",
-                                     "Not",
-                                     "Reciprocal",
-                                     "Relu",
-                                     "Round",
-                                     "Sigmoid",
-                                     "Sign",
-                                     "Sin",
-                                     "Sinh",
-                                     "Sqrt",
-                                     "Tan",
-                                     "Tanh",
-                                     "Cast",
-                                     "Softplus",
-                                     "Softsign",
-                                     "HardSigmoid",
-                                     "Elu",
-                                     "Selu",
-                                     "LeakyRelu",
-                                     "ThresholdedRelu",
-                                     "Celu",
-                                     "Mish",
-                                     "HardSwish",
-                                     "BitwiseNot"};
+  static constexpr absl::string_view kOps[] = {"Abs",
+                                               "Acos",
+                                               "Acosh",
+                                               "Asin",
+                                               "Asinh",
+                                               "Atan",
+                                               "Atanh",
+                                               "Ceil",
+                                               "Cos",
+                                               "Cosh",
+                                               "Erf",
+                                               "Exp",
+                                               "Floor",
+                                               "Identity",
+                                               "IsInf",
+                                               "IsNaN",
+                                               "Log",
+                                               "Neg",
+                                               "Not",
+                                               "Reciprocal",
+                                               "Relu",
+                                               "Round",
+                                               "Sigmoid",
+                                               "Sign",
+                                               "Sin",
+                                               "Sinh",
+                                               "Sqrt",
+                                               "Tan",
+                                               "Tanh",
+                                               "Cast",
+                                               "Softplus",
+                                               "Softsign",
+                                               "HardSigmoid",
+                                               "Elu",
+                                               "Selu",
+                                               "LeakyRelu",
+                                               "ThresholdedRelu",
+                                               "Celu",
+                                               "Mish",
+                                               "HardSwish",
+                                               "BitwiseNot"};
   if (n == nullptr || n->num_inputs() != 1 || n->num_outputs() != 1) {
     return false;
   }
-  for (const char* op : kOps) {
+  for (absl::string_view op : kOps) {
     if (IsOp(n, op)) return true;
   }
   return false;
 }
 
 bool IsBroadcastBinary(const Node* n) {
-  static const char* const kOps[] = {"Add", "Sub", "Mul", "Div",
-                                     "Max", "Min", "Pow"};
+  static constexpr absl::string_view kOps[] = {"Add", "Sub", "Mul", "Div",
+                                               "Max", "Min", "Pow"};
   if (n == nullptr || n->num_inputs() != 2 || n->num_outputs() != 1 ||
       n->input(0) == nullptr || n->input(1) == nullptr) {
     return false;
   }
-  for (const char* op : kOps) {
+  for (absl::string_view op : kOps) {
     if (IsOp(n, op)) return true;
   }
   return false;

@@ -28,8 +28,8 @@
 namespace jax2onnx::ir {
 namespace {
 
-bool OneOf(const Node* n, std::initializer_list<const char*> ops) {
-  for (const char* op : ops) {
+bool OneOf(const Node* n, std::initializer_list<absl::string_view> ops) {
+  for (absl::string_view op : ops) {
     if (IsOp(n, op)) return true;
   }
   return false;

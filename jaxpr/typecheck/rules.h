@@ -65,7 +65,11 @@ class RuleContext {
  public:
   // `check_jaxpr` type checks a nested jaxpr (with this equation as the
   // enclosing location) and is provided by the driver.
-  RuleContext(const Eqn& eqn, std::vector<Aval> in, std::vector<bool> weak,
+  // `in` points at the operand avals (the vars' own, or avals the caller
+  // keeps alive for literals): the rule context runs once per equation and
+  // copying every operand's aval was most of the type checker's cost.
+  RuleContext(const Eqn& eqn, std::vector<const Aval*> in,
+              std::vector<bool> weak,
               std::function<absl::Status(const ClosedJaxpr&)> check_jaxpr)
       : eqn_(eqn),
         in_(std::move(in)),
@@ -76,8 +80,10 @@ class RuleContext {
   const Params& params() const { return eqn_.params; }
   int num_in() const { return static_cast<int>(in_.size()); }
   int num_out() const { return static_cast<int>(eqn_.outputs.size()); }
-  const Aval& in(int i) const { return in_[i]; }
-  const std::vector<Aval>& ins() const { return in_; }
+  const Aval& in(int i) const { return *in_[i]; }
+  // All operand avals as one vector (copied on first use; the common rules
+  // read in(i)).
+  const std::vector<Aval>& ins() const;
   const Aval& out(int i) const { return eqn_.outputs[i]->aval; }
   bool is_literal(int i) const { return eqn_.inputs[i].is_literal(); }
   // An untyped literal (printed before JAX 0.6.1 as a bare `2.0`): its dtype
@@ -135,14 +141,20 @@ class RuleContext {
     results_ = std::move(results);
     has_results_ = true;
   }
-  void SetResult(Aval result) { SetResults({std::move(result)}); }
+  void SetResult(Aval result) {
+    // Not SetResults({...}): an initializer list would copy the aval.
+    results_.clear();
+    results_.emplace_back(std::move(result));
+    has_results_ = true;
+  }
   // Only the dtype of result i is known.
   bool has_results() const { return has_results_; }
   const std::vector<std::optional<Aval>>& results() const { return results_; }
 
  private:
   const Eqn& eqn_;
-  std::vector<Aval> in_;
+  std::vector<const Aval*> in_;
+  mutable std::optional<std::vector<Aval>> ins_copy_;
   std::vector<bool> weak_;
   std::function<absl::Status(const ClosedJaxpr&)> check_jaxpr_;
   std::vector<std::optional<Aval>> results_;

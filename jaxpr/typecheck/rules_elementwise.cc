@@ -145,8 +145,9 @@ const NaryRule* FindNary(absl::string_view name) {
 // lax `_try_broadcast_shapes` over the non-scalar operands.
 absl::StatusOr<std::vector<DimExpr>> BroadcastShapes(const RuleContext& ctx) {
   std::vector<const Aval*> shaped;
-  for (const Aval& a : ctx.ins()) {
-    if (!a.shape.empty()) shaped.push_back(&a);
+  shaped.reserve(ctx.num_in());
+  for (int i = 0; i < ctx.num_in(); ++i) {
+    if (!ctx.in(i).shape.empty()) shaped.push_back(&ctx.in(i));
   }
   if (shaped.empty()) return std::vector<DimExpr>{};
   const int rank = shaped[0]->rank();
@@ -156,6 +157,7 @@ absl::StatusOr<std::vector<DimExpr>> BroadcastShapes(const RuleContext& ctx) {
     }
   }
   std::vector<DimExpr> out;
+  out.reserve(rank);
   for (int d = 0; d < rank; ++d) {
     std::optional<DimExpr> non1;
     for (const Aval* a : shaped) {
@@ -196,7 +198,7 @@ absl::Status NaryTypeRule(RuleContext& ctx) {
   // literal took its dtype from context).
   int typed = 0;
   while (typed + 1 < rule.arity && ctx.weak(typed)) ++typed;
-  Aval base = ctx.in(typed);
+  const Aval* base = &ctx.in(typed);
   // `mul[out_dtype=...]` (>= 0.10.0) may mix operand dtypes (lax.py
   // naryop_dtype_rule skips the same-dtype check when out_dtype is set).
   const ParamValue* out_dtype = ctx.params().Find("out_dtype");
@@ -209,9 +211,9 @@ absl::Status NaryTypeRule(RuleContext& ctx) {
     return ctx.Fail(
         "pow needs an integer exponent or two operands of one inexact dtype");
   }
-  if (rule.name == absl::string_view("pow")) base = ctx.in(0);
+  if (rule.name == absl::string_view("pow")) base = &ctx.in(0);
   J2O_ASSIGN_OR_RETURN(std::vector<DimExpr> shape, BroadcastShapes(ctx));
-  Aval result = WithShape(base, std::move(shape));
+  Aval result = WithShape(*base, std::move(shape));
   switch (rule.result) {
     case Result::kSame:
       break;
@@ -219,10 +221,10 @@ absl::Status NaryTypeRule(RuleContext& ctx) {
       result = WithDType(result, DType::kBool);
       break;
     case Result::kReal:
-      result = WithDType(result, RealOf(base.dtype));
+      result = WithDType(result, RealOf(base->dtype));
       break;
     case Result::kComplex: {
-      J2O_ASSIGN_OR_RETURN(DType c, ComplexOf(ctx, base.dtype));
+      J2O_ASSIGN_OR_RETURN(DType c, ComplexOf(ctx, base->dtype));
       result = WithDType(result, c);
       break;
     }

@@ -185,7 +185,8 @@ absl::Status ConcatenateRule(RuleContext& ctx) {
   J2O_RETURN_IF_ERROR(ctx.Axis(dim, first.rank(), "dimension"));
   std::vector<DimExpr> shape = first.shape;
   DimExpr total = C(0);
-  for (const Aval& a : ctx.ins()) {
+  for (int i = 0; i < ctx.num_in(); ++i) {
+    const Aval& a = ctx.in(i);
     if (a.rank() != first.rank()) {
       return ctx.Fail("operands must have the same rank");
     }

@@ -171,10 +171,14 @@ Aval MakeAval(DType dtype, std::vector<DimExpr> shape) {
 }
 
 Aval WithShape(const Aval& aval, std::vector<DimExpr> shape) {
-  Aval out = aval;
+  // Field by field: copying `aval` whole would copy the shape it replaces.
+  Aval out;
+  out.kind = aval.kind;
+  out.dtype = aval.dtype;
+  out.dtype_name = aval.dtype_name;
   out.shape = std::move(shape);
-  out.dim_sharding.clear();
-  out.suffix.clear();
+  out.memory_space = aval.memory_space;
+  out.opaque_text = aval.opaque_text;
   return out;
 }
 
@@ -274,9 +278,9 @@ absl::Status RuleContext::Outputs(int n) const {
 }
 
 absl::Status RuleContext::Shaped(int i) const {
-  if (!in_[i].is_shaped()) {
+  if (!in(i).is_shaped()) {
     return Fail(absl::StrCat("operand ", i, " must be an array, got ",
-                             in_[i].ToString()));
+                             in(i).ToString()));
   }
   return absl::OkStatus();
 }
@@ -295,14 +299,23 @@ absl::Status RuleContext::Variable(int i) const {
   return absl::OkStatus();
 }
 
+const std::vector<Aval>& RuleContext::ins() const {
+  if (!ins_copy_.has_value()) {
+    ins_copy_.emplace();
+    ins_copy_->reserve(in_.size());
+    for (const Aval* a : in_) ins_copy_->push_back(*a);
+  }
+  return *ins_copy_;
+}
+
 absl::Status RuleContext::DTypeIn(int i, unsigned classes) const {
   J2O_RETURN_IF_ERROR(Shaped(i));
-  const unsigned c = ClassOf(in_[i]);
+  const unsigned c = ClassOf(in(i));
   if ((c & classes) == 0) {
     // An untyped literal's dtype is a guess; JAX would have typed it to fit.
     if (weak_[i] && c != kClassBool) return absl::OkStatus();
     return Fail(absl::StrCat("operand ", i, " must be ", ClassName(classes),
-                             ", got ", in_[i].ToString()));
+                             ", got ", in(i).ToString()));
   }
   return absl::OkStatus();
 }
@@ -318,9 +331,9 @@ absl::Status RuleContext::SameDTypes(std::vector<int> indices) const {
       first = i;
       continue;
     }
-    if (!SameDType(in_[first], in_[i])) {
+    if (!SameDType(in(first), in(i))) {
       return Fail(absl::StrCat("operands must have the same dtype, got ",
-                               TypesString(in_)));
+                               TypesString(ins())));
     }
   }
   // An untyped literal takes the dtype of a typed operand of its kind
@@ -330,7 +343,7 @@ absl::Status RuleContext::SameDTypes(std::vector<int> indices) const {
   // b is no JAX program, and the converters lowered its 1.0 as an f32
   // constant ONNX Runtime refuses).
   if (first >= 0) {
-    const DType context = in_[first].dtype;
+    const DType context = in(first).dtype;
     for (int i : indices) {
       if (!weak_[i]) continue;
       const Literal::Kind kind = eqn_.inputs[i].literal->kind;
@@ -342,7 +355,7 @@ absl::Status RuleContext::SameDTypes(std::vector<int> indices) const {
       if (fits) continue;
       return Fail(absl::StrCat(
           "the untyped literal ", eqn_.inputs[i].literal->text, " (operand ", i,
-          ") cannot be a ", in_[first].ToString(), " like operand ", first));
+          ") cannot be a ", in(first).ToString(), " like operand ", first));
     }
   }
   return absl::OkStatus();
@@ -350,9 +363,9 @@ absl::Status RuleContext::SameDTypes(std::vector<int> indices) const {
 
 absl::Status RuleContext::Rank(int i, int rank) const {
   J2O_RETURN_IF_ERROR(Shaped(i));
-  if (in_[i].rank() != rank) {
+  if (in(i).rank() != rank) {
     return Fail(absl::StrCat("operand ", i, " must have rank ", rank, ", got ",
-                             in_[i].ToString()));
+                             in(i).ToString()));
   }
   return absl::OkStatus();
 }

@@ -85,7 +85,13 @@ class Checker {
   void CheckJaxpr(const ClosedJaxpr& jaxpr) {
     if (!checked_.insert(&jaxpr).second) return;
     absl::flat_hash_set<const Var*> defined;
-    absl::flat_hash_map<std::string, SourceLoc> names;
+    // Keys view the Vars' names, which outlive this walk.
+    absl::flat_hash_map<absl::string_view, SourceLoc> names;
+    // About one binder per equation; sized up front rather than rehashed.
+    const size_t binders =
+        jaxpr.constvars.size() + jaxpr.invars.size() + jaxpr.eqns.size();
+    defined.reserve(binders);
+    names.reserve(binders);
     auto bind = [&](const Var* v, const SourceLoc& loc,
                     absl::string_view what) {
       if (std::string p = AvalProblem(v->aval); !p.empty()) {
@@ -138,9 +144,16 @@ class Checker {
 
   void CheckEqn(const Eqn& eqn,
                 const absl::flat_hash_set<const Var*>& defined) {
-    const std::string prim = absl::StrCat("'", eqn.primitive, "'");
-    std::vector<Aval> in;
+    // Built only for error messages: this runs once per equation.
+    auto prim = [&eqn] { return absl::StrCat("'", eqn.primitive, "'"); };
+    std::vector<const Aval*> in;
     std::vector<bool> weak;
+    in.reserve(eqn.inputs.size());
+    weak.reserve(eqn.inputs.size());
+    // Avals of untyped literals, which have none of their own (reserved:
+    // `in` points into it).
+    std::vector<Aval> literal_avals;
+    literal_avals.reserve(eqn.inputs.size());
     bool bad_operand = false;
     for (size_t i = 0; i < eqn.inputs.size(); ++i) {
       const Atom& a = eqn.inputs[i];
@@ -149,27 +162,28 @@ class Checker {
         if (lit.aval.has_value()) {
           if (std::string p = AvalProblem(*lit.aval); !p.empty()) {
             Error(eqn.loc,
-                  absl::StrCat(prim, ": literal operand ", i, ": ", p));
+                  absl::StrCat(prim(), ": literal operand ", i, ": ", p));
             bad_operand = true;
           }
-          in.push_back(*lit.aval);
+          in.push_back(&*lit.aval);
           weak.push_back(false);
         } else {
-          in.push_back(Aval::Shaped(LiteralDType(lit, &eqn), {}));
+          literal_avals.push_back(Aval::Shaped(LiteralDType(lit, &eqn), {}));
+          in.push_back(&literal_avals.back());
           weak.push_back(true);
         }
         continue;
       }
       if (a.var == nullptr) {
-        Error(eqn.loc, absl::StrCat(prim, ": operand ", i, " is missing"));
+        Error(eqn.loc, absl::StrCat(prim(), ": operand ", i, " is missing"));
         return;
       }
       if (!defined.contains(a.var)) {
-        Error(eqn.loc, absl::StrCat(prim, ": operand '", a.var->name,
+        Error(eqn.loc, absl::StrCat(prim(), ": operand '", a.var->name,
                                     "' is used before its definition"));
         bad_operand = true;
       }
-      in.push_back(a.var->aval);
+      in.push_back(&a.var->aval);
       weak.push_back(false);
     }
     for (const Var* v : eqn.outputs) {
@@ -179,11 +193,11 @@ class Checker {
     auto it = Rules().find(eqn.primitive);
     if (it == Rules().end()) {
       if (options_.unknown_primitive_is_error) {
-        Error(eqn.loc, absl::StrCat(prim, ": no type rule for this primitive"));
+        Error(eqn.loc,
+              absl::StrCat(prim(), ": no type rule for this primitive"));
       }
       return;
     }
-    const std::vector<Aval> operands = in;
     RuleContext ctx(eqn, std::move(in), std::move(weak),
                     [this, &eqn](const ClosedJaxpr& inner) {
                       const size_t before = errors_.size();
@@ -197,17 +211,18 @@ class Checker {
     absl::Status status = it->second.rule(ctx);
     if (absl::IsCancelled(status)) return;  // a nested jaxpr's error
     if (!status.ok()) {
-      Error(eqn.loc, absl::StrCat(prim, ": ", status.message(), " (operands: ",
-                                  typecheck::TypesString(operands), ")"));
+      Error(eqn.loc,
+            absl::StrCat(prim(), ": ", status.message(), " (operands: ",
+                         typecheck::TypesString(ctx.ins()), ")"));
       return;
     }
     if (!ctx.has_results()) return;
     const auto& results = ctx.results();
     if (results.size() != eqn.outputs.size()) {
-      Error(eqn.loc, absl::StrCat(prim, ": has ", results.size(), " result",
+      Error(eqn.loc, absl::StrCat(prim(), ": has ", results.size(), " result",
                                   results.size() == 1 ? "" : "s", ", declared ",
                                   eqn.outputs.size(), " (operands: ",
-                                  typecheck::TypesString(operands), ")"));
+                                  typecheck::TypesString(ctx.ins()), ")"));
       return;
     }
     for (size_t i = 0; i < results.size(); ++i) {
@@ -218,11 +233,11 @@ class Checker {
       if (typecheck::SameType(*results[i], declared)) continue;
       Error(eqn.loc,
             absl::StrCat(
-                prim, ": ",
+                prim(), ": ",
                 results.size() > 1 ? absl::StrCat("result ", i, ": ") : "",
                 "expected ", results[i]->ToString(), ", declared ",
                 declared.ToString(),
-                " (operands: ", typecheck::TypesString(operands), ")"));
+                " (operands: ", typecheck::TypesString(ctx.ins()), ")"));
     }
   }
 
