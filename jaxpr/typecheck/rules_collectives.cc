@@ -129,6 +129,30 @@ absl::Status ShardMapRule(RuleContext& ctx) {
                                  " values, the equation binds ",
                                  ctx.num_out()));
   }
+  // Sharding splits dims, never the dtype or the rank: the per-device body
+  // sees each operand (and returns each result) with the same dtype and
+  // rank as the global value. (The dims themselves depend on the mesh and
+  // the specs; the lowering checks them.)
+  auto same_kind = [&](const Aval& global, const Aval& local,
+                       absl::string_view what, size_t i) -> absl::Status {
+    if (!global.is_shaped() || !local.is_shaped()) return absl::OkStatus();
+    if (global.dtype != local.dtype || global.rank() != local.rank()) {
+      return ctx.Fail(absl::StrCat(what, " ", i, " is ", global.ToString(),
+                                   " but the body's is ", local.ToString(),
+                                   " (sharding keeps the dtype and rank)"));
+    }
+    return absl::OkStatus();
+  };
+  const std::vector<Aval> body_in = InvarAvals(*body);
+  for (size_t i = 0; i < body_in.size(); ++i) {
+    J2O_RETURN_IF_ERROR(
+        same_kind(ctx.in(static_cast<int>(i)), body_in[i], "operand", i));
+  }
+  const std::vector<Aval> body_out = OutvarAvals(*body);
+  for (size_t i = 0; i < body_out.size(); ++i) {
+    J2O_RETURN_IF_ERROR(
+        same_kind(ctx.out(static_cast<int>(i)), body_out[i], "result", i));
+  }
   return absl::OkStatus();
 }
 

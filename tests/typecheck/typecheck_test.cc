@@ -104,6 +104,37 @@ TEST(TypeCheckTest, ConcatenateOfMixedDtypesIsRefused) {
                                      "operands must have the same dtype"));
 }
 
+// convert_fuzzer found an i64 operand passed to a shard_map body that takes
+// f32: the legacy pipeline then emitted an Add of i64 and f32 that the ONNX
+// checker rejects. Sharding keeps dtypes and ranks, so the checker refuses.
+TEST(TypeCheckTest, ShardMapOperandOfAnotherDtypeThanTheBodyIsRefused) {
+  const absl::Status s = Check(R"({ lambda ; a:i64[8,4]. let
+    b:f32[8,4] = shard_map[
+      check_vma=False
+      in_specs=(P('data', None),)
+      jaxpr={ lambda ; c:f32[4,4]. let d:f32[4,4] = neg c in (d,) }
+      manual_axes=frozenset({'data'})
+      mesh=Mesh('data': 2, axis_types=(Auto,))
+      out_specs=(P('data', None),)
+    ] a
+  in (b,) })");
+  EXPECT_THAT(Message(s),
+              StartsWith("t.jaxpr:2:5: error: 'shard_map': operand 0 is "
+                         "i64[8,4] but the body's is f32[4,4]"));
+  const absl::Status r = Check(R"({ lambda ; a:f32[8,4]. let
+    b:i32[8] = shard_map[
+      check_vma=False
+      in_specs=(P('data', None),)
+      jaxpr={ lambda ; c:f32[4,4]. let d:f32[4,4] = neg c in (d,) }
+      manual_axes=frozenset({'data'})
+      mesh=Mesh('data': 2, axis_types=(Auto,))
+      out_specs=(P('data', None),)
+    ] a
+  in (b,) })");
+  EXPECT_THAT(Message(r), HasSubstr("result 0 is i32[8] but the body's is "
+                                    "f32[4,4]"));
+}
+
 TEST(TypeCheckTest, UnaryWithTwoOperandsIsRefused) {
   const absl::Status s = Check(R"({ lambda ; a:f32[2] b:f32[2]. let
     c:f32[2] = neg a b
