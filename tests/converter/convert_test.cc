@@ -296,8 +296,13 @@ TEST(ConvertTest, IntegerAndBoolSpecialCasesMatchTheInterpreterInOrt) {
     b.SetFromInt64(i, i & 1);
     c.SetFromInt64(i, (i >> 1) & 1);
   }
-  ExpectMatchesInterpreter(bundle, *model,
-                           {Iota(jaxpr::DType::kU8, {4}, 100, 0), b, c});
+  // u8 values where neg wraps: 0, 1, 128 (its own negation) and 255. (They
+  // were Iota(u8, 0, 100, ...), whose 300 is out of u8's range:
+  // SetFromDouble's static_cast is undefined there, UBSan's finding.)
+  jaxpr::Array a(jaxpr::DType::kU8, {4});
+  const int64_t a_values[] = {0, 1, 128, 255};
+  for (int i = 0; i < 4; ++i) a.SetFromInt64(i, a_values[i]);
+  ExpectMatchesInterpreter(bundle, *model, {a, b, c});
 }
 
 TEST(ConvertTest, MaxAndMinPropagateNaNLikeTheInterpreter) {
