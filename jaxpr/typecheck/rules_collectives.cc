@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "jaxpr/mesh.h"
 #include "jaxpr/status_macros.h"
 #include "jaxpr/typecheck/rules.h"
 
@@ -152,6 +153,44 @@ absl::Status ShardMapRule(RuleContext& ctx) {
   for (size_t i = 0; i < body_out.size(); ++i) {
     J2O_RETURN_IF_ERROR(
         same_kind(ctx.out(static_cast<int>(i)), body_out[i], "result", i));
+  }
+  // Where the mesh sizes are printed and the shapes static, each body
+  // parameter and result has the shard shape its spec gives (the global
+  // dims divided by the mesh axes they are split over). Undecodable meshes
+  // (sizes given by --mesh) are left to the lowering.
+  auto params = DecodeShardMap(ctx.eqn());
+  if (!params.ok()) return absl::OkStatus();
+  auto shard_shape_matches = [&](const Aval& global, const Aval& local,
+                                 const DimAxes& spec, absl::string_view what,
+                                 size_t i) -> absl::Status {
+    const auto g = global.StaticShape();
+    const auto l = local.StaticShape();
+    if (!global.is_shaped() || !local.is_shaped() || !g.has_value() ||
+        !l.has_value()) {
+      return absl::OkStatus();
+    }
+    auto want = ShardShape(*g, spec, params->grid, what);
+    if (!want.ok()) return ctx.Fail(want.status().message());
+    if (*want != *l) {
+      Aval expected = local;
+      expected.shape.clear();
+      for (int64_t d : *want) expected.shape.push_back(DimExpr::Constant(d));
+      return ctx.Fail(absl::StrCat(what, " ", i, " ", global.ToString(),
+                                   " has the shard shape ", expected.ToString(),
+                                   " on this mesh, the body declares ",
+                                   local.ToString()));
+    }
+    return absl::OkStatus();
+  };
+  for (size_t i = 0; i < body_in.size() && i < params->in_specs.size(); ++i) {
+    J2O_RETURN_IF_ERROR(shard_shape_matches(ctx.in(static_cast<int>(i)),
+                                            body_in[i], params->in_specs[i],
+                                            "operand", i));
+  }
+  for (size_t i = 0; i < body_out.size() && i < params->out_specs.size(); ++i) {
+    J2O_RETURN_IF_ERROR(shard_shape_matches(ctx.out(static_cast<int>(i)),
+                                            body_out[i], params->out_specs[i],
+                                            "result", i));
   }
   return absl::OkStatus();
 }

@@ -135,6 +135,39 @@ TEST(TypeCheckTest, ShardMapOperandOfAnotherDtypeThanTheBodyIsRefused) {
                                     "f32[4,4]"));
 }
 
+// convert_fuzzer's second finding: a mesh axis of size 1 whose body still
+// declares the halved shard shape; the IR pipeline then emitted an Identity
+// whose declared shape disagrees with its input. The checker computes each
+// body parameter's shard shape from the mesh and the spec.
+TEST(TypeCheckTest, ShardMapBodyShapeMustBeTheShardShape) {
+  const absl::Status s = Check(R"({ lambda ; a:f32[8,4]. let
+    b:f32[8,4] = shard_map[
+      check_vma=False
+      in_specs=(P('data', None),)
+      jaxpr={ lambda ; c:f32[4,4]. let d:f32[4,4] = neg c in (d,) }
+      manual_axes=frozenset({'data'})
+      mesh=Mesh('data': 1, axis_types=(Auto,))
+      out_specs=(P('data', None),)
+    ] a
+  in (b,) })");
+  EXPECT_THAT(Message(s),
+              StartsWith("t.jaxpr:2:5: error: 'shard_map': operand 0 f32[8,4] "
+                         "has the shard shape f32[8,4] on this mesh, the body "
+                         "declares f32[4,4]"));
+  // On a mesh of 2 the same program is well typed.
+  const absl::Status ok = Check(R"({ lambda ; a:f32[8,4]. let
+    b:f32[8,4] = shard_map[
+      check_vma=False
+      in_specs=(P('data', None),)
+      jaxpr={ lambda ; c:f32[4,4]. let d:f32[4,4] = neg c in (d,) }
+      manual_axes=frozenset({'data'})
+      mesh=Mesh('data': 2, axis_types=(Auto,))
+      out_specs=(P('data', None),)
+    ] a
+  in (b,) })");
+  EXPECT_TRUE(ok.ok()) << ok;
+}
+
 TEST(TypeCheckTest, UnaryWithTwoOperandsIsRefused) {
   const absl::Status s = Check(R"({ lambda ; a:f32[2] b:f32[2]. let
     c:f32[2] = neg a b
