@@ -96,12 +96,21 @@ TEST(ShardMapTest, MeshSizeNotPrintedNeedsTheMeshOption) {
   EXPECT_THAT(missing.status().message(),
               HasSubstr("does not show the size of axis 'data'; pass it with "
                         "--mesh data=SIZE"));
-  // With the size given the result is the same as above (any even split of
-  // the contraction sums to x @ w); 8 devices hold one column each.
-  ScopedMeshAxisSizes sizes({{"data", 8}});
-  auto out = EvalText(WithMesh(kMatmulPsum, "<mesh>"), MatmulInputs());
-  ASSERT_TRUE(out.ok()) << out.status();
-  EXPECT_THAT(ToDoubles((*out)[0]), ElementsAre(36, 168, 20, 8, 28, 4));
+  // With the size given the result is the same as above.
+  {
+    ScopedMeshAxisSizes sizes({{"data", 4}});
+    auto out = EvalText(WithMesh(kMatmulPsum, "<mesh>"), MatmulInputs());
+    ASSERT_TRUE(out.ok()) << out.status();
+    EXPECT_THAT(ToDoubles((*out)[0]), ElementsAre(36, 168, 20, 8, 28, 4));
+  }
+  // A size that contradicts the body's shard shapes (8 devices would hold
+  // f32[2,1] shards of `a`, the body declares f32[2,2]) is a type error.
+  ScopedMeshAxisSizes wrong({{"data", 8}});
+  auto contradicted = EvalText(WithMesh(kMatmulPsum, "<mesh>"), MatmulInputs());
+  ASSERT_FALSE(contradicted.ok());
+  EXPECT_THAT(contradicted.status().message(),
+              HasSubstr("has the shard shape f32[2,1]{V:data} on this mesh, "
+                        "the body declares f32[2,2]{V:data}"));
 }
 
 TEST(ShardMapTest, AxisIndexOnTwoByTwoMesh) {
