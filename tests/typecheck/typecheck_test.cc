@@ -168,6 +168,19 @@ TEST(TypeCheckTest, ShardMapBodyShapeMustBeTheShardShape) {
   EXPECT_TRUE(ok.ok()) << ok;
 }
 
+// convert_fuzzer's third finding: `i32[;B,5]` parses as a (0.4.30) named
+// shape kept as opaque text; the checker skipped opaque binders, and the
+// legacy emitter then hit a CHECK on its dtype. A binder the rule computes
+// as an array must be one.
+TEST(TypeCheckTest, OpaqueBinderWhereAnArrayIsComputedIsRefused) {
+  const absl::Status s = Check(R"({ lambda ; a:i32[B,2] b:i32[B,3]. let
+    c:i32[;B,5] = concatenate[dimension=1] a b
+  in (c,) })");
+  EXPECT_THAT(Message(s),
+              StartsWith("t.jaxpr:2:5: error: 'concatenate': expected "
+                         "i32[B,5], declared i32[;B,5]"));
+}
+
 TEST(TypeCheckTest, UnaryWithTwoOperandsIsRefused) {
   const absl::Status s = Check(R"({ lambda ; a:f32[2] b:f32[2]. let
     c:f32[2] = neg a b
