@@ -1177,6 +1177,38 @@ absl::Status LowerDigamma(E& e) {
       Cast(e, DigammaF64(e, Cast(e, x0, DType::kF64)), e.OutType()));
 }
 
+// Giles' single-precision erfinv coefficients (XLA's ErfInv32), for
+// w = -log1p(-x^2) below 5 (on w - 2.5) and above (on sqrt(w) - 3), highest
+// degree first. The f32 lowering rounds them to float, which gives the
+// float literals XLA uses (checked below); the f64 start of ErfInvPolynomial
+// takes them as written.
+inline constexpr double kGilesErfInvWBelow5[] = {
+    2.81022636e-08,  3.43273939e-07, -3.5233877e-06,
+    -4.39150654e-06, 0.00021858087,  -0.00125372503,
+    -0.00417768164,  0.246640727,    1.50140941};
+inline constexpr double kGilesErfInvWAbove5[] = {
+    -0.000200214257, 0.000100950558, 0.00134934322,
+    -0.00367342844,  0.00573950773,  -0.0076224613,
+    0.00943887047,   1.00167406,     2.83297682};
+static_assert(static_cast<float>(kGilesErfInvWBelow5[0]) == 2.81022636e-08f &&
+              static_cast<float>(kGilesErfInvWBelow5[1]) == 3.43273939e-07f &&
+              static_cast<float>(kGilesErfInvWBelow5[2]) == -3.5233877e-06f &&
+              static_cast<float>(kGilesErfInvWBelow5[3]) == -4.39150654e-06f &&
+              static_cast<float>(kGilesErfInvWBelow5[4]) == 0.00021858087f &&
+              static_cast<float>(kGilesErfInvWBelow5[5]) == -0.00125372503f &&
+              static_cast<float>(kGilesErfInvWBelow5[6]) == -0.00417768164f &&
+              static_cast<float>(kGilesErfInvWBelow5[7]) == 0.246640727f &&
+              static_cast<float>(kGilesErfInvWBelow5[8]) == 1.50140941f);
+static_assert(static_cast<float>(kGilesErfInvWAbove5[0]) == -0.000200214257f &&
+              static_cast<float>(kGilesErfInvWAbove5[1]) == 0.000100950558f &&
+              static_cast<float>(kGilesErfInvWAbove5[2]) == 0.00134934322f &&
+              static_cast<float>(kGilesErfInvWAbove5[3]) == -0.00367342844f &&
+              static_cast<float>(kGilesErfInvWAbove5[4]) == 0.00573950773f &&
+              static_cast<float>(kGilesErfInvWAbove5[5]) == -0.0076224613f &&
+              static_cast<float>(kGilesErfInvWAbove5[6]) == 0.00943887047f &&
+              static_cast<float>(kGilesErfInvWAbove5[7]) == 1.00167406f &&
+              static_cast<float>(kGilesErfInvWAbove5[8]) == 2.83297682f);
+
 // erf_inv in f32 (f16/bf16 upcast, as XLA does): StableHLO's CHLO
 // decomposition erfInv32 (= XLA math.cc ErfInv32) operation for operation in
 // f32: t = x * -x; w = -log1p(t); one select of w - 2.5 or sqrt(w) - 3 and
@@ -1192,14 +1224,6 @@ absl::Status LowerDigamma(E& e) {
 template <class E>
 V<E> ErfInvF32(E& e, V<E> x) {
   constexpr DType c = DType::kF32;
-  static constexpr float kWLessThan5[] = {
-      2.81022636e-08f,  3.43273939e-07f, -3.5233877e-06f,
-      -4.39150654e-06f, 0.00021858087f,  -0.00125372503f,
-      -0.00417768164f,  0.246640727f,    1.50140941f};
-  static constexpr float kWGreaterThan5[] = {
-      -0.000200214257f, 0.000100950558f, 0.00134934322f,
-      -0.00367342844f,  0.00573950773f,  -0.0076224613f,
-      0.00943887047f,   1.00167406f,     2.83297682f};
   V<E> minus_x_squared = Bin(e, "Mul", x, Un(e, "Neg", x));
   V<E> log1p = Cast(e, Log1p(e, Cast(e, minus_x_squared, DType::kF64)), c);
   // The arguments erf_inv can meet whose log1p lies within 2^-48 of an f32
@@ -1214,8 +1238,8 @@ V<E> ErfInvF32(E& e, V<E> x) {
   V<E> w = Un(e, "Neg", log1p);
   V<E> lt = Cmp(e, "Less", w, FConst(e, c, 5.0));
   auto coefficient = [&](int i) {
-    return Select(e, lt, FConst(e, c, kWLessThan5[i]),
-                  FConst(e, c, kWGreaterThan5[i]));
+    return Select(e, lt, FConst(e, c, kGilesErfInvWBelow5[i]),
+                  FConst(e, c, kGilesErfInvWAbove5[i]));
   };
   w = Select(e, lt, Bin(e, "Sub", w, FConst(e, c, 2.5)),
              Bin(e, "Sub", Un(e, "Sqrt", w), FConst(e, c, 3.0)));
@@ -1240,14 +1264,6 @@ V<E> ErfInvF32(E& e, V<E> x) {
 template <class E>
 V<E> ErfInvPolynomial(E& e, V<E> x) {
   const DType c = e.TypeOf(x);
-  static constexpr double kSmall[] = {
-      2.81022636e-08,  3.43273939e-07, -3.5233877e-06,
-      -4.39150654e-06, 0.00021858087,  -0.00125372503,
-      -0.00417768164,  0.246640727,    1.50140941};
-  static constexpr double kLarge[] = {
-      -0.000200214257, 0.000100950558, 0.00134934322,
-      -0.00367342844,  0.00573950773,  -0.0076224613,
-      0.00943887047,   1.00167406,     2.83297682};
   V<E> one = FConst(e, c, 1.0);
   V<E> w = Un(e, "Neg",
               Un(e, "Log",
@@ -1259,8 +1275,9 @@ V<E> ErfInvPolynomial(E& e, V<E> x) {
     }
     return acc;
   };
-  V<E> small = poly(kSmall, Bin(e, "Sub", w, FConst(e, c, 2.5)));
-  V<E> large = poly(kLarge, Bin(e, "Sub", Un(e, "Sqrt", w), FConst(e, c, 3.0)));
+  V<E> small = poly(kGilesErfInvWBelow5, Bin(e, "Sub", w, FConst(e, c, 2.5)));
+  V<E> large = poly(kGilesErfInvWAbove5,
+                    Bin(e, "Sub", Un(e, "Sqrt", w), FConst(e, c, 3.0)));
   V<E> pv = Select(e, Cmp(e, "Less", w, FConst(e, c, 5.0)), small, large);
   return Bin(e, "Mul", pv, x);
 }
