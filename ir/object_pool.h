@@ -7,6 +7,10 @@
 // Freed blocks are reused first; the slabs are returned to the heap when
 // the last block of the pool is freed. Thread-safe (one mutex: a few
 // nanoseconds per object, uncontended).
+//
+// Under AddressSanitizer the pool is bypassed (every block is its own heap
+// allocation, freed at once), so that ASan sees a use of a freed Node or
+// Value instead of a reused block (scripts/sanitize.sh, scripts/fuzz.sh).
 #ifndef JAX2ONNX_IR_OBJECT_POOL_H_
 #define JAX2ONNX_IR_OBJECT_POOL_H_
 
@@ -15,7 +19,21 @@
 #include <new>
 #include <vector>
 
+#if defined(__SANITIZE_ADDRESS__)
+#define JAX2ONNX_IR_POOL_BYPASSED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define JAX2ONNX_IR_POOL_BYPASSED 1
+#endif
+#endif
+
 namespace jax2onnx::ir::internal {
+
+#ifdef JAX2ONNX_IR_POOL_BYPASSED
+inline constexpr bool kObjectPoolBypassed = true;
+#else
+inline constexpr bool kObjectPoolBypassed = false;
+#endif
 
 template <size_t kBlockSize>
 class ObjectPool {
@@ -24,6 +42,7 @@ class ObjectPool {
                 kBlockSize % alignof(std::max_align_t) == 0);
 
   void* Allocate() {
+    if constexpr (kObjectPoolBypassed) return ::operator new(kBlockSize);
     std::lock_guard<std::mutex> lock(mu_);
     ++live_;
     if (free_ != nullptr) {
@@ -43,6 +62,7 @@ class ObjectPool {
   }
 
   void Free(void* block) {
+    if constexpr (kObjectPoolBypassed) return ::operator delete(block);
     std::lock_guard<std::mutex> lock(mu_);
     *static_cast<void**>(block) = free_;
     free_ = block;
