@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "glog/logging.h"
 #include "ir/object_pool.h"
+#include "jaxpr/status_macros.h"
 
 namespace jax2onnx::ir {
 namespace {
@@ -563,14 +564,7 @@ std::vector<Value*> Graph::initializers() const {
   return out;
 }
 
-absl::Status Graph::RemoveInitializer(Value* value) {
-  auto it = initializer_index_.find(value->name());
-  if (it == initializer_index_.end() ||
-      initializer_order_[it->second] != value) {
-    return absl::NotFoundError(
-        absl::StrCat("graph '", name_, "': '", value->name(),
-                     "' is not one of its initializers"));
-  }
+absl::Status Graph::CheckRemovableInitializer(const Value* value) const {
   if (value->num_uses() > 0) {
     return absl::FailedPreconditionError(
         absl::StrCat("graph '", name_, "': cannot remove initializer '",
@@ -582,21 +576,69 @@ absl::Status Graph::RemoveInitializer(Value* value) {
         absl::StrCat("graph '", name_, "': cannot remove initializer '",
                      value->name(), "': it is a graph output"));
   }
-  initializer_order_[it->second] = nullptr;
-  initializer_index_.erase(it);
+  return absl::OkStatus();
+}
+
+void Graph::DropInitializer(Value* value) {
   value->is_initializer_ = false;
   value->const_value_.reset();
   if (!value->is_graph_input_) FreeOwnedValue(value);
+}
+
+void Graph::CompactInitializers() {
+  std::vector<Value*> live = initializers();
+  initializer_order_ = live;
+  for (size_t i = 0; i < live.size(); ++i) {
+    initializer_index_[live[i]->name()] = i;
+  }
+}
+
+absl::Status Graph::RemoveInitializer(Value* value) {
+  auto it = initializer_index_.find(value->name());
+  if (it == initializer_index_.end() ||
+      initializer_order_[it->second] != value) {
+    return absl::NotFoundError(
+        absl::StrCat("graph '", name_, "': '", value->name(),
+                     "' is not one of its initializers"));
+  }
+  J2O_RETURN_IF_ERROR(CheckRemovableInitializer(value));
+  initializer_order_[it->second] = nullptr;
+  initializer_index_.erase(it);
+  DropInitializer(value);
   // Compact the holes once they dominate, keeping removal amortized O(1).
   if (initializer_order_.size() > 16 &&
       initializer_index_.size() * 2 < initializer_order_.size()) {
-    std::vector<Value*> live = initializers();
-    initializer_order_ = live;
-    for (size_t i = 0; i < live.size(); ++i) {
-      initializer_index_[live[i]->name()] = i;
-    }
+    CompactInitializers();
   }
   return absl::OkStatus();
+}
+
+absl::StatusOr<size_t> Graph::RemoveInitializersIf(
+    absl::FunctionRef<bool(const Value*)> remove) {
+  // Check every candidate first, so that a refusal removes nothing.
+  size_t candidates = 0;
+  for (const Value* v : initializer_order_) {
+    if (v == nullptr || !remove(v)) continue;
+    J2O_RETURN_IF_ERROR(CheckRemovableInitializer(v));
+    ++candidates;
+  }
+  if (candidates == 0) return 0;
+  size_t kept = 0;
+  for (Value* v : initializer_order_) {
+    if (v == nullptr) continue;
+    if (remove(v)) {
+      DropInitializer(v);
+    } else {
+      initializer_order_[kept++] = v;
+    }
+  }
+  initializer_order_.resize(kept);
+  initializer_index_.clear();
+  initializer_index_.reserve(kept);
+  for (size_t i = 0; i < kept; ++i) {
+    initializer_index_.emplace(initializer_order_[i]->name(), i);
+  }
+  return candidates;
 }
 
 void Graph::Link(Node* node, Node* before) {

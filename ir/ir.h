@@ -23,6 +23,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
@@ -384,6 +385,11 @@ class Graph {
   // Removes an initializer. Refuses if it still has uses or is a graph
   // output; an initializer that is also a graph input stays an input.
   absl::Status RemoveInitializer(Value* value);
+  // Removes every initializer for which `remove` returns true, with the
+  // same refusals, in one sweep (RemoveInitializer one at a time rebuilds
+  // the name index as holes accumulate). Returns how many it removed.
+  absl::StatusOr<size_t> RemoveInitializersIf(
+      absl::FunctionRef<bool(const Value*)> remove);
 
   // ---- nodes ----
   NodeRange nodes() const { return NodeRange(FirstLive(head_), false); }
@@ -440,6 +446,11 @@ class Graph {
   void Unlink(Node* node);
   Value* NewOwnedValue(std::string name);
   void FreeOwnedValue(Value* value);
+  absl::Status CheckRemovableInitializer(const Value* value) const;
+  // Clears an initializer's constant and frees it unless it is an input.
+  void DropInitializer(Value* value);
+  // Drops the holes of initializer_order_ and reindexes.
+  void CompactInitializers();
   void NoteName(const std::string& name);
   void NoteNamesIn(Node* node);
   void CollectNames(absl::flat_hash_set<std::string>* names) const;

@@ -89,6 +89,16 @@ class PassManager {
 
   PassManagerOptions options_;
   std::optional<absl::flat_hash_set<std::string>> op_census_;
+  // Skipping what cannot change anything: `epoch_` counts the passes of
+  // this Run() that changed the model; `clean_at_[name]` is the epoch at
+  // which the pass of that name last ran without a change. A pass is a
+  // deterministic function of the model (and passes of one name behave
+  // alike within one manager), so rerunning it at the same epoch would
+  // change nothing again: it is skipped. This drops a fixpoint group's
+  // rounds after a step that changed nothing (the generic passes after
+  // fusions that fused nothing) and a repeated final pass.
+  uint64_t epoch_ = 0;
+  absl::flat_hash_map<std::string, uint64_t> clean_at_;
   std::vector<Step> steps_;
   int dump_step_ = 0;
 };

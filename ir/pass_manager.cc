@@ -104,6 +104,8 @@ bool PassManager::HasAnyOp(Model& model,
 }
 
 absl::StatusOr<bool> PassManager::RunOne(Pass& pass, Model& model) {
+  auto clean = clean_at_.find(pass.name());
+  if (clean != clean_at_.end() && clean->second == epoch_) return false;
   const std::vector<absl::string_view> anchors = pass.AnchorOps();
   if (!anchors.empty() && !HasAnyOp(model, anchors)) return false;
   if (options_.verify_each_pass) {
@@ -121,7 +123,12 @@ absl::StatusOr<bool> PassManager::RunOne(Pass& pass, Model& model) {
   }
   ReleaseErased(model);
   // A pass that changed nothing left the census valid.
-  if (*changed) op_census_.reset();
+  if (*changed) {
+    op_census_.reset();
+    ++epoch_;
+  } else {
+    clean_at_[std::string(pass.name())] = epoch_;
+  }
   if (options_.verify_each_pass) {
     if (absl::Status s = Verify(model, options_.verify_options); !s.ok()) {
       return absl::Status(s.code(),
@@ -134,6 +141,9 @@ absl::StatusOr<bool> PassManager::RunOne(Pass& pass, Model& model) {
 }
 
 absl::StatusOr<bool> PassManager::Run(Model& model) {
+  // The model may have changed since an earlier Run().
+  op_census_.reset();
+  clean_at_.clear();
   bool any_change = false;
   for (Step& step : steps_) {
     if (step.group_name.empty()) {

@@ -18,13 +18,13 @@ class UnusedInitializerPruning : public Pass {
   absl::StatusOr<bool> Run(Model& model) override {
     bool changed = false;
     for (Graph* g : AllGraphs(model)) {
-      for (Value* v : g->initializers()) {
-        if (v->num_uses() > 0 || v->is_graph_output() || v->is_graph_input()) {
-          continue;
-        }
-        if (absl::Status s = g->RemoveInitializer(v); !s.ok()) return s;
-        changed = true;
-      }
+      absl::StatusOr<size_t> removed =
+          g->RemoveInitializersIf([](const Value* v) {
+            return v->num_uses() == 0 && !v->is_graph_output() &&
+                   !v->is_graph_input();
+          });
+      if (!removed.ok()) return removed.status();
+      changed |= *removed > 0;
     }
     return changed;
   }

@@ -245,6 +245,47 @@ TEST(IrTest, InitializersAreOrderedKeyedAndRemovableWhenUnused) {
   (void)neg;
 }
 
+TEST(IrTest, RemoveInitializersIfRemovesInOneSweepOrNothing) {
+  Graph g;
+  std::vector<Value*> inits;
+  for (int i = 0; i < 40; ++i) {
+    auto v = g.AddInitializer(
+        absl::StrCat("w", i),
+        Tensor::FromVector<float>(onnx::TensorProto::FLOAT, {1},
+                                  std::vector<float>{float(i)}));
+    ASSERT_TRUE(v.ok());
+    inits.push_back(*v);
+  }
+  Node* neg = g.AddNode("Neg", {inits[3]});
+  // w3 has a use: asking to remove it refuses and removes nothing.
+  auto refused =
+      g.RemoveInitializersIf([](const Value* v) { return v->name() != "w0"; });
+  EXPECT_THAT(refused.status().message(),
+              HasSubstr("cannot remove initializer 'w3': it has 1 uses"));
+  EXPECT_EQ(g.num_initializers(), 40u);
+  // Every odd one goes; the rest keep their order and are found by name.
+  auto removed = g.RemoveInitializersIf([](const Value* v) {
+    return v->num_uses() == 0 && (v->name().back() - '0') % 2 == 1;
+  });
+  ASSERT_TRUE(removed.ok()) << removed.status();
+  EXPECT_EQ(*removed, 19u);  // w1, w5, w7, w9, w11, ... (w3 is used)
+  EXPECT_EQ(g.num_initializers(), 21u);
+  EXPECT_EQ(g.initializer("w1"), nullptr);
+  EXPECT_EQ(g.initializer("w3"), inits[3]);
+  EXPECT_EQ(g.initializer("w38"), inits[38]);
+  std::vector<Value*> expected;
+  for (int i = 0; i < 40; ++i) {
+    if (i == 3 || (absl::StrCat(i).back() - '0') % 2 == 0) {
+      expected.push_back(inits[i]);
+    }
+  }
+  EXPECT_EQ(g.initializers(), expected);
+  ASSERT_TRUE(g.RemoveInitializer(inits[38]).ok());
+  EXPECT_EQ(g.initializer("w38"), nullptr);
+  EXPECT_EQ(g.initializer("w36"), inits[36]);
+  (void)neg;
+}
+
 TEST(IrTest, DestroyingAGraphWithSubgraphsReadingOuterValuesIsClean) {
   // Under ASan this proves subgraph nodes release outer uses before the
   // outer values are freed, whatever the node order.

@@ -394,6 +394,54 @@ TEST(PassManagerTest, PassIsSkippedUntilItsAnchorOpAppears) {
   EXPECT_EQ(runs, 1);
 }
 
+// Counts its runs and never changes anything.
+class QuietPass : public Pass {
+ public:
+  explicit QuietPass(int* runs) : runs_(runs) {}
+  absl::string_view name() const override { return "quiet"; }
+  absl::StatusOr<bool> Run(Model&) override {
+    ++*runs_;
+    return false;
+  }
+
+ private:
+  int* runs_;
+};
+
+TEST(PassManagerTest, PassThatChangedNothingIsNotRerunUntilTheModelChanges) {
+  Model m = SmallModel();
+  int runs = 0;
+  PassManager pm;
+  pm.Add(std::make_unique<QuietPass>(&runs));
+  pm.Add(std::make_unique<QuietPass>(&runs));  // same model: skipped
+  pm.Add(std::make_unique<ReluToNegPass>());   // changes the model
+  pm.Add(std::make_unique<QuietPass>(&runs));  // runs again
+  pm.Add(std::make_unique<ReluToNegPass>());   // no Relu left: no change
+  pm.Add(std::make_unique<QuietPass>(&runs));  // skipped
+  absl::StatusOr<bool> changed = pm.Run(m);
+  ASSERT_TRUE(changed.ok()) << changed.status();
+  EXPECT_TRUE(*changed);
+  EXPECT_EQ(runs, 2);
+  // A second Run() may see a model changed in between: it starts afresh.
+  ASSERT_TRUE(pm.Run(m).ok());
+  EXPECT_EQ(runs, 3);
+}
+
+TEST(PassManagerTest, FixpointGroupAfterAQuietStepIsSkipped) {
+  Model m = SmallModel();
+  int runs = 0;
+  PassManager pm;
+  std::vector<std::unique_ptr<Pass>> first;
+  first.push_back(std::make_unique<QuietPass>(&runs));
+  pm.AddFixpoint("first", std::move(first));
+  pm.Add(std::make_unique<NegAnchoredPass>(&runs));  // no Neg: skipped
+  std::vector<std::unique_ptr<Pass>> again;
+  again.push_back(std::make_unique<QuietPass>(&runs));
+  pm.AddFixpoint("again", std::move(again));
+  ASSERT_TRUE(pm.Run(m).ok());
+  EXPECT_EQ(runs, 1);
+}
+
 TEST(PassManagerTest, VerifierAfterPassCatchesCorruption) {
   Model m = SmallModel();
   PassManager pm(PassManagerOptions{.verify_each_pass = true});
