@@ -138,7 +138,8 @@ V<E> Transpose(E& e, V<E> x, jaxpr::DType dtype,
 // Runtime has no Conv kernel: after one Pad, each kernel offset contributes
 // a strided Slice of x contracted with that offset's weights by a grouped
 // MatMul ([N,O...,g,1,C/g] x [g,C/g,M/g]); the contributions are added. The
-// kernel must be static. Returns N,M,spatial like Conv.
+// kernel must be static but for its input features (see below). Returns
+// N,M,spatial like Conv.
 template <class E>
 absl::StatusOr<V<E>> ExactConv(E& e, V<E> x, V<E> w, jaxpr::DType dtype,
                                const std::vector<jaxpr::DimExpr>& w_shape,
@@ -147,13 +148,17 @@ absl::StatusOr<V<E>> ExactConv(E& e, V<E> x, V<E> w, jaxpr::DType dtype,
                                const std::vector<int64_t>& pads,
                                int64_t group) {
   const int spatial = static_cast<int>(w_shape.size()) - 2;
-  for (const jaxpr::DimExpr& d : w_shape) {
-    if (!d.is_constant()) {
-      return absl::UnimplementedError(
-          absl::StrCat("conv_general_dilated on ", jaxpr::ShortName(dtype),
-                       " with the symbolic kernel dimension '", d.ToString(),
-                       "': the exact (non-Conv) path needs a static kernel"));
-    }
+  // The kernel's spatial dims and output features must be static (they
+  // shape the unrolling); its input features may be symbolic without
+  // feature groups (the weight gradient of a conv contracts over the
+  // batch): the Reshapes then infer that dim (-1).
+  for (size_t i = 0; i < w_shape.size(); ++i) {
+    if (w_shape[i].is_constant() || (i == 1 && group == 1)) continue;
+    return absl::UnimplementedError(absl::StrCat(
+        "conv_general_dilated on ", jaxpr::ShortName(dtype),
+        " with the symbolic kernel dimension '", w_shape[i].ToString(),
+        "': the exact (non-Conv) path needs static kernel spatial dims and "
+        "output features (and static input features with feature groups)"));
   }
   std::vector<int64_t> kernel;
   int64_t offsets = 1;
@@ -167,7 +172,8 @@ absl::StatusOr<V<E>> ExactConv(E& e, V<E> x, V<E> w, jaxpr::DType dtype,
         " kernel offsets: the exact path unrolls at most 4096"));
   }
   const int64_t m = w_shape[0].constant_value();
-  const int64_t cg = w_shape[1].constant_value();
+  // -1: inferred by Reshape (symbolic input features, group == 1).
+  const int64_t cg = w_shape[1].is_constant() ? w_shape[1].constant_value() : -1;
   const int64_t mg = m / group;
   const int rank = spatial + 2;
   // One Pad for all spatial axes.

@@ -20,8 +20,9 @@ void RegisterConv() {
        "Gather+Where (static spatial dims); negative padding sliced; "
        "batch_group_count folded into groups; Conv in f32 for floats and "
        "8-bit ints (exact up to 1024 products per output); f64 and wider "
-       "ints exactly via strided Slices + grouped MatMul (static kernel, at "
-       "most 4096 offsets)"});
+       "ints exactly via strided Slices + grouped MatMul (static kernel "
+       "spatial dims and output features, input features symbolic only "
+       "without groups; at most 4096 offsets)"});
   for (const char* prim : {"reduce_window_sum", "reduce_window_max",
                            "reduce_window_min", "reduce_window"}) {
     registry.RegisterIr(
