@@ -91,11 +91,13 @@ inline bool IsElementwise(absl::string_view prim) {
 
 // A copy of the scalar combiner with every aval given `shape` (scalar
 // literals stay scalars and broadcast).
+// `prim` names the primitive in errors.
 inline absl::StatusOr<std::unique_ptr<jaxpr::ClosedJaxpr>> Widened(
-    const jaxpr::ClosedJaxpr& body, const std::vector<jaxpr::DimExpr>& shape) {
+    const jaxpr::ClosedJaxpr& body, const std::vector<jaxpr::DimExpr>& shape,
+    absl::string_view prim = "reduce") {
   if (!body.constvars.empty()) {
     return absl::UnimplementedError(absl::StrCat(
-        "reduce: the combiner jaxpr has ", body.constvars.size(),
+        prim, ": the combiner jaxpr has ", body.constvars.size(),
         " constvars whose values the printed text does not carry"));
   }
   auto out = std::make_unique<jaxpr::ClosedJaxpr>();
@@ -103,7 +105,7 @@ inline absl::StatusOr<std::unique_ptr<jaxpr::ClosedJaxpr>> Widened(
   auto widen = [&](const jaxpr::Var* v) -> absl::StatusOr<jaxpr::Var*> {
     if (!v->aval.is_shaped() || v->aval.rank() != 0) {
       return absl::InvalidArgumentError(
-          absl::StrCat("reduce: combiner var ", v->name, " is ",
+          absl::StrCat(prim, ": combiner var ", v->name, " is ",
                        v->aval.ToString(), ", not a scalar"));
     }
     jaxpr::Aval aval = v->aval;
@@ -119,7 +121,7 @@ inline absl::StatusOr<std::unique_ptr<jaxpr::ClosedJaxpr>> Widened(
   for (const jaxpr::Eqn& eqn : body.eqns) {
     if (!IsElementwise(eqn.primitive)) {
       return absl::UnimplementedError(absl::StrCat(
-          "reduce: combiner primitive '", eqn.primitive,
+          prim, ": combiner primitive '", eqn.primitive,
           "' is not elementwise; only elementwise combiners are lowered"));
     }
     jaxpr::Eqn copy;
@@ -134,7 +136,7 @@ inline absl::StatusOr<std::unique_ptr<jaxpr::ClosedJaxpr>> Widened(
       auto it = map.find(a.var);
       if (it == map.end()) {
         return absl::InvalidArgumentError(
-            absl::StrCat("reduce: combiner var ", a.var->name, " is unbound"));
+            absl::StrCat(prim, ": combiner var ", a.var->name, " is unbound"));
       }
       copy.inputs.push_back(jaxpr::Atom::OfVar(it->second));
     }
@@ -146,13 +148,13 @@ inline absl::StatusOr<std::unique_ptr<jaxpr::ClosedJaxpr>> Widened(
   }
   for (const jaxpr::Atom& a : body.outvars) {
     if (a.is_literal()) {
-      return absl::UnimplementedError(
-          "reduce: a combiner returning a literal is not lowered");
+      return absl::UnimplementedError(absl::StrCat(
+          prim, ": a combiner returning a literal is not lowered"));
     }
     auto it = map.find(a.var);
     if (it == map.end()) {
       return absl::InvalidArgumentError(
-          absl::StrCat("reduce: combiner output ", a.var->name, " is unbound"));
+          absl::StrCat(prim, ": combiner output ", a.var->name, " is unbound"));
     }
     out->outvars.push_back(jaxpr::Atom::OfVar(it->second));
   }

@@ -135,19 +135,25 @@ absl::StatusOr<WindowParams> ParseWindowParams(const jaxpr::Eqn& eqn) {
   } else if (prim == "reduce_window_min") {
     p.op = WindowOp::kMin;
   } else {
-    // Generic reduce_window: operands (x, init) and a scalar combiner.
+    // Generic reduce_window: operands, as many init values, and a scalar
+    // combiner. A single add/max/min of its two arguments takes the
+    // identity-filled path; any other elementwise combiner, and several
+    // operands, the masked one (LowerGenericReduceWindow).
     p.init_operand = true;
-    if (eqn.inputs.size() != 2 || eqn.outputs.size() != 1) {
-      return absl::UnimplementedError(
-          absl::StrCat("variadic reduce_window (", eqn.inputs.size() / 2,
-                       " operands) is not supported"));
+    if (eqn.inputs.empty() || eqn.inputs.size() % 2 != 0 ||
+        eqn.outputs.size() != eqn.inputs.size() / 2) {
+      return absl::InvalidArgumentError(
+          "reduce_window takes operands, as many init values, and as many "
+          "results");
     }
+    p.num_operands = static_cast<int>(eqn.inputs.size() / 2);
     J2O_ASSIGN_OR_RETURN(const jaxpr::ClosedJaxpr* body,
                          eqn.params.GetJaxpr("jaxpr"));
+    p.combiner = body;
     const std::string combiner =
         body->eqns.size() == 1 ? body->eqns[0].primitive : "";
-    bool plain = body->eqns.size() == 1 && body->invars.size() == 2 &&
-                 body->outvars.size() == 1 &&
+    bool plain = p.num_operands == 1 && body->eqns.size() == 1 &&
+                 body->invars.size() == 2 && body->outvars.size() == 1 &&
                  body->eqns[0].inputs.size() == 2 &&
                  !body->outvars[0].is_literal() &&
                  body->outvars[0].var == body->eqns[0].outputs[0];
@@ -162,9 +168,7 @@ absl::StatusOr<WindowParams> ParseWindowParams(const jaxpr::Eqn& eqn) {
     } else if (plain && combiner == "min") {
       p.op = WindowOp::kMin;
     } else {
-      return absl::UnimplementedError(
-          "reduce_window with a combiner other than a single add/max/min of "
-          "its two arguments");
+      p.op = WindowOp::kGeneric;
     }
   }
   if (eqn.inputs.empty() || eqn.inputs[0].is_literal()) {

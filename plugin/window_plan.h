@@ -38,6 +38,7 @@
 #include "plugin/elementwise_plan.h"
 #include "plugin/emit.h"
 #include "plugin/lax_plan.h"
+#include "plugin/reduce_plan.h"
 
 namespace jax2onnx::plugin {
 
@@ -51,12 +52,16 @@ struct ConvParams {
 };
 absl::StatusOr<ConvParams> ParseConvParams(const jaxpr::Eqn& eqn);
 
-enum class WindowOp { kAdd, kMax, kMin };
+// kGeneric: a generic reduce_window whose combiner is not a single
+// add/max/min (any elementwise combiner, or several operands).
+enum class WindowOp { kAdd, kMax, kMin, kGeneric };
 struct WindowParams {
   WindowOp op = WindowOp::kAdd;
-  // True for generic reduce_window: operand 1 is the init value, combined
-  // once more with every window (XLA semantics).
+  // True for generic reduce_window: the operands are followed by as many
+  // init values, each combined once more with every window (XLA semantics).
   bool init_operand = false;
+  int num_operands = 1;
+  const jaxpr::ClosedJaxpr* combiner = nullptr;  // generic reduce_window
   std::vector<int64_t> window, strides, base_dilation, window_dilation;
   std::vector<std::pair<int64_t, int64_t>> padding;
 };
@@ -71,6 +76,18 @@ inline int OnnxTypeOf(jaxpr::DType d) { return elementwise::OnnxType(d); }
 
 template <class E>
 using V = typename E::Value;
+
+// Where(cond, a, b); on bool as (cond and a) or (not cond and b), since
+// ONNX Runtime has no bool Where kernel.
+template <class E>
+V<E> Select(E& e, V<E> cond, V<E> a, V<E> b, jaxpr::DType dtype) {
+  if (dtype != jaxpr::DType::kBool) return e.Op("Where", {cond, a, b}, dtype);
+  using jaxpr::DType;
+  V<E> keep_b =
+      e.Op("And", {e.Op("Not", {cond}, DType::kBool), b}, DType::kBool);
+  return e.Op("Or", {e.Op("And", {cond, a}, DType::kBool), keep_b},
+              DType::kBool);
+}
 
 // Inserts (factor - 1) copies of `fill` between neighbours along `axis` of
 // `x` (length `n`, static): Gather of row floor(i/f) and Where(i % f == 0).
@@ -91,7 +108,7 @@ V<E> Dilate(E& e, V<E> x, jaxpr::DType dtype, int axis, int rank, int64_t n,
   for (int64_t i = 0; i < len; ++i) mask.data()[i] = keep[i];
   V<E> gathered =
       e.Op("Gather", {x, e.ConstI64(rows)}, dtype, {OpAttr::Int("axis", axis)});
-  return e.Op("Where", {e.Const(mask), gathered, fill}, dtype);
+  return Select(e, e.Const(mask), gathered, fill, dtype);
 }
 
 // Slices away negative padding (lo < 0 drops leading rows, hi < 0 trailing).
@@ -173,7 +190,8 @@ absl::StatusOr<V<E>> ExactConv(E& e, V<E> x, V<E> w, jaxpr::DType dtype,
   }
   const int64_t m = w_shape[0].constant_value();
   // -1: inferred by Reshape (symbolic input features, group == 1).
-  const int64_t cg = w_shape[1].is_constant() ? w_shape[1].constant_value() : -1;
+  const int64_t cg =
+      w_shape[1].is_constant() ? w_shape[1].constant_value() : -1;
   const int64_t mg = m / group;
   const int rank = spatial + 2;
   // One Pad for all spatial axes.
@@ -416,6 +434,184 @@ absl::Status LowerConv(E& e) {
   return e.SetOut(0, y);
 }
 
+// Generic reduce_window with any elementwise combiner (and any number of
+// operands): one strided Slice per window offset in row-major order, each
+// folded into the accumulators (which start as the init values) by the
+// combiner jaxpr lowered inline on whole [out...] tensors, i.e. the
+// interpreter's order. XLA's ReduceWindow emitters skip padding and
+// base-dilation holes rather than combining a fill value (the init joins
+// each window once), so where an offset reads a pad or a hole the
+// accumulator is kept: a Where on a constant mask of the positions that
+// read an element (omitted where every position does). Windowed, padded or
+// dilated dims must be static.
+template <class E>
+absl::Status LowerGenericReduceWindow(E& e, const WindowParams& p) {
+  namespace wi = window_internal;
+  using jaxpr::DType;
+  using Val = typename E::Value;
+  const jaxpr::Eqn& eqn = e.eqn();
+  const int n = p.num_operands;
+  const jaxpr::Aval& in = eqn.inputs[0].var->aval;
+  const jaxpr::Aval& out = eqn.outputs[0]->aval;
+  const int rank = in.rank();
+  for (int i = 0; i < n; ++i) {
+    if (jaxpr::IsComplex(eqn.inputs[i].var->aval.dtype)) {
+      return absl::UnimplementedError(
+          absl::StrCat("'", eqn.primitive, "' on complex operands"));
+    }
+  }
+  J2O_ASSIGN_OR_RETURN(
+      std::unique_ptr<jaxpr::ClosedJaxpr> combiner,
+      reduce_plan::Widened(*p.combiner, out.shape, eqn.primitive));
+  if (static_cast<int>(combiner->invars.size()) != 2 * n ||
+      static_cast<int>(combiner->outvars.size()) != n) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", eqn.primitive, "': the combiner must take ", 2 * n,
+                     " values and return ", n));
+  }
+  // Axes the window moves over (sliced per offset), and axes whose output
+  // positions may read padding or holes (masked): both need static sizes.
+  std::vector<int64_t> axes;
+  std::vector<bool> masked(rank, false);
+  for (int a = 0; a < rank; ++a) {
+    const bool moves = p.window[a] != 1 || p.strides[a] != 1;
+    masked[a] = moves || p.base_dilation[a] != 1 || p.padding[a].first != 0 ||
+                p.padding[a].second != 0;
+    if (!masked[a]) continue;
+    if (!in.shape[a].is_constant() || !out.shape[a].is_constant()) {
+      return absl::UnimplementedError(absl::StrCat(
+          "'", eqn.primitive,
+          "': a window, padding or base_dilation over the symbolic "
+          "dimension '",
+          in.shape[a].ToString(), "'"));
+    }
+    if (moves) axes.push_back(a);
+  }
+  J2O_ASSIGN_OR_RETURN(Val out_shape, e.ShapeValue(out.shape));
+  std::vector<Val> xs, accs;
+  std::vector<DType> dtypes;
+  for (int i = 0; i < n; ++i) {
+    const DType d = eqn.inputs[i].var->aval.dtype;
+    dtypes.push_back(d);
+    J2O_ASSIGN_OR_RETURN(Val x, e.In(i));
+    J2O_ASSIGN_OR_RETURN(Val init, e.In(n + i));
+    accs.push_back(e.Op("Expand", {init, out_shape}, d));
+    // Pads and holes are never combined (masked below): any fill will do.
+    Val fill = e.Const(jaxpr::Array::ScalarFromDouble(d, 0));
+    for (int a = 0; a < rank; ++a) {
+      if (p.base_dilation[a] == 1) continue;
+      x = wi::Dilate(e, x, d, a, rank, in.shape[a].constant_value(),
+                     p.base_dilation[a], fill);
+    }
+    std::vector<int64_t> all_axes(rank);
+    for (int a = 0; a < rank; ++a) all_axes[a] = a;
+    x = wi::CropNegative(e, x, d, all_axes, p.padding);
+    std::vector<int64_t> pads(2 * rank);
+    bool any_pad = false;
+    for (int a = 0; a < rank; ++a) {
+      pads[a] = std::max<int64_t>(0, p.padding[a].first);
+      pads[rank + a] = std::max<int64_t>(0, p.padding[a].second);
+      any_pad = any_pad || pads[a] > 0 || pads[rank + a] > 0;
+    }
+    if (any_pad) {
+      x = e.Op("Pad", {x, e.ConstI64(pads), fill}, d,
+               {OpAttr::String("mode", "constant")});
+    }
+    xs.push_back(x);
+  }
+  bool empty = false;
+  for (int a = 0; a < rank; ++a) {
+    empty |= out.shape[a].is_constant() && out.shape[a].constant_value() == 0;
+  }
+  int64_t offsets = 1;
+  for (int64_t a : axes) offsets *= p.window[a];
+  constexpr int64_t kMaxOffsets = 4096;
+  if (offsets > kMaxOffsets) {
+    return absl::UnimplementedError(absl::StrCat(
+        "'", eqn.primitive, "': windows of ", offsets,
+        " elements exceed the explicit construction's limit of ", kMaxOffsets));
+  }
+  // Whether output position o of axis a reads an element of the operand at
+  // window offset k (XLA: base index o*stride + k*window_dilation - pad_lo,
+  // an element where it is a multiple of base_dilation inside the operand).
+  auto reads_element = [&](int a, int64_t o, int64_t k) {
+    const int64_t b = p.base_dilation[a];
+    const int64_t q =
+        o * p.strides[a] + k * p.window_dilation[a] - p.padding[a].first;
+    return q >= 0 && q % b == 0 && q / b < in.shape[a].constant_value();
+  };
+  std::vector<int64_t> offset(axes.size(), 0);
+  for (int64_t step = 0; !empty && step < offsets; ++step) {
+    std::vector<int64_t> k(rank, 0);
+    for (size_t j = 0; j < axes.size(); ++j) k[axes[j]] = offset[j];
+    // The mask: [out_a] on masked axes that read a pad or hole, 1 elsewhere.
+    std::vector<int64_t> mask_shape(rank, 1);
+    std::vector<std::vector<uint8_t>> per_axis(rank);
+    bool all_real = true;
+    for (int a = 0; a < rank; ++a) {
+      if (!masked[a]) continue;
+      const int64_t len = out.shape[a].constant_value();
+      std::vector<uint8_t> real(len);
+      bool axis_all = true;
+      for (int64_t o = 0; o < len; ++o) {
+        real[o] = reads_element(a, o, k[a]);
+        axis_all = axis_all && real[o];
+      }
+      if (axis_all) continue;
+      all_real = false;
+      mask_shape[a] = len;
+      per_axis[a] = std::move(real);
+    }
+    std::vector<Val> args = accs;
+    for (int i = 0; i < n; ++i) {
+      if (axes.empty()) {
+        args.push_back(xs[i]);
+        continue;
+      }
+      std::vector<int64_t> starts, ends, steps;
+      for (int64_t a : axes) {
+        const int64_t start = k[a] * p.window_dilation[a];
+        starts.push_back(start);
+        ends.push_back(start +
+                       (out.shape[a].constant_value() - 1) * p.strides[a] + 1);
+        steps.push_back(p.strides[a]);
+      }
+      args.push_back(e.Op("Slice",
+                          {xs[i], e.ConstI64(starts), e.ConstI64(ends),
+                           e.ConstI64(axes), e.ConstI64(steps)},
+                          dtypes[i]));
+    }
+    J2O_ASSIGN_OR_RETURN(std::vector<Val> next, e.Inline(*combiner, args));
+    if (all_real) {
+      accs = std::move(next);
+    } else {
+      jaxpr::Array mask(DType::kBool, mask_shape);
+      std::vector<int64_t> idx(rank, 0);
+      for (int64_t flat = 0; flat < mask.num_elements(); ++flat) {
+        bool real = true;
+        for (int a = 0; a < rank; ++a) {
+          if (!per_axis[a].empty()) real = real && per_axis[a][idx[a]];
+        }
+        mask.data()[flat] = real;
+        for (int a = rank - 1; a >= 0; --a) {
+          if (++idx[a] < mask_shape[a]) break;
+          idx[a] = 0;
+        }
+      }
+      Val m = e.Const(mask);
+      for (int i = 0; i < n; ++i) {
+        accs[i] = wi::Select(e, m, next[i], accs[i], dtypes[i]);
+      }
+    }
+    for (int j = static_cast<int>(axes.size()) - 1; j >= 0; --j) {
+      if (++offset[j] < p.window[axes[j]]) break;
+      offset[j] = 0;
+    }
+  }
+  for (int i = 0; i < n; ++i) J2O_RETURN_IF_ERROR(e.SetOut(i, accs[i]));
+  return absl::OkStatus();
+}
+
 template <class E>
 absl::Status LowerReduceWindow(E& e) {
   namespace wi = window_internal;
@@ -423,6 +619,7 @@ absl::Status LowerReduceWindow(E& e) {
   using wi::OnnxTypeOf;
   const jaxpr::Eqn& eqn = e.eqn();
   J2O_ASSIGN_OR_RETURN(WindowParams p, ParseWindowParams(eqn));
+  if (p.op == WindowOp::kGeneric) return LowerGenericReduceWindow(e, p);
   const jaxpr::Aval& in = eqn.inputs[0].var->aval;
   const jaxpr::Aval& out = eqn.outputs[0]->aval;
   const int rank = in.rank();

@@ -27,13 +27,16 @@ void RegisterConv() {
                            "reduce_window_min", "reduce_window"}) {
     registry.RegisterIr(
         prim, &WithNeutralEmitter<&plugin::LowerReduceWindow<NeutralIrEmitter>>,
-        {{"Slice", "Add", "Max", "Min", "Pad", "Gather", "Where"},
+        {{"Slice", "Add", "Max", "Min", "Pad", "Gather", "Where", "Expand",
+          "And", "Or", "Not"},
          plugin::kMinOpset,
          "one strided Slice per window offset combined with Add/Max/Min "
-         "(at most 4096 offsets); padding and base_dilation holes take the "
-         "identity, the generic init joins each window once; generic "
-         "reduce_window only with an add/max/min "
-         "combiner"});
+         "(at most 4096 offsets); padding and base_dilation holes are "
+         "skipped as XLA does (the identity fills them; a generic init "
+         "joins each window once); generic reduce_window with any "
+         "elementwise combiner and any number of operands folds each "
+         "offset's Slice in with the combiner inlined, masking pads and "
+         "holes with a constant Where"});
   }
 }
 
