@@ -2,11 +2,15 @@
 // triangular_solve, lu, lu_pivots_to_permutation. Written from the LAPACK
 // routines JAX's CPU lowering calls (potrf, trsm, getrf) with plain loops in
 // double, rounded once to the result dtype; leading dims are a batch.
-// Real dtypes only (f16/bf16/f32/f64); complex operands are refused.
+// cholesky, triangular_solve and lu also take c64/c128 (computed in
+// complex<double>, as LAPACK's z-routines); the other kernels are real only
+// (f16/bf16/f32/f64) and refuse complex operands.
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -20,19 +24,22 @@
 namespace jax2onnx::jaxpr::linalg_internal {
 namespace {
 
-// Rank >= 2, real float; returns (batch count, rows, cols).
+// Rank >= 2, real float (or complex where `complex_ok`); returns (batch
+// count, rows, cols).
 struct MatrixDims {
   int64_t batch = 1, rows = 0, cols = 0;
 };
-absl::StatusOr<MatrixDims> Matrices(const Array& a, absl::string_view what) {
+absl::StatusOr<MatrixDims> Matrices(const Array& a, absl::string_view what,
+                                    bool complex_ok = false) {
   if (a.rank() < 2) {
     return absl::InvalidArgumentError(absl::StrCat(
         what, ": operand rank must be >= 2, got ", a.TypeString()));
   }
-  if (!IsFloat(a.dtype())) {
-    return absl::UnimplementedError(absl::StrCat(
-        what, ": the interpreter has real float kernels only, got ",
-        a.TypeString()));
+  if (!IsFloat(a.dtype()) && !(complex_ok && IsComplex(a.dtype()))) {
+    return absl::UnimplementedError(
+        absl::StrCat(what, ": the interpreter has ",
+                     complex_ok ? "real float and complex" : "real float",
+                     " kernels only, got ", a.TypeString()));
   }
   MatrixDims d;
   d.rows = a.shape()[a.rank() - 2];
@@ -41,79 +48,104 @@ absl::StatusOr<MatrixDims> Matrices(const Array& a, absl::string_view what) {
   return d;
 }
 
-// potrf (lower): A = L Lᵀ from the lower triangle, column by column; the
+// The scalar operations the kernels below need, for double and Complex
+// (complex<double>): LAPACK's z-routines are the d-routines with conjugates
+// where a transpose is Hermitian.
+double Conj(double x) { return x; }
+Complex Conj(Complex x) { return std::conj(x); }
+double RealPart(double x) { return x; }
+double RealPart(Complex x) { return x.real(); }
+double AbsSquare(double x) { return x * x; }
+double AbsSquare(Complex x) { return std::norm(x); }
+template <typename T>
+T NaNOf() {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  if constexpr (std::is_same_v<T, Complex>) {
+    return Complex(nan, nan);
+  } else {
+    return nan;
+  }
+}
+// The pivot magnitude of getrf: |x| for real x, and for complex x LAPACK's
+// cabs1 |Re x| + |Im x| (izamax, and JAX's own _lu_unblocked), not |x|.
+double PivotMagnitude(double x) { return std::abs(x); }
+double PivotMagnitude(Complex x) {
+  return std::abs(x.real()) + std::abs(x.imag());
+}
+
+// potrf (lower): A = L Lᴴ from the lower triangle, column by column; the
 // strict upper triangle keeps the input; a pivot that is not > 0 makes the
-// whole matrix NaN (JAX replaces a failed factorization).
+// whole matrix NaN (JAX replaces a failed factorization; NaN + NaN i for
+// complex). The pivot is real: zpotrf reads only the real part of the
+// diagonal (DBLE(A(J,J)) - ZDOTC) and stores L[j][j] with imaginary part 0.
+template <typename T>
+void CholeskyInPlace(int64_t n, T* m) {
+  bool ok = true;
+  for (int64_t j = 0; j < n && ok; ++j) {
+    double s = RealPart(m[j * n + j]);
+    for (int64_t p = 0; p < j; ++p) s -= AbsSquare(m[j * n + p]);
+    if (!(s > 0)) {
+      ok = false;
+      break;
+    }
+    const double ljj = std::sqrt(s);
+    m[j * n + j] = ljj;
+    for (int64_t i = j + 1; i < n; ++i) {
+      T t = m[i * n + j];
+      for (int64_t p = 0; p < j; ++p) t -= m[i * n + p] * Conj(m[j * n + p]);
+      m[i * n + j] = t / ljj;
+    }
+  }
+  if (!ok) {
+    for (int64_t i = 0; i < n * n; ++i) m[i] = NaNOf<T>();
+  }
+}
+
+template <typename T>
+Array Cholesky(const Array& in, const MatrixDims& d) {
+  const int64_t n = d.rows;
+  std::vector<T> a = Widen<T>(in);
+  for (int64_t b = 0; b < d.batch; ++b)
+    CholeskyInPlace(n, a.data() + b * n * n);
+  return Narrow(a, in.dtype(), in.shape());
+}
+
 absl::StatusOr<std::vector<Array>> CholeskyKernel(
     const EvalContext& ctx, absl::Span<const Array> inputs) {
   if (inputs.size() != 1) {
     return absl::InvalidArgumentError("cholesky takes 1 operand");
   }
-  J2O_ASSIGN_OR_RETURN(MatrixDims d, Matrices(inputs[0], "cholesky"));
+  J2O_ASSIGN_OR_RETURN(MatrixDims d, Matrices(inputs[0], "cholesky", true));
   if (d.rows != d.cols) {
     return absl::InvalidArgumentError("cholesky: matrices must be square");
   }
-  const int64_t n = d.rows;
-  std::vector<double> a = Widen<double>(inputs[0]);
-  for (int64_t b = 0; b < d.batch; ++b) {
-    double* m = a.data() + b * n * n;
-    bool ok = true;
-    for (int64_t j = 0; j < n && ok; ++j) {
-      double s = m[j * n + j];
-      for (int64_t p = 0; p < j; ++p) s -= m[j * n + p] * m[j * n + p];
-      if (!(s > 0)) {
-        ok = false;
-        break;
-      }
-      const double ljj = std::sqrt(s);
-      m[j * n + j] = ljj;
-      for (int64_t i = j + 1; i < n; ++i) {
-        double t = m[i * n + j];
-        for (int64_t p = 0; p < j; ++p) t -= m[i * n + p] * m[j * n + p];
-        m[i * n + j] = t / ljj;
-      }
-    }
-    if (!ok) {
-      for (int64_t i = 0; i < n * n; ++i) {
-        m[i] = std::numeric_limits<double>::quiet_NaN();
-      }
-    }
+  if (IsComplex(inputs[0].dtype())) {
+    return std::vector<Array>{Cholesky<Complex>(inputs[0], d)};
   }
-  return std::vector<Array>{Narrow(a, inputs[0].dtype(), inputs[0].shape())};
+  return std::vector<Array>{Cholesky<double>(inputs[0], d)};
 }
 
-// trsm: op(A) X = B (left_side) or X op(A) = B; only the `lower` triangle of
-// A is read, unit_diagonal reads no diagonal.
-absl::StatusOr<std::vector<Array>> TriangularSolveKernel(
-    const EvalContext& ctx, absl::Span<const Array> inputs) {
-  if (inputs.size() != 2) {
-    return absl::InvalidArgumentError("triangular_solve takes 2 operands");
-  }
-  J2O_ASSIGN_OR_RETURN(bool left_side, ctx.params().GetBool("left_side"));
-  J2O_ASSIGN_OR_RETURN(bool lower, ctx.params().GetBool("lower"));
-  J2O_ASSIGN_OR_RETURN(bool transpose_a, ctx.params().GetBool("transpose_a"));
-  J2O_ASSIGN_OR_RETURN(bool unit_diagonal,
-                       ctx.params().GetBool("unit_diagonal"));
-  J2O_ASSIGN_OR_RETURN(MatrixDims da, Matrices(inputs[0], "triangular_solve"));
-  J2O_ASSIGN_OR_RETURN(MatrixDims db, Matrices(inputs[1], "triangular_solve"));
-  const int64_t m = da.rows;
-  const int64_t rows = db.rows, cols = db.cols;
-  if (da.cols != m || da.batch != db.batch || (left_side ? rows : cols) != m) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("triangular_solve: incompatible ", inputs[0].TypeString(),
-                     " and ", inputs[1].TypeString()));
-  }
-  std::vector<double> a = Widen<double>(inputs[0]);
-  std::vector<double> x = Widen<double>(inputs[1]);
-  for (int64_t b = 0; b < da.batch; ++b) {
-    const double* am = a.data() + b * m * m;
-    double* xm = x.data() + b * rows * cols;
+// trsm: op(A) X = B (left_side) or X op(A) = B, op(A) = A, Aᵀ (transpose_a),
+// conj(A) (conjugate_a; JAX conjugates A before calling trsm) or Aᴴ (both);
+// only the `lower` triangle of A is read, unit_diagonal reads no diagonal.
+template <typename T>
+Array TriangularSolve(const Array& a_in, const Array& b_in, int64_t batch,
+                      bool left_side, bool lower, bool transpose_a,
+                      bool conjugate_a, bool unit_diagonal) {
+  const int64_t m = a_in.shape()[a_in.rank() - 1];
+  const int64_t rows = b_in.shape()[b_in.rank() - 2];
+  const int64_t cols = b_in.shape()[b_in.rank() - 1];
+  std::vector<T> a = Widen<T>(a_in);
+  std::vector<T> x = Widen<T>(b_in);
+  for (int64_t b = 0; b < batch; ++b) {
+    const T* am = a.data() + b * m * m;
+    T* xm = x.data() + b * rows * cols;
     // op(A)[i][j], reading only the stored triangle.
-    auto op = [&](int64_t i, int64_t j) -> double {
+    auto op = [&](int64_t i, int64_t j) -> T {
       if (transpose_a) std::swap(i, j);
-      if (i == j) return unit_diagonal ? 1.0 : am[i * m + j];
-      if (lower ? j > i : j < i) return 0.0;
-      return am[i * m + j];
+      if (i == j && unit_diagonal) return T(1);
+      if (i != j && (lower ? j > i : j < i)) return T(0);
+      return conjugate_a ? Conj(am[i * m + j]) : am[i * m + j];
     };
     // op(A) lower <=> lower != transpose_a. Left: rows of X in dependency
     // order; right: X op(A) = B solves columns of X.
@@ -122,7 +154,7 @@ absl::StatusOr<std::vector<Array>> TriangularSolveKernel(
       for (int64_t c = 0; c < cols; ++c) {
         for (int64_t t = 0; t < m; ++t) {
           const int64_t k = op_lower ? t : m - 1 - t;
-          double s = xm[k * cols + c];
+          T s = xm[k * cols + c];
           for (int64_t j = 0; j < m; ++j) {
             if (j != k && (op_lower ? j < k : j > k)) {
               s -= op(k, j) * xm[j * cols + c];
@@ -137,7 +169,7 @@ absl::StatusOr<std::vector<Array>> TriangularSolveKernel(
       for (int64_t r = 0; r < rows; ++r) {
         for (int64_t t = 0; t < m; ++t) {
           const int64_t k = op_lower ? m - 1 - t : t;
-          double s = xm[r * cols + k];
+          T s = xm[r * cols + k];
           for (int64_t j = 0; j < m; ++j) {
             if (j != k && (op_lower ? j > k : j < k)) {
               s -= xm[r * cols + j] * op(j, k);
@@ -148,7 +180,40 @@ absl::StatusOr<std::vector<Array>> TriangularSolveKernel(
       }
     }
   }
-  return std::vector<Array>{Narrow(x, inputs[1].dtype(), inputs[1].shape())};
+  return Narrow(x, b_in.dtype(), b_in.shape());
+}
+
+absl::StatusOr<std::vector<Array>> TriangularSolveKernel(
+    const EvalContext& ctx, absl::Span<const Array> inputs) {
+  if (inputs.size() != 2) {
+    return absl::InvalidArgumentError("triangular_solve takes 2 operands");
+  }
+  J2O_ASSIGN_OR_RETURN(bool left_side, ctx.params().GetBool("left_side"));
+  J2O_ASSIGN_OR_RETURN(bool lower, ctx.params().GetBool("lower"));
+  J2O_ASSIGN_OR_RETURN(bool transpose_a, ctx.params().GetBool("transpose_a"));
+  J2O_ASSIGN_OR_RETURN(bool conjugate_a, ctx.params().GetBool("conjugate_a"));
+  J2O_ASSIGN_OR_RETURN(bool unit_diagonal,
+                       ctx.params().GetBool("unit_diagonal"));
+  J2O_ASSIGN_OR_RETURN(MatrixDims da,
+                       Matrices(inputs[0], "triangular_solve", true));
+  J2O_ASSIGN_OR_RETURN(MatrixDims db,
+                       Matrices(inputs[1], "triangular_solve", true));
+  const int64_t m = da.rows;
+  if (da.cols != m || da.batch != db.batch ||
+      (left_side ? db.rows : db.cols) != m ||
+      inputs[0].dtype() != inputs[1].dtype()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("triangular_solve: incompatible ", inputs[0].TypeString(),
+                     " and ", inputs[1].TypeString()));
+  }
+  if (IsComplex(inputs[0].dtype())) {
+    return std::vector<Array>{TriangularSolve<Complex>(
+        inputs[0], inputs[1], da.batch, left_side, lower, transpose_a,
+        conjugate_a, unit_diagonal)};
+  }
+  return std::vector<Array>{TriangularSolve<double>(
+      inputs[0], inputs[1], da.batch, left_side, lower, transpose_a,
+      /*conjugate_a=*/false, unit_diagonal)};
 }
 
 // Writes the permutation produced by applying `pivots` (row swaps k <->
@@ -164,26 +229,23 @@ std::vector<int64_t> PivotsToPermutation(const int64_t* pivots, int64_t k,
   return perm;
 }
 
-// getrf: partial pivoting (first row of largest |a[i][k]|, i >= k), the
-// column below a nonzero pivot scaled by 1/pivot, rank-1 trailing update.
-absl::StatusOr<std::vector<Array>> LuKernel(const EvalContext& ctx,
-                                            absl::Span<const Array> inputs) {
-  if (inputs.size() != 1 || ctx.num_outputs() != 3) {
-    return absl::InvalidArgumentError("lu takes 1 operand and has 3 results");
-  }
-  J2O_ASSIGN_OR_RETURN(MatrixDims d, Matrices(inputs[0], "lu"));
+// getrf: partial pivoting (first row of largest PivotMagnitude(a[i][k]),
+// i >= k), the column below a nonzero pivot scaled by 1/pivot, rank-1
+// trailing update. Fills the factors in place and `pivots` [batch, steps].
+template <typename T>
+Array Lu(const Array& in, const MatrixDims& d, std::vector<int64_t>& pivots) {
   const int64_t m = d.rows, n = d.cols, steps = std::min(m, n);
-  std::vector<double> a = Widen<double>(inputs[0]);
-  std::vector<int64_t> pivots(d.batch * steps), perms(d.batch * m);
+  std::vector<T> a = Widen<T>(in);
+  pivots.assign(d.batch * steps, 0);
   for (int64_t b = 0; b < d.batch; ++b) {
-    double* w = a.data() + b * m * n;
+    T* w = a.data() + b * m * n;
     int64_t* piv = pivots.data() + b * steps;
     for (int64_t k = 0; k < steps; ++k) {
       int64_t p = k;
-      double best = std::abs(w[k * n + k]);
+      double best = PivotMagnitude(w[k * n + k]);
       for (int64_t i = k + 1; i < m; ++i) {
-        if (std::abs(w[i * n + k]) > best) {
-          best = std::abs(w[i * n + k]);
+        if (PivotMagnitude(w[i * n + k]) > best) {
+          best = PivotMagnitude(w[i * n + k]);
           p = i;
         }
       }
@@ -191,21 +253,40 @@ absl::StatusOr<std::vector<Array>> LuKernel(const EvalContext& ctx,
       if (p != k) {
         for (int64_t j = 0; j < n; ++j) std::swap(w[k * n + j], w[p * n + j]);
       }
-      const double pivot = w[k * n + k];
-      if (pivot != 0) {
+      const T pivot = w[k * n + k];
+      const bool nonzero = pivot != T(0);
+      if (nonzero) {
         for (int64_t i = k + 1; i < m; ++i) w[i * n + k] /= pivot;
       }
       for (int64_t i = k + 1; i < m; ++i) {
-        const double l = pivot != 0 ? w[i * n + k] : 0.0;
+        const T l = nonzero ? w[i * n + k] : T(0);
         for (int64_t j = k + 1; j < n; ++j) w[i * n + j] -= l * w[k * n + j];
       }
     }
-    std::vector<int64_t> perm = PivotsToPermutation(piv, steps, m);
+  }
+  return Narrow(a, in.dtype(), in.shape());
+}
+
+absl::StatusOr<std::vector<Array>> LuKernel(const EvalContext& ctx,
+                                            absl::Span<const Array> inputs) {
+  if (inputs.size() != 1 || ctx.num_outputs() != 3) {
+    return absl::InvalidArgumentError("lu takes 1 operand and has 3 results");
+  }
+  J2O_ASSIGN_OR_RETURN(MatrixDims d, Matrices(inputs[0], "lu", true));
+  const int64_t m = d.rows, steps = std::min(d.rows, d.cols);
+  std::vector<int64_t> pivots;
+  Array factors = IsComplex(inputs[0].dtype())
+                      ? Lu<Complex>(inputs[0], d, pivots)
+                      : Lu<double>(inputs[0], d, pivots);
+  std::vector<int64_t> perms(d.batch * m);
+  for (int64_t b = 0; b < d.batch; ++b) {
+    std::vector<int64_t> perm =
+        PivotsToPermutation(pivots.data() + b * steps, steps, m);
     std::copy(perm.begin(), perm.end(), perms.begin() + b * m);
   }
   J2O_ASSIGN_OR_RETURN(std::vector<int64_t> piv_shape, ctx.OutputShape(1));
   J2O_ASSIGN_OR_RETURN(std::vector<int64_t> perm_shape, ctx.OutputShape(2));
-  return std::vector<Array>{Narrow(a, inputs[0].dtype(), inputs[0].shape()),
+  return std::vector<Array>{std::move(factors),
                             Narrow(pivots, ctx.OutputDType(1), piv_shape),
                             Narrow(perms, ctx.OutputDType(2), perm_shape)};
 }

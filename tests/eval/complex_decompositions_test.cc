@@ -1,0 +1,204 @@
+// The reference interpreter's cholesky, triangular_solve and lu on complex
+// operands (jaxpr/eval/decompositions.cc), the oracle of their complex ONNX
+// lowerings. Expected values are numpy's (numpy.linalg.cholesky /
+// numpy.linalg.solve, the commands quoted next to them) or derived by hand in
+// the comments; the triangular solves are also checked for every parameter
+// combination by the residual op(A) X - B, with op(A) built here.
+#include <cmath>
+#include <complex>
+#include <string>
+#include <vector>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "jaxpr/array.h"
+#include "tests/eval/eval_test_util.h"
+
+namespace jax2onnx::jaxpr {
+namespace {
+
+using ::jax2onnx::jaxpr::testing::EvalText;
+using ::jax2onnx::jaxpr::testing::ToInts;
+using ::testing::ElementsAre;
+using Complex = std::complex<double>;
+
+Array C128(std::vector<int64_t> shape, const std::vector<Complex>& values) {
+  Array a(DType::kC128, std::move(shape));
+  for (size_t i = 0; i < values.size(); ++i) {
+    a.typed_data<double>()[2 * i] = values[i].real();
+    a.typed_data<double>()[2 * i + 1] = values[i].imag();
+  }
+  return a;
+}
+
+std::vector<Complex> ToComplex(const Array& a) {
+  std::vector<Complex> out;
+  for (int64_t i = 0; i < a.num_elements(); ++i) {
+    if (a.dtype() == DType::kC64) {
+      out.emplace_back(a.typed_data<float>()[2 * i],
+                       a.typed_data<float>()[2 * i + 1]);
+    } else {
+      out.emplace_back(a.typed_data<double>()[2 * i],
+                       a.typed_data<double>()[2 * i + 1]);
+    }
+  }
+  return out;
+}
+
+std::vector<Array> Eval(const std::string& text,
+                        const std::vector<Array>& inputs) {
+  auto out = EvalText(text, inputs);
+  EXPECT_TRUE(out.ok()) << out.status();
+  return out.ok() ? *out : std::vector<Array>{};
+}
+
+void ExpectNear(const std::vector<Complex>& got,
+                const std::vector<Complex>& want, double tol = 1e-12) {
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) {
+    EXPECT_NEAR(got[i].real(), want[i].real(), tol) << "element " << i;
+    EXPECT_NEAR(got[i].imag(), want[i].imag(), tol) << "element " << i;
+  }
+}
+
+TEST(ComplexCholeskyTest, HermitianFactorFromTheLowerTriangle) {
+  // A = L Lᴴ for L = [[2, 0, 0], [1-1i, 3, 0], [2i, 1+1i, 1]]:
+  //   A = [[4, 2+2i, -4i], [2-2i, 11, 1-5i], [4i, 1+5i, 7]]
+  // (numpy: L @ L.conj().T), and numpy.linalg.cholesky(A) returns L exactly.
+  // The operand holds A's lower triangle, imaginary parts 0.5i / -7i / 3i on
+  // the diagonal (zpotrf reads only DBLE(A(j,j))) and noise 9, 8i, -7 in the
+  // strict upper triangle, which comes back unchanged (potrf works in place;
+  // JAX applies tril outside the primitive).
+  auto out =
+      Eval("{ lambda ; a:c128[3,3]. let b:c128[3,3] = cholesky a in (b,) }",
+           {C128({3, 3}, {{4, 0.5},
+                          9,
+                          {0, 8},
+                          {2, -2},
+                          {11, -7},
+                          -7,
+                          {0, 4},
+                          {1, 5},
+                          {7, 3}})});
+  ASSERT_EQ(out.size(), 1u);
+  ExpectNear(ToComplex(out[0]),
+             {2, 9, {0, 8}, {1, -1}, 3, -7, {0, 2}, {1, 1}, 1});
+}
+
+TEST(ComplexCholeskyTest, FailedMemberIsNaNInBothParts) {
+  // Member 0 [[1, .], [2i, 1]]: L00 = 1, L10 = 2i, 1 - |2i|^2 = -3 < 0:
+  // fails, every entry NaN + NaN i (JAX's _nan_like for complex). Member 1
+  // [[9, .], [3i, 5]]: L00 = 3, L10 = i, L11 = sqrt(5 - 1) = 2.
+  auto out =
+      Eval("{ lambda ; a:c128[2,2,2]. let b:c128[2,2,2] = cholesky a in (b,) }",
+           {C128({2, 2, 2}, {1, 0, {0, 2}, 1, 9, 0, {0, 3}, 5})});
+  ASSERT_EQ(out.size(), 1u);
+  std::vector<Complex> got = ToComplex(out[0]);
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_TRUE(std::isnan(got[i].real()) && std::isnan(got[i].imag()))
+        << "element " << i;
+  }
+  ExpectNear({got.begin() + 4, got.end()}, {3, 0, {0, 1}, 2});
+}
+
+// triangular_solve on c128[2,2] and b c128[2,1] (left) or [1,2] (right).
+std::vector<Complex> Solve(bool left, bool lower, bool trans, bool conj,
+                           bool unit, const std::vector<Complex>& a,
+                           const std::vector<Complex>& b) {
+  auto flag = [](bool v) { return v ? std::string("True") : "False"; };
+  const std::string shape = left ? "2,1" : "1,2";
+  const std::string text =
+      "{ lambda ; a:c128[2,2] b:c128[" + shape + "]. let c:c128[" + shape +
+      "] = triangular_solve[conjugate_a=" + flag(conj) +
+      " left_side=" + flag(left) + " lower=" + flag(lower) +
+      " transpose_a=" + flag(trans) + " unit_diagonal=" + flag(unit) +
+      "] a b in (c,) }";
+  auto out =
+      Eval(text, {C128({2, 2}, a), C128(left ? std::vector<int64_t>{2, 1}
+                                             : std::vector<int64_t>{1, 2},
+                                        b)});
+  return out.size() == 1 ? ToComplex(out[0]) : std::vector<Complex>{};
+}
+
+TEST(ComplexTriangularSolveTest, NumpyValues) {
+  // a = [[1+1i, 5-2i], [2-1i, 3+2i]], b = [1, 2+3i].
+  const std::vector<Complex> a = {{1, 1}, {5, -2}, {2, -1}, {3, 2}};
+  const std::vector<Complex> b = {1, {2, 3}};
+  // lower, transpose_a and conjugate_a: Aᴴ X = b with A = tril(a);
+  // numpy.linalg.solve(np.tril(a).conj().T, b) = [2, 1i]. By hand:
+  // x1 = (2+3i)/(3-2i) = i, x0 = (1 - (2+1i) i)/(1-1i) = (2-2i)/(1-1i) = 2.
+  ExpectNear(Solve(true, true, true, true, false, a, b), {2, {0, 1}});
+  // lower, conjugate_a only: conj(A) X = b (JAX conjugates A first);
+  // numpy.linalg.solve(np.tril(a).conj(), b) = [0.5+0.5i,
+  // 0.11538461538461536+0.576923076923077i].
+  ExpectNear(Solve(true, true, false, true, false, a, b),
+             {{0.5, 0.5}, {0.11538461538461536, 0.576923076923077}});
+  // right side, upper: X triu(a) = b; numpy.linalg.solve(np.triu(a).T, b).T
+  // = [0.5-0.5i, 1.1153846153846152+1.423076923076923i].
+  ExpectNear(Solve(false, false, false, false, false, a, b),
+             {{0.5, -0.5}, {1.1153846153846152, 1.423076923076923}});
+}
+
+TEST(ComplexTriangularSolveTest, EveryParameterCombinationSolves) {
+  // The residual op(A) X - B (left) or X op(A) - B (right) vanishes, op(A)
+  // built here from the named triangle (unit diagonal: 1), conjugated and/or
+  // transposed. The unread triangle holds 100 + 100i, which would spoil any
+  // solve that read it.
+  const Complex big(100, 100);
+  for (int mask = 0; mask < 32; ++mask) {
+    const bool left = mask & 1, lower = mask & 2, trans = mask & 4,
+               conj = mask & 8, unit = mask & 16;
+    std::vector<Complex> a = {{2, 1}, big, {1, -3}, {-1, 2}};
+    if (!lower) std::swap(a[1], a[2]);
+    const std::vector<Complex> b = {{1, 2}, {-3, 0.5}};
+    Complex op[2][2];
+    for (int i = 0; i < 2; ++i) {
+      for (int j = 0; j < 2; ++j) {
+        const int r = trans ? j : i, c = trans ? i : j;
+        Complex v = (lower ? c > r : c < r) ? 0.0 : a[r * 2 + c];
+        if (r == c && unit) v = 1;
+        op[i][j] = conj ? std::conj(v) : v;
+      }
+    }
+    const std::vector<Complex> x = Solve(left, lower, trans, conj, unit, a, b);
+    ASSERT_EQ(x.size(), 2u) << "mask " << mask;
+    for (int i = 0; i < 2; ++i) {
+      const Complex r = left ? op[i][0] * x[0] + op[i][1] * x[1]
+                             : x[0] * op[0][i] + x[1] * op[1][i];
+      EXPECT_NEAR(std::abs(r - b[i]), 0, 1e-12) << "mask " << mask;
+    }
+  }
+}
+
+TEST(ComplexLuTest, PivotsOnTheCabs1MagnitudeAsLapack) {
+  // Column 0 is [3, 2+2i]: |2+2i| = 2.83 < 3, but LAPACK's izamax (and JAX's
+  // _lu_unblocked) compare |Re| + |Im| = 4 > 3, so row 1 is the pivot.
+  // Swapped: [[2+2i, i], [3, 1]]; l = 3/(2+2i) = 0.75-0.75i;
+  // u11 = 1 - l i = 0.25-0.75i. numpy: A[[1, 0]] == L @ U (allclose).
+  auto out = Eval(
+      "{ lambda ; a:c128[2,2]. let b:c128[2,2] c:i32[2] d:i32[2] = lu a in "
+      "(b, c, d) }",
+      {C128({2, 2}, {3, 1, {2, 2}, {0, 1}})});
+  ASSERT_EQ(out.size(), 3u);
+  ExpectNear(ToComplex(out[0]), {{2, 2}, {0, 1}, {0.75, -0.75}, {0.25, -0.75}});
+  EXPECT_THAT(ToInts(out[1]), ElementsAre(1, 1));
+  EXPECT_THAT(ToInts(out[2]), ElementsAre(1, 0));
+}
+
+TEST(ComplexLuTest, ZeroPivotSkipsScaling) {
+  // a = [[0, 1i], [0, 2]]. Column 0 is all zero (both parts): getf2 keeps
+  // pivot row 0, skips the scaling, and the trailing update uses l = 0, so
+  // 2 stays 2 (no division by the zero pivot leaks a NaN). Step 1 has only
+  // row 1. Factors = a, pivots [0, 1], permutation [0, 1].
+  auto out = Eval(
+      "{ lambda ; a:c128[2,2]. let b:c128[2,2] c:i32[2] d:i32[2] = lu a in "
+      "(b, c, d) }",
+      {C128({2, 2}, {0, {0, 1}, 0, 2})});
+  ASSERT_EQ(out.size(), 3u);
+  ExpectNear(ToComplex(out[0]), {0, {0, 1}, 0, 2});
+  EXPECT_THAT(ToInts(out[1]), ElementsAre(0, 1));
+  EXPECT_THAT(ToInts(out[2]), ElementsAre(0, 1));
+}
+
+}  // namespace
+}  // namespace jax2onnx::jaxpr
