@@ -74,7 +74,9 @@ const absl::flat_hash_map<std::string, Kind>& KindTable() {
                           "logistic",    "sort",
                           "asin",        "acos",
                           "asinh",       "acosh",
-                          "atan",        "atanh"}) {
+                          "atan",        "atanh",
+                          "cholesky",    "triangular_solve",
+                          "lu"}) {
       (*t)[p] = Kind::kRecipe;
     }
     return t;
