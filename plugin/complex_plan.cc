@@ -4,6 +4,7 @@
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "jaxpr/mesh.h"
 
 namespace jax2onnx::plugin::complex {
@@ -111,10 +112,27 @@ Kind ComplexKind(absl::string_view primitive) {
 }
 
 absl::Status RefuseComplex(const jaxpr::Eqn& eqn) {
+  static const auto* linalg =
+      new absl::flat_hash_set<std::string>{"eigh",
+                                           "svd",
+                                           "qr",
+                                           "geqrf",
+                                           "householder_product",
+                                           "tridiagonal_solve",
+                                           "schur",
+                                           "eig",
+                                           "hessenberg",
+                                           "tridiagonal"};
+  const char* hint =
+      linalg->contains(eqn.primitive)
+          ? "; of the complex factorizations cholesky, triangular_solve and "
+            "lu are lowered"
+          : "";
   return absl::UnimplementedError(absl::StrCat(
       "'", eqn.primitive,
       "' on complex values is not supported (complex values are lowered as "
-      "real [..., 2] tensors; supported primitives: see docs/complex.md)"));
+      "real [..., 2] tensors; supported primitives: see docs/complex.md",
+      hint, ")"));
 }
 
 std::vector<std::string> ComplexPrimitives(Kind kind) {

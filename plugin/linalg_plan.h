@@ -12,9 +12,12 @@
 // trsm, getf2): the same operations per element in the same order up to the
 // dot-product summation order, so f32 results agree to rounding.
 //
-// Only f32 and f64 are lowered: JAX's CPU kernels (LAPACK) take f32, f64,
-// c64 and c128; complex linear algebra is refused with a precise error, as
-// are f16/bf16, which JAX itself rejects.
+// The recipes here take f32 and f64: JAX's CPU kernels (LAPACK) take f32,
+// f64, c64 and c128. On c64/c128, cholesky, triangular_solve and lu are
+// lowered by linalg_complex_plan.h (reached through the complex dispatch of
+// complex_plan.h, so the recipes below never see a complex dtype); the other
+// factorizations refuse complex operands with a precise error, and f16/bf16,
+// which JAX itself rejects, are refused too.
 #ifndef JAX2ONNX_PLUGIN_LINALG_PLAN_H_
 #define JAX2ONNX_PLUGIN_LINALG_PLAN_H_
 
@@ -51,8 +54,8 @@ inline absl::Status CheckRealFloat(jaxpr::DType dtype, absl::string_view prim) {
   if (jaxpr::IsComplex(dtype)) {
     return absl::UnimplementedError(absl::StrCat(
         prim, " on ", jaxpr::ShortName(dtype),
-        ": complex linear algebra is not lowered to ONNX yet (f32 and f64 "
-        "are)"));
+        ": not lowered to ONNX for complex operands (f32 and f64 are; of the "
+        "complex factorizations only cholesky, triangular_solve and lu are)"));
   }
   return absl::UnimplementedError(absl::StrCat(
       prim, " on ", jaxpr::ShortName(dtype),
@@ -488,22 +491,28 @@ inline LoweringInfo LinalgLoweringInfo(absl::string_view name) {
     return more;
   };
   const char* kDtypes = "; f32/f64 (complex and f16/bf16 refused)";
+  const char* kWithComplex =
+      "; f32/f64, and c64/c128 as real [..., 2] parts (f16/bf16 refused)";
   if (name == "cholesky") {
     return {with({"MatMul", "Sqrt", "Div", "ReduceMax"}), kMinOpset,
             absl::StrCat("one Loop over columns (graph size independent of "
                          "n); non-PD -> all NaN; upper triangle from the "
-                         "input as LAPACK potrf",
-                         kDtypes)};
+                         "input as LAPACK potrf; complex: A = L L^H, real "
+                         "pivot as zpotrf",
+                         kWithComplex)};
   }
   if (name == "triangular_solve") {
     return {with({"MatMul", "Div", "Transpose"}), kMinOpset,
             absl::StrCat("one Loop of row substitutions; left/right, "
-                         "lower/upper, transpose_a, unit_diagonal",
-                         kDtypes)};
+                         "lower/upper, transpose_a, conjugate_a, "
+                         "unit_diagonal",
+                         kWithComplex)};
   }
   if (name == "lu") {
     return {with({"ArgMax", "GatherElements", "Div", "Mul"}), kMinOpset,
-            absl::StrCat("LAPACK getf2 partial pivoting in one Loop", kDtypes)};
+            absl::StrCat("LAPACK getf2 partial pivoting in one Loop; complex "
+                         "pivots on |re| + |im| as izamax",
+                         kWithComplex)};
   }
   if (name == "eigh" || name == "svd") {
     return {with({"Mod", "Div", "Sqrt", "TopK", "GatherElements", "ReduceSum",
