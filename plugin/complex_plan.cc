@@ -77,7 +77,8 @@ const absl::flat_hash_map<std::string, Kind>& KindTable() {
                           "asinh",       "acosh",
                           "atan",        "atanh",
                           "cholesky",    "triangular_solve",
-                          "lu"}) {
+                          "lu",          "qr",
+                          "geqrf",       "householder_product"}) {
       (*t)[p] = Kind::kRecipe;
     }
     return t;
@@ -112,21 +113,15 @@ Kind ComplexKind(absl::string_view primitive) {
 }
 
 absl::Status RefuseComplex(const jaxpr::Eqn& eqn) {
-  static const auto* linalg =
-      new absl::flat_hash_set<std::string>{"eigh",
-                                           "svd",
-                                           "qr",
-                                           "geqrf",
-                                           "householder_product",
-                                           "tridiagonal_solve",
-                                           "schur",
-                                           "eig",
-                                           "hessenberg",
-                                           "tridiagonal"};
+  // Factorizations without a complex lowering: the refusal names the ones
+  // that have one.
+  static const auto* linalg = new absl::flat_hash_set<std::string>{
+      "eigh",       "svd",         "tridiagonal_solve", "schur", "eig",
+      "hessenberg", "tridiagonal", "cholesky_update",   "geqp3"};
   const char* hint =
       linalg->contains(eqn.primitive)
-          ? "; of the complex factorizations cholesky, triangular_solve and "
-            "lu are lowered"
+          ? "; of the complex factorizations cholesky, triangular_solve, lu, "
+            "qr, geqrf and householder_product are lowered"
           : "";
   return absl::UnimplementedError(absl::StrCat(
       "'", eqn.primitive,

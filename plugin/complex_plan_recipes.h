@@ -28,6 +28,7 @@
 #include "plugin/complex_plan.h"
 #include "plugin/complex_plan_math.h"
 #include "plugin/linalg_complex_plan.h"
+#include "plugin/qr_complex_plan.h"
 #include "plugin/sort_plan.h"
 
 namespace jax2onnx::plugin::complex {
@@ -493,6 +494,9 @@ absl::Status LowerComplexRecipe(E& e) {
   if (p == "cholesky") return LowerComplexCholesky(e);
   if (p == "triangular_solve") return LowerComplexTriangularSolve(e);
   if (p == "lu") return LowerComplexLu(e);
+  if (p == "qr") return LowerComplexQr(e);
+  if (p == "geqrf") return LowerComplexGeqrf(e);
+  if (p == "householder_product") return LowerComplexHouseholderProduct(e);
   if (p == "dot_general" || p == "conv_general_dilated") {
     return LowerComplexBilinear(e);
   }

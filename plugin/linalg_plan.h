@@ -14,10 +14,11 @@
 //
 // The recipes here take f32 and f64: JAX's CPU kernels (LAPACK) take f32,
 // f64, c64 and c128. On c64/c128, cholesky, triangular_solve and lu are
-// lowered by linalg_complex_plan.h (reached through the complex dispatch of
-// complex_plan.h, so the recipes below never see a complex dtype); the other
-// factorizations refuse complex operands with a precise error, and f16/bf16,
-// which JAX itself rejects, are refused too.
+// lowered by linalg_complex_plan.h and qr, geqrf, householder_product by
+// qr_complex_plan.h (reached through the complex dispatch of complex_plan.h,
+// so the real recipes never see a complex dtype); the other factorizations
+// refuse complex operands with a precise error, and f16/bf16, which JAX
+// itself rejects, are refused too.
 #ifndef JAX2ONNX_PLUGIN_LINALG_PLAN_H_
 #define JAX2ONNX_PLUGIN_LINALG_PLAN_H_
 
@@ -55,7 +56,8 @@ inline absl::Status CheckRealFloat(jaxpr::DType dtype, absl::string_view prim) {
     return absl::UnimplementedError(absl::StrCat(
         prim, " on ", jaxpr::ShortName(dtype),
         ": not lowered to ONNX for complex operands (f32 and f64 are; of the "
-        "complex factorizations only cholesky, triangular_solve and lu are)"));
+        "complex factorizations cholesky, triangular_solve, lu, qr, geqrf and "
+        "householder_product are)"));
   }
   return absl::UnimplementedError(absl::StrCat(
       prim, " on ", jaxpr::ShortName(dtype),
@@ -529,14 +531,17 @@ inline LoweringInfo LinalgLoweringInfo(absl::string_view name) {
     return {with({"MatMul", "Sqrt", "Div", "ReduceSum", "Slice", "Concat"}),
             kMinOpset,
             absl::StrCat("LAPACK ", name == "geqrf" ? "geqrf" : "orgqr",
-                         " reflectors in one Loop", kDtypes)};
+                         " reflectors in one Loop; complex: zlarfg (real "
+                         "beta, H = I - tau v v^H)",
+                         kWithComplex)};
   }
   if (name == "qr") {
     return {with({"MatMul", "Sqrt", "Div", "ReduceSum", "Slice", "Concat"}),
             kMinOpset,
             absl::StrCat("Householder (LAPACK dlarfg signs) in one Loop; "
-                         "static m, n; pivoting refused",
-                         kDtypes)};
+                         "static m, n; pivoting refused; complex: zlarfg "
+                         "(R's diagonal real)",
+                         kWithComplex)};
   }
   if (name == "tridiagonal_solve") {
     return {with({"Div", "Mul", "Sub", "ReduceSum"}), kMinOpset,

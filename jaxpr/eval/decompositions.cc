@@ -2,9 +2,9 @@
 // triangular_solve, lu, lu_pivots_to_permutation. Written from the LAPACK
 // routines JAX's CPU lowering calls (potrf, trsm, getrf) with plain loops in
 // double, rounded once to the result dtype; leading dims are a batch.
-// cholesky, triangular_solve and lu also take c64/c128 (computed in
-// complex<double>, as LAPACK's z-routines); the other kernels are real only
-// (f16/bf16/f32/f64) and refuse complex operands.
+// cholesky, triangular_solve, lu, qr, geqrf and householder_product also
+// take c64/c128 (computed in complex<double>, as LAPACK's z-routines); the
+// other kernels are real only (f16/bf16/f32/f64) and refuse complex operands.
 #include <algorithm>
 #include <cmath>
 #include <complex>
@@ -469,8 +469,85 @@ absl::StatusOr<std::vector<Array>> SvdKernel(const EvalContext& ctx,
   return out;
 }
 
-// qr (geqrf + householder_product, LAPACK dlarfg's reflector convention:
-// beta = -sign(alpha) |x|, so R's diagonal may be negative).
+// LAPACK's dlarfg / zlarfg on (alpha, x[0..count) with `stride`): returns
+// tau (0 for H = I: x == 0 and alpha real), scales x in place to the
+// essential part of v (v[0] = 1) and sets alpha to beta, real, -sign(Re
+// alpha) sqrt(|alpha|^2 + |x|^2). tau = (beta - alpha) / beta, which for
+// complex alpha is zlarfg's ((beta - Re alpha) / beta, -Im alpha / beta);
+// zlarfg also reflects when x is empty but alpha is not real, so a complex R
+// has a real last diagonal entry.
+template <typename T>
+T MakeReflector(T& alpha, T* x, int64_t count, int64_t stride) {
+  double xnorm2 = 0;
+  for (int64_t i = 0; i < count; ++i) xnorm2 += AbsSquare(x[i * stride]);
+  if (xnorm2 == 0 && alpha == T(RealPart(alpha))) return T(0);
+  const double norm = std::sqrt(AbsSquare(alpha) + xnorm2);
+  const double beta = RealPart(alpha) < 0 ? norm : -norm;
+  const T tau = (T(beta) - alpha) / beta;
+  for (int64_t i = 0; i < count; ++i) x[i * stride] /= (alpha - beta);
+  alpha = beta;
+  return tau;
+}
+
+// H = I - tau v vᴴ applied as Hᴴ from the left to columns [c0, n) of the
+// rows [j, m) of `r` (row-major, n columns), v = (1, r[j+1:, j]) read from
+// column j (zgeqr2 applies ZLARF with conj(tau)).
+template <typename T>
+void ApplyReflectorLeft(T* r, int64_t m, int64_t n, int64_t j, const T* v,
+                        T tau) {
+  for (int64_t c = j + 1; c < n; ++c) {
+    T dot = 0;
+    for (int64_t i = j; i < m; ++i) dot += Conj(v[i]) * r[i * n + c];
+    for (int64_t i = j; i < m; ++i) r[i * n + c] -= Conj(tau) * v[i] * dot;
+  }
+}
+
+// Q = Q H = Q - tau (Q v) vᴴ for an m x m row-major Q, v zero above j.
+template <typename T>
+void ApplyReflectorRight(T* q, int64_t m, int64_t j, const T* v, T tau) {
+  for (int64_t row = 0; row < m; ++row) {
+    T dot = 0;
+    for (int64_t i = j; i < m; ++i) dot += q[row * m + i] * v[i];
+    for (int64_t i = j; i < m; ++i) q[row * m + i] -= tau * dot * Conj(v[i]);
+  }
+}
+
+// qr (geqrf + householder_product, LAPACK's dlarfg/zlarfg reflector
+// convention: beta = -sign(Re alpha) |(alpha, x)|, so R's diagonal may be
+// negative, and is real).
+template <typename T>
+std::vector<Array> Qr(const Array& in, const MatrixDims& d, bool full,
+                      const std::vector<int64_t>& q_shape,
+                      const std::vector<int64_t>& r_shape) {
+  const int64_t m = d.rows, n = d.cols, k = std::min(m, n);
+  const int64_t kq = full ? m : k;
+  std::vector<T> all = Widen<T>(in);
+  std::vector<T> qs, rs;
+  for (int64_t b = 0; b < d.batch; ++b) {
+    std::vector<T> r(all.begin() + b * m * n, all.begin() + (b + 1) * m * n);
+    std::vector<T> q(m * m, T(0));
+    for (int64_t i = 0; i < m; ++i) q[i * m + i] = 1;
+    for (int64_t j = 0; j < k; ++j) {
+      const T tau =
+          MakeReflector(r[j * n + j], r.data() + (j + 1) * n + j, m - j - 1, n);
+      if (tau == T(0)) continue;  // H = I
+      std::vector<T> v(m, T(0));
+      v[j] = 1;
+      for (int64_t i = j + 1; i < m; ++i) v[i] = r[i * n + j];
+      ApplyReflectorLeft(r.data(), m, n, j, v.data(), tau);
+      for (int64_t i = j + 1; i < m; ++i) r[i * n + j] = 0;
+      ApplyReflectorRight(q.data(), m, j, v.data(), tau);
+    }
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t c = 0; c < kq; ++c) qs.push_back(q[i * m + c]);
+    }
+    for (int64_t i = 0; i < kq; ++i) {
+      for (int64_t c = 0; c < n; ++c) rs.push_back(c >= i ? r[i * n + c] : 0.0);
+    }
+  }
+  return {Narrow(qs, in.dtype(), q_shape), Narrow(rs, in.dtype(), r_shape)};
+}
+
 absl::StatusOr<std::vector<Array>> QrKernel(const EvalContext& ctx,
                                             absl::Span<const Array> inputs) {
   if (inputs.size() != 1 || ctx.num_outputs() != 2) {
@@ -484,132 +561,99 @@ absl::StatusOr<std::vector<Array>> QrKernel(const EvalContext& ctx,
     }
   }
   J2O_ASSIGN_OR_RETURN(bool full, ctx.params().GetBool("full_matrices"));
-  J2O_ASSIGN_OR_RETURN(MatrixDims d, Matrices(inputs[0], "qr"));
-  const int64_t m = d.rows, n = d.cols, k = std::min(m, n);
-  const int64_t kq = full ? m : k;
-  std::vector<double> all = Widen<double>(inputs[0]);
-  std::vector<double> qs, rs;
-  for (int64_t b = 0; b < d.batch; ++b) {
-    std::vector<double> r(all.begin() + b * m * n,
-                          all.begin() + (b + 1) * m * n);
-    std::vector<double> q(m * m, 0.0);
-    for (int64_t i = 0; i < m; ++i) q[i * m + i] = 1;
-    for (int64_t j = 0; j < k; ++j) {
-      const double alpha = r[j * n + j];
-      double xnorm2 = 0;
-      for (int64_t i = j + 1; i < m; ++i) xnorm2 += r[i * n + j] * r[i * n + j];
-      if (xnorm2 == 0) continue;  // H = I, tau = 0
-      const double norm = std::sqrt(alpha * alpha + xnorm2);
-      const double beta = alpha < 0 ? norm : -norm;
-      const double tau = (beta - alpha) / beta;
-      std::vector<double> v(m, 0.0);
-      v[j] = 1;
-      for (int64_t i = j + 1; i < m; ++i) v[i] = r[i * n + j] / (alpha - beta);
-      for (int64_t c = j + 1; c < n; ++c) {  // R[:, j+1:] -= tau v vᵀ R
-        double dot = 0;
-        for (int64_t i = j; i < m; ++i) dot += v[i] * r[i * n + c];
-        for (int64_t i = j; i < m; ++i) r[i * n + c] -= tau * v[i] * dot;
-      }
-      r[j * n + j] = beta;
-      for (int64_t i = j + 1; i < m; ++i) r[i * n + j] = 0;
-      for (int64_t row = 0; row < m; ++row) {  // Q = Q - tau (Q v) vᵀ
-        double dot = 0;
-        for (int64_t i = j; i < m; ++i) dot += q[row * m + i] * v[i];
-        for (int64_t i = j; i < m; ++i) q[row * m + i] -= tau * dot * v[i];
-      }
-    }
-    for (int64_t i = 0; i < m; ++i) {
-      for (int64_t c = 0; c < kq; ++c) qs.push_back(q[i * m + c]);
-    }
-    for (int64_t i = 0; i < kq; ++i) {
-      for (int64_t c = 0; c < n; ++c) rs.push_back(c >= i ? r[i * n + c] : 0.0);
-    }
-  }
+  J2O_ASSIGN_OR_RETURN(MatrixDims d, Matrices(inputs[0], "qr", true));
   J2O_ASSIGN_OR_RETURN(std::vector<int64_t> q_shape, ctx.OutputShape(0));
   J2O_ASSIGN_OR_RETURN(std::vector<int64_t> r_shape, ctx.OutputShape(1));
-  return std::vector<Array>{Narrow(qs, inputs[0].dtype(), q_shape),
-                            Narrow(rs, inputs[0].dtype(), r_shape)};
+  if (IsComplex(inputs[0].dtype())) {
+    return Qr<Complex>(inputs[0], d, full, q_shape, r_shape);
+  }
+  return Qr<double>(inputs[0], d, full, q_shape, r_shape);
 }
 
 // geqrf: LAPACK's compact QR (R above the diagonal, the reflectors' essential
-// parts below, taus), dlarfg's conventions as in QrKernel.
+// parts below, taus), the reflectors of Qr.
+template <typename T>
+std::vector<Array> Geqrf(const Array& in, const MatrixDims& d, DType tau_dtype,
+                         const std::vector<int64_t>& tau_shape) {
+  const int64_t m = d.rows, n = d.cols, k = std::min(m, n);
+  std::vector<T> r = Widen<T>(in);
+  std::vector<T> taus(d.batch * k, T(0));
+  std::vector<T> v(m);
+  for (int64_t b = 0; b < d.batch; ++b) {
+    T* w = r.data() + b * m * n;
+    for (int64_t j = 0; j < k; ++j) {
+      const T tau =
+          MakeReflector(w[j * n + j], w + (j + 1) * n + j, m - j - 1, n);
+      taus[b * k + j] = tau;
+      if (tau == T(0)) continue;
+      v[j] = 1;
+      for (int64_t i = j + 1; i < m; ++i) v[i] = w[i * n + j];
+      ApplyReflectorLeft(w, m, n, j, v.data(), tau);
+    }
+  }
+  return {Narrow(r, in.dtype(), in.shape()),
+          Narrow(taus, tau_dtype, tau_shape)};
+}
+
 absl::StatusOr<std::vector<Array>> GeqrfKernel(const EvalContext& ctx,
                                                absl::Span<const Array> inputs) {
   if (inputs.size() != 1 || ctx.num_outputs() != 2) {
     return absl::InvalidArgumentError("geqrf takes 1 operand, 2 results");
   }
-  J2O_ASSIGN_OR_RETURN(MatrixDims d, Matrices(inputs[0], "geqrf"));
-  const int64_t m = d.rows, n = d.cols, k = std::min(m, n);
-  std::vector<double> r = Widen<double>(inputs[0]);
-  std::vector<double> taus(d.batch * k, 0.0);
-  for (int64_t b = 0; b < d.batch; ++b) {
-    double* w = r.data() + b * m * n;
-    for (int64_t j = 0; j < k; ++j) {
-      const double alpha = w[j * n + j];
-      double xnorm2 = 0;
-      for (int64_t i = j + 1; i < m; ++i) xnorm2 += w[i * n + j] * w[i * n + j];
-      if (xnorm2 == 0) continue;
-      const double norm = std::sqrt(alpha * alpha + xnorm2);
-      const double beta = alpha < 0 ? norm : -norm;
-      const double tau = (beta - alpha) / beta;
-      for (int64_t i = j + 1; i < m; ++i) w[i * n + j] /= (alpha - beta);
-      for (int64_t c = j + 1; c < n; ++c) {
-        double dot = w[j * n + c];
-        for (int64_t i = j + 1; i < m; ++i) dot += w[i * n + j] * w[i * n + c];
-        w[j * n + c] -= tau * dot;
-        for (int64_t i = j + 1; i < m; ++i) {
-          w[i * n + c] -= tau * w[i * n + j] * dot;
-        }
-      }
-      w[j * n + j] = beta;
-      taus[b * k + j] = tau;
-    }
-  }
+  J2O_ASSIGN_OR_RETURN(MatrixDims d, Matrices(inputs[0], "geqrf", true));
   J2O_ASSIGN_OR_RETURN(std::vector<int64_t> tau_shape, ctx.OutputShape(1));
-  return std::vector<Array>{Narrow(r, inputs[0].dtype(), inputs[0].shape()),
-                            Narrow(taus, ctx.OutputDType(1), tau_shape)};
+  if (IsComplex(inputs[0].dtype())) {
+    return Geqrf<Complex>(inputs[0], d, ctx.OutputDType(1), tau_shape);
+  }
+  return Geqrf<double>(inputs[0], d, ctx.OutputDType(1), tau_shape);
 }
 
-// householder_product (LAPACK orgqr): the first n columns of
-// H_0 ... H_{k-1}, v_j = (0, ..., 1, a[j+1:, j]).
+// householder_product (LAPACK orgqr/ungqr): the first n columns of
+// H_0 ... H_{k-1}, H_j = I - tau_j v_j v_jᴴ, v_j = (0, ..., 1, a[j+1:, j]).
+template <typename T>
+Array HouseholderProduct(const Array& a_in, const Array& taus_in,
+                         const MatrixDims& d, int64_t k) {
+  const int64_t m = d.rows, n = d.cols;
+  const std::vector<T> a = Widen<T>(a_in);
+  const std::vector<T> taus = Widen<T>(taus_in);
+  std::vector<T> out, v(m);
+  for (int64_t b = 0; b < d.batch; ++b) {
+    const T* w = a.data() + b * m * n;
+    std::vector<T> q(m * m, T(0));
+    for (int64_t i = 0; i < m; ++i) q[i * m + i] = 1;
+    for (int64_t j = 0; j < k; ++j) {
+      v[j] = 1;
+      for (int64_t i = j + 1; i < m; ++i) v[i] = w[i * n + j];
+      ApplyReflectorRight(q.data(), m, j, v.data(), taus[b * k + j]);
+    }
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t c = 0; c < n; ++c) out.push_back(q[i * m + c]);
+    }
+  }
+  return Narrow(out, a_in.dtype(), a_in.shape());
+}
+
 absl::StatusOr<std::vector<Array>> HouseholderProductKernel(
     const EvalContext& ctx, absl::Span<const Array> inputs) {
   if (inputs.size() != 2) {
     return absl::InvalidArgumentError("householder_product takes (a, taus)");
   }
   J2O_ASSIGN_OR_RETURN(MatrixDims d,
-                       Matrices(inputs[0], "householder_product"));
+                       Matrices(inputs[0], "householder_product", true));
   const int64_t m = d.rows, n = d.cols;
   const int64_t k = inputs[1].rank() == 0 ? 0 : inputs[1].shape().back();
-  if (m < n || k > n || inputs[1].num_elements() != d.batch * k) {
+  if (m < n || k > n || inputs[1].num_elements() != d.batch * k ||
+      inputs[0].dtype() != inputs[1].dtype()) {
     return absl::InvalidArgumentError(
         absl::StrCat("householder_product: incompatible ",
                      inputs[0].TypeString(), " and ", inputs[1].TypeString()));
   }
-  const std::vector<double> a = Widen<double>(inputs[0]);
-  const std::vector<double> taus = Widen<double>(inputs[1]);
-  std::vector<double> out;
-  for (int64_t b = 0; b < d.batch; ++b) {
-    const double* w = a.data() + b * m * n;
-    std::vector<double> q(m * m, 0.0);
-    for (int64_t i = 0; i < m; ++i) q[i * m + i] = 1;
-    for (int64_t j = 0; j < k; ++j) {
-      const double tau = taus[b * k + j];
-      for (int64_t row = 0; row < m; ++row) {  // Q = Q - tau (Q v) vᵀ
-        double dot = q[row * m + j];
-        for (int64_t i = j + 1; i < m; ++i)
-          dot += q[row * m + i] * w[i * n + j];
-        q[row * m + j] -= tau * dot;
-        for (int64_t i = j + 1; i < m; ++i) {
-          q[row * m + i] -= tau * dot * w[i * n + j];
-        }
-      }
-    }
-    for (int64_t i = 0; i < m; ++i) {
-      for (int64_t c = 0; c < n; ++c) out.push_back(q[i * m + c]);
-    }
+  if (IsComplex(inputs[0].dtype())) {
+    return std::vector<Array>{
+        HouseholderProduct<Complex>(inputs[0], inputs[1], d, k)};
   }
-  return std::vector<Array>{Narrow(out, inputs[0].dtype(), inputs[0].shape())};
+  return std::vector<Array>{
+      HouseholderProduct<double>(inputs[0], inputs[1], d, k)};
 }
 
 // tridiagonal_solve(dl, d, du, b): the Thomas algorithm

@@ -117,9 +117,9 @@ TEST_P(ComplexIoTest, UnsupportedPrimitiveOnComplexIsRefusedByName) {
               HasSubstr("'reduce_max' on complex values is not supported"));
 }
 
-// Complex cholesky / triangular_solve / lu keep the real recipes' shape: one
-// ONNX Loop, and a graph whose size does not depend on n (numerics:
-// testdata/complex/{cholesky,triangular_solve,lu}*).
+// Complex cholesky / triangular_solve / lu / qr keep the real recipes' shape:
+// one ONNX Loop, and a graph whose size does not depend on n (numerics:
+// testdata/complex/{cholesky,triangular_solve,lu,qr}*).
 TEST_P(ComplexIoTest, ComplexFactorizationsAreOneLoopIndependentOfN) {
   auto count = [&](const std::string& prim, int n) -> std::pair<int, int> {
     const std::string t =
@@ -131,6 +131,10 @@ TEST_P(ComplexIoTest, ComplexFactorizationsAreOneLoopIndependentOfN) {
       const std::string v = "i32[" + std::to_string(n) + "]";
       text = "{ lambda ; a:" + t + ". let b:" + t + " c:" + v + " d:" + v +
              " = lu a in (b, c, d) }";
+    } else if (prim == "qr") {
+      text = "{ lambda ; a:" + t + ". let b:" + t + " c:" + t +
+             " = qr[full_matrices=False pivoting=False use_magma=None] a in "
+             "(b, c) }";
     } else {
       text = "{ lambda ; a:" + t + " b:" + t + ". let c:" + t +
              " = triangular_solve[conjugate_a=True left_side=False "
@@ -145,7 +149,7 @@ TEST_P(ComplexIoTest, ComplexFactorizationsAreOneLoopIndependentOfN) {
     }
     return {loops, model->graph().node_size()};
   };
-  for (const char* prim : {"cholesky", "triangular_solve", "lu"}) {
+  for (const char* prim : {"cholesky", "triangular_solve", "lu", "qr"}) {
     const auto small = count(prim, 3), large = count(prim, 17);
     EXPECT_EQ(small.first, 1) << prim;
     EXPECT_EQ(small, large) << prim;
@@ -161,7 +165,8 @@ TEST_P(ComplexIoTest, UnloweredComplexFactorizationIsRefusedByName) {
   EXPECT_THAT(model.status().message(),
               HasSubstr("'eigh' on complex values is not supported"));
   EXPECT_THAT(model.status().message(),
-              HasSubstr("cholesky, triangular_solve and lu are lowered"));
+              HasSubstr("cholesky, triangular_solve, lu, qr, geqrf and "
+                        "householder_product are lowered"));
 }
 
 // Inside shard_map complex values are emulated part by part: sums and data

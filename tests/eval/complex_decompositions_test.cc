@@ -1,9 +1,10 @@
-// The reference interpreter's cholesky, triangular_solve and lu on complex
-// operands (jaxpr/eval/decompositions.cc), the oracle of their complex ONNX
-// lowerings. Expected values are numpy's (numpy.linalg.cholesky /
-// numpy.linalg.solve, the commands quoted next to them) or derived by hand in
-// the comments; the triangular solves are also checked for every parameter
-// combination by the residual op(A) X - B, with op(A) built here.
+// The reference interpreter's cholesky, triangular_solve, lu, qr, geqrf and
+// householder_product on complex operands (jaxpr/eval/decompositions.cc), the
+// oracle of their complex ONNX lowerings. Expected values are numpy's
+// (numpy.linalg.cholesky / numpy.linalg.solve, the commands quoted next to
+// them) or derived by hand in the comments; the triangular solves are also
+// checked for every parameter combination by the residual op(A) X - B, with
+// op(A) built here.
 #include <cmath>
 #include <complex>
 #include <string>
@@ -198,6 +199,52 @@ TEST(ComplexLuTest, ZeroPivotSkipsScaling) {
   ExpectNear(ToComplex(out[0]), {0, {0, 1}, 0, 2});
   EXPECT_THAT(ToInts(out[1]), ElementsAre(0, 1));
   EXPECT_THAT(ToInts(out[2]), ElementsAre(0, 1));
+}
+
+TEST(ComplexQrTest, ReflectsAComplexScalarAsZlarfg) {
+  // 1 x 1: zlarfg reflects when x is empty but alpha = 3+4i is not real:
+  // beta = -sign(Re alpha) |alpha| = -5, tau = ((beta - 3)/beta, -4/beta) =
+  // 1.6+0.8i, so R = -5 (real) and Q = 1 - tau = -0.6-0.8i;
+  // Q R = 3+4i. (dlarfg would keep tau = 0 for a real alpha.)
+  auto out = Eval(
+      "{ lambda ; a:c128[1,1]. let b:c128[1,1] c:c128[1,1] = "
+      "qr[full_matrices=False pivoting=False use_magma=None] a in (b, c) }",
+      {C128({1, 1}, {{3, 4}})});
+  ASSERT_EQ(out.size(), 2u);
+  ExpectNear(ToComplex(out[0]), {{-0.6, -0.8}});
+  ExpectNear(ToComplex(out[1]), {-5});
+}
+
+TEST(ComplexQrTest, HouseholderVectorIsConjugatedInQ) {
+  // a = [3, 4i]ᵀ: alpha = 3, |x| = 4, beta = -5, tau = (-5 - 3)/-5 = 1.6,
+  // v = (1, 4i / (3 + 5)) = (1, 0.5i). Q = I - tau v vᴴ with
+  // v vᴴ = [[1, -0.5i], [0.5i, 0.25]]: Q = [[-0.6, 0.8i], [-0.8i, 0.6]];
+  // the thin Q is its first column [-0.6, -0.8i], R = [-5]; Q R = a.
+  // geqrf keeps v's essential part 0.5i below beta and tau = 1.6.
+  auto out = Eval(
+      "{ lambda ; a:c128[2,1]. let b:c128[2,1] c:c128[1,1] = "
+      "qr[full_matrices=False pivoting=False use_magma=None] a\n"
+      "d:c128[2,2] e:c128[2,1] = qr[full_matrices=True pivoting=False "
+      "use_magma=None] a\nf:c128[2,1] g:c128[1] = geqrf a in (b, c, d, e, f, "
+      "g) }",
+      {C128({2, 1}, {3, {0, 4}})});
+  ASSERT_EQ(out.size(), 6u);
+  ExpectNear(ToComplex(out[0]), {-0.6, {0, -0.8}});
+  ExpectNear(ToComplex(out[1]), {-5});
+  ExpectNear(ToComplex(out[2]), {-0.6, {0, 0.8}, {0, -0.8}, 0.6});
+  ExpectNear(ToComplex(out[3]), {-5, 0});
+  ExpectNear(ToComplex(out[4]), {-5, {0, 0.5}});
+  ExpectNear(ToComplex(out[5]), {1.6});
+}
+
+TEST(ComplexQrTest, HouseholderProductRebuildsQ) {
+  // householder_product(geqrf's [-5, 0.5i], [1.6]) is the thin Q above.
+  auto out = Eval(
+      "{ lambda ; a:c128[2,1] b:c128[1]. let c:c128[2,1] = "
+      "householder_product a b in (c,) }",
+      {C128({2, 1}, {-5, {0, 0.5}}), C128({1}, {1.6})});
+  ASSERT_EQ(out.size(), 1u);
+  ExpectNear(ToComplex(out[0]), {-0.6, {0, -0.8}});
 }
 
 }  // namespace
