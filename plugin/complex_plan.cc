@@ -78,7 +78,8 @@ const absl::flat_hash_map<std::string, Kind>& KindTable() {
                           "atan",        "atanh",
                           "cholesky",    "triangular_solve",
                           "lu",          "qr",
-                          "geqrf",       "householder_product"}) {
+                          "geqrf",       "householder_product",
+                          "eigh"}) {
       (*t)[p] = Kind::kRecipe;
     }
     return t;
@@ -116,12 +117,12 @@ absl::Status RefuseComplex(const jaxpr::Eqn& eqn) {
   // Factorizations without a complex lowering: the refusal names the ones
   // that have one.
   static const auto* linalg = new absl::flat_hash_set<std::string>{
-      "eigh",       "svd",         "tridiagonal_solve", "schur", "eig",
-      "hessenberg", "tridiagonal", "cholesky_update",   "geqp3"};
+      "svd",        "tridiagonal_solve", "schur",           "eig",
+      "hessenberg", "tridiagonal",       "cholesky_update", "geqp3"};
   const char* hint =
       linalg->contains(eqn.primitive)
           ? "; of the complex factorizations cholesky, triangular_solve, lu, "
-            "qr, geqrf and householder_product are lowered"
+            "qr, geqrf, householder_product and eigh are lowered"
           : "";
   return absl::UnimplementedError(absl::StrCat(
       "'", eqn.primitive,

@@ -27,6 +27,7 @@
 #include "jaxpr/status_macros.h"
 #include "plugin/complex_plan.h"
 #include "plugin/complex_plan_math.h"
+#include "plugin/eig_complex_plan.h"
 #include "plugin/linalg_complex_plan.h"
 #include "plugin/qr_complex_plan.h"
 #include "plugin/sort_plan.h"
@@ -497,6 +498,7 @@ absl::Status LowerComplexRecipe(E& e) {
   if (p == "qr") return LowerComplexQr(e);
   if (p == "geqrf") return LowerComplexGeqrf(e);
   if (p == "householder_product") return LowerComplexHouseholderProduct(e);
+  if (p == "eigh") return LowerComplexEigh(e);
   if (p == "dot_general" || p == "conv_general_dilated") {
     return LowerComplexBilinear(e);
   }

@@ -2,8 +2,8 @@
 // triangular_solve, lu, lu_pivots_to_permutation. Written from the LAPACK
 // routines JAX's CPU lowering calls (potrf, trsm, getrf) with plain loops in
 // double, rounded once to the result dtype; leading dims are a batch.
-// cholesky, triangular_solve, lu, qr, geqrf and householder_product also
-// take c64/c128 (computed in complex<double>, as LAPACK's z-routines); the
+// cholesky, triangular_solve, lu, qr, geqrf, householder_product and eigh
+// also take c64/c128 (computed in complex<double>, as LAPACK's z-routines); the
 // other kernels are real only (f16/bf16/f32/f64) and refuse complex operands.
 #include <algorithm>
 #include <cmath>
@@ -368,16 +368,104 @@ void SymmetricEigen(int64_t n, std::vector<double>& a, std::vector<double>& w,
   v = std::move(sorted);
 }
 
-// eigh (LAPACK syevd): eigenvalues ascending, eigenvectors as columns, from
-// the `lower` (or upper) triangle. Vectors are unique up to sign.
+// Cyclic complex Jacobi on the Hermitian n x n matrix `a` (row-major), to
+// convergence: the pair (p, q) is rotated by W = D G Dᴴ, D = diag(1,
+// conj(u)) in the (p, q) plane, u = a_pq / |a_pq|, G the real rotation of
+// (a_pp, a_qq, |a_pq|) (Dᴴ A D has the real entry |a_pq| at (p, q)).
+// Returns the eigenvalues ascending (real parts of the diagonal) and the
+// eigenvector columns in `v` permuted alike.
+void HermitianEigen(int64_t n, std::vector<Complex>& a, std::vector<double>& w,
+                    std::vector<Complex>& v) {
+  v.assign(n * n, Complex(0));
+  for (int64_t i = 0; i < n; ++i) v[i * n + i] = 1;
+  for (int sweep = 0; sweep < 100; ++sweep) {
+    double off = 0, total = 0;
+    for (int64_t i = 0; i < n * n; ++i) total += std::norm(a[i]);
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        if (i != j) off += std::norm(a[i * n + j]);
+      }
+    }
+    if (off <= 1e-32 * total || off == 0) break;
+    for (int64_t p = 0; p < n; ++p) {
+      for (int64_t q = p + 1; q < n; ++q) {
+        const Complex apq = a[p * n + q];
+        const double r = std::abs(apq);
+        if (r == 0) continue;
+        const Complex u = apq / r;
+        const double tau =
+            (a[q * n + q].real() - a[p * n + p].real()) / (2 * r);
+        const double t = (tau >= 0 ? 1.0 : -1.0) /
+                         (std::abs(tau) + std::sqrt(1 + tau * tau));
+        const double c = 1 / std::sqrt(1 + t * t), s = t * c;
+        const Complex su = s * u, su_conj = std::conj(su);
+        for (int64_t k = 0; k < n; ++k) {  // rows p, q: Wᴴ A
+          const Complex x = a[p * n + k], y = a[q * n + k];
+          a[p * n + k] = c * x - su * y;
+          a[q * n + k] = su_conj * x + c * y;
+        }
+        for (int64_t k = 0; k < n; ++k) {  // columns p, q: (Wᴴ A) W, V W
+          const Complex x = a[k * n + p], y = a[k * n + q];
+          a[k * n + p] = c * x - su_conj * y;
+          a[k * n + q] = su * x + c * y;
+          const Complex vx = v[k * n + p], vy = v[k * n + q];
+          v[k * n + p] = c * vx - su_conj * vy;
+          v[k * n + q] = su * vx + c * vy;
+        }
+      }
+    }
+  }
+  std::vector<int64_t> order(n);
+  for (int64_t i = 0; i < n; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) {
+    return a[x * n + x].real() < a[y * n + y].real();
+  });
+  w.resize(n);
+  std::vector<Complex> sorted(n * n);
+  for (int64_t j = 0; j < n; ++j) {
+    w[j] = a[order[j] * n + order[j]].real();
+    for (int64_t k = 0; k < n; ++k) sorted[k * n + j] = v[k * n + order[j]];
+  }
+  v = std::move(sorted);
+}
+
+// eigh (LAPACK syevd / heevd): eigenvalues ascending, eigenvectors as
+// columns, from the `lower` (or upper) triangle. Vectors are unique up to
+// sign (a unit complex factor for complex operands).
 absl::StatusOr<std::vector<Array>> EighKernel(const EvalContext& ctx,
                                               absl::Span<const Array> inputs) {
   if (inputs.size() != 1 || ctx.num_outputs() != 2) {
     return absl::InvalidArgumentError("eigh takes 1 operand, 2 results");
   }
   J2O_ASSIGN_OR_RETURN(bool lower, ctx.params().GetBool("lower"));
-  J2O_ASSIGN_OR_RETURN(MatrixDims d, Matrices(inputs[0], "eigh"));
+  J2O_ASSIGN_OR_RETURN(MatrixDims d, Matrices(inputs[0], "eigh", true));
   const int64_t n = d.rows;
+  J2O_ASSIGN_OR_RETURN(std::vector<int64_t> w_shape, ctx.OutputShape(1));
+  if (IsComplex(inputs[0].dtype())) {
+    // zheevd: the Hermitian matrix of the stored triangle, the diagonal's
+    // real part.
+    std::vector<Complex> all = Widen<Complex>(inputs[0]);
+    std::vector<Complex> vs;
+    std::vector<double> ws;
+    for (int64_t b = 0; b < d.batch; ++b) {
+      std::vector<Complex> a(n * n);
+      for (int64_t i = 0; i < n; ++i) {
+        for (int64_t j = 0; j < n; ++j) {
+          const bool stored = lower ? j < i : j > i;
+          a[i * n + j] = i == j   ? Complex(all[b * n * n + i * n + i].real())
+                         : stored ? all[b * n * n + i * n + j]
+                                  : std::conj(all[b * n * n + j * n + i]);
+        }
+      }
+      std::vector<double> w;
+      std::vector<Complex> v;
+      HermitianEigen(n, a, w, v);
+      vs.insert(vs.end(), v.begin(), v.end());
+      ws.insert(ws.end(), w.begin(), w.end());
+    }
+    return std::vector<Array>{Narrow(vs, inputs[0].dtype(), inputs[0].shape()),
+                              Narrow(ws, ctx.OutputDType(1), w_shape)};
+  }
   std::vector<double> all = Widen<double>(inputs[0]);
   std::vector<double> vs, ws;
   for (int64_t b = 0; b < d.batch; ++b) {
@@ -394,7 +482,6 @@ absl::StatusOr<std::vector<Array>> EighKernel(const EvalContext& ctx,
     vs.insert(vs.end(), v.begin(), v.end());
     ws.insert(ws.end(), w.begin(), w.end());
   }
-  J2O_ASSIGN_OR_RETURN(std::vector<int64_t> w_shape, ctx.OutputShape(1));
   return std::vector<Array>{Narrow(vs, inputs[0].dtype(), inputs[0].shape()),
                             Narrow(ws, ctx.OutputDType(1), w_shape)};
 }

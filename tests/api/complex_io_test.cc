@@ -158,15 +158,16 @@ TEST_P(ComplexIoTest, ComplexFactorizationsAreOneLoopIndependentOfN) {
 
 TEST_P(ComplexIoTest, UnloweredComplexFactorizationIsRefusedByName) {
   auto model = Convert(
-      "{ lambda ; a:c64[4,4]. let b:c64[4,4] c:f32[4] = eigh[algorithm=None "
-      "lower=True sort_eigenvalues=True subset_by_index=None] a in (b, c) }");
+      "{ lambda ; a:c64[4,4]. let b:f32[4] c:c64[4,4] d:c64[4,4] = "
+      "svd[algorithm=None compute_uv=True full_matrices=False "
+      "subset_by_index=None] a in (b, c, d) }");
   ASSERT_FALSE(model.ok());
   EXPECT_EQ(model.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_THAT(model.status().message(),
-              HasSubstr("'eigh' on complex values is not supported"));
+              HasSubstr("'svd' on complex values is not supported"));
   EXPECT_THAT(model.status().message(),
-              HasSubstr("cholesky, triangular_solve, lu, qr, geqrf and "
-                        "householder_product are lowered"));
+              HasSubstr("cholesky, triangular_solve, lu, qr, geqrf, "
+                        "householder_product and eigh are lowered"));
 }
 
 // Inside shard_map complex values are emulated part by part: sums and data

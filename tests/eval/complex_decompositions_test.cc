@@ -1,10 +1,10 @@
-// The reference interpreter's cholesky, triangular_solve, lu, qr, geqrf and
-// householder_product on complex operands (jaxpr/eval/decompositions.cc), the
-// oracle of their complex ONNX lowerings. Expected values are numpy's
-// (numpy.linalg.cholesky / numpy.linalg.solve, the commands quoted next to
-// them) or derived by hand in the comments; the triangular solves are also
-// checked for every parameter combination by the residual op(A) X - B, with
-// op(A) built here.
+// The reference interpreter's cholesky, triangular_solve, lu, qr, geqrf,
+// householder_product and eigh on complex operands
+// (jaxpr/eval/decompositions.cc), the oracle of their complex ONNX lowerings.
+// Expected values are numpy's (numpy.linalg.cholesky / numpy.linalg.solve, the
+// commands quoted next to them) or derived by hand in the comments; the
+// triangular solves are also checked for every parameter combination by the
+// residual op(A) X - B, with op(A) built here.
 #include <cmath>
 #include <complex>
 #include <string>
@@ -19,6 +19,7 @@ namespace jax2onnx::jaxpr {
 namespace {
 
 using ::jax2onnx::jaxpr::testing::EvalText;
+using ::jax2onnx::jaxpr::testing::ToDoubles;
 using ::jax2onnx::jaxpr::testing::ToInts;
 using ::testing::ElementsAre;
 using Complex = std::complex<double>;
@@ -245,6 +246,28 @@ TEST(ComplexQrTest, HouseholderProductRebuildsQ) {
       {C128({2, 1}, {-5, {0, 0.5}}), C128({1}, {1.6})});
   ASSERT_EQ(out.size(), 1u);
   ExpectNear(ToComplex(out[0]), {-0.6, {0, -0.8}});
+}
+
+TEST(ComplexEighTest, HermitianTwoByTwoFromTheLowerTriangle) {
+  // H = [[2, i], [-i, 2]] from the lower triangle (upper entry 99 and the
+  // diagonal's imaginary parts are never read): eigenvalues 1 and 3
+  // (numpy.linalg.eigvalsh(H) = [1, 3]; by hand det(H - x) = (2 - x)² - 1),
+  // eigenvectors (1, i)/√2 and (1, -i)/√2 up to a unit complex factor per
+  // column: H (1, i) = (2 + i·i, -i + 2i) = (1, i), H (1, -i) = 3 (1, -i).
+  // Checked phase-free: |v_ij|² = 1/2 and v_1j / v_0j = ±i.
+  auto out = Eval(
+      "{ lambda ; a:c128[2,2]. let b:c128[2,2] c:f64[2] = eigh[algorithm=None "
+      "lower=True sort_eigenvalues=True subset_by_index=None] a in (b, c) }",
+      {C128({2, 2}, {{2, 5}, 99, {0, -1}, {2, -3}})});
+  ASSERT_EQ(out.size(), 2u);
+  const std::vector<double> w = ToDoubles(out[1]);
+  ASSERT_EQ(w.size(), 2u);
+  EXPECT_NEAR(w[0], 1, 1e-12);
+  EXPECT_NEAR(w[1], 3, 1e-12);
+  const std::vector<Complex> v = ToComplex(out[0]);  // row-major [2, 2]
+  for (int i = 0; i < 4; ++i) EXPECT_NEAR(std::norm(v[i]), 0.5, 1e-12);
+  ExpectNear({v[2] / v[0]}, {{0, 1}});   // column 0: (1, i)
+  ExpectNear({v[3] / v[1]}, {{0, -1}});  // column 1: (1, -i)
 }
 
 }  // namespace
