@@ -267,18 +267,8 @@ absl::Status LowerComplexLu(E& e) {
   V<E> iota_n = b.Iota(n);
   V<E> iota_k = b.Iota(steps);
   V<E> rows = b.Unsqueeze(iota_m, 1, DType::kI64);
-  // Running permutation [..., m] and pivots [..., steps], int64 in the loop.
-  V<E> batch_shape =
-      e.Op("Shape", {a.re}, DType::kI64, {OpAttr::Int("end", rank - 2)});
-  auto expand_iota = [&](V<E> iota, V<E> size) {
-    return e.Op(
-        "Expand",
-        {iota, e.Op("Concat", {batch_shape, b.Unsqueeze(size, 0, DType::kI64)},
-                    DType::kI64, {OpAttr::Int("axis", 0)})},
-        DType::kI64);
-  };
-  V<E> perm0 = expand_iota(iota_m, m);
-  V<E> piv0 = expand_iota(iota_k, steps);
+  auto [perm0, piv0] =
+      linalg_plan::LuIotas(b, a.re, rank, iota_m, m, iota_k, steps);
   V<E> shape_a = e.Op("Shape", {a.re}, DType::kI64);
   J2O_ASSIGN_OR_RETURN(
       std::vector<V<E>> out,
@@ -293,17 +283,7 @@ absl::Status LowerComplexLu(E& e) {
             Z<E> col = c.Take(w, k, rank - 1);  // [..., m]
             V<E> cabs1 = b.Bin("Add", e.Op("Abs", {col.re}, d),
                                e.Op("Abs", {col.im}, d), d);
-            V<E> cand =
-                b.Where(b.Bin("GreaterOrEqual", iota_m, k, DType::kBool), cabs1,
-                        b.Scalar(-1), d);
-            V<E> p = e.Op("ArgMax", {cand}, DType::kI64,
-                          {OpAttr::Int("axis", rank - 2),
-                           OpAttr::Int("keepdims", 1)});  // [..., 1]
-            // Row index map of the swap k <-> p.
-            V<E> swap = b.Where(b.Bin("Equal", iota_m, k, DType::kBool), p,
-                                b.Where(b.Bin("Equal", iota_m, p, DType::kBool),
-                                        k, iota_m, DType::kI64),
-                                DType::kI64);  // [..., m]
+            auto [p, swap] = linalg_plan::LuPivotRow(b, cabs1, k, iota_m, rank);
             V<E> swap_rows = e.Op(
                 "Expand", {b.Unsqueeze(swap, rank - 1, DType::kI64), shape_a},
                 DType::kI64);

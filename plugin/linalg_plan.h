@@ -120,6 +120,45 @@ struct Builder {
   }
 };
 
+// getf2's bookkeeping, shared by the real and complex lu. The running
+// permutation [..., m] and pivots [..., steps] (int64 in the loop) start as
+// iotas over the batch dims of `a` (rank `rank`).
+template <class E>
+std::pair<V<E>, V<E>> LuIotas(Builder<E>& b, V<E> a, int rank, V<E> iota_m,
+                              V<E> m, V<E> iota_k, V<E> steps) {
+  using jaxpr::DType;
+  E& e = b.e;
+  V<E> batch_shape =
+      e.Op("Shape", {a}, DType::kI64, {OpAttr::Int("end", rank - 2)});
+  auto over_batch = [&](V<E> iota, V<E> size) {
+    return e.Op(
+        "Expand",
+        {iota, e.Op("Concat", {batch_shape, b.Unsqueeze(size, 0, DType::kI64)},
+                    DType::kI64, {OpAttr::Int("axis", 0)})},
+        DType::kI64);
+  };
+  V<E> perm0 = over_batch(iota_m, m);
+  return {perm0, over_batch(iota_k, steps)};
+}
+
+// Step k's pivot row p ([..., 1]): the first i >= k of largest
+// magnitude[..., i]; and the row index map [..., m] of the swap k <-> p.
+template <class E>
+std::pair<V<E>, V<E>> LuPivotRow(Builder<E>& b, V<E> magnitude, V<E> k,
+                                 V<E> iota_m, int rank) {
+  using jaxpr::DType;
+  E& e = b.e;
+  V<E> cand = b.Where(b.Bin("GreaterOrEqual", iota_m, k, DType::kBool),
+                      magnitude, b.Scalar(-1), b.dt);
+  V<E> p = e.Op("ArgMax", {cand}, DType::kI64,
+                {OpAttr::Int("axis", rank - 2), OpAttr::Int("keepdims", 1)});
+  V<E> swap = b.Where(
+      b.Bin("Equal", iota_m, k, DType::kBool), p,
+      b.Where(b.Bin("Equal", iota_m, p, DType::kBool), k, iota_m, DType::kI64),
+      DType::kI64);
+  return {p, swap};
+}
+
 }  // namespace linalg_plan
 
 // cholesky(a): LAPACK potrf (lower) as JAX's CPU lowering calls it. The lower
@@ -311,19 +350,7 @@ absl::Status LowerLu(E& e) {
   V<E> iota_n = b.Iota(n);
   V<E> iota_k = b.Iota(steps);
   V<E> rows = b.Unsqueeze(iota_m, 1, DType::kI64);
-  // Running permutation [..., m] and pivots [..., steps], int64 in the loop.
-  V<E> batch_shape =
-      e.Op("Shape", {a}, DType::kI64, {OpAttr::Int("end", rank - 2)});
-  V<E> perm0 = e.Op(
-      "Expand",
-      {iota_m, e.Op("Concat", {batch_shape, b.Unsqueeze(m, 0, DType::kI64)},
-                    DType::kI64, {OpAttr::Int("axis", 0)})},
-      DType::kI64);
-  V<E> piv0 = e.Op(
-      "Expand",
-      {iota_k, e.Op("Concat", {batch_shape, b.Unsqueeze(steps, 0, DType::kI64)},
-                    DType::kI64, {OpAttr::Int("axis", 0)})},
-      DType::kI64);
+  auto [perm0, piv0] = lp::LuIotas(b, a, rank, iota_m, m, iota_k, steps);
   V<E> shape_a = e.Op("Shape", {a}, DType::kI64);
   J2O_ASSIGN_OR_RETURN(
       std::vector<V<E>> out,
@@ -336,17 +363,8 @@ absl::Status LowerLu(E& e) {
             V<E> pivots = carried[2];
             // Pivot row: first max |w[i, k]| over i >= k.
             V<E> col = b.Take(w, k, rank - 1, dt);  // [..., m]
-            V<E> cand =
-                b.Where(b.Bin("GreaterOrEqual", iota_m, k, DType::kBool),
-                        e.Op("Abs", {col}, dt), b.Scalar(-1), dt);
-            V<E> p = e.Op("ArgMax", {cand}, DType::kI64,
-                          {OpAttr::Int("axis", rank - 2),
-                           OpAttr::Int("keepdims", 1)});  // [..., 1]
-            // Row index map of the swap k <-> p.
-            V<E> swap = b.Where(b.Bin("Equal", iota_m, k, DType::kBool), p,
-                                b.Where(b.Bin("Equal", iota_m, p, DType::kBool),
-                                        k, iota_m, DType::kI64),
-                                DType::kI64);  // [..., m]
+            auto [p, swap] =
+                lp::LuPivotRow(b, e.Op("Abs", {col}, dt), k, iota_m, rank);
             V<E> swap_rows = e.Op(
                 "Expand", {b.Unsqueeze(swap, rank - 1, DType::kI64), shape_a},
                 DType::kI64);
