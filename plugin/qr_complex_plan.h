@@ -14,7 +14,6 @@
 #ifndef JAX2ONNX_PLUGIN_QR_COMPLEX_PLAN_H_
 #define JAX2ONNX_PLUGIN_QR_COMPLEX_PLAN_H_
 
-#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -24,22 +23,23 @@
 #include "plugin/complex_plan.h"
 #include "plugin/linalg_complex_plan.h"
 #include "plugin/linalg_plan.h"
+#include "plugin/qr_plan.h"
 
 namespace jax2onnx::plugin::complex {
 namespace linalg_complex {
 
-// One zlarfg step on column k of r ([..., m, n] parts) and its Hᴴ applied to
-// the trailing columns. `v` is the reflector (1 at k, 0 above), `v_below`
-// its essential part (0 at and above k), `tau` [...], `diag` the new R[k, k]
-// [...] (beta, or alpha when H = I).
+// One zlarfg step on column k of r ([..., m, n] parts): Hᴴ applied to the
+// trailing columns, column k set to the new R[k, k] (beta, or alpha when
+// H = I) above v's essential part (geqrf's compact form, `store_v`) or
+// zeros (qr's R). `v` is the reflector (1 at k, 0 above), `tau` [...].
 template <class E>
 struct ComplexReflection {
-  Z<E> r, v, v_below, tau, diag;
+  Z<E> r, v, tau;
 };
 
 template <class E>
 ComplexReflection<E> ReflectColumn(CBuilder<E>& c, Z<E> r, V<E> k, V<E> iota_m,
-                                   V<E> iota_n, int rank) {
+                                   V<E> iota_n, int rank, bool store_v) {
   E& e = c.e;
   linalg_plan::Builder<E>& b = c.b;
   const DType d = c.d;
@@ -80,7 +80,11 @@ ComplexReflection<E> ReflectColumn(CBuilder<E>& c, Z<E> r, V<E> k, V<E> iota_m,
   V<E> trailing = b.Bin("Greater", iota_n, k, kB);
   r = c.Where(trailing, c.Sub(r, update), r);
   Z<E> diag = c.Where(identity, alpha, {beta, zero});
-  return {r, v, v_below, tau, diag};
+  Z<E> new_col = c.Where(at, c.Unsqueeze(diag, rank - 2),
+                         c.Where(below, store_v ? v_below : c.Zero(),
+                                 c.Take(r, k, rank - 1)));  // [..., m]
+  r = c.Where(b.Bin("Equal", iota_n, k, kB), c.Unsqueeze(new_col, rank - 1), r);
+  return {r, v, tau};
 }
 
 // Q - tau (Q v) vᴴ for Q [..., m, m], v [..., m], tau [..., 1, 1].
@@ -113,32 +117,11 @@ Z<E> BatchedEye(CBuilder<E>& c, V<E> like, V<E> iota_m, V<E> m, int rank) {
 template <class E>
 absl::Status LowerComplexQr(E& e) {
   const jaxpr::Eqn& eqn = e.eqn();
-  if (eqn.inputs.size() != 1 || eqn.inputs[0].is_literal()) {
-    return absl::InvalidArgumentError("qr takes 1 variable operand");
-  }
+  J2O_ASSIGN_OR_RETURN(QrShape shape, ReadQrShape(eqn));
   const jaxpr::Aval& aval = eqn.inputs[0].var->aval;
-  const int rank = aval.rank();
-  if (rank < 2) return absl::InvalidArgumentError("qr: rank must be >= 2");
-  if (const jaxpr::ParamValue* p = eqn.params.Find("pivoting")) {
-    J2O_ASSIGN_OR_RETURN(bool pivoting, p->AsBool("param 'pivoting'"));
-    if (pivoting) {
-      return absl::UnimplementedError(
-          "qr with pivoting=True (geqp3) is not lowered");
-    }
-  }
-  J2O_ASSIGN_OR_RETURN(bool full, eqn.params.GetBool("full_matrices"));
-  if (eqn.outputs.size() != 2) {
-    return absl::InvalidArgumentError("qr without pivoting has 2 results");
-  }
-  const jaxpr::DimExpr& m_dim = aval.shape[rank - 2];
-  const jaxpr::DimExpr& n_dim = aval.shape[rank - 1];
-  if (!m_dim.is_constant() || !n_dim.is_constant()) {
-    return absl::UnimplementedError(
-        "qr needs static matrix dims (min(m, n) sizes the results)");
-  }
-  const int64_t m0 = m_dim.constant_value(), n0 = n_dim.constant_value();
-  const int64_t k0 = std::min(m0, n0);
-  if (k0 == 0) return absl::UnimplementedError("qr of an empty matrix");
+  const int rank = shape.rank;
+  const bool full = shape.full;
+  const int64_t m0 = shape.m, n0 = shape.n, k0 = shape.k;
   const DType d = ComplexPartDType(aval.dtype);
   linalg_complex::CBuilder<E> c{e, d};
   linalg_plan::Builder<E>& b = c.b;
@@ -156,16 +139,9 @@ absl::Status LowerComplexQr(E& e) {
                Z<E> r{carried[0], carried[1]};
                Z<E> q{carried[2], carried[3]};
                linalg_complex::ComplexReflection<E> h =
-                   linalg_complex::ReflectColumn(c, r, k, iota_m, iota_n, rank);
-               // Column k: diag on the diagonal, 0 below.
-               Z<E> col = c.Take(h.r, k, rank - 1);
-               Z<E> new_col =
-                   c.Where(b.Bin("Equal", iota_m, k, DType::kBool),
-                           c.Unsqueeze(h.diag, rank - 2),
-                           c.Where(b.Bin("Greater", iota_m, k, DType::kBool),
-                                   c.Zero(), col));
-               r = c.Where(b.Bin("Equal", iota_n, k, DType::kBool),
-                           c.Unsqueeze(new_col, rank - 1), h.r);
+                   linalg_complex::ReflectColumn(c, r, k, iota_m, iota_n, rank,
+                                                 /*store_v=*/false);
+               r = h.r;
                Z<E> tau2 = c.Unsqueeze(c.Unsqueeze(h.tau, rank - 2), rank - 1);
                q = linalg_complex::AccumulateReflector(c, q, h.v, tau2, rank);
                return std::vector<V<E>>{r.re, r.im, q.re, q.im};
@@ -225,16 +201,9 @@ absl::Status LowerComplexGeqrf(E& e) {
                Z<E> r{carried[0], carried[1]};
                Z<E> taus{carried[2], carried[3]};
                linalg_complex::ComplexReflection<E> h =
-                   linalg_complex::ReflectColumn(c, r, k, iota_m, iota_n, rank);
-               // Column k: diag, then v's essential part.
-               Z<E> col = c.Take(h.r, k, rank - 1);
-               Z<E> new_col =
-                   c.Where(b.Bin("Equal", iota_m, k, DType::kBool),
-                           c.Unsqueeze(h.diag, rank - 2),
-                           c.Where(b.Bin("Greater", iota_m, k, DType::kBool),
-                                   h.v_below, col));
-               r = c.Where(b.Bin("Equal", iota_n, k, DType::kBool),
-                           c.Unsqueeze(new_col, rank - 1), h.r);
+                   linalg_complex::ReflectColumn(c, r, k, iota_m, iota_n, rank,
+                                                 /*store_v=*/true);
+               r = h.r;
                taus = c.Where(b.Bin("Equal", iota_k, k, DType::kBool),
                               c.Unsqueeze(h.tau, rank - 2), taus);
                return std::vector<V<E>>{r.re, r.im, taus.re, taus.im};
