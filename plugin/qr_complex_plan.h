@@ -10,6 +10,9 @@
 //   -Im alpha / beta), v = (1, R[k+1:, k] / (alpha - beta)), R[k, k] = beta.
 //   H = I - tau v vᴴ; geqrf applies Hᴴ = I - conj(tau) v vᴴ to R's trailing
 //   columns, and Q = H_0 H_1 ... is accumulated as Q - tau (Q v) vᴴ.
+// The H = I test is exact, as zlarfg's: where the exact Im alpha of the last
+// row is 0 but rounding leaves a tiny one, the reflection flips the sign of
+// R's last diagonal entry (docs/complex.md).
 // Included by complex_plan_recipes.h only.
 #ifndef JAX2ONNX_PLUGIN_QR_COMPLEX_PLAN_H_
 #define JAX2ONNX_PLUGIN_QR_COMPLEX_PLAN_H_
