@@ -20,9 +20,10 @@ trap 'rm -rf "$work"' EXIT
 bundle() {  # name n
   local n=$2
   case $1 in
-    *_c64)  # the f32 program on c64 (eigh's eigenvalues stay f32)
+    *_c64)  # the f32 program on c64 (eigenvalues, singular values stay f32)
       bundle "${1%_c64}" "$n" | sed -e 's/:f32/:c64/g' \
-        -e "s/c:c64\[$n\] = eigh/c:f32[$n] = eigh/" ;;
+        -e "s/c:c64\[$n\] = eigh/c:f32[$n] = eigh/" \
+        -e "s/b:c64\[$n\] c:c64\[$n,$n\] d:c64\[$n,$n\] = svd/b:f32[$n] c:c64[$n,$n] d:c64[$n,$n] = svd/" ;;
     cholesky)
       echo "{ lambda ; a:f32[$n,$n]. let b:f32[$n,$n] = cholesky a in (b,) }" ;;
     triangular_solve)
@@ -42,7 +43,7 @@ bundle() {  # name n
 
 printf '%-20s %-7s %6s %6s %6s\n' primitive pipeline n=4 n=64 n=512
 for prim in cholesky triangular_solve lu qr eigh svd tridiagonal_solve \
-    cholesky_c64 triangular_solve_c64 lu_c64 qr_c64 eigh_c64; do
+    cholesky_c64 triangular_solve_c64 lu_c64 qr_c64 eigh_c64 svd_c64; do
   for pipeline in legacy ir; do
     flag=--use_onnx_ir=true
     [ "$pipeline" = legacy ] && flag=--use_onnx_ir=false

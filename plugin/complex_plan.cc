@@ -79,7 +79,7 @@ const absl::flat_hash_map<std::string, Kind>& KindTable() {
                           "cholesky",    "triangular_solve",
                           "lu",          "qr",
                           "geqrf",       "householder_product",
-                          "eigh"}) {
+                          "eigh",        "svd"}) {
       (*t)[p] = Kind::kRecipe;
     }
     return t;
@@ -117,12 +117,12 @@ absl::Status RefuseComplex(const jaxpr::Eqn& eqn) {
   // Factorizations without a complex lowering: the refusal names the ones
   // that have one.
   static const auto* linalg = new absl::flat_hash_set<std::string>{
-      "svd",        "tridiagonal_solve", "schur",           "eig",
-      "hessenberg", "tridiagonal",       "cholesky_update", "geqp3"};
+      "tridiagonal_solve", "schur",           "eig",  "hessenberg",
+      "tridiagonal",       "cholesky_update", "geqp3"};
   const char* hint =
       linalg->contains(eqn.primitive)
           ? "; of the complex factorizations cholesky, triangular_solve, lu, "
-            "qr, geqrf, householder_product and eigh are lowered"
+            "qr, geqrf, householder_product, eigh and svd are lowered"
           : "";
   return absl::UnimplementedError(absl::StrCat(
       "'", eqn.primitive,

@@ -499,6 +499,7 @@ absl::Status LowerComplexRecipe(E& e) {
   if (p == "geqrf") return LowerComplexGeqrf(e);
   if (p == "householder_product") return LowerComplexHouseholderProduct(e);
   if (p == "eigh") return LowerComplexEigh(e);
+  if (p == "svd") return LowerComplexSvd(e);
   if (p == "dot_general" || p == "conv_general_dilated") {
     return LowerComplexBilinear(e);
   }

@@ -15,10 +15,10 @@
 // The recipes here take f32 and f64: JAX's CPU kernels (LAPACK) take f32,
 // f64, c64 and c128. On c64/c128, cholesky, triangular_solve and lu are
 // lowered by linalg_complex_plan.h, qr, geqrf, householder_product by
-// qr_complex_plan.h and eigh by eig_complex_plan.h (reached through the complex
-// dispatch of complex_plan.h, so the real recipes never see a complex dtype);
-// the other factorizations refuse complex operands with a precise error, and
-// f16/bf16, which JAX itself rejects, are refused too.
+// qr_complex_plan.h and eigh, svd by eig_complex_plan.h (reached through the
+// complex dispatch of complex_plan.h, so the real recipes never see a complex
+// dtype); the other factorizations refuse complex operands with a precise
+// error, and f16/bf16, which JAX itself rejects, are refused too.
 #ifndef JAX2ONNX_PLUGIN_LINALG_PLAN_H_
 #define JAX2ONNX_PLUGIN_LINALG_PLAN_H_
 
@@ -57,7 +57,7 @@ inline absl::Status CheckRealFloat(jaxpr::DType dtype, absl::string_view prim) {
         prim, " on ", jaxpr::ShortName(dtype),
         ": not lowered to ONNX for complex operands (f32 and f64 are; of the "
         "complex factorizations cholesky, triangular_solve, lu, qr, geqrf, "
-        "householder_product and eigh are)"));
+        "householder_product, eigh and svd are)"));
   }
   return absl::UnimplementedError(absl::StrCat(
       prim, " on ", jaxpr::ShortName(dtype),
@@ -543,8 +543,9 @@ inline LoweringInfo LinalgLoweringInfo(absl::string_view name) {
                                "Loop; ascending; vectors up to sign; complex: "
                                "Hermitian Jacobi (unitary pair rotations)"
                              : "one-sided Jacobi, 10 sweeps, in one Loop; "
-                               "static m, n; full_matrices only square",
-                         name == "eigh" ? kWithComplex : kDtypes)};
+                               "static m, n; full_matrices only square; "
+                               "complex: unitary pair rotations, vh = V^H",
+                         kWithComplex)};
   }
   if (name == "geqrf" || name == "householder_product") {
     return {with({"MatMul", "Sqrt", "Div", "ReduceSum", "Slice", "Concat"}),

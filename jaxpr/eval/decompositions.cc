@@ -2,9 +2,10 @@
 // triangular_solve, lu, lu_pivots_to_permutation. Written from the LAPACK
 // routines JAX's CPU lowering calls (potrf, trsm, getrf) with plain loops in
 // double, rounded once to the result dtype; leading dims are a batch.
-// cholesky, triangular_solve, lu, qr, geqrf, householder_product and eigh
-// also take c64/c128 (computed in complex<double>, as LAPACK's z-routines); the
-// other kernels are real only (f16/bf16/f32/f64) and refuse complex operands.
+// cholesky, triangular_solve, lu, qr, geqrf, householder_product, eigh and
+// svd also take c64/c128 (computed in complex<double>, as LAPACK's z-routines);
+// the other kernels are real only (f16/bf16/f32/f64) and refuse complex
+// operands.
 #include <algorithm>
 #include <cmath>
 #include <complex>
@@ -486,10 +487,64 @@ absl::StatusOr<std::vector<Array>> EighKernel(const EvalContext& ctx,
                             Narrow(ws, ctx.OutputDType(1), w_shape)};
 }
 
-// svd from the eigen-decomposition of the Gram matrix in double: Aᵀ A = V
-// S² Vᵀ (or A Aᵀ = U S² Uᵀ when m < n), U = A V / s. Double precision
+// svd from the eigen-decomposition of the Gram matrix in double: Aᴴ A = V
+// S² Vᴴ (or A Aᴴ = U S² Uᴴ when m < n), U = A V / s. Double precision
 // keeps the squared condition number harmless for the well-conditioned
-// matrices the tests use. Only the thin (or square) factors.
+// matrices the tests use. Only the thin (or square) factors. T is double or
+// Complex (Hermitian Gram matrix, vh = Vᴴ).
+template <typename T>
+void Svd(const std::vector<T>& all, const MatrixDims& d,
+         std::vector<double>& ss, std::vector<T>& us, std::vector<T>& vhs) {
+  const int64_t m = d.rows, n = d.cols, k = std::min(m, n);
+  const bool wide = m < n;
+  for (int64_t b = 0; b < d.batch; ++b) {
+    // Work on the tall matrix T (rows r >= cols k): A or Aᴴ.
+    const int64_t r = wide ? n : m;
+    auto t_at = [&](int64_t i, int64_t j) -> T {
+      return wide ? Conj(all[b * m * n + j * n + i])
+                  : all[b * m * n + i * n + j];
+    };
+    std::vector<T> gram(k * k, T(0));
+    for (int64_t i = 0; i < k; ++i) {
+      for (int64_t j = 0; j < k; ++j) {
+        for (int64_t l = 0; l < r; ++l)
+          gram[i * k + j] += Conj(t_at(l, i)) * t_at(l, j);
+      }
+    }
+    std::vector<double> w;
+    std::vector<T> v;
+    if constexpr (std::is_same_v<T, Complex>) {
+      HermitianEigen(k, gram, w, v);  // ascending
+    } else {
+      SymmetricEigen(k, gram, w, v);
+    }
+    std::vector<double> s(k);
+    std::vector<T> u(r * k), vh(k * k);
+    for (int64_t j = 0; j < k; ++j) {
+      const int64_t src = k - 1 - j;  // descending
+      s[j] = std::sqrt(std::max(w[src], 0.0));
+      for (int64_t i = 0; i < k; ++i) vh[j * k + i] = Conj(v[i * k + src]);
+      for (int64_t l = 0; l < r; ++l) {
+        T acc = 0;
+        for (int64_t i = 0; i < k; ++i) acc += t_at(l, i) * v[i * k + src];
+        u[l * k + j] = s[j] > 0 ? acc / s[j] : T(0);
+      }
+    }
+    ss.insert(ss.end(), s.begin(), s.end());
+    if (!wide) {
+      us.insert(us.end(), u.begin(), u.end());
+      vhs.insert(vhs.end(), vh.begin(), vh.end());
+    } else {  // A = Tᴴ = V S Uᴴ: U_A = V, Vᴴ_A = Uᴴ
+      for (int64_t i = 0; i < k; ++i) {
+        for (int64_t j = 0; j < k; ++j) us.push_back(Conj(vh[j * k + i]));
+      }
+      for (int64_t j = 0; j < k; ++j) {
+        for (int64_t l = 0; l < r; ++l) vhs.push_back(Conj(u[l * k + j]));
+      }
+    }
+  }
+}
+
 absl::StatusOr<std::vector<Array>> SvdKernel(const EvalContext& ctx,
                                              absl::Span<const Array> inputs) {
   if (inputs.size() != 1) {
@@ -497,61 +552,32 @@ absl::StatusOr<std::vector<Array>> SvdKernel(const EvalContext& ctx,
   }
   J2O_ASSIGN_OR_RETURN(bool compute_uv, ctx.params().GetBool("compute_uv"));
   J2O_ASSIGN_OR_RETURN(bool full, ctx.params().GetBool("full_matrices"));
-  J2O_ASSIGN_OR_RETURN(MatrixDims d, Matrices(inputs[0], "svd"));
-  const int64_t m = d.rows, n = d.cols, k = std::min(m, n);
-  if (compute_uv && full && m != n) {
+  J2O_ASSIGN_OR_RETURN(MatrixDims d, Matrices(inputs[0], "svd", true));
+  if (compute_uv && full && d.rows != d.cols) {
     return absl::UnimplementedError(
         "svd: full_matrices=True on a non-square matrix is not evaluated");
   }
-  const bool wide = m < n;
-  std::vector<double> all = Widen<double>(inputs[0]);
-  std::vector<double> ss, us, vts;
-  for (int64_t b = 0; b < d.batch; ++b) {
-    // Work on the tall matrix T (rows r >= cols k): A or Aᵀ.
-    const int64_t r = wide ? n : m;
-    auto t_at = [&](int64_t i, int64_t j) {
-      return wide ? all[b * m * n + j * n + i] : all[b * m * n + i * n + j];
-    };
-    std::vector<double> gram(k * k, 0.0);
-    for (int64_t i = 0; i < k; ++i) {
-      for (int64_t j = 0; j < k; ++j) {
-        for (int64_t l = 0; l < r; ++l)
-          gram[i * k + j] += t_at(l, i) * t_at(l, j);
-      }
-    }
-    std::vector<double> w, v;
-    SymmetricEigen(k, gram, w, v);  // ascending
-    std::vector<double> s(k), u(r * k), vt(k * k);
-    for (int64_t j = 0; j < k; ++j) {
-      const int64_t src = k - 1 - j;  // descending
-      s[j] = std::sqrt(std::max(w[src], 0.0));
-      for (int64_t i = 0; i < k; ++i) vt[j * k + i] = v[i * k + src];
-      for (int64_t l = 0; l < r; ++l) {
-        double acc = 0;
-        for (int64_t i = 0; i < k; ++i) acc += t_at(l, i) * v[i * k + src];
-        u[l * k + j] = s[j] > 0 ? acc / s[j] : 0.0;
-      }
-    }
-    ss.insert(ss.end(), s.begin(), s.end());
-    if (!wide) {
-      us.insert(us.end(), u.begin(), u.end());
-      vts.insert(vts.end(), vt.begin(), vt.end());
-    } else {  // A = (T)ᵀ = V S Uᵀ: U_A = V, Vᵀ_A = Uᵀ
-      for (int64_t i = 0; i < k; ++i) {
-        for (int64_t j = 0; j < k; ++j) us.push_back(vt[j * k + i]);
-      }
-      for (int64_t j = 0; j < k; ++j) {
-        for (int64_t l = 0; l < r; ++l) vts.push_back(u[l * k + j]);
-      }
-    }
-  }
+  std::vector<double> ss;
   J2O_ASSIGN_OR_RETURN(std::vector<int64_t> s_shape, ctx.OutputShape(0));
-  std::vector<Array> out = {Narrow(ss, ctx.OutputDType(0), s_shape)};
-  if (compute_uv) {
-    J2O_ASSIGN_OR_RETURN(std::vector<int64_t> u_shape, ctx.OutputShape(1));
-    J2O_ASSIGN_OR_RETURN(std::vector<int64_t> vt_shape, ctx.OutputShape(2));
-    out.push_back(Narrow(us, ctx.OutputDType(1), u_shape));
-    out.push_back(Narrow(vts, ctx.OutputDType(2), vt_shape));
+  std::vector<Array> out;
+  auto finish = [&](const auto& us, const auto& vhs) -> absl::Status {
+    out.push_back(Narrow(ss, ctx.OutputDType(0), s_shape));
+    if (compute_uv) {
+      J2O_ASSIGN_OR_RETURN(std::vector<int64_t> u_shape, ctx.OutputShape(1));
+      J2O_ASSIGN_OR_RETURN(std::vector<int64_t> vt_shape, ctx.OutputShape(2));
+      out.push_back(Narrow(us, ctx.OutputDType(1), u_shape));
+      out.push_back(Narrow(vhs, ctx.OutputDType(2), vt_shape));
+    }
+    return absl::OkStatus();
+  };
+  if (IsComplex(inputs[0].dtype())) {
+    std::vector<Complex> us, vhs;
+    Svd<Complex>(Widen<Complex>(inputs[0]), d, ss, us, vhs);
+    J2O_RETURN_IF_ERROR(finish(us, vhs));
+  } else {
+    std::vector<double> us, vhs;
+    Svd<double>(Widen<double>(inputs[0]), d, ss, us, vhs);
+    J2O_RETURN_IF_ERROR(finish(us, vhs));
   }
   return out;
 }

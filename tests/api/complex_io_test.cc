@@ -117,9 +117,9 @@ TEST_P(ComplexIoTest, UnsupportedPrimitiveOnComplexIsRefusedByName) {
               HasSubstr("'reduce_max' on complex values is not supported"));
 }
 
-// Complex cholesky / triangular_solve / lu / qr keep the real recipes' shape:
-// one ONNX Loop, and a graph whose size does not depend on n (numerics:
-// testdata/complex/{cholesky,triangular_solve,lu,qr}*).
+// Complex cholesky / triangular_solve / lu / qr / eigh / svd keep the real
+// recipes' shape: one ONNX Loop, and a graph whose size does not depend on n
+// (numerics: testdata/complex/{cholesky,triangular_solve,lu,qr,eigh,svd}*).
 TEST_P(ComplexIoTest, ComplexFactorizationsAreOneLoopIndependentOfN) {
   auto count = [&](const std::string& prim, int n) -> std::pair<int, int> {
     const std::string t =
@@ -131,6 +131,16 @@ TEST_P(ComplexIoTest, ComplexFactorizationsAreOneLoopIndependentOfN) {
       const std::string v = "i32[" + std::to_string(n) + "]";
       text = "{ lambda ; a:" + t + ". let b:" + t + " c:" + v + " d:" + v +
              " = lu a in (b, c, d) }";
+    } else if (prim == "svd") {
+      const std::string s = "f64[" + std::to_string(n) + "]";
+      text = "{ lambda ; a:" + t + ". let b:" + s + " c:" + t + " d:" + t +
+             " = svd[algorithm=None compute_uv=True full_matrices=False "
+             "subset_by_index=None] a in (b, c, d) }";
+    } else if (prim == "eigh") {
+      const std::string w = "f64[" + std::to_string(n) + "]";
+      text = "{ lambda ; a:" + t + ". let b:" + t + " c:" + w +
+             " = eigh[algorithm=None lower=True sort_eigenvalues=True "
+             "subset_by_index=None] a in (b, c) }";
     } else if (prim == "qr") {
       text = "{ lambda ; a:" + t + ". let b:" + t + " c:" + t +
              " = qr[full_matrices=False pivoting=False use_magma=None] a in "
@@ -149,7 +159,8 @@ TEST_P(ComplexIoTest, ComplexFactorizationsAreOneLoopIndependentOfN) {
     }
     return {loops, model->graph().node_size()};
   };
-  for (const char* prim : {"cholesky", "triangular_solve", "lu", "qr"}) {
+  for (const char* prim :
+       {"cholesky", "triangular_solve", "lu", "qr", "eigh", "svd"}) {
     const auto small = count(prim, 3), large = count(prim, 17);
     EXPECT_EQ(small.first, 1) << prim;
     EXPECT_EQ(small, large) << prim;
@@ -158,16 +169,16 @@ TEST_P(ComplexIoTest, ComplexFactorizationsAreOneLoopIndependentOfN) {
 
 TEST_P(ComplexIoTest, UnloweredComplexFactorizationIsRefusedByName) {
   auto model = Convert(
-      "{ lambda ; a:c64[4,4]. let b:f32[4] c:c64[4,4] d:c64[4,4] = "
-      "svd[algorithm=None compute_uv=True full_matrices=False "
-      "subset_by_index=None] a in (b, c, d) }");
+      "{ lambda ; a:c64[3] b:c64[3] c:c64[3] d:c64[3,2]. let e:c64[3,2] = "
+      "tridiagonal_solve[perturb_singular=False] a b c d in (e,) }");
   ASSERT_FALSE(model.ok());
   EXPECT_EQ(model.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_THAT(model.status().message(),
-              HasSubstr("'svd' on complex values is not supported"));
+              HasSubstr("'tridiagonal_solve' on complex values is not "
+                        "supported"));
   EXPECT_THAT(model.status().message(),
               HasSubstr("cholesky, triangular_solve, lu, qr, geqrf, "
-                        "householder_product and eigh are lowered"));
+                        "householder_product, eigh and svd are lowered"));
 }
 
 // Inside shard_map complex values are emulated part by part: sums and data

@@ -1,5 +1,5 @@
 // The reference interpreter's cholesky, triangular_solve, lu, qr, geqrf,
-// householder_product and eigh on complex operands
+// householder_product, eigh and svd on complex operands
 // (jaxpr/eval/decompositions.cc), the oracle of their complex ONNX lowerings.
 // Expected values are numpy's (numpy.linalg.cholesky / numpy.linalg.solve, the
 // commands quoted next to them) or derived by hand in the comments; the
@@ -247,6 +247,60 @@ TEST(ComplexEighTest, HermitianTwoByTwoFromTheLowerTriangle) {
   for (int i = 0; i < 4; ++i) EXPECT_NEAR(std::norm(v[i]), 0.5, 1e-12);
   ExpectNear({v[2] / v[0]}, {{0, 1}});   // column 0: (1, i)
   ExpectNear({v[3] / v[1]}, {{0, -1}});  // column 1: (1, -i)
+}
+
+// U diag(s) Vᴴ for row-major u [m, k], s [k], vh [k, n].
+std::vector<Complex> Reconstruct(const std::vector<Complex>& u,
+                                 const std::vector<double>& s,
+                                 const std::vector<Complex>& vh, int m, int n) {
+  const int k = static_cast<int>(s.size());
+  std::vector<Complex> a(m * n);
+  for (int i = 0; i < m; ++i) {
+    for (int j = 0; j < n; ++j) {
+      for (int l = 0; l < k; ++l)
+        a[i * n + j] += u[i * k + l] * s[l] * vh[l * n + j];
+    }
+  }
+  return a;
+}
+
+TEST(ComplexSvdTest, GoldenRatioSingularValuesAndReconstruction) {
+  // A = [[1, i], [0, 1]]: Aᴴ A = [[1, i], [-i, 2]], eigenvalues
+  // (3 ± √5)/2 = φ² and φ⁻² (φ = (1 + √5)/2), so s = [φ, 1/φ]
+  // (numpy.linalg.svd(A, compute_uv=False) = [1.6180339887, 0.6180339887]).
+  // U and V are unique up to a unit complex factor per singular pair, so the
+  // test checks U diag(s) Vᴴ = A and Uᴴ U = I instead.
+  auto out = Eval(
+      "{ lambda ; a:c128[2,2]. let b:f64[2] c:c128[2,2] d:c128[2,2] = "
+      "svd[algorithm=None compute_uv=True full_matrices=False "
+      "subset_by_index=None] a in (b, c, d) }",
+      {C128({2, 2}, {1, {0, 1}, 0, 1})});
+  ASSERT_EQ(out.size(), 3u);
+  const double phi = (1 + std::sqrt(5.0)) / 2;
+  const std::vector<double> s = ToDoubles(out[0]);
+  ASSERT_EQ(s.size(), 2u);
+  EXPECT_NEAR(s[0], phi, 1e-12);
+  EXPECT_NEAR(s[1], 1 / phi, 1e-12);
+  const std::vector<Complex> u = ToComplex(out[1]);
+  ExpectNear(Reconstruct(u, s, ToComplex(out[2]), 2, 2), {1, {0, 1}, 0, 1});
+  ExpectNear({std::conj(u[0]) * u[1] + std::conj(u[2]) * u[3]}, {0});
+}
+
+TEST(ComplexSvdTest, WideRowIsItsNormTimesAUnitVector) {
+  // A = [[3, 4i]] (1 x 2, wide: the kernel works on Aᴴ): s = [|A|] = [5],
+  // U a unit complex number, Vᴴ = conj(U) A / 5; U s Vᴴ = A.
+  auto out = Eval(
+      "{ lambda ; a:c128[1,2]. let b:f64[1] c:c128[1,1] d:c128[1,2] = "
+      "svd[algorithm=None compute_uv=True full_matrices=False "
+      "subset_by_index=None] a in (b, c, d) }",
+      {C128({1, 2}, {3, {0, 4}})});
+  ASSERT_EQ(out.size(), 3u);
+  const std::vector<double> s = ToDoubles(out[0]);
+  ASSERT_EQ(s.size(), 1u);
+  EXPECT_NEAR(s[0], 5, 1e-12);
+  const std::vector<Complex> u = ToComplex(out[1]);
+  EXPECT_NEAR(std::abs(u[0]), 1, 1e-12);
+  ExpectNear(Reconstruct(u, s, ToComplex(out[2]), 1, 2), {3, {0, 4}});
 }
 
 }  // namespace
