@@ -1,10 +1,10 @@
 // The reference interpreter's cholesky, triangular_solve, lu, qr, geqrf,
 // householder_product, eigh and svd on complex operands
-// (jaxpr/eval/decompositions.cc), the oracle of their complex ONNX lowerings.
-// Expected values are numpy's (numpy.linalg.cholesky / numpy.linalg.solve, the
-// commands quoted next to them) or derived by hand in the comments; the
-// triangular solves are also checked for every parameter combination by the
-// residual op(A) X - B, with op(A) built here.
+// (jaxpr/eval/decompositions.cc, eigen_decompositions.cc), the oracle of their
+// complex ONNX lowerings. Expected values are numpy's (numpy.linalg.cholesky /
+// numpy.linalg.solve, the commands quoted next to them) or derived by hand in
+// the comments; the triangular solves are also checked for every parameter
+// combination by the residual op(A) X - B, with op(A) built here.
 #include <cmath>
 #include <complex>
 #include <string>
