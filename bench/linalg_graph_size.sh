@@ -41,9 +41,10 @@ bundle() {  # name n
   esac
 }
 
-printf '%-20s %-7s %6s %6s %6s\n' primitive pipeline n=4 n=64 n=512
+printf '%-22s %-7s %6s %6s %6s\n' primitive pipeline n=4 n=64 n=512
 for prim in cholesky triangular_solve lu qr eigh svd tridiagonal_solve \
-    cholesky_c64 triangular_solve_c64 lu_c64 qr_c64 eigh_c64 svd_c64; do
+    cholesky_c64 triangular_solve_c64 lu_c64 qr_c64 eigh_c64 svd_c64 \
+    tridiagonal_solve_c64; do
   for pipeline in legacy ir; do
     flag=--use_onnx_ir=true
     [ "$pipeline" = legacy ] && flag=--use_onnx_ir=false
@@ -54,6 +55,6 @@ for prim in cholesky triangular_solve lu qr eigh svd tridiagonal_solve \
       counts+=("$(protoc --proto_path="$proto_dir" --decode=onnx.ModelProto \
         "$proto_dir/onnx.proto" < "$work/$prim$n.onnx" | grep -c 'op_type:')")
     done
-    printf '%-20s %-7s %6s %6s %6s\n' "$prim" "$pipeline" "${counts[@]}"
+    printf '%-22s %-7s %6s %6s %6s\n' "$prim" "$pipeline" "${counts[@]}"
   done
 done

@@ -500,6 +500,7 @@ absl::Status LowerComplexRecipe(E& e) {
   if (p == "householder_product") return LowerComplexHouseholderProduct(e);
   if (p == "eigh") return LowerComplexEigh(e);
   if (p == "svd") return LowerComplexSvd(e);
+  if (p == "tridiagonal_solve") return LowerComplexTridiagonalSolve(e);
   if (p == "dot_general" || p == "conv_general_dilated") {
     return LowerComplexBilinear(e);
   }

@@ -1,11 +1,12 @@
-// Complex (c64/c128) lowerings of cholesky, triangular_solve and lu, the
-// counterparts of linalg_plan.h's real recipes under the complex convention
-// of complex_plan.h (a complex value is a real [..., 2] tensor of (re, im)).
-// The parts are split once, every factorization is the same single ONNX Loop
-// as the real one carrying the real and imaginary parts as two real
-// [..., n, n] tensors (graph size independent of n, static or symbolic, leading
-// batch dims broadcast), and the results are packed again. Complex products
-// are four real MatMul/Mul (XLA's (ac - bd, ad + bc)), complex quotients
+// Complex (c64/c128) lowerings of cholesky, triangular_solve, lu and
+// tridiagonal_solve, the counterparts of the real recipes (linalg_plan.h,
+// qr_plan.h) under the complex convention of complex_plan.h (a complex value
+// is a real [..., 2] tensor of (re, im)). The parts are split once, each
+// recipe is the real one's Loop (one per factorization; two for the Thomas
+// algorithm) carrying the real and imaginary parts as two real tensors
+// (graph size independent of n, static or symbolic, leading batch dims
+// broadcast), and the results are packed again. Complex products are four
+// real MatMul/Mul (XLA's (ac - bd, ad + bc)), complex quotients
 // complex_plan.h's Div (XLA's Smith division).
 //
 // Semantics are LAPACK's z-routines as JAX's CPU lowering calls them:
@@ -338,6 +339,107 @@ absl::Status LowerComplexLu(E& e) {
   J2O_RETURN_IF_ERROR(c.SetOut(0, {out[0], out[1]}));
   J2O_RETURN_IF_ERROR(e.SetOut(1, b.Cast(out[3], piv_dt)));
   return e.SetOut(2, b.Cast(out[2], perm_dt));
+}
+
+// tridiagonal_solve(dl, d, du, b) on c64/c128: qr_plan.h's Thomas algorithm
+// (JAX's own _tridiagonal_solve_jax_impl; CPU's LAPACK gtsv also pivots and
+// agrees up to rounding on the diagonally dominant systems Thomas is stable
+// for) with complex products and quotients: a forward Loop c'_i = du_i /
+// (d_i - dl_i c'_{i-1}), d'_i = (b_i - dl_i d'_{i-1}) / (d_i - dl_i c'_{i-1}),
+// then a backward Loop x_i = d'_i - c'_i x_{i+1}. perturb_singular refused.
+template <class E>
+absl::Status LowerComplexTridiagonalSolve(E& e) {
+  const jaxpr::Eqn& eqn = e.eqn();
+  if (eqn.inputs.size() != 4 || eqn.outputs.size() != 1) {
+    return absl::InvalidArgumentError(
+        "tridiagonal_solve takes (dl, d, du, b), one result");
+  }
+  if (eqn.params.Has("perturb_singular")) {
+    J2O_ASSIGN_OR_RETURN(bool perturb, eqn.params.GetBool("perturb_singular"));
+    if (perturb) {
+      return absl::UnimplementedError(
+          "tridiagonal_solve with perturb_singular=True is not lowered");
+    }
+  }
+  const jaxpr::Aval& aval = eqn.outputs[0]->aval;  // [..., m, n]
+  const int rank = aval.rank();
+  if (rank < 2) {
+    return absl::InvalidArgumentError("tridiagonal_solve: b needs rank >= 2");
+  }
+  for (int i = 0; i < 4; ++i) {
+    if (!jaxpr::IsComplex(OperandAval(eqn, i).dtype)) {
+      return absl::InvalidArgumentError(
+          "tridiagonal_solve: dl, d, du and b must all be complex");
+    }
+  }
+  const DType d = ComplexPartDType(aval.dtype);
+  linalg_complex::CBuilder<E> c{e, d};
+  linalg_plan::Builder<E>& b = c.b;
+  J2O_ASSIGN_OR_RETURN(Z<E> dl, c.Operand(0));
+  J2O_ASSIGN_OR_RETURN(Z<E> diag, c.Operand(1));
+  J2O_ASSIGN_OR_RETURN(Z<E> du, c.Operand(2));
+  J2O_ASSIGN_OR_RETURN(Z<E> rhs, c.Operand(3));
+  J2O_ASSIGN_OR_RETURN(V<E> m, b.Size(aval.shape[rank - 2]));
+  V<E> iota = b.Iota(m);
+  V<E> rows = b.Unsqueeze(iota, 1, DType::kI64);
+  V<E> cp0 = b.ZerosLike(diag.re, d);  // [..., m]
+  V<E> dp0 = b.ZerosLike(rhs.re, d);   // [..., m, n]
+  // Previous c', d' as [..., 1] and [..., 1, n] (zero before row 0).
+  V<E> c_prev0 = e.Op("ReduceSum", {cp0, b.Axes({rank - 2})}, d,
+                      {OpAttr::Int("keepdims", 1)});
+  V<E> d_prev0 = e.Op("ReduceSum", {dp0, b.Axes({rank - 2})}, d,
+                      {OpAttr::Int("keepdims", 1)});
+  J2O_ASSIGN_OR_RETURN(
+      std::vector<V<E>> fwd,
+      e.Loop(m, {cp0, cp0, dp0, dp0, c_prev0, c_prev0, d_prev0, d_prev0},
+             std::vector<DType>(8, d),
+             [&](V<E> i, const std::vector<V<E>>& carried)
+                 -> absl::StatusOr<std::vector<V<E>>> {
+               Z<E> cps{carried[0], carried[1]}, dps{carried[2], carried[3]};
+               Z<E> c_prev{carried[4], carried[5]};
+               Z<E> d_prev{carried[6], carried[7]};
+               auto row = [&](Z<E> x) {  // x[..., i] as [..., 1]
+                 return c.Unsqueeze(c.Take(x, i, rank - 2), rank - 2);
+               };
+               Z<E> a_i = row(dl), d_i = row(diag), u_i = row(du);
+               Z<E> b_i = c.Unsqueeze(c.Take(rhs, i, rank - 2),
+                                      rank - 2);  // [..., 1, n]
+               // Row 0 has no dl term (dl[0] is 0 by contract; not read).
+               V<E> first = b.Bin("Equal", i, b.ScalarI64(0), DType::kBool);
+               Z<E> a_eff = c.Where(first, c.Zero(), a_i);  // [..., 1]
+               Z<E> denom = c.Sub(d_i, Mul(e, a_eff, c_prev, d));
+               Z<E> c_i = Div(e, u_i, denom, d);
+               Z<E> a2 = c.Unsqueeze(a_eff, rank - 1);    // [..., 1, 1]
+               Z<E> den2 = c.Unsqueeze(denom, rank - 1);  // [..., 1, 1]
+               Z<E> d_new = Div(e, c.Sub(b_i, Mul(e, a2, d_prev, d)), den2, d);
+               cps = c.Where(b.Bin("Equal", iota, i, DType::kBool), c_i, cps);
+               dps = c.Where(b.Bin("Equal", rows, i, DType::kBool), d_new, dps);
+               return std::vector<V<E>>{cps.re, cps.im, dps.re,   dps.im,
+                                        c_i.re, c_i.im, d_new.re, d_new.im};
+             }));
+  Z<E> cps{fwd[0], fwd[1]}, dps{fwd[2], fwd[3]};
+  V<E> last = b.Bin("Sub", m, b.ScalarI64(1), DType::kI64);
+  V<E> x0 = b.ZerosLike(rhs.re, d);
+  J2O_ASSIGN_OR_RETURN(
+      std::vector<V<E>> bwd,
+      e.Loop(m, {x0, x0, d_prev0, d_prev0}, {d, d, d, d},
+             [&](V<E> it, const std::vector<V<E>>& carried)
+                 -> absl::StatusOr<std::vector<V<E>>> {
+               Z<E> x{carried[0], carried[1]}, x_next{carried[2], carried[3]};
+               V<E> i = b.Bin("Sub", last, it, DType::kI64);
+               Z<E> cp_i =
+                   c.Unsqueeze(c.Unsqueeze(c.Take(cps, i, rank - 2), rank - 2),
+                               rank - 1);  // [..., 1, 1]
+               Z<E> dp_i = c.Unsqueeze(c.Take(dps, i, rank - 2),
+                                       rank - 2);  // [..., 1, n]
+               // x_{m-1} = d'_{m-1}: no c' term on the last row.
+               V<E> is_last = b.Bin("Equal", it, b.ScalarI64(0), DType::kBool);
+               Z<E> term = c.Where(is_last, c.Zero(), Mul(e, cp_i, x_next, d));
+               Z<E> x_i = c.Sub(dp_i, term);
+               x = c.Where(b.Bin("Equal", rows, i, DType::kBool), x_i, x);
+               return std::vector<V<E>>{x.re, x.im, x_i.re, x_i.im};
+             }));
+  return c.SetOut(0, {bwd[0], bwd[1]});
 }
 
 }  // namespace jax2onnx::plugin::complex

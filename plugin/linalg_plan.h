@@ -13,12 +13,12 @@
 // dot-product summation order, so f32 results agree to rounding.
 //
 // The recipes here take f32 and f64: JAX's CPU kernels (LAPACK) take f32,
-// f64, c64 and c128. On c64/c128, cholesky, triangular_solve and lu are
-// lowered by linalg_complex_plan.h, qr, geqrf, householder_product by
-// qr_complex_plan.h and eigh, svd by eig_complex_plan.h (reached through the
-// complex dispatch of complex_plan.h, so the real recipes never see a complex
-// dtype); the other factorizations refuse complex operands with a precise
-// error, and f16/bf16, which JAX itself rejects, are refused too.
+// f64, c64 and c128. On c64/c128, cholesky, triangular_solve, lu and
+// tridiagonal_solve are lowered by linalg_complex_plan.h, qr, geqrf,
+// householder_product by qr_complex_plan.h and eigh, svd by
+// eig_complex_plan.h (reached through the complex dispatch of complex_plan.h,
+// so the real recipes never see a complex dtype). f16/bf16, which JAX itself
+// rejects, are refused with a precise error.
 #ifndef JAX2ONNX_PLUGIN_LINALG_PLAN_H_
 #define JAX2ONNX_PLUGIN_LINALG_PLAN_H_
 
@@ -53,11 +53,10 @@ inline absl::Status CheckRealFloat(jaxpr::DType dtype, absl::string_view prim) {
     return absl::OkStatus();
   }
   if (jaxpr::IsComplex(dtype)) {
-    return absl::UnimplementedError(absl::StrCat(
-        prim, " on ", jaxpr::ShortName(dtype),
-        ": not lowered to ONNX for complex operands (f32 and f64 are; of the "
-        "complex factorizations cholesky, triangular_solve, lu, qr, geqrf, "
-        "householder_product, eigh and svd are)"));
+    return absl::UnimplementedError(
+        absl::StrCat(prim, " on ", jaxpr::ShortName(dtype),
+                     ": complex operands are lowered by the complex recipes "
+                     "(plugin/complex_plan.h), not by this real one"));
   }
   return absl::UnimplementedError(absl::StrCat(
       prim, " on ", jaxpr::ShortName(dtype),
@@ -510,7 +509,6 @@ inline LoweringInfo LinalgLoweringInfo(absl::string_view name) {
     more.insert(more.begin(), common.begin(), common.end());
     return more;
   };
-  const char* kDtypes = "; f32/f64 (complex and f16/bf16 refused)";
   const char* kWithComplex =
       "; f32/f64, and c64/c128 as real [..., 2] parts (f16/bf16 refused)";
   if (name == "cholesky") {
@@ -567,7 +565,7 @@ inline LoweringInfo LinalgLoweringInfo(absl::string_view name) {
     return {with({"Div", "Mul", "Sub", "ReduceSum"}), kMinOpset,
             absl::StrCat("Thomas algorithm (JAX's own implementation) in two "
                          "Loops; perturb_singular refused",
-                         kDtypes)};
+                         kWithComplex)};
   }
   if (name == "custom_linear_solve") {
     return {{},

@@ -474,41 +474,52 @@ absl::StatusOr<std::vector<Array>> HouseholderProductKernel(
 
 // tridiagonal_solve(dl, d, du, b): the Thomas algorithm
 // (_tridiagonal_solve_jax_impl), per batch member and right-hand column.
-absl::StatusOr<std::vector<Array>> TridiagonalSolveKernel(
-    const EvalContext& ctx, absl::Span<const Array> inputs) {
-  if (inputs.size() != 4) {
-    return absl::InvalidArgumentError("tridiagonal_solve takes (dl, d, du, b)");
-  }
-  J2O_ASSIGN_OR_RETURN(MatrixDims db, Matrices(inputs[3], "tridiagonal_solve"));
+template <typename T>
+Array TridiagonalSolve(absl::Span<const Array> inputs, const MatrixDims& db) {
   const int64_t m = db.rows, n = db.cols;
-  for (int i = 0; i < 3; ++i) {
-    if (inputs[i].num_elements() != db.batch * m) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("tridiagonal_solve: diagonal ", inputs[i].TypeString(),
-                       " does not match b ", inputs[3].TypeString()));
-    }
-  }
-  const std::vector<double> dl = Widen<double>(inputs[0]);
-  const std::vector<double> d = Widen<double>(inputs[1]);
-  const std::vector<double> du = Widen<double>(inputs[2]);
-  std::vector<double> x = Widen<double>(inputs[3]);
-  std::vector<double> cp(m), dp(m);
+  const std::vector<T> dl = Widen<T>(inputs[0]);
+  const std::vector<T> d = Widen<T>(inputs[1]);
+  const std::vector<T> du = Widen<T>(inputs[2]);
+  std::vector<T> x = Widen<T>(inputs[3]);
+  std::vector<T> cp(m), dp(m);
   for (int64_t b = 0; b < db.batch; ++b) {
     const int64_t o = b * m;
     for (int64_t c = 0; c < n; ++c) {
-      auto rhs = [&](int64_t i) -> double& { return x[(o + i) * n + c]; };
+      auto rhs = [&](int64_t i) -> T& { return x[(o + i) * n + c]; };
       for (int64_t i = 0; i < m; ++i) {
-        const double a = i == 0 ? 0.0 : dl[o + i];
-        const double denom = d[o + i] - a * (i == 0 ? 0.0 : cp[i - 1]);
+        const T a = i == 0 ? T(0) : dl[o + i];
+        const T denom = d[o + i] - a * (i == 0 ? T(0) : cp[i - 1]);
         cp[i] = du[o + i] / denom;
-        dp[i] = (rhs(i) - a * (i == 0 ? 0.0 : dp[i - 1])) / denom;
+        dp[i] = (rhs(i) - a * (i == 0 ? T(0) : dp[i - 1])) / denom;
       }
       for (int64_t i = m - 1; i >= 0; --i) {
         rhs(i) = i == m - 1 ? dp[i] : dp[i] - cp[i] * rhs(i + 1);
       }
     }
   }
-  return std::vector<Array>{Narrow(x, inputs[3].dtype(), inputs[3].shape())};
+  return Narrow(x, inputs[3].dtype(), inputs[3].shape());
+}
+
+absl::StatusOr<std::vector<Array>> TridiagonalSolveKernel(
+    const EvalContext& ctx, absl::Span<const Array> inputs) {
+  if (inputs.size() != 4) {
+    return absl::InvalidArgumentError("tridiagonal_solve takes (dl, d, du, b)");
+  }
+  J2O_ASSIGN_OR_RETURN(MatrixDims db,
+                       Matrices(inputs[3], "tridiagonal_solve", true));
+  const int64_t m = db.rows;
+  for (int i = 0; i < 3; ++i) {
+    if (inputs[i].num_elements() != db.batch * m ||
+        inputs[i].dtype() != inputs[3].dtype()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("tridiagonal_solve: diagonal ", inputs[i].TypeString(),
+                       " does not match b ", inputs[3].TypeString()));
+    }
+  }
+  if (IsComplex(inputs[3].dtype())) {
+    return std::vector<Array>{TridiagonalSolve<Complex>(inputs, db)};
+  }
+  return std::vector<Array>{TridiagonalSolve<double>(inputs, db)};
 }
 
 // custom_linear_solve: the solve jaxpr applied to (its consts, b).

@@ -167,20 +167,6 @@ TEST_P(ComplexIoTest, ComplexFactorizationsAreOneLoopIndependentOfN) {
   }
 }
 
-TEST_P(ComplexIoTest, UnloweredComplexFactorizationIsRefusedByName) {
-  auto model = Convert(
-      "{ lambda ; a:c64[3] b:c64[3] c:c64[3] d:c64[3,2]. let e:c64[3,2] = "
-      "tridiagonal_solve[perturb_singular=False] a b c d in (e,) }");
-  ASSERT_FALSE(model.ok());
-  EXPECT_EQ(model.status().code(), absl::StatusCode::kUnimplemented);
-  EXPECT_THAT(model.status().message(),
-              HasSubstr("'tridiagonal_solve' on complex values is not "
-                        "supported"));
-  EXPECT_THAT(model.status().message(),
-              HasSubstr("cholesky, triangular_solve, lu, qr, geqrf, "
-                        "householder_product, eigh and svd are lowered"));
-}
-
 // Inside shard_map complex values are emulated part by part: sums and data
 // movement are exact (testdata/complex/shard_map_fft), an order is refused.
 TEST_P(ComplexIoTest, ShardMapPmaxOfComplexIsRefused) {

@@ -1,5 +1,5 @@
 // The reference interpreter's cholesky, triangular_solve, lu, qr, geqrf,
-// householder_product, eigh and svd on complex operands
+// householder_product, eigh, svd and tridiagonal_solve on complex operands
 // (jaxpr/eval/decompositions.cc, eigen_decompositions.cc), the oracle of their
 // complex ONNX lowerings. Expected values are numpy's (numpy.linalg.cholesky /
 // numpy.linalg.solve, the commands quoted next to them) or derived by hand in
@@ -301,6 +301,21 @@ TEST(ComplexSvdTest, WideRowIsItsNormTimesAUnitVector) {
   const std::vector<Complex> u = ToComplex(out[1]);
   EXPECT_NEAR(std::abs(u[0]), 1, 1e-12);
   ExpectNear(Reconstruct(u, s, ToComplex(out[2]), 1, 2), {3, {0, 4}});
+}
+
+TEST(ComplexTridiagonalSolveTest, TwoByTwoByHand) {
+  // T = [[2, i], [i, 2]] (d = [2, 2], du[0] = i, dl[1] = i; dl[0] and du[1]
+  // hold 99, which Thomas never reads), b = [1, 0]: det T = 4 - i² = 5,
+  // T⁻¹ = [[2, -i], [-i, 2]] / 5, x = [0.4, -0.2i]. Thomas: c'0 = i/2,
+  // d'0 = 1/2, denominator 2 - i·i/2 = 2.5, d'1 = -0.5i / 2.5 = -0.2i = x1,
+  // x0 = 0.5 - (i/2)(-0.2i) = 0.4.
+  auto out = Eval(
+      "{ lambda ; a:c128[2] b:c128[2] c:c128[2] d:c128[2,1]. let e:c128[2,1] "
+      "= tridiagonal_solve[perturb_singular=False] a b c d in (e,) }",
+      {C128({2}, {99, {0, 1}}), C128({2}, {2, 2}), C128({2}, {{0, 1}, 99}),
+       C128({2, 1}, {1, 0})});
+  ASSERT_EQ(out.size(), 1u);
+  ExpectNear(ToComplex(out[0]), {0.4, {0, -0.2}});
 }
 
 }  // namespace
