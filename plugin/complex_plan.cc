@@ -23,7 +23,8 @@ const absl::flat_hash_map<std::string, Kind>& KindTable() {
          {"pjit", "jit", "closed_call", "core_call", "remat", "remat2",
           "checkpoint", "custom_jvp_call", "custom_vjp_call",
           "custom_vjp_call_jaxpr", "stop_gradient", "copy", "copy_p",
-          "optimization_barrier", "cond", "while", "scan", "shard_map"}) {
+          "optimization_barrier", "cond", "while", "scan", "shard_map",
+          "custom_linear_solve"}) {
       (*t)[p] = Kind::kTransparent;
     }
     for (const std::string& p : jaxpr::ShardingMarkerPrimitives()) {
