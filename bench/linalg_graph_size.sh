@@ -3,6 +3,8 @@
 # (plugin/linalg_plan.h, eig_plan.h, qr_plan.h) for n = 4, 64, 512 on both
 # pipelines: the count is the same for every n (one Loop whose body works on
 # whole matrices), so the graph is constant, not cubic, in the matrix size.
+# The *_c64 rows are the complex lowerings (linalg_complex_plan.h,
+# qr_complex_plan.h, eig_complex_plan.h) of the same programs on c64.
 # Counts every node, including those inside Loop bodies (protoc decodes the
 # model with libonnx-dev's onnx.proto).
 #
@@ -18,6 +20,10 @@ trap 'rm -rf "$work"' EXIT
 bundle() {  # name n
   local n=$2
   case $1 in
+    *_c64)  # the f32 program on c64 (eigenvalues, singular values stay f32)
+      bundle "${1%_c64}" "$n" | sed -e 's/:f32/:c64/g' \
+        -e "s/c:c64\[$n\] = eigh/c:f32[$n] = eigh/" \
+        -e "s/b:c64\[$n\] c:c64\[$n,$n\] d:c64\[$n,$n\] = svd/b:f32[$n] c:c64[$n,$n] d:c64[$n,$n] = svd/" ;;
     cholesky)
       echo "{ lambda ; a:f32[$n,$n]. let b:f32[$n,$n] = cholesky a in (b,) }" ;;
     triangular_solve)
@@ -35,8 +41,10 @@ bundle() {  # name n
   esac
 }
 
-printf '%-17s %-7s %6s %6s %6s\n' primitive pipeline n=4 n=64 n=512
-for prim in cholesky triangular_solve lu qr eigh svd tridiagonal_solve; do
+printf '%-22s %-7s %6s %6s %6s\n' primitive pipeline n=4 n=64 n=512
+for prim in cholesky triangular_solve lu qr eigh svd tridiagonal_solve \
+    cholesky_c64 triangular_solve_c64 lu_c64 qr_c64 eigh_c64 svd_c64 \
+    tridiagonal_solve_c64; do
   for pipeline in legacy ir; do
     flag=--use_onnx_ir=true
     [ "$pipeline" = legacy ] && flag=--use_onnx_ir=false
@@ -47,6 +55,6 @@ for prim in cholesky triangular_solve lu qr eigh svd tridiagonal_solve; do
       counts+=("$(protoc --proto_path="$proto_dir" --decode=onnx.ModelProto \
         "$proto_dir/onnx.proto" < "$work/$prim$n.onnx" | grep -c 'op_type:')")
     done
-    printf '%-17s %-7s %6s %6s %6s\n' "$prim" "$pipeline" "${counts[@]}"
+    printf '%-22s %-7s %6s %6s %6s\n' "$prim" "$pipeline" "${counts[@]}"
   done
 done

@@ -23,7 +23,8 @@ const absl::flat_hash_map<std::string, Kind>& KindTable() {
          {"pjit", "jit", "closed_call", "core_call", "remat", "remat2",
           "checkpoint", "custom_jvp_call", "custom_vjp_call",
           "custom_vjp_call_jaxpr", "stop_gradient", "copy", "copy_p",
-          "optimization_barrier", "cond", "while", "scan", "shard_map"}) {
+          "optimization_barrier", "cond", "while", "scan", "shard_map",
+          "custom_linear_solve"}) {
       (*t)[p] = Kind::kTransparent;
     }
     for (const std::string& p : jaxpr::ShardingMarkerPrimitives()) {
@@ -75,6 +76,13 @@ const absl::flat_hash_map<std::string, Kind>& KindTable() {
                           "asin",        "acos",
                           "asinh",       "acosh",
                           "atan",        "atanh"}) {
+      (*t)[p] = Kind::kRecipe;
+    }
+    // The factorizations (linalg_complex_plan.h, qr_complex_plan.h,
+    // eig_complex_plan.h).
+    for (const char* p :
+         {"cholesky", "triangular_solve", "lu", "qr", "geqrf",
+          "householder_product", "eigh", "svd", "tridiagonal_solve"}) {
       (*t)[p] = Kind::kRecipe;
     }
     return t;

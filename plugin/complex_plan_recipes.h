@@ -27,6 +27,9 @@
 #include "jaxpr/status_macros.h"
 #include "plugin/complex_plan.h"
 #include "plugin/complex_plan_math.h"
+#include "plugin/eig_complex_plan.h"
+#include "plugin/linalg_complex_plan.h"
+#include "plugin/qr_complex_plan.h"
 #include "plugin/sort_plan.h"
 
 namespace jax2onnx::plugin::complex {
@@ -489,6 +492,15 @@ absl::Status LowerComplexRecipe(E& e) {
   const DType out = eqn.outputs[0]->aval.dtype;
   if (p == "fft") return LowerFft(e);
   if (p == "sort") return LowerComplexSort(e);
+  if (p == "cholesky") return LowerComplexCholesky(e);
+  if (p == "triangular_solve") return LowerComplexTriangularSolve(e);
+  if (p == "lu") return LowerComplexLu(e);
+  if (p == "qr") return LowerComplexQr(e);
+  if (p == "geqrf") return LowerComplexGeqrf(e);
+  if (p == "householder_product") return LowerComplexHouseholderProduct(e);
+  if (p == "eigh") return LowerComplexEigh(e);
+  if (p == "svd") return LowerComplexSvd(e);
+  if (p == "tridiagonal_solve") return LowerComplexTridiagonalSolve(e);
   if (p == "dot_general" || p == "conv_general_dilated") {
     return LowerComplexBilinear(e);
   }

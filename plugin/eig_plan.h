@@ -27,6 +27,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "jaxpr/jaxpr.h"
 #include "jaxpr/status_macros.h"
@@ -133,6 +134,50 @@ std::pair<V<E>, V<E>> SortWithVectors(linalg_plan::Builder<E>& b, V<E> values,
   return {top[0], permuted};
 }
 
+// svd's operand, params and static matrix dims (the real and complex
+// recipes share them): one variable operand of rank >= 2, static nonzero
+// m, n, no subset_by_index, full_matrices only for a square matrix.
+struct SvdShape {
+  int rank = 0;
+  int64_t m = 0, n = 0;
+  bool compute_uv = false;
+};
+inline absl::StatusOr<SvdShape> ReadSvdShape(const jaxpr::Eqn& eqn) {
+  if (eqn.inputs.size() != 1 || eqn.inputs[0].is_literal()) {
+    return absl::InvalidArgumentError("svd takes 1 variable operand");
+  }
+  const jaxpr::Aval& aval = eqn.inputs[0].var->aval;
+  SvdShape shape;
+  shape.rank = aval.rank();
+  if (shape.rank < 2) {
+    return absl::InvalidArgumentError("svd: rank must be >= 2");
+  }
+  J2O_ASSIGN_OR_RETURN(shape.compute_uv, eqn.params.GetBool("compute_uv"));
+  J2O_ASSIGN_OR_RETURN(bool full, eqn.params.GetBool("full_matrices"));
+  if (const jaxpr::ParamValue* sub = eqn.params.Find("subset_by_index");
+      sub != nullptr && !sub->is_none()) {
+    return absl::UnimplementedError("svd with subset_by_index is not lowered");
+  }
+  const jaxpr::DimExpr& m_dim = aval.shape[shape.rank - 2];
+  const jaxpr::DimExpr& n_dim = aval.shape[shape.rank - 1];
+  if (!m_dim.is_constant() || !n_dim.is_constant()) {
+    return absl::UnimplementedError(
+        "svd needs static matrix dims (which side is longer decides the "
+        "algorithm's layout)");
+  }
+  shape.m = m_dim.constant_value();
+  shape.n = n_dim.constant_value();
+  if (full && shape.compute_uv && shape.m != shape.n) {
+    return absl::UnimplementedError(absl::StrCat(
+        "svd with full_matrices=True on a non-square ", shape.m, "x", shape.n,
+        " matrix is not lowered (completing the orthonormal basis)"));
+  }
+  if (std::min(shape.m, shape.n) == 0) {
+    return absl::UnimplementedError("svd of an empty matrix is not lowered");
+  }
+  return shape;
+}
+
 }  // namespace eig_plan
 
 // eigh(a) -> (v, w): see the file comment.
@@ -208,36 +253,13 @@ absl::Status LowerSvd(E& e) {
   namespace ep = eig_plan;
   using Val = typename E::Value;
   const jaxpr::Eqn& eqn = e.eqn();
-  if (eqn.inputs.size() != 1 || eqn.inputs[0].is_literal()) {
-    return absl::InvalidArgumentError("svd takes 1 variable operand");
-  }
+  J2O_ASSIGN_OR_RETURN(ep::SvdShape shape, ep::ReadSvdShape(eqn));
   const jaxpr::Aval& aval = eqn.inputs[0].var->aval;
   const DType dt = aval.dtype;
   J2O_RETURN_IF_ERROR(lp::CheckRealFloat(dt, "svd"));
-  const int rank = aval.rank();
-  if (rank < 2) return absl::InvalidArgumentError("svd: rank must be >= 2");
-  J2O_ASSIGN_OR_RETURN(bool compute_uv, eqn.params.GetBool("compute_uv"));
-  J2O_ASSIGN_OR_RETURN(bool full, eqn.params.GetBool("full_matrices"));
-  if (const jaxpr::ParamValue* sub = eqn.params.Find("subset_by_index");
-      sub != nullptr && !sub->is_none()) {
-    return absl::UnimplementedError("svd with subset_by_index is not lowered");
-  }
-  const jaxpr::DimExpr& m_dim = aval.shape[rank - 2];
-  const jaxpr::DimExpr& n_dim = aval.shape[rank - 1];
-  if (!m_dim.is_constant() || !n_dim.is_constant()) {
-    return absl::UnimplementedError(
-        "svd needs static matrix dims (which side is longer decides the "
-        "algorithm's layout)");
-  }
-  const int64_t m0 = m_dim.constant_value(), n0 = n_dim.constant_value();
-  if (full && compute_uv && m0 != n0) {
-    return absl::UnimplementedError(absl::StrCat(
-        "svd with full_matrices=True on a non-square ", m0, "x", n0,
-        " matrix is not lowered (completing the orthonormal basis)"));
-  }
-  if (std::min(m0, n0) == 0) {
-    return absl::UnimplementedError("svd of an empty matrix is not lowered");
-  }
+  const int rank = shape.rank;
+  const bool compute_uv = shape.compute_uv;
+  const int64_t m0 = shape.m, n0 = shape.n;
   lp::Builder<E> b{e, dt};
   J2O_ASSIGN_OR_RETURN(Val a, e.In(0));
   const bool wide = m0 < n0;  // work on Aᵀ, tall

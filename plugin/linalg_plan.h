@@ -12,9 +12,13 @@
 // trsm, getf2): the same operations per element in the same order up to the
 // dot-product summation order, so f32 results agree to rounding.
 //
-// Only f32 and f64 are lowered: JAX's CPU kernels (LAPACK) take f32, f64,
-// c64 and c128; complex linear algebra is refused with a precise error, as
-// are f16/bf16, which JAX itself rejects.
+// The recipes here take f32 and f64: JAX's CPU kernels (LAPACK) take f32,
+// f64, c64 and c128. On c64/c128, cholesky, triangular_solve, lu and
+// tridiagonal_solve are lowered by linalg_complex_plan.h, qr, geqrf,
+// householder_product by qr_complex_plan.h and eigh, svd by
+// eig_complex_plan.h (reached through the complex dispatch of complex_plan.h,
+// so the real recipes never see a complex dtype). f16/bf16, which JAX itself
+// rejects, are refused with a precise error.
 #ifndef JAX2ONNX_PLUGIN_LINALG_PLAN_H_
 #define JAX2ONNX_PLUGIN_LINALG_PLAN_H_
 
@@ -49,10 +53,10 @@ inline absl::Status CheckRealFloat(jaxpr::DType dtype, absl::string_view prim) {
     return absl::OkStatus();
   }
   if (jaxpr::IsComplex(dtype)) {
-    return absl::UnimplementedError(absl::StrCat(
-        prim, " on ", jaxpr::ShortName(dtype),
-        ": complex linear algebra is not lowered to ONNX yet (f32 and f64 "
-        "are)"));
+    return absl::UnimplementedError(
+        absl::StrCat(prim, " on ", jaxpr::ShortName(dtype),
+                     ": complex operands are lowered by the complex recipes "
+                     "(plugin/complex_plan.h), not by this real one"));
   }
   return absl::UnimplementedError(absl::StrCat(
       prim, " on ", jaxpr::ShortName(dtype),
@@ -114,6 +118,45 @@ struct Builder {
                 {OpAttr::Int("to", elementwise::OnnxType(to))});
   }
 };
+
+// getf2's bookkeeping, shared by the real and complex lu. The running
+// permutation [..., m] and pivots [..., steps] (int64 in the loop) start as
+// iotas over the batch dims of `a` (rank `rank`).
+template <class E>
+std::pair<V<E>, V<E>> LuIotas(Builder<E>& b, V<E> a, int rank, V<E> iota_m,
+                              V<E> m, V<E> iota_k, V<E> steps) {
+  using jaxpr::DType;
+  E& e = b.e;
+  V<E> batch_shape =
+      e.Op("Shape", {a}, DType::kI64, {OpAttr::Int("end", rank - 2)});
+  auto over_batch = [&](V<E> iota, V<E> size) {
+    return e.Op(
+        "Expand",
+        {iota, e.Op("Concat", {batch_shape, b.Unsqueeze(size, 0, DType::kI64)},
+                    DType::kI64, {OpAttr::Int("axis", 0)})},
+        DType::kI64);
+  };
+  V<E> perm0 = over_batch(iota_m, m);
+  return {perm0, over_batch(iota_k, steps)};
+}
+
+// Step k's pivot row p ([..., 1]): the first i >= k of largest
+// magnitude[..., i]; and the row index map [..., m] of the swap k <-> p.
+template <class E>
+std::pair<V<E>, V<E>> LuPivotRow(Builder<E>& b, V<E> magnitude, V<E> k,
+                                 V<E> iota_m, int rank) {
+  using jaxpr::DType;
+  E& e = b.e;
+  V<E> cand = b.Where(b.Bin("GreaterOrEqual", iota_m, k, DType::kBool),
+                      magnitude, b.Scalar(-1), b.dt);
+  V<E> p = e.Op("ArgMax", {cand}, DType::kI64,
+                {OpAttr::Int("axis", rank - 2), OpAttr::Int("keepdims", 1)});
+  V<E> swap = b.Where(
+      b.Bin("Equal", iota_m, k, DType::kBool), p,
+      b.Where(b.Bin("Equal", iota_m, p, DType::kBool), k, iota_m, DType::kI64),
+      DType::kI64);
+  return {p, swap};
+}
 
 }  // namespace linalg_plan
 
@@ -306,19 +349,7 @@ absl::Status LowerLu(E& e) {
   V<E> iota_n = b.Iota(n);
   V<E> iota_k = b.Iota(steps);
   V<E> rows = b.Unsqueeze(iota_m, 1, DType::kI64);
-  // Running permutation [..., m] and pivots [..., steps], int64 in the loop.
-  V<E> batch_shape =
-      e.Op("Shape", {a}, DType::kI64, {OpAttr::Int("end", rank - 2)});
-  V<E> perm0 = e.Op(
-      "Expand",
-      {iota_m, e.Op("Concat", {batch_shape, b.Unsqueeze(m, 0, DType::kI64)},
-                    DType::kI64, {OpAttr::Int("axis", 0)})},
-      DType::kI64);
-  V<E> piv0 = e.Op(
-      "Expand",
-      {iota_k, e.Op("Concat", {batch_shape, b.Unsqueeze(steps, 0, DType::kI64)},
-                    DType::kI64, {OpAttr::Int("axis", 0)})},
-      DType::kI64);
+  auto [perm0, piv0] = lp::LuIotas(b, a, rank, iota_m, m, iota_k, steps);
   V<E> shape_a = e.Op("Shape", {a}, DType::kI64);
   J2O_ASSIGN_OR_RETURN(
       std::vector<V<E>> out,
@@ -331,17 +362,8 @@ absl::Status LowerLu(E& e) {
             V<E> pivots = carried[2];
             // Pivot row: first max |w[i, k]| over i >= k.
             V<E> col = b.Take(w, k, rank - 1, dt);  // [..., m]
-            V<E> cand =
-                b.Where(b.Bin("GreaterOrEqual", iota_m, k, DType::kBool),
-                        e.Op("Abs", {col}, dt), b.Scalar(-1), dt);
-            V<E> p = e.Op("ArgMax", {cand}, DType::kI64,
-                          {OpAttr::Int("axis", rank - 2),
-                           OpAttr::Int("keepdims", 1)});  // [..., 1]
-            // Row index map of the swap k <-> p.
-            V<E> swap = b.Where(b.Bin("Equal", iota_m, k, DType::kBool), p,
-                                b.Where(b.Bin("Equal", iota_m, p, DType::kBool),
-                                        k, iota_m, DType::kI64),
-                                DType::kI64);  // [..., m]
+            auto [p, swap] =
+                lp::LuPivotRow(b, e.Op("Abs", {col}, dt), k, iota_m, rank);
             V<E> swap_rows = e.Op(
                 "Expand", {b.Unsqueeze(swap, rank - 1, DType::kI64), shape_a},
                 DType::kI64);
@@ -487,23 +509,28 @@ inline LoweringInfo LinalgLoweringInfo(absl::string_view name) {
     more.insert(more.begin(), common.begin(), common.end());
     return more;
   };
-  const char* kDtypes = "; f32/f64 (complex and f16/bf16 refused)";
+  const char* kWithComplex =
+      "; f32/f64, and c64/c128 as real [..., 2] parts (f16/bf16 refused)";
   if (name == "cholesky") {
     return {with({"MatMul", "Sqrt", "Div", "ReduceMax"}), kMinOpset,
             absl::StrCat("one Loop over columns (graph size independent of "
                          "n); non-PD -> all NaN; upper triangle from the "
-                         "input as LAPACK potrf",
-                         kDtypes)};
+                         "input as LAPACK potrf; complex: A = L L^H, real "
+                         "pivot as zpotrf",
+                         kWithComplex)};
   }
   if (name == "triangular_solve") {
     return {with({"MatMul", "Div", "Transpose"}), kMinOpset,
             absl::StrCat("one Loop of row substitutions; left/right, "
-                         "lower/upper, transpose_a, unit_diagonal",
-                         kDtypes)};
+                         "lower/upper, transpose_a, conjugate_a, "
+                         "unit_diagonal",
+                         kWithComplex)};
   }
   if (name == "lu") {
     return {with({"ArgMax", "GatherElements", "Div", "Mul"}), kMinOpset,
-            absl::StrCat("LAPACK getf2 partial pivoting in one Loop", kDtypes)};
+            absl::StrCat("LAPACK getf2 partial pivoting in one Loop; complex "
+                         "pivots on |re| + |im| as izamax",
+                         kWithComplex)};
   }
   if (name == "eigh" || name == "svd") {
     return {with({"Mod", "Div", "Sqrt", "TopK", "GatherElements", "ReduceSum",
@@ -511,29 +538,34 @@ inline LoweringInfo LinalgLoweringInfo(absl::string_view name) {
             kMinOpset,
             absl::StrCat(name == "eigh"
                              ? "cyclic two-sided Jacobi, 10 sweeps, in one "
-                               "Loop; ascending; vectors up to sign"
+                               "Loop; ascending; vectors up to sign; complex: "
+                               "Hermitian Jacobi (unitary pair rotations)"
                              : "one-sided Jacobi, 10 sweeps, in one Loop; "
-                               "static m, n; full_matrices only square",
-                         kDtypes)};
+                               "static m, n; full_matrices only square; "
+                               "complex: unitary pair rotations, vh = V^H",
+                         kWithComplex)};
   }
   if (name == "geqrf" || name == "householder_product") {
     return {with({"MatMul", "Sqrt", "Div", "ReduceSum", "Slice", "Concat"}),
             kMinOpset,
             absl::StrCat("LAPACK ", name == "geqrf" ? "geqrf" : "orgqr",
-                         " reflectors in one Loop", kDtypes)};
+                         " reflectors in one Loop; complex: zlarfg (real "
+                         "beta, H = I - tau v v^H)",
+                         kWithComplex)};
   }
   if (name == "qr") {
     return {with({"MatMul", "Sqrt", "Div", "ReduceSum", "Slice", "Concat"}),
             kMinOpset,
             absl::StrCat("Householder (LAPACK dlarfg signs) in one Loop; "
-                         "static m, n; pivoting refused",
-                         kDtypes)};
+                         "static m, n; pivoting refused; complex: zlarfg "
+                         "(R's diagonal real)",
+                         kWithComplex)};
   }
   if (name == "tridiagonal_solve") {
     return {with({"Div", "Mul", "Sub", "ReduceSum"}), kMinOpset,
             absl::StrCat("Thomas algorithm (JAX's own implementation) in two "
                          "Loops; perturb_singular refused",
-                         kDtypes)};
+                         kWithComplex)};
   }
   if (name == "custom_linear_solve") {
     return {{},

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "jaxpr/jaxpr.h"
 #include "jaxpr/status_macros.h"
@@ -23,20 +24,24 @@
 
 namespace jax2onnx::plugin {
 
-template <class E>
-absl::Status LowerQr(E& e) {
-  using jaxpr::DType;
-  namespace lp = linalg_plan;
-  using Val = typename E::Value;
-  const jaxpr::Eqn& eqn = e.eqn();
+// qr's operand, params and static matrix dims (the real and complex recipes
+// share them): one variable operand of rank >= 2, no pivoting, 2 results,
+// static nonzero m, n.
+struct QrShape {
+  int rank = 0;
+  int64_t m = 0, n = 0, k = 0;  // k = min(m, n)
+  bool full = false;            // full_matrices
+};
+inline absl::StatusOr<QrShape> ReadQrShape(const jaxpr::Eqn& eqn) {
   if (eqn.inputs.size() != 1 || eqn.inputs[0].is_literal()) {
     return absl::InvalidArgumentError("qr takes 1 variable operand");
   }
   const jaxpr::Aval& aval = eqn.inputs[0].var->aval;
-  const DType dt = aval.dtype;
-  J2O_RETURN_IF_ERROR(lp::CheckRealFloat(dt, "qr"));
-  const int rank = aval.rank();
-  if (rank < 2) return absl::InvalidArgumentError("qr: rank must be >= 2");
+  QrShape shape;
+  shape.rank = aval.rank();
+  if (shape.rank < 2) {
+    return absl::InvalidArgumentError("qr: rank must be >= 2");
+  }
   if (const jaxpr::ParamValue* p = eqn.params.Find("pivoting")) {
     J2O_ASSIGN_OR_RETURN(bool pivoting, p->AsBool("param 'pivoting'"));
     if (pivoting) {
@@ -44,19 +49,36 @@ absl::Status LowerQr(E& e) {
           "qr with pivoting=True (geqp3) is not lowered");
     }
   }
-  J2O_ASSIGN_OR_RETURN(bool full, eqn.params.GetBool("full_matrices"));
+  J2O_ASSIGN_OR_RETURN(shape.full, eqn.params.GetBool("full_matrices"));
   if (eqn.outputs.size() != 2) {
     return absl::InvalidArgumentError("qr without pivoting has 2 results");
   }
-  const jaxpr::DimExpr& m_dim = aval.shape[rank - 2];
-  const jaxpr::DimExpr& n_dim = aval.shape[rank - 1];
+  const jaxpr::DimExpr& m_dim = aval.shape[shape.rank - 2];
+  const jaxpr::DimExpr& n_dim = aval.shape[shape.rank - 1];
   if (!m_dim.is_constant() || !n_dim.is_constant()) {
     return absl::UnimplementedError(
         "qr needs static matrix dims (min(m, n) sizes the results)");
   }
-  const int64_t m0 = m_dim.constant_value(), n0 = n_dim.constant_value();
-  const int64_t k0 = std::min(m0, n0);
-  if (k0 == 0) return absl::UnimplementedError("qr of an empty matrix");
+  shape.m = m_dim.constant_value();
+  shape.n = n_dim.constant_value();
+  shape.k = std::min(shape.m, shape.n);
+  if (shape.k == 0) return absl::UnimplementedError("qr of an empty matrix");
+  return shape;
+}
+
+template <class E>
+absl::Status LowerQr(E& e) {
+  using jaxpr::DType;
+  namespace lp = linalg_plan;
+  using Val = typename E::Value;
+  const jaxpr::Eqn& eqn = e.eqn();
+  J2O_ASSIGN_OR_RETURN(QrShape shape, ReadQrShape(eqn));
+  const jaxpr::Aval& aval = eqn.inputs[0].var->aval;
+  const DType dt = aval.dtype;
+  J2O_RETURN_IF_ERROR(lp::CheckRealFloat(dt, "qr"));
+  const int rank = shape.rank;
+  const bool full = shape.full;
+  const int64_t m0 = shape.m, n0 = shape.n, k0 = shape.k;
   lp::Builder<E> b{e, dt};
   J2O_ASSIGN_OR_RETURN(Val a, e.In(0));
   Val m = b.ScalarI64(m0);

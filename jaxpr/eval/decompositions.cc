@@ -1,17 +1,25 @@
 // Reference kernels for the matrix factorizations and solves: cholesky,
-// triangular_solve, lu, lu_pivots_to_permutation. Written from the LAPACK
+// triangular_solve, lu, lu_pivots_to_permutation, qr, geqrf,
+// householder_product, tridiagonal_solve, custom_linear_solve (eigh and svd:
+// eigen_decompositions.cc). Written from the LAPACK
 // routines JAX's CPU lowering calls (potrf, trsm, getrf) with plain loops in
 // double, rounded once to the result dtype; leading dims are a batch.
-// Real dtypes only (f16/bf16/f32/f64); complex operands are refused.
+// cholesky, triangular_solve, lu, qr, geqrf, householder_product, eigh and
+// svd also take c64/c128 (computed in complex<double>, as LAPACK's z-routines);
+// the other kernels are real only (f16/bf16/f32/f64) and refuse complex
+// operands.
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstdint>
 #include <limits>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "jaxpr/eval/decompositions_internal.h"
 #include "jaxpr/eval/evaluator.h"
 #include "jaxpr/eval/linalg_internal.h"
 #include "jaxpr/linear_solve_params.h"
@@ -20,100 +28,95 @@
 namespace jax2onnx::jaxpr::linalg_internal {
 namespace {
 
-// Rank >= 2, real float; returns (batch count, rows, cols).
-struct MatrixDims {
-  int64_t batch = 1, rows = 0, cols = 0;
-};
-absl::StatusOr<MatrixDims> Matrices(const Array& a, absl::string_view what) {
-  if (a.rank() < 2) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        what, ": operand rank must be >= 2, got ", a.TypeString()));
+template <typename T>
+T NaNOf() {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  if constexpr (std::is_same_v<T, Complex>) {
+    return Complex(nan, nan);
+  } else {
+    return nan;
   }
-  if (!IsFloat(a.dtype())) {
-    return absl::UnimplementedError(absl::StrCat(
-        what, ": the interpreter has real float kernels only, got ",
-        a.TypeString()));
-  }
-  MatrixDims d;
-  d.rows = a.shape()[a.rank() - 2];
-  d.cols = a.shape()[a.rank() - 1];
-  for (int i = 0; i + 2 < a.rank(); ++i) d.batch *= a.shape()[i];
-  return d;
+}
+// The pivot magnitude of getrf: |x| for real x, and for complex x LAPACK's
+// cabs1 |Re x| + |Im x| (izamax, and JAX's own _lu_unblocked), not |x|.
+double PivotMagnitude(double x) { return std::abs(x); }
+double PivotMagnitude(Complex x) {
+  return std::abs(x.real()) + std::abs(x.imag());
 }
 
-// potrf (lower): A = L Lᵀ from the lower triangle, column by column; the
+// potrf (lower): A = L Lᴴ from the lower triangle, column by column; the
 // strict upper triangle keeps the input; a pivot that is not > 0 makes the
-// whole matrix NaN (JAX replaces a failed factorization).
+// whole matrix NaN (JAX replaces a failed factorization; NaN + NaN i for
+// complex). The pivot is real: zpotrf reads only the real part of the
+// diagonal (DBLE(A(J,J)) - ZDOTC) and stores L[j][j] with imaginary part 0.
+template <typename T>
+void CholeskyInPlace(int64_t n, T* m) {
+  bool ok = true;
+  for (int64_t j = 0; j < n && ok; ++j) {
+    double s = RealPart(m[j * n + j]);
+    for (int64_t p = 0; p < j; ++p) s -= AbsSquare(m[j * n + p]);
+    if (!(s > 0)) {
+      ok = false;
+      break;
+    }
+    const double ljj = std::sqrt(s);
+    m[j * n + j] = ljj;
+    for (int64_t i = j + 1; i < n; ++i) {
+      T t = m[i * n + j];
+      for (int64_t p = 0; p < j; ++p) t -= m[i * n + p] * Conj(m[j * n + p]);
+      m[i * n + j] = t / ljj;
+    }
+  }
+  if (!ok) {
+    for (int64_t i = 0; i < n * n; ++i) m[i] = NaNOf<T>();
+  }
+}
+
+template <typename T>
+Array Cholesky(const Array& in, const MatrixDims& d) {
+  const int64_t n = d.rows;
+  std::vector<T> a = Widen<T>(in);
+  for (int64_t b = 0; b < d.batch; ++b)
+    CholeskyInPlace(n, a.data() + b * n * n);
+  return Narrow(a, in.dtype(), in.shape());
+}
+
 absl::StatusOr<std::vector<Array>> CholeskyKernel(
     const EvalContext& ctx, absl::Span<const Array> inputs) {
   if (inputs.size() != 1) {
     return absl::InvalidArgumentError("cholesky takes 1 operand");
   }
-  J2O_ASSIGN_OR_RETURN(MatrixDims d, Matrices(inputs[0], "cholesky"));
+  J2O_ASSIGN_OR_RETURN(MatrixDims d, Matrices(inputs[0], "cholesky", true));
   if (d.rows != d.cols) {
     return absl::InvalidArgumentError("cholesky: matrices must be square");
   }
-  const int64_t n = d.rows;
-  std::vector<double> a = Widen<double>(inputs[0]);
-  for (int64_t b = 0; b < d.batch; ++b) {
-    double* m = a.data() + b * n * n;
-    bool ok = true;
-    for (int64_t j = 0; j < n && ok; ++j) {
-      double s = m[j * n + j];
-      for (int64_t p = 0; p < j; ++p) s -= m[j * n + p] * m[j * n + p];
-      if (!(s > 0)) {
-        ok = false;
-        break;
-      }
-      const double ljj = std::sqrt(s);
-      m[j * n + j] = ljj;
-      for (int64_t i = j + 1; i < n; ++i) {
-        double t = m[i * n + j];
-        for (int64_t p = 0; p < j; ++p) t -= m[i * n + p] * m[j * n + p];
-        m[i * n + j] = t / ljj;
-      }
-    }
-    if (!ok) {
-      for (int64_t i = 0; i < n * n; ++i) {
-        m[i] = std::numeric_limits<double>::quiet_NaN();
-      }
-    }
+  if (IsComplex(inputs[0].dtype())) {
+    return std::vector<Array>{Cholesky<Complex>(inputs[0], d)};
   }
-  return std::vector<Array>{Narrow(a, inputs[0].dtype(), inputs[0].shape())};
+  return std::vector<Array>{Cholesky<double>(inputs[0], d)};
 }
 
-// trsm: op(A) X = B (left_side) or X op(A) = B; only the `lower` triangle of
-// A is read, unit_diagonal reads no diagonal.
-absl::StatusOr<std::vector<Array>> TriangularSolveKernel(
-    const EvalContext& ctx, absl::Span<const Array> inputs) {
-  if (inputs.size() != 2) {
-    return absl::InvalidArgumentError("triangular_solve takes 2 operands");
-  }
-  J2O_ASSIGN_OR_RETURN(bool left_side, ctx.params().GetBool("left_side"));
-  J2O_ASSIGN_OR_RETURN(bool lower, ctx.params().GetBool("lower"));
-  J2O_ASSIGN_OR_RETURN(bool transpose_a, ctx.params().GetBool("transpose_a"));
-  J2O_ASSIGN_OR_RETURN(bool unit_diagonal,
-                       ctx.params().GetBool("unit_diagonal"));
-  J2O_ASSIGN_OR_RETURN(MatrixDims da, Matrices(inputs[0], "triangular_solve"));
-  J2O_ASSIGN_OR_RETURN(MatrixDims db, Matrices(inputs[1], "triangular_solve"));
-  const int64_t m = da.rows;
-  const int64_t rows = db.rows, cols = db.cols;
-  if (da.cols != m || da.batch != db.batch || (left_side ? rows : cols) != m) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("triangular_solve: incompatible ", inputs[0].TypeString(),
-                     " and ", inputs[1].TypeString()));
-  }
-  std::vector<double> a = Widen<double>(inputs[0]);
-  std::vector<double> x = Widen<double>(inputs[1]);
-  for (int64_t b = 0; b < da.batch; ++b) {
-    const double* am = a.data() + b * m * m;
-    double* xm = x.data() + b * rows * cols;
+// trsm: op(A) X = B (left_side) or X op(A) = B, op(A) = A, Aᵀ (transpose_a),
+// conj(A) (conjugate_a; JAX conjugates A before calling trsm) or Aᴴ (both);
+// only the `lower` triangle of A is read, unit_diagonal reads no diagonal.
+template <typename T>
+Array TriangularSolve(const Array& a_in, const Array& b_in, int64_t batch,
+                      bool left_side, bool lower, bool transpose_a,
+                      bool conjugate_a, bool unit_diagonal) {
+  const int64_t m = a_in.shape()[a_in.rank() - 1];
+  const int64_t rows = b_in.shape()[b_in.rank() - 2];
+  const int64_t cols = b_in.shape()[b_in.rank() - 1];
+  std::vector<T> a = Widen<T>(a_in);
+  std::vector<T> x = Widen<T>(b_in);
+  for (int64_t b = 0; b < batch; ++b) {
+    const T* am = a.data() + b * m * m;
+    T* xm = x.data() + b * rows * cols;
     // op(A)[i][j], reading only the stored triangle.
-    auto op = [&](int64_t i, int64_t j) -> double {
+    auto op = [&](int64_t i, int64_t j) -> T {
       if (transpose_a) std::swap(i, j);
-      if (i == j) return unit_diagonal ? 1.0 : am[i * m + j];
-      if (lower ? j > i : j < i) return 0.0;
-      return am[i * m + j];
+      if (i == j && unit_diagonal) return T(1);
+      if (i != j && (lower ? j > i : j < i)) return T(0);
+      return conjugate_a ? Conj(am[i * m + j]) : am[i * m + j];
     };
     // op(A) lower <=> lower != transpose_a. Left: rows of X in dependency
     // order; right: X op(A) = B solves columns of X.
@@ -122,7 +125,7 @@ absl::StatusOr<std::vector<Array>> TriangularSolveKernel(
       for (int64_t c = 0; c < cols; ++c) {
         for (int64_t t = 0; t < m; ++t) {
           const int64_t k = op_lower ? t : m - 1 - t;
-          double s = xm[k * cols + c];
+          T s = xm[k * cols + c];
           for (int64_t j = 0; j < m; ++j) {
             if (j != k && (op_lower ? j < k : j > k)) {
               s -= op(k, j) * xm[j * cols + c];
@@ -137,7 +140,7 @@ absl::StatusOr<std::vector<Array>> TriangularSolveKernel(
       for (int64_t r = 0; r < rows; ++r) {
         for (int64_t t = 0; t < m; ++t) {
           const int64_t k = op_lower ? m - 1 - t : t;
-          double s = xm[r * cols + k];
+          T s = xm[r * cols + k];
           for (int64_t j = 0; j < m; ++j) {
             if (j != k && (op_lower ? j > k : j < k)) {
               s -= xm[r * cols + j] * op(j, k);
@@ -148,7 +151,40 @@ absl::StatusOr<std::vector<Array>> TriangularSolveKernel(
       }
     }
   }
-  return std::vector<Array>{Narrow(x, inputs[1].dtype(), inputs[1].shape())};
+  return Narrow(x, b_in.dtype(), b_in.shape());
+}
+
+absl::StatusOr<std::vector<Array>> TriangularSolveKernel(
+    const EvalContext& ctx, absl::Span<const Array> inputs) {
+  if (inputs.size() != 2) {
+    return absl::InvalidArgumentError("triangular_solve takes 2 operands");
+  }
+  J2O_ASSIGN_OR_RETURN(bool left_side, ctx.params().GetBool("left_side"));
+  J2O_ASSIGN_OR_RETURN(bool lower, ctx.params().GetBool("lower"));
+  J2O_ASSIGN_OR_RETURN(bool transpose_a, ctx.params().GetBool("transpose_a"));
+  J2O_ASSIGN_OR_RETURN(bool conjugate_a, ctx.params().GetBool("conjugate_a"));
+  J2O_ASSIGN_OR_RETURN(bool unit_diagonal,
+                       ctx.params().GetBool("unit_diagonal"));
+  J2O_ASSIGN_OR_RETURN(MatrixDims da,
+                       Matrices(inputs[0], "triangular_solve", true));
+  J2O_ASSIGN_OR_RETURN(MatrixDims db,
+                       Matrices(inputs[1], "triangular_solve", true));
+  const int64_t m = da.rows;
+  if (da.cols != m || da.batch != db.batch ||
+      (left_side ? db.rows : db.cols) != m ||
+      inputs[0].dtype() != inputs[1].dtype()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("triangular_solve: incompatible ", inputs[0].TypeString(),
+                     " and ", inputs[1].TypeString()));
+  }
+  if (IsComplex(inputs[0].dtype())) {
+    return std::vector<Array>{TriangularSolve<Complex>(
+        inputs[0], inputs[1], da.batch, left_side, lower, transpose_a,
+        conjugate_a, unit_diagonal)};
+  }
+  return std::vector<Array>{TriangularSolve<double>(
+      inputs[0], inputs[1], da.batch, left_side, lower, transpose_a,
+      /*conjugate_a=*/false, unit_diagonal)};
 }
 
 // Writes the permutation produced by applying `pivots` (row swaps k <->
@@ -164,26 +200,23 @@ std::vector<int64_t> PivotsToPermutation(const int64_t* pivots, int64_t k,
   return perm;
 }
 
-// getrf: partial pivoting (first row of largest |a[i][k]|, i >= k), the
-// column below a nonzero pivot scaled by 1/pivot, rank-1 trailing update.
-absl::StatusOr<std::vector<Array>> LuKernel(const EvalContext& ctx,
-                                            absl::Span<const Array> inputs) {
-  if (inputs.size() != 1 || ctx.num_outputs() != 3) {
-    return absl::InvalidArgumentError("lu takes 1 operand and has 3 results");
-  }
-  J2O_ASSIGN_OR_RETURN(MatrixDims d, Matrices(inputs[0], "lu"));
+// getrf: partial pivoting (first row of largest PivotMagnitude(a[i][k]),
+// i >= k), the column below a nonzero pivot scaled by 1/pivot, rank-1
+// trailing update. Fills the factors in place and `pivots` [batch, steps].
+template <typename T>
+Array Lu(const Array& in, const MatrixDims& d, std::vector<int64_t>& pivots) {
   const int64_t m = d.rows, n = d.cols, steps = std::min(m, n);
-  std::vector<double> a = Widen<double>(inputs[0]);
-  std::vector<int64_t> pivots(d.batch * steps), perms(d.batch * m);
+  std::vector<T> a = Widen<T>(in);
+  pivots.assign(d.batch * steps, 0);
   for (int64_t b = 0; b < d.batch; ++b) {
-    double* w = a.data() + b * m * n;
+    T* w = a.data() + b * m * n;
     int64_t* piv = pivots.data() + b * steps;
     for (int64_t k = 0; k < steps; ++k) {
       int64_t p = k;
-      double best = std::abs(w[k * n + k]);
+      double best = PivotMagnitude(w[k * n + k]);
       for (int64_t i = k + 1; i < m; ++i) {
-        if (std::abs(w[i * n + k]) > best) {
-          best = std::abs(w[i * n + k]);
+        if (PivotMagnitude(w[i * n + k]) > best) {
+          best = PivotMagnitude(w[i * n + k]);
           p = i;
         }
       }
@@ -191,21 +224,40 @@ absl::StatusOr<std::vector<Array>> LuKernel(const EvalContext& ctx,
       if (p != k) {
         for (int64_t j = 0; j < n; ++j) std::swap(w[k * n + j], w[p * n + j]);
       }
-      const double pivot = w[k * n + k];
-      if (pivot != 0) {
+      const T pivot = w[k * n + k];
+      const bool nonzero = pivot != T(0);
+      if (nonzero) {
         for (int64_t i = k + 1; i < m; ++i) w[i * n + k] /= pivot;
       }
       for (int64_t i = k + 1; i < m; ++i) {
-        const double l = pivot != 0 ? w[i * n + k] : 0.0;
+        const T l = nonzero ? w[i * n + k] : T(0);
         for (int64_t j = k + 1; j < n; ++j) w[i * n + j] -= l * w[k * n + j];
       }
     }
-    std::vector<int64_t> perm = PivotsToPermutation(piv, steps, m);
+  }
+  return Narrow(a, in.dtype(), in.shape());
+}
+
+absl::StatusOr<std::vector<Array>> LuKernel(const EvalContext& ctx,
+                                            absl::Span<const Array> inputs) {
+  if (inputs.size() != 1 || ctx.num_outputs() != 3) {
+    return absl::InvalidArgumentError("lu takes 1 operand and has 3 results");
+  }
+  J2O_ASSIGN_OR_RETURN(MatrixDims d, Matrices(inputs[0], "lu", true));
+  const int64_t m = d.rows, steps = std::min(d.rows, d.cols);
+  std::vector<int64_t> pivots;
+  Array factors = IsComplex(inputs[0].dtype())
+                      ? Lu<Complex>(inputs[0], d, pivots)
+                      : Lu<double>(inputs[0], d, pivots);
+  std::vector<int64_t> perms(d.batch * m);
+  for (int64_t b = 0; b < d.batch; ++b) {
+    std::vector<int64_t> perm =
+        PivotsToPermutation(pivots.data() + b * steps, steps, m);
     std::copy(perm.begin(), perm.end(), perms.begin() + b * m);
   }
   J2O_ASSIGN_OR_RETURN(std::vector<int64_t> piv_shape, ctx.OutputShape(1));
   J2O_ASSIGN_OR_RETURN(std::vector<int64_t> perm_shape, ctx.OutputShape(2));
-  return std::vector<Array>{Narrow(a, inputs[0].dtype(), inputs[0].shape()),
+  return std::vector<Array>{std::move(factors),
                             Narrow(pivots, ctx.OutputDType(1), piv_shape),
                             Narrow(perms, ctx.OutputDType(2), perm_shape)};
 }
@@ -233,163 +285,85 @@ absl::StatusOr<std::vector<Array>> LuPivotsToPermutationKernel(
   return std::vector<Array>{Narrow(perms, ctx.OutputDType(0), out_shape)};
 }
 
-// Cyclic two-sided Jacobi on the symmetric n x n matrix `a` (row-major),
-// to convergence; returns the eigenvalues ascending and the eigenvector
-// columns in `v` permuted alike (stable order for ties).
-void SymmetricEigen(int64_t n, std::vector<double>& a, std::vector<double>& w,
-                    std::vector<double>& v) {
-  v.assign(n * n, 0.0);
-  for (int64_t i = 0; i < n; ++i) v[i * n + i] = 1;
-  for (int sweep = 0; sweep < 100; ++sweep) {
-    double off = 0, total = 0;
-    for (int64_t i = 0; i < n * n; ++i) total += a[i] * a[i];
-    for (int64_t i = 0; i < n; ++i) {
-      for (int64_t j = 0; j < n; ++j) {
-        if (i != j) off += a[i * n + j] * a[i * n + j];
-      }
-    }
-    if (off <= 1e-32 * total || off == 0) break;
-    for (int64_t p = 0; p < n; ++p) {
-      for (int64_t q = p + 1; q < n; ++q) {
-        const double apq = a[p * n + q];
-        if (apq == 0) continue;
-        const double tau = (a[q * n + q] - a[p * n + p]) / (2 * apq);
-        const double t = (tau >= 0 ? 1.0 : -1.0) /
-                         (std::abs(tau) + std::sqrt(1 + tau * tau));
-        const double c = 1 / std::sqrt(1 + t * t), s = t * c;
-        for (int64_t k = 0; k < n; ++k) {  // rows p, q: Jᵀ A
-          const double x = a[p * n + k], y = a[q * n + k];
-          a[p * n + k] = c * x - s * y;
-          a[q * n + k] = s * x + c * y;
-        }
-        for (int64_t k = 0; k < n; ++k) {  // columns p, q: (Jᵀ A) J, V J
-          const double x = a[k * n + p], y = a[k * n + q];
-          a[k * n + p] = c * x - s * y;
-          a[k * n + q] = s * x + c * y;
-          const double vx = v[k * n + p], vy = v[k * n + q];
-          v[k * n + p] = c * vx - s * vy;
-          v[k * n + q] = s * vx + c * vy;
-        }
-      }
-    }
-  }
-  std::vector<int64_t> order(n);
-  for (int64_t i = 0; i < n; ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) {
-    return a[x * n + x] < a[y * n + y];
-  });
-  w.resize(n);
-  std::vector<double> sorted(n * n);
-  for (int64_t j = 0; j < n; ++j) {
-    w[j] = a[order[j] * n + order[j]];
-    for (int64_t k = 0; k < n; ++k) sorted[k * n + j] = v[k * n + order[j]];
-  }
-  v = std::move(sorted);
+// LAPACK's dlarfg / zlarfg on (alpha, x[0..count) with `stride`): returns
+// tau (0 for H = I: x == 0 and alpha real), scales x in place to the
+// essential part of v (v[0] = 1) and sets alpha to beta, real, -sign(Re
+// alpha) sqrt(|alpha|^2 + |x|^2). tau = (beta - alpha) / beta, which for
+// complex alpha is zlarfg's ((beta - Re alpha) / beta, -Im alpha / beta);
+// zlarfg also reflects when x is empty but alpha is not real, so a complex R
+// has a real last diagonal entry.
+template <typename T>
+T MakeReflector(T& alpha, T* x, int64_t count, int64_t stride) {
+  double xnorm2 = 0;
+  for (int64_t i = 0; i < count; ++i) xnorm2 += AbsSquare(x[i * stride]);
+  if (xnorm2 == 0 && alpha == T(RealPart(alpha))) return T(0);
+  const double norm = std::sqrt(AbsSquare(alpha) + xnorm2);
+  const double beta = RealPart(alpha) < 0 ? norm : -norm;
+  const T tau = (T(beta) - alpha) / beta;
+  for (int64_t i = 0; i < count; ++i) x[i * stride] /= (alpha - beta);
+  alpha = beta;
+  return tau;
 }
 
-// eigh (LAPACK syevd): eigenvalues ascending, eigenvectors as columns, from
-// the `lower` (or upper) triangle. Vectors are unique up to sign.
-absl::StatusOr<std::vector<Array>> EighKernel(const EvalContext& ctx,
-                                              absl::Span<const Array> inputs) {
-  if (inputs.size() != 1 || ctx.num_outputs() != 2) {
-    return absl::InvalidArgumentError("eigh takes 1 operand, 2 results");
+// H = I - tau v vᴴ applied as Hᴴ from the left to columns [c0, n) of the
+// rows [j, m) of `r` (row-major, n columns), v = (1, r[j+1:, j]) read from
+// column j (zgeqr2 applies ZLARF with conj(tau)).
+template <typename T>
+void ApplyReflectorLeft(T* r, int64_t m, int64_t n, int64_t j, const T* v,
+                        T tau) {
+  for (int64_t c = j + 1; c < n; ++c) {
+    T dot = 0;
+    for (int64_t i = j; i < m; ++i) dot += Conj(v[i]) * r[i * n + c];
+    for (int64_t i = j; i < m; ++i) r[i * n + c] -= Conj(tau) * v[i] * dot;
   }
-  J2O_ASSIGN_OR_RETURN(bool lower, ctx.params().GetBool("lower"));
-  J2O_ASSIGN_OR_RETURN(MatrixDims d, Matrices(inputs[0], "eigh"));
-  const int64_t n = d.rows;
-  std::vector<double> all = Widen<double>(inputs[0]);
-  std::vector<double> vs, ws;
-  for (int64_t b = 0; b < d.batch; ++b) {
-    std::vector<double> a(n * n);
-    for (int64_t i = 0; i < n; ++i) {
-      for (int64_t j = 0; j < n; ++j) {
-        const bool stored = lower ? j <= i : j >= i;
-        a[i * n + j] =
-            stored ? all[b * n * n + i * n + j] : all[b * n * n + j * n + i];
-      }
-    }
-    std::vector<double> w, v;
-    SymmetricEigen(n, a, w, v);
-    vs.insert(vs.end(), v.begin(), v.end());
-    ws.insert(ws.end(), w.begin(), w.end());
-  }
-  J2O_ASSIGN_OR_RETURN(std::vector<int64_t> w_shape, ctx.OutputShape(1));
-  return std::vector<Array>{Narrow(vs, inputs[0].dtype(), inputs[0].shape()),
-                            Narrow(ws, ctx.OutputDType(1), w_shape)};
 }
 
-// svd from the eigen-decomposition of the Gram matrix in double: Aᵀ A = V
-// S² Vᵀ (or A Aᵀ = U S² Uᵀ when m < n), U = A V / s. Double precision
-// keeps the squared condition number harmless for the well-conditioned
-// matrices the tests use. Only the thin (or square) factors.
-absl::StatusOr<std::vector<Array>> SvdKernel(const EvalContext& ctx,
-                                             absl::Span<const Array> inputs) {
-  if (inputs.size() != 1) {
-    return absl::InvalidArgumentError("svd takes 1 operand");
+// Q = Q H = Q - tau (Q v) vᴴ for an m x m row-major Q, v zero above j.
+template <typename T>
+void ApplyReflectorRight(T* q, int64_t m, int64_t j, const T* v, T tau) {
+  for (int64_t row = 0; row < m; ++row) {
+    T dot = 0;
+    for (int64_t i = j; i < m; ++i) dot += q[row * m + i] * v[i];
+    for (int64_t i = j; i < m; ++i) q[row * m + i] -= tau * dot * Conj(v[i]);
   }
-  J2O_ASSIGN_OR_RETURN(bool compute_uv, ctx.params().GetBool("compute_uv"));
-  J2O_ASSIGN_OR_RETURN(bool full, ctx.params().GetBool("full_matrices"));
-  J2O_ASSIGN_OR_RETURN(MatrixDims d, Matrices(inputs[0], "svd"));
+}
+
+// qr (geqrf + householder_product, LAPACK's dlarfg/zlarfg reflector
+// convention: beta = -sign(Re alpha) |(alpha, x)|, so R's diagonal may be
+// negative, and is real).
+template <typename T>
+std::vector<Array> Qr(const Array& in, const MatrixDims& d, bool full,
+                      const std::vector<int64_t>& q_shape,
+                      const std::vector<int64_t>& r_shape) {
   const int64_t m = d.rows, n = d.cols, k = std::min(m, n);
-  if (compute_uv && full && m != n) {
-    return absl::UnimplementedError(
-        "svd: full_matrices=True on a non-square matrix is not evaluated");
-  }
-  const bool wide = m < n;
-  std::vector<double> all = Widen<double>(inputs[0]);
-  std::vector<double> ss, us, vts;
+  const int64_t kq = full ? m : k;
+  std::vector<T> all = Widen<T>(in);
+  std::vector<T> qs, rs;
   for (int64_t b = 0; b < d.batch; ++b) {
-    // Work on the tall matrix T (rows r >= cols k): A or Aᵀ.
-    const int64_t r = wide ? n : m;
-    auto t_at = [&](int64_t i, int64_t j) {
-      return wide ? all[b * m * n + j * n + i] : all[b * m * n + i * n + j];
-    };
-    std::vector<double> gram(k * k, 0.0);
-    for (int64_t i = 0; i < k; ++i) {
-      for (int64_t j = 0; j < k; ++j) {
-        for (int64_t l = 0; l < r; ++l)
-          gram[i * k + j] += t_at(l, i) * t_at(l, j);
-      }
-    }
-    std::vector<double> w, v;
-    SymmetricEigen(k, gram, w, v);  // ascending
-    std::vector<double> s(k), u(r * k), vt(k * k);
+    std::vector<T> r(all.begin() + b * m * n, all.begin() + (b + 1) * m * n);
+    std::vector<T> q(m * m, T(0));
+    for (int64_t i = 0; i < m; ++i) q[i * m + i] = 1;
     for (int64_t j = 0; j < k; ++j) {
-      const int64_t src = k - 1 - j;  // descending
-      s[j] = std::sqrt(std::max(w[src], 0.0));
-      for (int64_t i = 0; i < k; ++i) vt[j * k + i] = v[i * k + src];
-      for (int64_t l = 0; l < r; ++l) {
-        double acc = 0;
-        for (int64_t i = 0; i < k; ++i) acc += t_at(l, i) * v[i * k + src];
-        u[l * k + j] = s[j] > 0 ? acc / s[j] : 0.0;
-      }
+      const T tau =
+          MakeReflector(r[j * n + j], r.data() + (j + 1) * n + j, m - j - 1, n);
+      if (tau == T(0)) continue;  // H = I
+      std::vector<T> v(m, T(0));
+      v[j] = 1;
+      for (int64_t i = j + 1; i < m; ++i) v[i] = r[i * n + j];
+      ApplyReflectorLeft(r.data(), m, n, j, v.data(), tau);
+      for (int64_t i = j + 1; i < m; ++i) r[i * n + j] = 0;
+      ApplyReflectorRight(q.data(), m, j, v.data(), tau);
     }
-    ss.insert(ss.end(), s.begin(), s.end());
-    if (!wide) {
-      us.insert(us.end(), u.begin(), u.end());
-      vts.insert(vts.end(), vt.begin(), vt.end());
-    } else {  // A = (T)ᵀ = V S Uᵀ: U_A = V, Vᵀ_A = Uᵀ
-      for (int64_t i = 0; i < k; ++i) {
-        for (int64_t j = 0; j < k; ++j) us.push_back(vt[j * k + i]);
-      }
-      for (int64_t j = 0; j < k; ++j) {
-        for (int64_t l = 0; l < r; ++l) vts.push_back(u[l * k + j]);
-      }
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t c = 0; c < kq; ++c) qs.push_back(q[i * m + c]);
+    }
+    for (int64_t i = 0; i < kq; ++i) {
+      for (int64_t c = 0; c < n; ++c) rs.push_back(c >= i ? r[i * n + c] : 0.0);
     }
   }
-  J2O_ASSIGN_OR_RETURN(std::vector<int64_t> s_shape, ctx.OutputShape(0));
-  std::vector<Array> out = {Narrow(ss, ctx.OutputDType(0), s_shape)};
-  if (compute_uv) {
-    J2O_ASSIGN_OR_RETURN(std::vector<int64_t> u_shape, ctx.OutputShape(1));
-    J2O_ASSIGN_OR_RETURN(std::vector<int64_t> vt_shape, ctx.OutputShape(2));
-    out.push_back(Narrow(us, ctx.OutputDType(1), u_shape));
-    out.push_back(Narrow(vts, ctx.OutputDType(2), vt_shape));
-  }
-  return out;
+  return {Narrow(qs, in.dtype(), q_shape), Narrow(rs, in.dtype(), r_shape)};
 }
 
-// qr (geqrf + householder_product, LAPACK dlarfg's reflector convention:
-// beta = -sign(alpha) |x|, so R's diagonal may be negative).
 absl::StatusOr<std::vector<Array>> QrKernel(const EvalContext& ctx,
                                             absl::Span<const Array> inputs) {
   if (inputs.size() != 1 || ctx.num_outputs() != 2) {
@@ -403,171 +377,149 @@ absl::StatusOr<std::vector<Array>> QrKernel(const EvalContext& ctx,
     }
   }
   J2O_ASSIGN_OR_RETURN(bool full, ctx.params().GetBool("full_matrices"));
-  J2O_ASSIGN_OR_RETURN(MatrixDims d, Matrices(inputs[0], "qr"));
-  const int64_t m = d.rows, n = d.cols, k = std::min(m, n);
-  const int64_t kq = full ? m : k;
-  std::vector<double> all = Widen<double>(inputs[0]);
-  std::vector<double> qs, rs;
-  for (int64_t b = 0; b < d.batch; ++b) {
-    std::vector<double> r(all.begin() + b * m * n,
-                          all.begin() + (b + 1) * m * n);
-    std::vector<double> q(m * m, 0.0);
-    for (int64_t i = 0; i < m; ++i) q[i * m + i] = 1;
-    for (int64_t j = 0; j < k; ++j) {
-      const double alpha = r[j * n + j];
-      double xnorm2 = 0;
-      for (int64_t i = j + 1; i < m; ++i) xnorm2 += r[i * n + j] * r[i * n + j];
-      if (xnorm2 == 0) continue;  // H = I, tau = 0
-      const double norm = std::sqrt(alpha * alpha + xnorm2);
-      const double beta = alpha < 0 ? norm : -norm;
-      const double tau = (beta - alpha) / beta;
-      std::vector<double> v(m, 0.0);
-      v[j] = 1;
-      for (int64_t i = j + 1; i < m; ++i) v[i] = r[i * n + j] / (alpha - beta);
-      for (int64_t c = j + 1; c < n; ++c) {  // R[:, j+1:] -= tau v vᵀ R
-        double dot = 0;
-        for (int64_t i = j; i < m; ++i) dot += v[i] * r[i * n + c];
-        for (int64_t i = j; i < m; ++i) r[i * n + c] -= tau * v[i] * dot;
-      }
-      r[j * n + j] = beta;
-      for (int64_t i = j + 1; i < m; ++i) r[i * n + j] = 0;
-      for (int64_t row = 0; row < m; ++row) {  // Q = Q - tau (Q v) vᵀ
-        double dot = 0;
-        for (int64_t i = j; i < m; ++i) dot += q[row * m + i] * v[i];
-        for (int64_t i = j; i < m; ++i) q[row * m + i] -= tau * dot * v[i];
-      }
-    }
-    for (int64_t i = 0; i < m; ++i) {
-      for (int64_t c = 0; c < kq; ++c) qs.push_back(q[i * m + c]);
-    }
-    for (int64_t i = 0; i < kq; ++i) {
-      for (int64_t c = 0; c < n; ++c) rs.push_back(c >= i ? r[i * n + c] : 0.0);
-    }
-  }
+  J2O_ASSIGN_OR_RETURN(MatrixDims d, Matrices(inputs[0], "qr", true));
   J2O_ASSIGN_OR_RETURN(std::vector<int64_t> q_shape, ctx.OutputShape(0));
   J2O_ASSIGN_OR_RETURN(std::vector<int64_t> r_shape, ctx.OutputShape(1));
-  return std::vector<Array>{Narrow(qs, inputs[0].dtype(), q_shape),
-                            Narrow(rs, inputs[0].dtype(), r_shape)};
+  if (IsComplex(inputs[0].dtype())) {
+    return Qr<Complex>(inputs[0], d, full, q_shape, r_shape);
+  }
+  return Qr<double>(inputs[0], d, full, q_shape, r_shape);
 }
 
 // geqrf: LAPACK's compact QR (R above the diagonal, the reflectors' essential
-// parts below, taus), dlarfg's conventions as in QrKernel.
+// parts below, taus), the reflectors of Qr.
+template <typename T>
+std::vector<Array> Geqrf(const Array& in, const MatrixDims& d, DType tau_dtype,
+                         const std::vector<int64_t>& tau_shape) {
+  const int64_t m = d.rows, n = d.cols, k = std::min(m, n);
+  std::vector<T> r = Widen<T>(in);
+  std::vector<T> taus(d.batch * k, T(0));
+  std::vector<T> v(m);
+  for (int64_t b = 0; b < d.batch; ++b) {
+    T* w = r.data() + b * m * n;
+    for (int64_t j = 0; j < k; ++j) {
+      const T tau =
+          MakeReflector(w[j * n + j], w + (j + 1) * n + j, m - j - 1, n);
+      taus[b * k + j] = tau;
+      if (tau == T(0)) continue;
+      v[j] = 1;
+      for (int64_t i = j + 1; i < m; ++i) v[i] = w[i * n + j];
+      ApplyReflectorLeft(w, m, n, j, v.data(), tau);
+    }
+  }
+  return {Narrow(r, in.dtype(), in.shape()),
+          Narrow(taus, tau_dtype, tau_shape)};
+}
+
 absl::StatusOr<std::vector<Array>> GeqrfKernel(const EvalContext& ctx,
                                                absl::Span<const Array> inputs) {
   if (inputs.size() != 1 || ctx.num_outputs() != 2) {
     return absl::InvalidArgumentError("geqrf takes 1 operand, 2 results");
   }
-  J2O_ASSIGN_OR_RETURN(MatrixDims d, Matrices(inputs[0], "geqrf"));
-  const int64_t m = d.rows, n = d.cols, k = std::min(m, n);
-  std::vector<double> r = Widen<double>(inputs[0]);
-  std::vector<double> taus(d.batch * k, 0.0);
-  for (int64_t b = 0; b < d.batch; ++b) {
-    double* w = r.data() + b * m * n;
-    for (int64_t j = 0; j < k; ++j) {
-      const double alpha = w[j * n + j];
-      double xnorm2 = 0;
-      for (int64_t i = j + 1; i < m; ++i) xnorm2 += w[i * n + j] * w[i * n + j];
-      if (xnorm2 == 0) continue;
-      const double norm = std::sqrt(alpha * alpha + xnorm2);
-      const double beta = alpha < 0 ? norm : -norm;
-      const double tau = (beta - alpha) / beta;
-      for (int64_t i = j + 1; i < m; ++i) w[i * n + j] /= (alpha - beta);
-      for (int64_t c = j + 1; c < n; ++c) {
-        double dot = w[j * n + c];
-        for (int64_t i = j + 1; i < m; ++i) dot += w[i * n + j] * w[i * n + c];
-        w[j * n + c] -= tau * dot;
-        for (int64_t i = j + 1; i < m; ++i) {
-          w[i * n + c] -= tau * w[i * n + j] * dot;
-        }
-      }
-      w[j * n + j] = beta;
-      taus[b * k + j] = tau;
-    }
-  }
+  J2O_ASSIGN_OR_RETURN(MatrixDims d, Matrices(inputs[0], "geqrf", true));
   J2O_ASSIGN_OR_RETURN(std::vector<int64_t> tau_shape, ctx.OutputShape(1));
-  return std::vector<Array>{Narrow(r, inputs[0].dtype(), inputs[0].shape()),
-                            Narrow(taus, ctx.OutputDType(1), tau_shape)};
+  if (IsComplex(inputs[0].dtype())) {
+    return Geqrf<Complex>(inputs[0], d, ctx.OutputDType(1), tau_shape);
+  }
+  return Geqrf<double>(inputs[0], d, ctx.OutputDType(1), tau_shape);
 }
 
-// householder_product (LAPACK orgqr): the first n columns of
-// H_0 ... H_{k-1}, v_j = (0, ..., 1, a[j+1:, j]).
+// householder_product (LAPACK orgqr/ungqr): the first n columns of
+// H_0 ... H_{k-1}, H_j = I - tau_j v_j v_jᴴ, v_j = (0, ..., 1, a[j+1:, j]).
+template <typename T>
+Array HouseholderProduct(const Array& a_in, const Array& taus_in,
+                         const MatrixDims& d, int64_t k) {
+  const int64_t m = d.rows, n = d.cols;
+  const std::vector<T> a = Widen<T>(a_in);
+  const std::vector<T> taus = Widen<T>(taus_in);
+  std::vector<T> out, v(m);
+  for (int64_t b = 0; b < d.batch; ++b) {
+    const T* w = a.data() + b * m * n;
+    std::vector<T> q(m * m, T(0));
+    for (int64_t i = 0; i < m; ++i) q[i * m + i] = 1;
+    for (int64_t j = 0; j < k; ++j) {
+      v[j] = 1;
+      for (int64_t i = j + 1; i < m; ++i) v[i] = w[i * n + j];
+      ApplyReflectorRight(q.data(), m, j, v.data(), taus[b * k + j]);
+    }
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t c = 0; c < n; ++c) out.push_back(q[i * m + c]);
+    }
+  }
+  return Narrow(out, a_in.dtype(), a_in.shape());
+}
+
 absl::StatusOr<std::vector<Array>> HouseholderProductKernel(
     const EvalContext& ctx, absl::Span<const Array> inputs) {
   if (inputs.size() != 2) {
     return absl::InvalidArgumentError("householder_product takes (a, taus)");
   }
   J2O_ASSIGN_OR_RETURN(MatrixDims d,
-                       Matrices(inputs[0], "householder_product"));
+                       Matrices(inputs[0], "householder_product", true));
   const int64_t m = d.rows, n = d.cols;
   const int64_t k = inputs[1].rank() == 0 ? 0 : inputs[1].shape().back();
-  if (m < n || k > n || inputs[1].num_elements() != d.batch * k) {
+  if (m < n || k > n || inputs[1].num_elements() != d.batch * k ||
+      inputs[0].dtype() != inputs[1].dtype()) {
     return absl::InvalidArgumentError(
         absl::StrCat("householder_product: incompatible ",
                      inputs[0].TypeString(), " and ", inputs[1].TypeString()));
   }
-  const std::vector<double> a = Widen<double>(inputs[0]);
-  const std::vector<double> taus = Widen<double>(inputs[1]);
-  std::vector<double> out;
-  for (int64_t b = 0; b < d.batch; ++b) {
-    const double* w = a.data() + b * m * n;
-    std::vector<double> q(m * m, 0.0);
-    for (int64_t i = 0; i < m; ++i) q[i * m + i] = 1;
-    for (int64_t j = 0; j < k; ++j) {
-      const double tau = taus[b * k + j];
-      for (int64_t row = 0; row < m; ++row) {  // Q = Q - tau (Q v) vᵀ
-        double dot = q[row * m + j];
-        for (int64_t i = j + 1; i < m; ++i)
-          dot += q[row * m + i] * w[i * n + j];
-        q[row * m + j] -= tau * dot;
-        for (int64_t i = j + 1; i < m; ++i) {
-          q[row * m + i] -= tau * dot * w[i * n + j];
-        }
-      }
-    }
-    for (int64_t i = 0; i < m; ++i) {
-      for (int64_t c = 0; c < n; ++c) out.push_back(q[i * m + c]);
-    }
+  if (IsComplex(inputs[0].dtype())) {
+    return std::vector<Array>{
+        HouseholderProduct<Complex>(inputs[0], inputs[1], d, k)};
   }
-  return std::vector<Array>{Narrow(out, inputs[0].dtype(), inputs[0].shape())};
+  return std::vector<Array>{
+      HouseholderProduct<double>(inputs[0], inputs[1], d, k)};
 }
 
 // tridiagonal_solve(dl, d, du, b): the Thomas algorithm
 // (_tridiagonal_solve_jax_impl), per batch member and right-hand column.
-absl::StatusOr<std::vector<Array>> TridiagonalSolveKernel(
-    const EvalContext& ctx, absl::Span<const Array> inputs) {
-  if (inputs.size() != 4) {
-    return absl::InvalidArgumentError("tridiagonal_solve takes (dl, d, du, b)");
-  }
-  J2O_ASSIGN_OR_RETURN(MatrixDims db, Matrices(inputs[3], "tridiagonal_solve"));
+template <typename T>
+Array TridiagonalSolve(absl::Span<const Array> inputs, const MatrixDims& db) {
   const int64_t m = db.rows, n = db.cols;
-  for (int i = 0; i < 3; ++i) {
-    if (inputs[i].num_elements() != db.batch * m) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("tridiagonal_solve: diagonal ", inputs[i].TypeString(),
-                       " does not match b ", inputs[3].TypeString()));
-    }
-  }
-  const std::vector<double> dl = Widen<double>(inputs[0]);
-  const std::vector<double> d = Widen<double>(inputs[1]);
-  const std::vector<double> du = Widen<double>(inputs[2]);
-  std::vector<double> x = Widen<double>(inputs[3]);
-  std::vector<double> cp(m), dp(m);
+  const std::vector<T> dl = Widen<T>(inputs[0]);
+  const std::vector<T> d = Widen<T>(inputs[1]);
+  const std::vector<T> du = Widen<T>(inputs[2]);
+  std::vector<T> x = Widen<T>(inputs[3]);
+  std::vector<T> cp(m), dp(m);
   for (int64_t b = 0; b < db.batch; ++b) {
     const int64_t o = b * m;
     for (int64_t c = 0; c < n; ++c) {
-      auto rhs = [&](int64_t i) -> double& { return x[(o + i) * n + c]; };
+      auto rhs = [&](int64_t i) -> T& { return x[(o + i) * n + c]; };
       for (int64_t i = 0; i < m; ++i) {
-        const double a = i == 0 ? 0.0 : dl[o + i];
-        const double denom = d[o + i] - a * (i == 0 ? 0.0 : cp[i - 1]);
+        const T a = i == 0 ? T(0) : dl[o + i];
+        const T denom = d[o + i] - a * (i == 0 ? T(0) : cp[i - 1]);
         cp[i] = du[o + i] / denom;
-        dp[i] = (rhs(i) - a * (i == 0 ? 0.0 : dp[i - 1])) / denom;
+        dp[i] = (rhs(i) - a * (i == 0 ? T(0) : dp[i - 1])) / denom;
       }
       for (int64_t i = m - 1; i >= 0; --i) {
         rhs(i) = i == m - 1 ? dp[i] : dp[i] - cp[i] * rhs(i + 1);
       }
     }
   }
-  return std::vector<Array>{Narrow(x, inputs[3].dtype(), inputs[3].shape())};
+  return Narrow(x, inputs[3].dtype(), inputs[3].shape());
+}
+
+absl::StatusOr<std::vector<Array>> TridiagonalSolveKernel(
+    const EvalContext& ctx, absl::Span<const Array> inputs) {
+  if (inputs.size() != 4) {
+    return absl::InvalidArgumentError("tridiagonal_solve takes (dl, d, du, b)");
+  }
+  J2O_ASSIGN_OR_RETURN(MatrixDims db,
+                       Matrices(inputs[3], "tridiagonal_solve", true));
+  const int64_t m = db.rows;
+  for (int i = 0; i < 3; ++i) {
+    if (inputs[i].num_elements() != db.batch * m ||
+        inputs[i].dtype() != inputs[3].dtype()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("tridiagonal_solve: diagonal ", inputs[i].TypeString(),
+                       " does not match b ", inputs[3].TypeString()));
+    }
+  }
+  if (IsComplex(inputs[3].dtype())) {
+    return std::vector<Array>{TridiagonalSolve<Complex>(inputs, db)};
+  }
+  return std::vector<Array>{TridiagonalSolve<double>(inputs, db)};
 }
 
 // custom_linear_solve: the solve jaxpr applied to (its consts, b).
@@ -592,8 +544,6 @@ absl::StatusOr<std::vector<Array>> CustomLinearSolveKernel(
 
 void RegisterDecompositionKernels() {
   RegisterEvalKernel("custom_linear_solve", CustomLinearSolveKernel);
-  RegisterEvalKernel("eigh", EighKernel);
-  RegisterEvalKernel("svd", SvdKernel);
   RegisterEvalKernel("qr", QrKernel);
   RegisterEvalKernel("geqrf", GeqrfKernel);
   RegisterEvalKernel("householder_product", HouseholderProductKernel);

@@ -125,8 +125,9 @@ Array ScalarAt(const Array& a, int64_t flat);
 // Copies the single element of `scalar` into element `flat` of `out`.
 void StoreScalar(const Array& scalar, int64_t flat, Array* out);
 
-void RegisterWindowKernels();  // window_ops.cc
+void RegisterWindowKernels();         // window_ops.cc
 void RegisterDecompositionKernels();  // decompositions.cc
+void RegisterEigenKernels();          // eigen_decompositions.cc
 
 }  // namespace jax2onnx::jaxpr::linalg_internal
 

@@ -117,6 +117,56 @@ TEST_P(ComplexIoTest, UnsupportedPrimitiveOnComplexIsRefusedByName) {
               HasSubstr("'reduce_max' on complex values is not supported"));
 }
 
+// Complex cholesky / triangular_solve / lu / qr / eigh / svd keep the real
+// recipes' shape: one ONNX Loop, and a graph whose size does not depend on n
+// (numerics: testdata/complex/{cholesky,triangular_solve,lu,qr,eigh,svd}*).
+TEST_P(ComplexIoTest, ComplexFactorizationsAreOneLoopIndependentOfN) {
+  auto count = [&](const std::string& prim, int n) -> std::pair<int, int> {
+    const std::string t =
+        "c128[" + std::to_string(n) + "," + std::to_string(n) + "]";
+    std::string text;
+    if (prim == "cholesky") {
+      text = "{ lambda ; a:" + t + ". let b:" + t + " = cholesky a in (b,) }";
+    } else if (prim == "lu") {
+      const std::string v = "i32[" + std::to_string(n) + "]";
+      text = "{ lambda ; a:" + t + ". let b:" + t + " c:" + v + " d:" + v +
+             " = lu a in (b, c, d) }";
+    } else if (prim == "svd") {
+      const std::string s = "f64[" + std::to_string(n) + "]";
+      text = "{ lambda ; a:" + t + ". let b:" + s + " c:" + t + " d:" + t +
+             " = svd[algorithm=None compute_uv=True full_matrices=False "
+             "subset_by_index=None] a in (b, c, d) }";
+    } else if (prim == "eigh") {
+      const std::string w = "f64[" + std::to_string(n) + "]";
+      text = "{ lambda ; a:" + t + ". let b:" + t + " c:" + w +
+             " = eigh[algorithm=None lower=True sort_eigenvalues=True "
+             "subset_by_index=None] a in (b, c) }";
+    } else if (prim == "qr") {
+      text = "{ lambda ; a:" + t + ". let b:" + t + " c:" + t +
+             " = qr[full_matrices=False pivoting=False use_magma=None] a in "
+             "(b, c) }";
+    } else {
+      text = "{ lambda ; a:" + t + " b:" + t + ". let c:" + t +
+             " = triangular_solve[conjugate_a=True left_side=False "
+             "lower=True transpose_a=True unit_diagonal=False] a b in (c,) }";
+    }
+    auto model = Convert(text);
+    EXPECT_TRUE(model.ok()) << prim << ": " << model.status();
+    if (!model.ok()) return {-1, -1};
+    int loops = 0;
+    for (const onnx::NodeProto& node : model->graph().node()) {
+      if (node.op_type() == "Loop") ++loops;
+    }
+    return {loops, model->graph().node_size()};
+  };
+  for (const char* prim :
+       {"cholesky", "triangular_solve", "lu", "qr", "eigh", "svd"}) {
+    const auto small = count(prim, 3), large = count(prim, 17);
+    EXPECT_EQ(small.first, 1) << prim;
+    EXPECT_EQ(small, large) << prim;
+  }
+}
+
 // Inside shard_map complex values are emulated part by part: sums and data
 // movement are exact (testdata/complex/shard_map_fft), an order is refused.
 TEST_P(ComplexIoTest, ShardMapPmaxOfComplexIsRefused) {

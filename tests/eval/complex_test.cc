@@ -16,36 +16,15 @@
 namespace jax2onnx::jaxpr {
 namespace {
 
+using ::jax2onnx::jaxpr::testing::C128;
 using ::jax2onnx::jaxpr::testing::EvalText;
 using ::jax2onnx::jaxpr::testing::MakeArray;
+using ::jax2onnx::jaxpr::testing::ToComplex;
 using ::jax2onnx::jaxpr::testing::ToDoubles;
 using Complex = std::complex<double>;
 
 constexpr double kInf = std::numeric_limits<double>::infinity();
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-Array C128(std::vector<int64_t> shape, const std::vector<Complex>& values) {
-  Array a(DType::kC128, std::move(shape));
-  for (size_t i = 0; i < values.size(); ++i) {
-    a.typed_data<double>()[2 * i] = values[i].real();
-    a.typed_data<double>()[2 * i + 1] = values[i].imag();
-  }
-  return a;
-}
-
-std::vector<Complex> ToComplex(const Array& a) {
-  std::vector<Complex> out;
-  for (int64_t i = 0; i < a.num_elements(); ++i) {
-    if (a.dtype() == DType::kC64) {
-      out.emplace_back(a.typed_data<float>()[2 * i],
-                       a.typed_data<float>()[2 * i + 1]);
-    } else {
-      out.emplace_back(a.typed_data<double>()[2 * i],
-                       a.typed_data<double>()[2 * i + 1]);
-    }
-  }
-  return out;
-}
 
 Array Eval1(const std::string& text, const std::vector<Array>& inputs) {
   auto out = EvalText(text, inputs);

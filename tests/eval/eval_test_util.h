@@ -3,6 +3,7 @@
 #ifndef JAX2ONNX_TESTS_EVAL_EVAL_TEST_UTIL_H_
 #define JAX2ONNX_TESTS_EVAL_EVAL_TEST_UTIL_H_
 
+#include <complex>
 #include <string>
 #include <vector>
 
@@ -45,6 +46,33 @@ inline std::vector<double> ToDoubles(const Array& a) {
 inline std::vector<int64_t> ToInts(const Array& a) {
   std::vector<int64_t> out;
   for (int64_t i = 0; i < a.num_elements(); ++i) out.push_back(a.GetAsInt64(i));
+  return out;
+}
+
+// A c128 array of `shape` holding `values`.
+inline Array C128(std::vector<int64_t> shape,
+                  const std::vector<std::complex<double>>& values) {
+  Array a(DType::kC128, std::move(shape));
+  for (size_t i = 0;
+       i < values.size() && i < static_cast<size_t>(a.num_elements()); ++i) {
+    a.typed_data<double>()[2 * i] = values[i].real();
+    a.typed_data<double>()[2 * i + 1] = values[i].imag();
+  }
+  return a;
+}
+
+// The elements of a c64 or c128 array.
+inline std::vector<std::complex<double>> ToComplex(const Array& a) {
+  std::vector<std::complex<double>> out;
+  for (int64_t i = 0; i < a.num_elements(); ++i) {
+    if (a.dtype() == DType::kC64) {
+      out.emplace_back(a.typed_data<float>()[2 * i],
+                       a.typed_data<float>()[2 * i + 1]);
+    } else {
+      out.emplace_back(a.typed_data<double>()[2 * i],
+                       a.typed_data<double>()[2 * i + 1]);
+    }
+  }
   return out;
 }
 

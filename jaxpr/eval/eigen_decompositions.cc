@@ -1,0 +1,297 @@
+// Reference kernels for eigh and svd (split from decompositions.cc): cyclic
+// Jacobi to convergence in double (symmetric) or complex<double> (Hermitian),
+// and svd from the eigen decomposition of the Gram matrix. Leading dims are a
+// batch; results are rounded once to the result dtype.
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "jaxpr/eval/decompositions_internal.h"
+#include "jaxpr/eval/evaluator.h"
+#include "jaxpr/eval/linalg_internal.h"
+#include "jaxpr/status_macros.h"
+
+namespace jax2onnx::jaxpr::linalg_internal {
+namespace {
+
+// Cyclic two-sided Jacobi on the symmetric n x n matrix `a` (row-major),
+// to convergence; returns the eigenvalues ascending and the eigenvector
+// columns in `v` permuted alike (stable order for ties).
+void SymmetricEigen(int64_t n, std::vector<double>& a, std::vector<double>& w,
+                    std::vector<double>& v) {
+  v.assign(n * n, 0.0);
+  for (int64_t i = 0; i < n; ++i) v[i * n + i] = 1;
+  for (int sweep = 0; sweep < 100; ++sweep) {
+    double off = 0, total = 0;
+    for (int64_t i = 0; i < n * n; ++i) total += a[i] * a[i];
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        if (i != j) off += a[i * n + j] * a[i * n + j];
+      }
+    }
+    if (off <= 1e-32 * total || off == 0) break;
+    for (int64_t p = 0; p < n; ++p) {
+      for (int64_t q = p + 1; q < n; ++q) {
+        const double apq = a[p * n + q];
+        if (apq == 0) continue;
+        const double tau = (a[q * n + q] - a[p * n + p]) / (2 * apq);
+        const double t = (tau >= 0 ? 1.0 : -1.0) /
+                         (std::abs(tau) + std::sqrt(1 + tau * tau));
+        const double c = 1 / std::sqrt(1 + t * t), s = t * c;
+        for (int64_t k = 0; k < n; ++k) {  // rows p, q: Jᵀ A
+          const double x = a[p * n + k], y = a[q * n + k];
+          a[p * n + k] = c * x - s * y;
+          a[q * n + k] = s * x + c * y;
+        }
+        for (int64_t k = 0; k < n; ++k) {  // columns p, q: (Jᵀ A) J, V J
+          const double x = a[k * n + p], y = a[k * n + q];
+          a[k * n + p] = c * x - s * y;
+          a[k * n + q] = s * x + c * y;
+          const double vx = v[k * n + p], vy = v[k * n + q];
+          v[k * n + p] = c * vx - s * vy;
+          v[k * n + q] = s * vx + c * vy;
+        }
+      }
+    }
+  }
+  std::vector<int64_t> order(n);
+  for (int64_t i = 0; i < n; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) {
+    return a[x * n + x] < a[y * n + y];
+  });
+  w.resize(n);
+  std::vector<double> sorted(n * n);
+  for (int64_t j = 0; j < n; ++j) {
+    w[j] = a[order[j] * n + order[j]];
+    for (int64_t k = 0; k < n; ++k) sorted[k * n + j] = v[k * n + order[j]];
+  }
+  v = std::move(sorted);
+}
+
+// Cyclic complex Jacobi on the Hermitian n x n matrix `a` (row-major), to
+// convergence: the pair (p, q) is rotated by W = D G Dᴴ, D = diag(1,
+// conj(u)) in the (p, q) plane, u = a_pq / |a_pq|, G the real rotation of
+// (a_pp, a_qq, |a_pq|) (Dᴴ A D has the real entry |a_pq| at (p, q)).
+// Returns the eigenvalues ascending (real parts of the diagonal) and the
+// eigenvector columns in `v` permuted alike.
+void HermitianEigen(int64_t n, std::vector<Complex>& a, std::vector<double>& w,
+                    std::vector<Complex>& v) {
+  v.assign(n * n, Complex(0));
+  for (int64_t i = 0; i < n; ++i) v[i * n + i] = 1;
+  for (int sweep = 0; sweep < 100; ++sweep) {
+    double off = 0, total = 0;
+    for (int64_t i = 0; i < n * n; ++i) total += std::norm(a[i]);
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        if (i != j) off += std::norm(a[i * n + j]);
+      }
+    }
+    if (off <= 1e-32 * total || off == 0) break;
+    for (int64_t p = 0; p < n; ++p) {
+      for (int64_t q = p + 1; q < n; ++q) {
+        const Complex apq = a[p * n + q];
+        const double r = std::abs(apq);
+        if (r == 0) continue;
+        const Complex u = apq / r;
+        const double tau =
+            (a[q * n + q].real() - a[p * n + p].real()) / (2 * r);
+        const double t = (tau >= 0 ? 1.0 : -1.0) /
+                         (std::abs(tau) + std::sqrt(1 + tau * tau));
+        const double c = 1 / std::sqrt(1 + t * t), s = t * c;
+        const Complex su = s * u, su_conj = std::conj(su);
+        for (int64_t k = 0; k < n; ++k) {  // rows p, q: Wᴴ A
+          const Complex x = a[p * n + k], y = a[q * n + k];
+          a[p * n + k] = c * x - su * y;
+          a[q * n + k] = su_conj * x + c * y;
+        }
+        for (int64_t k = 0; k < n; ++k) {  // columns p, q: (Wᴴ A) W, V W
+          const Complex x = a[k * n + p], y = a[k * n + q];
+          a[k * n + p] = c * x - su_conj * y;
+          a[k * n + q] = su * x + c * y;
+          const Complex vx = v[k * n + p], vy = v[k * n + q];
+          v[k * n + p] = c * vx - su_conj * vy;
+          v[k * n + q] = su * vx + c * vy;
+        }
+      }
+    }
+  }
+  std::vector<int64_t> order(n);
+  for (int64_t i = 0; i < n; ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) {
+    return a[x * n + x].real() < a[y * n + y].real();
+  });
+  w.resize(n);
+  std::vector<Complex> sorted(n * n);
+  for (int64_t j = 0; j < n; ++j) {
+    w[j] = a[order[j] * n + order[j]].real();
+    for (int64_t k = 0; k < n; ++k) sorted[k * n + j] = v[k * n + order[j]];
+  }
+  v = std::move(sorted);
+}
+
+// eigh (LAPACK syevd / heevd): eigenvalues ascending, eigenvectors as
+// columns, from the `lower` (or upper) triangle. Vectors are unique up to
+// sign (a unit complex factor for complex operands).
+absl::StatusOr<std::vector<Array>> EighKernel(const EvalContext& ctx,
+                                              absl::Span<const Array> inputs) {
+  if (inputs.size() != 1 || ctx.num_outputs() != 2) {
+    return absl::InvalidArgumentError("eigh takes 1 operand, 2 results");
+  }
+  J2O_ASSIGN_OR_RETURN(bool lower, ctx.params().GetBool("lower"));
+  J2O_ASSIGN_OR_RETURN(MatrixDims d, Matrices(inputs[0], "eigh", true));
+  const int64_t n = d.rows;
+  J2O_ASSIGN_OR_RETURN(std::vector<int64_t> w_shape, ctx.OutputShape(1));
+  if (IsComplex(inputs[0].dtype())) {
+    // zheevd: the Hermitian matrix of the stored triangle, the diagonal's
+    // real part.
+    std::vector<Complex> all = Widen<Complex>(inputs[0]);
+    std::vector<Complex> vs;
+    std::vector<double> ws;
+    for (int64_t b = 0; b < d.batch; ++b) {
+      std::vector<Complex> a(n * n);
+      for (int64_t i = 0; i < n; ++i) {
+        for (int64_t j = 0; j < n; ++j) {
+          const bool stored = lower ? j < i : j > i;
+          a[i * n + j] = i == j   ? Complex(all[b * n * n + i * n + i].real())
+                         : stored ? all[b * n * n + i * n + j]
+                                  : std::conj(all[b * n * n + j * n + i]);
+        }
+      }
+      std::vector<double> w;
+      std::vector<Complex> v;
+      HermitianEigen(n, a, w, v);
+      vs.insert(vs.end(), v.begin(), v.end());
+      ws.insert(ws.end(), w.begin(), w.end());
+    }
+    return std::vector<Array>{Narrow(vs, inputs[0].dtype(), inputs[0].shape()),
+                              Narrow(ws, ctx.OutputDType(1), w_shape)};
+  }
+  std::vector<double> all = Widen<double>(inputs[0]);
+  std::vector<double> vs, ws;
+  for (int64_t b = 0; b < d.batch; ++b) {
+    std::vector<double> a(n * n);
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        const bool stored = lower ? j <= i : j >= i;
+        a[i * n + j] =
+            stored ? all[b * n * n + i * n + j] : all[b * n * n + j * n + i];
+      }
+    }
+    std::vector<double> w, v;
+    SymmetricEigen(n, a, w, v);
+    vs.insert(vs.end(), v.begin(), v.end());
+    ws.insert(ws.end(), w.begin(), w.end());
+  }
+  return std::vector<Array>{Narrow(vs, inputs[0].dtype(), inputs[0].shape()),
+                            Narrow(ws, ctx.OutputDType(1), w_shape)};
+}
+
+// svd from the eigen-decomposition of the Gram matrix in double: Aᴴ A = V
+// S² Vᴴ (or A Aᴴ = U S² Uᴴ when m < n), U = A V / s. Double precision
+// keeps the squared condition number harmless for the well-conditioned
+// matrices the tests use. Only the thin (or square) factors. T is double or
+// Complex (Hermitian Gram matrix, vh = Vᴴ).
+template <typename T>
+void Svd(const std::vector<T>& all, const MatrixDims& d,
+         std::vector<double>& ss, std::vector<T>& us, std::vector<T>& vhs) {
+  const int64_t m = d.rows, n = d.cols, k = std::min(m, n);
+  const bool wide = m < n;
+  for (int64_t b = 0; b < d.batch; ++b) {
+    // Work on the tall matrix T (rows r >= cols k): A or Aᴴ.
+    const int64_t r = wide ? n : m;
+    auto t_at = [&](int64_t i, int64_t j) -> T {
+      return wide ? Conj(all[b * m * n + j * n + i])
+                  : all[b * m * n + i * n + j];
+    };
+    std::vector<T> gram(k * k, T(0));
+    for (int64_t i = 0; i < k; ++i) {
+      for (int64_t j = 0; j < k; ++j) {
+        for (int64_t l = 0; l < r; ++l)
+          gram[i * k + j] += Conj(t_at(l, i)) * t_at(l, j);
+      }
+    }
+    std::vector<double> w;
+    std::vector<T> v;
+    if constexpr (std::is_same_v<T, Complex>) {
+      HermitianEigen(k, gram, w, v);  // ascending
+    } else {
+      SymmetricEigen(k, gram, w, v);
+    }
+    std::vector<double> s(k);
+    std::vector<T> u(r * k), vh(k * k);
+    for (int64_t j = 0; j < k; ++j) {
+      const int64_t src = k - 1 - j;  // descending
+      s[j] = std::sqrt(std::max(w[src], 0.0));
+      for (int64_t i = 0; i < k; ++i) vh[j * k + i] = Conj(v[i * k + src]);
+      for (int64_t l = 0; l < r; ++l) {
+        T acc = 0;
+        for (int64_t i = 0; i < k; ++i) acc += t_at(l, i) * v[i * k + src];
+        u[l * k + j] = s[j] > 0 ? acc / s[j] : T(0);
+      }
+    }
+    ss.insert(ss.end(), s.begin(), s.end());
+    if (!wide) {
+      us.insert(us.end(), u.begin(), u.end());
+      vhs.insert(vhs.end(), vh.begin(), vh.end());
+    } else {  // A = Tᴴ = V S Uᴴ: U_A = V, Vᴴ_A = Uᴴ
+      for (int64_t i = 0; i < k; ++i) {
+        for (int64_t j = 0; j < k; ++j) us.push_back(Conj(vh[j * k + i]));
+      }
+      for (int64_t j = 0; j < k; ++j) {
+        for (int64_t l = 0; l < r; ++l) vhs.push_back(Conj(u[l * k + j]));
+      }
+    }
+  }
+}
+
+absl::StatusOr<std::vector<Array>> SvdKernel(const EvalContext& ctx,
+                                             absl::Span<const Array> inputs) {
+  if (inputs.size() != 1) {
+    return absl::InvalidArgumentError("svd takes 1 operand");
+  }
+  J2O_ASSIGN_OR_RETURN(bool compute_uv, ctx.params().GetBool("compute_uv"));
+  J2O_ASSIGN_OR_RETURN(bool full, ctx.params().GetBool("full_matrices"));
+  J2O_ASSIGN_OR_RETURN(MatrixDims d, Matrices(inputs[0], "svd", true));
+  if (compute_uv && full && d.rows != d.cols) {
+    return absl::UnimplementedError(
+        "svd: full_matrices=True on a non-square matrix is not evaluated");
+  }
+  std::vector<double> ss;
+  J2O_ASSIGN_OR_RETURN(std::vector<int64_t> s_shape, ctx.OutputShape(0));
+  std::vector<Array> out;
+  auto finish = [&](const auto& us, const auto& vhs) -> absl::Status {
+    out.push_back(Narrow(ss, ctx.OutputDType(0), s_shape));
+    if (compute_uv) {
+      J2O_ASSIGN_OR_RETURN(std::vector<int64_t> u_shape, ctx.OutputShape(1));
+      J2O_ASSIGN_OR_RETURN(std::vector<int64_t> vt_shape, ctx.OutputShape(2));
+      out.push_back(Narrow(us, ctx.OutputDType(1), u_shape));
+      out.push_back(Narrow(vhs, ctx.OutputDType(2), vt_shape));
+    }
+    return absl::OkStatus();
+  };
+  if (IsComplex(inputs[0].dtype())) {
+    std::vector<Complex> us, vhs;
+    Svd<Complex>(Widen<Complex>(inputs[0]), d, ss, us, vhs);
+    J2O_RETURN_IF_ERROR(finish(us, vhs));
+  } else {
+    std::vector<double> us, vhs;
+    Svd<double>(Widen<double>(inputs[0]), d, ss, us, vhs);
+    J2O_RETURN_IF_ERROR(finish(us, vhs));
+  }
+  return out;
+}
+
+}  // namespace
+
+void RegisterEigenKernels() {
+  RegisterEvalKernel("eigh", EighKernel);
+  RegisterEvalKernel("svd", SvdKernel);
+}
+
+}  // namespace jax2onnx::jaxpr::linalg_internal

@@ -1,0 +1,275 @@
+// Complex (c64/c128) lowerings of eigh and svd. eigh: eig_plan.h's cyclic
+// two-sided Jacobi
+// on the Hermitian matrix of the named triangle (the diagonal's real part,
+// as zheevd's zhetrd reads it), on the real and imaginary parts, in the same
+// single ONNX Loop (graph size independent of n, symbolic n included).
+//
+// The pair (p, q) is rotated by the unitary W = D G Dᴴ, D = diag(1, conj(u))
+// in the (p, q) plane with u = a_pq / |a_pq|: Dᴴ A D has the real entry
+// |a_pq| at (p, q), and G is eig_plan.h's real rotation (c, s) for
+// (a_pp, a_qq, |a_pq|). W's entries are W_pp = W_qq = c, W_pq = s u,
+// W_qp = -s conj(u), so A <- Wᴴ A W updates
+//   rows:    p <- c a_p - s u a_q,         q <- s conj(u) a_p + c a_q,
+//   columns: p <- c a_p - s conj(u) a_q,   q <- s u a_p + c a_q,
+// and V <- V W by the same column update. After eig_plan::kSweeps sweeps the
+// eigenvalues are the real parts of the diagonal, sorted ascending (zheevd's
+// order) with V's columns permuted alike. Eigenvectors are unique up to a
+// unit complex factor per column (LAPACK's phases differ), so tests compare
+// reconstructions.
+// Included by complex_plan_recipes.h only.
+#ifndef JAX2ONNX_PLUGIN_EIG_COMPLEX_PLAN_H_
+#define JAX2ONNX_PLUGIN_EIG_COMPLEX_PLAN_H_
+
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "jaxpr/status_macros.h"
+#include "plugin/complex_plan.h"
+#include "plugin/eig_plan.h"
+#include "plugin/linalg_complex_plan.h"
+#include "plugin/linalg_plan.h"
+
+namespace jax2onnx::plugin::complex {
+namespace linalg_complex {
+
+// Rows (axis rank-2) or columns (axis rank-1) p and q of m become
+// c m_p + beta m_q and gamma m_p + c m_q (c real, beta and gamma complex,
+// all with a trailing 1 for broadcasting).
+template <class E>
+Z<E> RotatePair(CBuilder<E>& cb, Z<E> m, V<E> p, V<E> q, V<E> c, Z<E> beta,
+                Z<E> gamma, V<E> ids, int axis) {
+  linalg_plan::Builder<E>& b = cb.b;
+  const DType d = cb.d;
+  Z<E> mp = cb.Take(m, p, axis);
+  Z<E> mq = cb.Take(m, q, axis);
+  auto scale = [&](Z<E> z) {
+    return Z<E>{b.Bin("Mul", c, z.re, d), b.Bin("Mul", c, z.im, d)};
+  };
+  auto add = [&](Z<E> x, Z<E> y) {
+    return Z<E>{b.Bin("Add", x.re, y.re, d), b.Bin("Add", x.im, y.im, d)};
+  };
+  Z<E> np = add(scale(mp), Mul(cb.e, beta, mq, d));
+  Z<E> nq = add(Mul(cb.e, gamma, mp, d), scale(mq));
+  return cb.Where(b.Bin("Equal", ids, p, DType::kBool), cb.Unsqueeze(np, axis),
+                  cb.Where(b.Bin("Equal", ids, q, DType::kBool),
+                           cb.Unsqueeze(nq, axis), m));
+}
+
+// The unitary pair rotation W = D G Dᴴ of the file comment for the
+// Hermitian 2 x 2 [[x, z], [conj z, y]] (x, y real [...], z complex [...]):
+// the real rotation (c, s) of (x, y, |z|) and su = s u, u = z / |z| (u = 1
+// where z == 0), all with a trailing 1 ([..., 1]). Columns rotate as
+// p <- c m_p - conj(su) m_q, q <- su m_p + c m_q.
+template <class E>
+struct PairRotation {
+  V<E> c;
+  Z<E> su;
+};
+template <class E>
+PairRotation<E> HermitianRotation(CBuilder<E>& cb, V<E> x, V<E> y, Z<E> z,
+                                  V<E> active, int rank) {
+  linalg_plan::Builder<E>& b = cb.b;
+  const DType d = cb.d;
+  V<E> zero = b.Scalar(0), one = b.Scalar(1);
+  V<E> r = Abs(cb.e, z, d);
+  V<E> r_zero = b.Bin("Equal", r, zero, DType::kBool);
+  V<E> r_safe = b.Where(r_zero, one, r, d);
+  Z<E> u{b.Where(r_zero, one, b.Bin("Div", z.re, r_safe, d), d),
+         b.Where(r_zero, zero, b.Bin("Div", z.im, r_safe, d), d)};
+  auto [c, s] = eig_plan::Rotation(b, x, y, r, active, rank - 1);
+  Z<E> u1 = cb.Unsqueeze(u, rank - 2);
+  return {c, {b.Bin("Mul", s, u1.re, d), b.Bin("Mul", s, u1.im, d)}};
+}
+
+// Columns p and q of m rotated by W (see PairRotation).
+template <class E>
+Z<E> RotateColumns(CBuilder<E>& cb, Z<E> m, eig_plan::Pair<E> pq,
+                   PairRotation<E> w, V<E> iota, int rank) {
+  Z<E> neg_su_conj{cb.e.Op("Neg", {w.su.re}, cb.d), w.su.im};
+  return RotatePair(cb, m, pq.p, pq.q, w.c, neg_su_conj, w.su, iota, rank - 1);
+}
+
+// The last axis of real `values` [..., k] sorted (ascending or descending),
+// with the matching columns of `vectors` [..., r, k] (both parts) permuted
+// alike.
+template <class E>
+std::pair<V<E>, Z<E>> SortWithComplexColumns(CBuilder<E>& cb, V<E> values,
+                                             V<E> k, Z<E> vectors, int rank,
+                                             bool ascending) {
+  E& e = cb.e;
+  linalg_plan::Builder<E>& b = cb.b;
+  const DType d = cb.d;
+  std::vector<V<E>> top = e.OpMulti(
+      "TopK", {values, b.Unsqueeze(k, 0, DType::kI64)}, {d, DType::kI64},
+      {OpAttr::Int("axis", rank - 2), OpAttr::Int("largest", ascending ? 0 : 1),
+       OpAttr::Int("sorted", 1)});
+  V<E> idx = e.Op("Expand",
+                  {b.Unsqueeze(top[1], rank - 2, DType::kI64),
+                   e.Op("Shape", {vectors.re}, DType::kI64)},
+                  DType::kI64);
+  auto permute = [&](V<E> x) {
+    return e.Op("GatherElements", {x, idx}, d, {OpAttr::Int("axis", rank - 1)});
+  };
+  return {top[0], {permute(vectors.re), permute(vectors.im)}};
+}
+
+}  // namespace linalg_complex
+
+// eigh(a) -> (v, w) on c64/c128: see the file comment.
+template <class E>
+absl::Status LowerComplexEigh(E& e) {
+  namespace ep = eig_plan;
+  const jaxpr::Eqn& eqn = e.eqn();
+  if (eqn.inputs.size() != 1 || eqn.outputs.size() != 2) {
+    return absl::InvalidArgumentError("eigh takes 1 operand, 2 results");
+  }
+  const jaxpr::Aval& aval = eqn.outputs[0]->aval;
+  const int rank = aval.rank();
+  if (rank < 2) return absl::InvalidArgumentError("eigh: rank must be >= 2");
+  J2O_ASSIGN_OR_RETURN(bool lower, eqn.params.GetBool("lower"));
+  if (const jaxpr::ParamValue* sub = eqn.params.Find("subset_by_index");
+      sub != nullptr && !sub->is_none()) {
+    return absl::UnimplementedError(
+        "eigh with subset_by_index is not lowered (JAX's CPU lowering "
+        "rejects it too)");
+  }
+  const DType d = ComplexPartDType(aval.dtype);
+  const DType kB = DType::kBool;
+  linalg_complex::CBuilder<E> c{e, d};
+  linalg_plan::Builder<E>& b = c.b;
+  J2O_ASSIGN_OR_RETURN(Z<E> a, c.Operand(0));
+  J2O_ASSIGN_OR_RETURN(V<E> n, b.Size(aval.shape[rank - 1]));
+  V<E> iota = b.Iota(n);
+  V<E> rows = b.Unsqueeze(iota, 1, DType::kI64);
+  V<E> strict = b.Bin(lower ? "Greater" : "Less", rows, iota, kB);
+  V<E> eye = b.Bin("Equal", rows, iota, kB);
+  V<E> zero = b.Scalar(0);
+  // The Hermitian matrix of the named triangle: off + offᴴ + Re(diag).
+  Z<E> off = c.Where(strict, a, c.Zero());
+  Z<E> off_h = c.Conj(c.Transpose(off, rank));
+  Z<E> herm{b.Bin("Add", b.Bin("Add", off.re, off_h.re, d),
+                  b.Where(eye, a.re, zero, d), d),
+            b.Bin("Add", off.im, off_h.im, d)};
+  V<E> nn = b.Bin("Mul", n, n, DType::kI64);
+  V<E> trip = b.Bin("Mul", nn, b.ScalarI64(ep::kSweeps), DType::kI64);
+  Z<E> v0{ep::EyeLike(b, herm.re, eye), b.ZerosLike(herm.re, d)};
+  J2O_ASSIGN_OR_RETURN(
+      std::vector<V<E>> out,
+      e.Loop(
+          trip, {herm.re, herm.im, v0.re, v0.im}, {d, d, d, d},
+          [&](V<E> it, const std::vector<V<E>>& carried)
+              -> absl::StatusOr<std::vector<V<E>>> {
+            Z<E> m{carried[0], carried[1]};
+            Z<E> v{carried[2], carried[3]};
+            ep::Pair<E> pq = ep::PairOf(b, it, n, nn);
+            Z<E> row_p = c.Take(m, pq.p, rank - 2);
+            V<E> app =
+                b.Take(b.Take(m.re, pq.p, rank - 2, d), pq.p, rank - 2, d);
+            V<E> aqq =
+                b.Take(b.Take(m.re, pq.q, rank - 2, d), pq.q, rank - 2, d);
+            Z<E> apq = c.Take(row_p, pq.q, rank - 2);
+            linalg_complex::PairRotation<E> w =
+                linalg_complex::HermitianRotation(c, app, aqq, apq, pq.active,
+                                                  rank);
+            // Rows (Wᴴ A): p <- c a_p - su a_q, q <- conj(su) a_p + c a_q.
+            Z<E> neg_su{e.Op("Neg", {w.su.re}, d), e.Op("Neg", {w.su.im}, d)};
+            m = linalg_complex::RotatePair(c, m, pq.p, pq.q, w.c, neg_su,
+                                           c.Conj(w.su), rows, rank - 2);
+            m = linalg_complex::RotateColumns(c, m, pq, w, iota, rank);
+            v = linalg_complex::RotateColumns(c, v, pq, w, iota, rank);
+            return std::vector<V<E>>{m.re, m.im, v.re, v.im};
+          }));
+  V<E> w =
+      e.Op("ReduceSum", {b.Where(eye, out[0], zero, d), b.Axes({rank - 1})}, d,
+           {OpAttr::Int("keepdims", 0)});
+  // Ascending eigenvalues, V's columns permuted alike (both parts).
+  auto [sorted_w, sorted_v] = linalg_complex::SortWithComplexColumns(
+      c, w, n, {out[2], out[3]}, rank, /*ascending=*/true);
+  J2O_RETURN_IF_ERROR(c.SetOut(0, sorted_v));
+  return e.SetOut(1, sorted_w);
+}
+
+// svd(a) -> (s[, u, vh]) on c64/c128: eig_plan.h's one-sided (Hestenes)
+// Jacobi on the columns of A (of Aᴴ when m < n): columns p and q are made
+// orthogonal by the unitary W of the file comment for their Hermitian Gram
+// block [[|a_p|², a_pᴴ a_q], [a_qᴴ a_p, |a_q|²]], A <- A W, V <- V W. The
+// singular values are the column norms, sorted descending, U the normalized
+// columns, vh = Vᴴ. Singular vectors are unique up to a unit complex factor
+// per pair. Static m, n; full_matrices only for a square matrix.
+template <class E>
+absl::Status LowerComplexSvd(E& e) {
+  namespace ep = eig_plan;
+  const jaxpr::Eqn& eqn = e.eqn();
+  J2O_ASSIGN_OR_RETURN(ep::SvdShape shape, ep::ReadSvdShape(eqn));
+  const int rank = shape.rank;
+  const DType d = ComplexPartDType(eqn.inputs[0].var->aval.dtype);
+  linalg_complex::CBuilder<E> c{e, d};
+  linalg_plan::Builder<E>& b = c.b;
+  J2O_ASSIGN_OR_RETURN(Z<E> a, c.Operand(0));
+  const bool wide = shape.m < shape.n;  // work on Aᴴ, tall
+  if (wide) a = c.Conj(c.Transpose(a, rank));
+  const int64_t cols = std::min(shape.m, shape.n);
+  V<E> n = b.ScalarI64(cols);
+  V<E> iota = b.Iota(n);
+  V<E> nn = b.ScalarI64(cols * cols);
+  V<E> trip = b.ScalarI64(cols * cols * ep::kSweeps);
+  Z<E> v0 = linalg_complex::BatchedEye(c, a.re, iota, n, rank);
+  auto sum_rows = [&](V<E> x) {
+    return e.Op("ReduceSum", {x, b.Axes({rank - 2})}, d,
+                {OpAttr::Int("keepdims", 0)});
+  };
+  auto mul = [&](V<E> x, V<E> y) { return b.Bin("Mul", x, y, d); };
+  auto norm2 = [&](Z<E> x) {
+    return sum_rows(b.Bin("Add", mul(x.re, x.re), mul(x.im, x.im), d));
+  };
+  J2O_ASSIGN_OR_RETURN(
+      std::vector<V<E>> out,
+      e.Loop(trip, {a.re, a.im, v0.re, v0.im}, {d, d, d, d},
+             [&](V<E> it, const std::vector<V<E>>& carried)
+                 -> absl::StatusOr<std::vector<V<E>>> {
+               Z<E> u{carried[0], carried[1]};
+               Z<E> v{carried[2], carried[3]};
+               ep::Pair<E> pq = ep::PairOf(b, it, n, nn);
+               Z<E> up = c.Take(u, pq.p, rank - 1);  // [..., r]
+               Z<E> uq = c.Take(u, pq.q, rank - 1);
+               // a_pᴴ a_q.
+               Z<E> dot{sum_rows(b.Bin("Add", mul(up.re, uq.re),
+                                       mul(up.im, uq.im), d)),
+                        sum_rows(b.Bin("Sub", mul(up.re, uq.im),
+                                       mul(up.im, uq.re), d))};
+               linalg_complex::PairRotation<E> w =
+                   linalg_complex::HermitianRotation(c, norm2(up), norm2(uq),
+                                                     dot, pq.active, rank);
+               u = linalg_complex::RotateColumns(c, u, pq, w, iota, rank);
+               v = linalg_complex::RotateColumns(c, v, pq, w, iota, rank);
+               return std::vector<V<E>>{u.re, u.im, v.re, v.im};
+             }));
+  Z<E> u{out[0], out[1]};
+  V<E> norms = e.Op("Sqrt", {norm2(u)}, d);  // [..., cols]
+  auto [sigma, v_sorted] = linalg_complex::SortWithComplexColumns(
+      c, norms, n, {out[2], out[3]}, rank, /*ascending=*/false);
+  J2O_RETURN_IF_ERROR(e.SetOut(0, sigma));
+  if (!shape.compute_uv) return absl::OkStatus();
+  auto [unused, u_sorted] = linalg_complex::SortWithComplexColumns(
+      c, norms, n, u, rank, /*ascending=*/false);
+  V<E> safe = b.Where(b.Bin("Greater", sigma, b.Scalar(0), DType::kBool), sigma,
+                      b.Scalar(1), d);
+  V<E> scale = b.Unsqueeze(safe, rank - 2, d);
+  Z<E> u_unit{b.Bin("Div", u_sorted.re, scale, d),
+              b.Bin("Div", u_sorted.im, scale, d)};
+  // A = U S Vᴴ (tall); for a wide A, Aᴴ = U' S V'ᴴ gives U = V', Vᴴ = U'ᴴ.
+  auto adjoint = [&](Z<E> x) { return c.Conj(c.Transpose(x, rank)); };
+  if (wide) {
+    J2O_RETURN_IF_ERROR(c.SetOut(1, v_sorted));
+    return c.SetOut(2, adjoint(u_unit));
+  }
+  J2O_RETURN_IF_ERROR(c.SetOut(1, u_unit));
+  return c.SetOut(2, adjoint(v_sorted));
+}
+
+}  // namespace jax2onnx::plugin::complex
+
+#endif  // JAX2ONNX_PLUGIN_EIG_COMPLEX_PLAN_H_
