@@ -75,7 +75,9 @@ const absl::flat_hash_map<std::string, Kind>& KindTable() {
                           "logistic",    "sort",
                           "asin",        "acos",
                           "asinh",       "acosh",
-                          "atan",        "atanh"}) {
+                          "atan",        "atanh",
+                          "max",         "min",
+                          "reduce_max",  "reduce_min"}) {
       (*t)[p] = Kind::kRecipe;
     }
     // The factorizations (linalg_complex_plan.h, qr_complex_plan.h,

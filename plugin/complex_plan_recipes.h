@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -485,6 +486,96 @@ absl::Status LowerConvert(E& e) {
   return e.SetOut(0, re);
 }
 
+// max/min of complex values: JAX's max_hlo/min_hlo, a lexicographic select
+// of whole values: x where (Re x == Re y ? Im x cmp Im y : Re x cmp Re y),
+// else y (a NaN part therefore picks y). Exact.
+template <class E>
+Z<E> LexicographicPick(E& e, Z<E> x, Z<E> y, bool is_max, DType d) {
+  const DType kB = DType::kBool;
+  const char* cmp = is_max ? "Greater" : "Less";
+  V<E> re_eq = e.Op("Equal", {x.re, y.re}, kB);
+  V<E> pick_x =
+      e.Op("Or",
+           {e.Op("And", {re_eq, e.Op(cmp, {x.im, y.im}, kB)}, kB),
+            e.Op("And", {e.Op("Not", {re_eq}, kB), e.Op(cmp, {x.re, y.re}, kB)},
+                 kB)},
+           kB);
+  return {Where(e, pick_x, x.re, y.re, d), Where(e, pick_x, x.im, y.im, d)};
+}
+
+// reduce_max / reduce_min of complex values, JAX's reduction with max_hlo /
+// min_hlo from the identity -inf / +inf + 0i: the lexicographic extreme of
+// the elements and the identity, computed as the extreme real part, then
+// the extreme imaginary part among the elements with that real part (the
+// identity joins when that real part is the infinite one, or the reduction
+// is empty). Exact for inputs without NaN parts; with one, XLA's result
+// depends on its (unspecified) reduction order, and so does not this.
+template <class E>
+absl::Status LowerComplexReduceMaxMin(E& e) {
+  const jaxpr::Eqn& eqn = e.eqn();
+  const jaxpr::Aval in = OperandAval(eqn, 0);
+  const DType d = ComplexPartDType(in.dtype);
+  const DType kB = DType::kBool;
+  const bool is_max = eqn.primitive == "reduce_max";
+  J2O_ASSIGN_OR_RETURN(std::vector<int64_t> axes,
+                       eqn.params.GetIntList("axes"));
+  J2O_ASSIGN_OR_RETURN(V<E> x, e.In(0));
+  if (axes.empty()) return e.SetOut(0, x);
+  const std::vector<jaxpr::DimExpr>& out_shape = eqn.outputs[0]->aval.shape;
+  const double extreme = is_max ? -INFINITY : INFINITY;
+  bool empty = false, maybe_empty = false;
+  for (int64_t a : axes) {
+    if (a < 0 || a >= in.rank()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(eqn.primitive, ": axis ", a, " out of range"));
+    }
+    if (in.shape[a].is_constant()) {
+      empty |= in.shape[a].constant_value() == 0;
+    } else {
+      maybe_empty = true;
+    }
+  }
+  if (empty) {
+    J2O_ASSIGN_OR_RETURN(V<E> shape, e.ShapeValue(out_shape));
+    return e.SetOut(
+        0, Pack(e, e.Op("Expand", {ScalarConst(e, d, extreme), shape}, d),
+                e.Op("Expand", {ScalarConst(e, d, 0.0), shape}, d), d));
+  }
+  const char* op = is_max ? "ReduceMax" : "ReduceMin";
+  auto reduce = [&](V<E> v, bool keepdims) {
+    const int64_t keep = keepdims ? 1 : 0;
+    return e.opset() >= 18 ? e.Op(op, {v, e.ConstI64(axes)}, d,
+                                  {OpAttr::Int("keepdims", keep)})
+                           : e.Op(op, {v}, d,
+                                  {OpAttr::Ints("axes", axes),
+                                   OpAttr::Int("keepdims", keep)});
+  };
+  V<E> re = Part(e, x, 0, d), im = Part(e, x, 1, d);
+  V<E> ext = ScalarConst(e, d, extreme), zero = ScalarConst(e, d, 0.0);
+  V<E> top_re = reduce(re, true);
+  V<E> on_top = e.Op("Equal", {re, top_re}, kB);
+  V<E> out_re = reduce(re, false);
+  V<E> out_im = reduce(Where(e, on_top, im, ext, d), false);
+  // The identity (extreme, 0) takes part where the real part is extreme.
+  V<E> at_identity = e.Op("Equal", {out_re, ext}, kB);
+  out_im = Where(e, at_identity,
+                 e.Op(is_max ? "Max" : "Min", {out_im, zero}, d), out_im, d);
+  if (maybe_empty) {
+    // A symbolic reduced dim that is 0 at run time: the identity.
+    std::optional<V<E>> count;
+    for (int64_t a : axes) {
+      J2O_ASSIGN_OR_RETURN(V<E> n, e.DimValue(in.shape[a]));
+      count = count ? e.Op("Mul", {*count, n}, DType::kI64) : n;
+    }
+    V<E> none = e.Op(
+        "Equal",
+        {*count, e.Const(jaxpr::Array::ScalarFromInt64(DType::kI64, 0))}, kB);
+    out_re = Where(e, none, ext, out_re, d);
+    out_im = Where(e, none, zero, out_im, d);
+  }
+  return e.SetOut(0, Pack(e, out_re, out_im, d));
+}
+
 template <class E>
 absl::Status LowerComplexRecipe(E& e) {
   const jaxpr::Eqn& eqn = e.eqn();
@@ -506,6 +597,9 @@ absl::Status LowerComplexRecipe(E& e) {
   }
   if (p == "convert_element_type") return LowerConvert(e);
   if (p == "reduce_prod") return LowerComplexReduceProd(e);
+  if (p == "reduce_max" || p == "reduce_min") {
+    return LowerComplexReduceMaxMin(e);
+  }
   if (p == "cumprod") return LowerComplexCumprod(e);
   if (p == "complex") {
     const DType d = ComplexPartDType(out);
@@ -625,6 +719,10 @@ absl::Status LowerComplexRecipe(E& e) {
   }
   if (p == "pow") {
     Z<E> r = Pow(e, a, b, d);
+    return e.SetOut(0, Pack(e, r.re, r.im, d));
+  }
+  if (p == "max" || p == "min") {
+    Z<E> r = LexicographicPick(e, a, b, p == "max", d);
     return e.SetOut(0, Pack(e, r.re, r.im, d));
   }
   if (p == "eq" || p == "ne") {

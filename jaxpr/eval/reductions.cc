@@ -133,9 +133,10 @@ const char* MonoidName(Monoid m) {
   return "?";
 }
 
-// Identity element and combiner of a monoid for compute type T; nullopt-like
-// false return when the monoid does not apply to T (max of complex, and of
-// floats).
+// Identity element and combiner of a monoid for compute type T; false when
+// the monoid does not apply to T (and/or/xor of floats or complex values).
+// Complex max/min compare (real, imag) lexicographically as JAX's max_hlo
+// does: the accumulator is kept only when it is strictly larger (smaller).
 template <typename T>
 bool MonoidApplies(Monoid m) {
   switch (m) {
@@ -144,7 +145,7 @@ bool MonoidApplies(Monoid m) {
       return true;
     case Monoid::kMax:
     case Monoid::kMin:
-      return !kIsComplex<T>;
+      return true;
     case Monoid::kAnd:
     case Monoid::kOr:
     case Monoid::kXor:
@@ -156,6 +157,10 @@ bool MonoidApplies(Monoid m) {
 template <typename T>
 T MonoidIdentity(Monoid m) {
   if constexpr (kIsComplex<T>) {
+    // JAX's _get_max_identity / _get_min_identity: -inf / +inf + 0j.
+    using R = typename T::value_type;
+    if (m == Monoid::kMax) return T(-std::numeric_limits<R>::infinity(), 0);
+    if (m == Monoid::kMin) return T(std::numeric_limits<R>::infinity(), 0);
     return m == Monoid::kProd ? T(1) : T(0);
   } else {
     switch (m) {
@@ -181,6 +186,15 @@ T MonoidIdentity(Monoid m) {
 template <typename T>
 T MonoidCombine(Monoid m, T a, T b) {
   if constexpr (kIsComplex<T>) {
+    if (m == Monoid::kMax || m == Monoid::kMin) {
+      // max_hlo(acc, x) = select(re_eq ? im_cmp : re_cmp, acc, x).
+      const bool re_eq = a.real() == b.real();
+      const bool keep =
+          m == Monoid::kMax
+              ? (re_eq ? a.imag() > b.imag() : a.real() > b.real())
+              : (re_eq ? a.imag() < b.imag() : a.real() < b.real());
+      return keep ? a : b;
+    }
     return m == Monoid::kProd ? a * b : a + b;
   } else {
     switch (m) {

@@ -109,12 +109,12 @@ TEST_P(ComplexIoTest, FftIsOneDftPerAxis) {
 
 TEST_P(ComplexIoTest, UnsupportedPrimitiveOnComplexIsRefusedByName) {
   auto model = Convert(
-      "{ lambda ; a:c64[3]. let b:c64[] = reduce_max[axes=(0,) "
-      "out_sharding=None] a in (b,) }");
+      "{ lambda ; a:c64[3]. let b:c64[3] = cummax[axis=0 reverse=False] a "
+      "in (b,) }");
   ASSERT_FALSE(model.ok());
   EXPECT_EQ(model.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_THAT(model.status().message(),
-              HasSubstr("'reduce_max' on complex values is not supported"));
+              HasSubstr("'cummax' on complex values is not supported"));
 }
 
 // Complex cholesky / triangular_solve / lu / qr / eigh / svd keep the real

@@ -423,14 +423,14 @@ TEST(ConvertTest, SubgraphsCaptureOuterValuesAndKeepThemAlive) {
 
 TEST(ConvertTest, LoweringErrorsNameTheEquationAndOperands) {
   jaxpr::Bundle bundle = BundleFromText(
-      "{ lambda ; a:c64[3]. let b:c64[] = reduce_max[axes=(0,) "
-      "out_sharding=None] a in (b,) }");
+      "{ lambda ; a:c64[3]. let b:c64[3] = cummax[axis=0 reverse=False] a "
+      "in (b,) }");
   absl::StatusOr<onnx::ModelProto> model = Convert(bundle);
   ASSERT_FALSE(model.ok());
   EXPECT_EQ(model.status().code(), absl::StatusCode::kUnimplemented);
-  EXPECT_THAT(model.status().message(), HasSubstr("equation #0 'reduce_max'"));
+  EXPECT_THAT(model.status().message(), HasSubstr("equation #0 'cummax'"));
   EXPECT_THAT(model.status().message(),
-              HasSubstr("'reduce_max' on complex values is not supported"));
+              HasSubstr("'cummax' on complex values is not supported"));
   EXPECT_THAT(model.status().message(), HasSubstr("(operands: c64[3])"));
 }
 
