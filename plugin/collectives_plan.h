@@ -204,6 +204,26 @@ class MeshUnroller {
                  {OpAttr::Int("axis", axis)});
   }
 
+  // `axis` names a dim of `shape` (`allow_end`: or the position after the
+  // last) that splits into `count` equal chunks (`count` 0: no split).
+  static absl::Status CheckAxis(absl::string_view prim, absl::string_view key,
+                                int64_t axis, const std::vector<int64_t>& shape,
+                                int64_t count, bool allow_end = false) {
+    const int64_t rank = static_cast<int64_t>(shape.size());
+    if (axis < 0 || axis > rank || (axis == rank && !allow_end)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("'", prim, "': ", key, "=", axis,
+                       " is out of range for rank ", rank));
+    }
+    if (count > 0 && (axis == rank || shape[axis] % count != 0)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("'", prim, "': ", key, "=", axis, " of size ",
+                       axis == rank ? 0 : shape[axis], " does not split into ",
+                       count, " equal chunks"));
+    }
+    return absl::OkStatus();
+  }
+
   // Chunk `index` of `count` equal chunks of `x` (static shape `shape`)
   // along `axis`.
   Value Chunk(Value x, const std::vector<int64_t>& shape, int64_t axis,
@@ -296,6 +316,8 @@ class MeshUnroller {
       J2O_ASSIGN_OR_RETURN(int64_t dim,
                            eqn.params.GetInt("all_gather_dimension"));
       J2O_ASSIGN_OR_RETURN(bool tiled, eqn.params.GetBool("tiled"));
+      J2O_RETURN_IF_ERROR(
+          CheckAxis(p, "all_gather_dimension", dim, shape, 0, !tiled));
       for (int64_t dev = 0; dev < n; ++dev) {
         std::vector<Value> parts;
         for (int64_t g : grid_.Group(dev, names)) {
@@ -310,6 +332,8 @@ class MeshUnroller {
     if (p == "all_to_all") {
       J2O_ASSIGN_OR_RETURN(int64_t split, eqn.params.GetInt("split_axis"));
       J2O_ASSIGN_OR_RETURN(int64_t concat, eqn.params.GetInt("concat_axis"));
+      J2O_RETURN_IF_ERROR(CheckAxis(p, "split_axis", split, shape, count));
+      J2O_RETURN_IF_ERROR(CheckAxis(p, "concat_axis", concat, shape, 0));
       for (int64_t dev = 0; dev < n; ++dev) {
         const int64_t me = grid_.IndexAlong(dev, names);
         std::vector<Value> parts;
@@ -324,6 +348,7 @@ class MeshUnroller {
     if (p == "reduce_scatter") {
       J2O_ASSIGN_OR_RETURN(int64_t dim, eqn.params.GetInt("scatter_dimension"));
       J2O_ASSIGN_OR_RETURN(bool tiled, eqn.params.GetBool("tiled"));
+      J2O_RETURN_IF_ERROR(CheckAxis(p, "scatter_dimension", dim, shape, count));
       for (int64_t dev = 0; dev < n; ++dev) {
         const std::vector<int64_t> group = grid_.Group(dev, names);
         Value acc = xs[group[0]];

@@ -114,7 +114,27 @@ absl::Status MeshShapedCollectiveRule(RuleContext& ctx) {
   }
   J2O_RETURN_IF_ERROR(ctx.Outputs(1));
   J2O_RETURN_IF_ERROR(ctx.Arity(1));
-  return ctx.Has("axis_name");
+  J2O_RETURN_IF_ERROR(ctx.Has("axis_name"));
+  // The dims the collective splits or joins must exist (the convert fuzzer
+  // found an all_to_all with split_axis=4 on a rank-3 operand reading past
+  // the shape in the mesh emulation).
+  const int rank = ctx.in(0).rank();
+  auto axis_in = [&](absl::string_view key, int limit) -> absl::Status {
+    J2O_ASSIGN_OR_RETURN(int64_t axis, ctx.Int(key));
+    if (axis < 0 || axis >= limit) {
+      return ctx.Fail(absl::StrCat(key, "=", axis, " is out of range for ",
+                                   ctx.in(0).ToString()));
+    }
+    return absl::OkStatus();
+  };
+  if (prim == "all_to_all") {
+    J2O_RETURN_IF_ERROR(axis_in("split_axis", rank));
+    return axis_in("concat_axis", rank);
+  }
+  if (prim == "reduce_scatter") return axis_in("scatter_dimension", rank);
+  // all_gather: an untiled gather may insert its new dim after the last.
+  J2O_ASSIGN_OR_RETURN(bool tiled, ctx.Bool("tiled"));
+  return axis_in("all_gather_dimension", tiled ? rank : rank + 1);
 }
 
 absl::Status ShardMapRule(RuleContext& ctx) {

@@ -17,6 +17,7 @@ namespace jax2onnx::jaxpr {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::Not;
 using ::testing::StartsWith;
 
 absl::Status Check(const std::string& text) {
@@ -133,6 +134,52 @@ TEST(TypeCheckTest, ShardMapOperandOfAnotherDtypeThanTheBodyIsRefused) {
   in (b,) })");
   EXPECT_THAT(Message(r), HasSubstr("result 0 is i32[8] but the body's is "
                                     "f32[4,4]"));
+}
+
+// convert_fuzzer's fourth finding: all_to_all with split_axis=4 on a rank-3
+// shard read past the shape in the mesh emulation (heap-buffer-overflow).
+// The dims a collective splits, joins or gathers along must exist.
+TEST(TypeCheckTest, CollectiveAxesOutOfRangeAreRefused) {
+  auto program = [](absl::string_view collective) {
+    return absl::StrCat(R"({ lambda ; a:f32[8,4]. let
+    b:f32[8,4] = shard_map[
+      check_vma=False
+      in_specs=(P('data', None),)
+      jaxpr={ lambda ; c:f32[4,4]. let
+          d:f32[4,4] = )",
+                        collective, R"( c
+        in (d,) }
+      manual_axes=frozenset({'data'})
+      mesh=Mesh('data': 2, axis_types=(Auto,))
+      out_specs=(P('data', None),)
+    ] a
+  in (b,) })");
+  };
+  EXPECT_THAT(
+      Message(Check(program("all_to_all[axis_index_groups=None "
+                            "axis_name=('data',) concat_axis=0 split_axis=4 "
+                            "tiled=True]"))),
+      HasSubstr("'all_to_all': split_axis=4 is out of range for f32[4,4]"));
+  EXPECT_THAT(
+      Message(Check(program("all_to_all[axis_index_groups=None "
+                            "axis_name=('data',) concat_axis=-1 split_axis=0 "
+                            "tiled=True]"))),
+      HasSubstr("'all_to_all': concat_axis=-1 is out of range"));
+  EXPECT_THAT(Message(Check(program(
+                  "reduce_scatter[axis_index_groups=None axis_name=('data',) "
+                  "axis_size=2 scatter_dimension=2 tiled=True]"))),
+              HasSubstr("'reduce_scatter': scatter_dimension=2 is out of "
+                        "range"));
+  EXPECT_THAT(Message(Check(program(
+                  "all_gather[all_gather_dimension=2 axis_index_groups=None "
+                  "axis_name=('data',) axis_size=2 tiled=True]"))),
+              HasSubstr("'all_gather': all_gather_dimension=2 is out of "
+                        "range"));
+  // Untiled, the gathered dim may be inserted after the last one.
+  EXPECT_THAT(Message(Check(program(
+                  "all_gather[all_gather_dimension=2 axis_index_groups=None "
+                  "axis_name=('data',) axis_size=2 tiled=False]"))),
+              Not(HasSubstr("out of range")));
 }
 
 // convert_fuzzer's second finding: a mesh axis of size 1 whose body still
