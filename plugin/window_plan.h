@@ -434,6 +434,43 @@ absl::Status LowerConv(E& e) {
   return e.SetOut(0, y);
 }
 
+namespace window_internal {
+
+// The base-dilated, padded operand of a windowed reduction: `fill` in the
+// holes and the padding, negative padding cropped. Base-dilated dims must
+// be static.
+template <class E>
+absl::StatusOr<V<E>> DilateAndPad(E& e, V<E> x, jaxpr::DType dtype,
+                                  const jaxpr::Eqn& eqn, const jaxpr::Aval& in,
+                                  const WindowParams& p, V<E> fill) {
+  const int rank = in.rank();
+  for (int a = 0; a < rank; ++a) {
+    if (p.base_dilation[a] == 1) continue;
+    if (!in.shape[a].is_constant()) {
+      return absl::UnimplementedError(absl::StrCat(
+          "'", eqn.primitive, "': base_dilation on the symbolic dimension '",
+          in.shape[a].ToString(), "'"));
+    }
+    x = Dilate(e, x, dtype, a, rank, in.shape[a].constant_value(),
+               p.base_dilation[a], fill);
+  }
+  std::vector<int64_t> all_axes(rank);
+  for (int a = 0; a < rank; ++a) all_axes[a] = a;
+  x = CropNegative(e, x, dtype, all_axes, p.padding);
+  std::vector<int64_t> pads(2 * rank);
+  bool any_pad = false;
+  for (int a = 0; a < rank; ++a) {
+    pads[a] = std::max<int64_t>(0, p.padding[a].first);
+    pads[rank + a] = std::max<int64_t>(0, p.padding[a].second);
+    any_pad = any_pad || pads[a] > 0 || pads[rank + a] > 0;
+  }
+  if (!any_pad) return x;
+  return e.Op("Pad", {x, e.ConstI64(pads), fill}, dtype,
+              {OpAttr::String("mode", "constant")});
+}
+
+}  // namespace window_internal
+
 // Generic reduce_window with any elementwise combiner (and any number of
 // operands): one strided Slice per window offset in row-major order, each
 // folded into the accumulators (which start as the init values) by the
@@ -498,25 +535,7 @@ absl::Status LowerGenericReduceWindow(E& e, const WindowParams& p) {
     accs.push_back(e.Op("Expand", {init, out_shape}, d));
     // Pads and holes are never combined (masked below): any fill will do.
     Val fill = e.Const(jaxpr::Array::ScalarFromDouble(d, 0));
-    for (int a = 0; a < rank; ++a) {
-      if (p.base_dilation[a] == 1) continue;
-      x = wi::Dilate(e, x, d, a, rank, in.shape[a].constant_value(),
-                     p.base_dilation[a], fill);
-    }
-    std::vector<int64_t> all_axes(rank);
-    for (int a = 0; a < rank; ++a) all_axes[a] = a;
-    x = wi::CropNegative(e, x, d, all_axes, p.padding);
-    std::vector<int64_t> pads(2 * rank);
-    bool any_pad = false;
-    for (int a = 0; a < rank; ++a) {
-      pads[a] = std::max<int64_t>(0, p.padding[a].first);
-      pads[rank + a] = std::max<int64_t>(0, p.padding[a].second);
-      any_pad = any_pad || pads[a] > 0 || pads[rank + a] > 0;
-    }
-    if (any_pad) {
-      x = e.Op("Pad", {x, e.ConstI64(pads), fill}, d,
-               {OpAttr::String("mode", "constant")});
-    }
+    J2O_ASSIGN_OR_RETURN(x, wi::DilateAndPad(e, x, d, eqn, in, p, fill));
     xs.push_back(x);
   }
   bool empty = false;
@@ -652,30 +671,7 @@ absl::Status LowerReduceWindow(E& e) {
                   {OpAttr::Int("to", OnnxTypeOf(compute))});
     }
   }
-  std::vector<int64_t> all_axes;
-  for (int i = 0; i < rank; ++i) all_axes.push_back(i);
-  for (int i = 0; i < rank; ++i) {
-    if (p.base_dilation[i] == 1) continue;
-    if (!in.shape[i].is_constant()) {
-      return absl::UnimplementedError(absl::StrCat(
-          "'", eqn.primitive, "': base_dilation on the symbolic dimension '",
-          in.shape[i].ToString(), "'"));
-    }
-    x = wi::Dilate(e, x, compute, i, rank, in.shape[i].constant_value(),
-                   p.base_dilation[i], fill);
-  }
-  x = wi::CropNegative(e, x, compute, all_axes, p.padding);
-  std::vector<int64_t> pads(2 * rank);
-  bool any_pad = false;
-  for (int i = 0; i < rank; ++i) {
-    pads[i] = std::max<int64_t>(0, p.padding[i].first);
-    pads[rank + i] = std::max<int64_t>(0, p.padding[i].second);
-    any_pad = any_pad || pads[i] > 0 || pads[rank + i] > 0;
-  }
-  if (any_pad) {
-    x = e.Op("Pad", {x, e.ConstI64(pads), fill}, compute,
-             {OpAttr::String("mode", "constant")});
-  }
+  J2O_ASSIGN_OR_RETURN(x, wi::DilateAndPad(e, x, compute, eqn, in, p, fill));
   // Axes the window actually moves over; the others pass through (a
   // symbolic batch among them).
   std::vector<int64_t> axes;
