@@ -436,6 +436,21 @@ absl::Status LowerConv(E& e) {
 
 namespace window_internal {
 
+// The end of the strided Slice that reads window offset `k` along axis `a`
+// for every output position: absolute where the output dim is static; for a
+// symbolic one, counted from the end (-(window - 1 - k) * window_dilation),
+// which gives every offset exactly floor((L - extent) / stride) + 1 rows of
+// the padded length L (none when L < extent), i.e. the output dim.
+inline int64_t WindowSliceEnd(const WindowParams& p, int64_t a, int64_t k,
+                              const jaxpr::DimExpr& out_dim) {
+  const int64_t start = k * p.window_dilation[a];
+  if (out_dim.is_constant()) {
+    return start + (out_dim.constant_value() - 1) * p.strides[a] + 1;
+  }
+  const int64_t tail = (p.window[a] - 1 - k) * p.window_dilation[a];
+  return tail == 0 ? std::numeric_limits<int64_t>::max() : -tail;
+}
+
 // The base-dilated, padded operand of a windowed reduction: `fill` in the
 // holes and the padding, negative padding cropped. Base-dilated dims must
 // be static.
@@ -506,23 +521,21 @@ absl::Status LowerGenericReduceWindow(E& e, const WindowParams& p) {
         absl::StrCat("'", eqn.primitive, "': the combiner must take ", 2 * n,
                      " values and return ", n));
   }
-  // Axes the window moves over (sliced per offset), and axes whose output
-  // positions may read padding or holes (masked): both need static sizes.
+  // Axes the window moves over (sliced per offset; static or symbolic), and
+  // axes whose output positions may read padding or holes (masked: static).
   std::vector<int64_t> axes;
   std::vector<bool> masked(rank, false);
   for (int a = 0; a < rank; ++a) {
-    const bool moves = p.window[a] != 1 || p.strides[a] != 1;
-    masked[a] = moves || p.base_dilation[a] != 1 || p.padding[a].first != 0 ||
+    if (p.window[a] != 1 || p.strides[a] != 1) axes.push_back(a);
+    masked[a] = p.base_dilation[a] != 1 || p.padding[a].first != 0 ||
                 p.padding[a].second != 0;
-    if (!masked[a]) continue;
-    if (!in.shape[a].is_constant() || !out.shape[a].is_constant()) {
+    if (masked[a] &&
+        (!in.shape[a].is_constant() || !out.shape[a].is_constant())) {
       return absl::UnimplementedError(absl::StrCat(
           "'", eqn.primitive,
-          "': a window, padding or base_dilation over the symbolic "
-          "dimension '",
+          "': padding or base_dilation over the symbolic dimension '",
           in.shape[a].ToString(), "'"));
     }
-    if (moves) axes.push_back(a);
   }
   J2O_ASSIGN_OR_RETURN(Val out_shape, e.ShapeValue(out.shape));
   std::vector<Val> xs, accs;
@@ -589,10 +602,8 @@ absl::Status LowerGenericReduceWindow(E& e, const WindowParams& p) {
       }
       std::vector<int64_t> starts, ends, steps;
       for (int64_t a : axes) {
-        const int64_t start = k[a] * p.window_dilation[a];
-        starts.push_back(start);
-        ends.push_back(start +
-                       (out.shape[a].constant_value() - 1) * p.strides[a] + 1);
+        starts.push_back(k[a] * p.window_dilation[a]);
+        ends.push_back(wi::WindowSliceEnd(p, a, k[a], out.shape[a]));
         steps.push_back(p.strides[a]);
       }
       args.push_back(e.Op("Slice",
@@ -672,18 +683,11 @@ absl::Status LowerReduceWindow(E& e) {
     }
   }
   J2O_ASSIGN_OR_RETURN(x, wi::DilateAndPad(e, x, compute, eqn, in, p, fill));
-  // Axes the window actually moves over; the others pass through (a
-  // symbolic batch among them).
+  // Axes the window actually moves over (static or symbolic:
+  // WindowSliceEnd); the others pass through.
   std::vector<int64_t> axes;
   for (int i = 0; i < rank; ++i) {
-    if (p.window[i] != 1 || p.strides[i] != 1) {
-      if (!out.shape[i].is_constant()) {
-        return absl::UnimplementedError(absl::StrCat(
-            "'", eqn.primitive, "': a window over the symbolic dimension '",
-            out.shape[i].ToString(), "'"));
-      }
-      axes.push_back(i);
-    }
+    if (p.window[i] != 1 || p.strides[i] != 1) axes.push_back(i);
   }
   int64_t offsets = 1;
   for (int64_t a : axes) offsets *= p.window[a];
@@ -697,7 +701,10 @@ absl::Status LowerReduceWindow(E& e) {
                         : p.op == WindowOp::kMax ? "Max"
                                                  : "Min";
   bool any_out_empty = false;
-  for (int64_t a : axes) any_out_empty |= out.shape[a].constant_value() == 0;
+  for (int64_t a : axes) {
+    any_out_empty |=
+        out.shape[a].is_constant() && out.shape[a].constant_value() == 0;
+  }
   std::optional<typename E::Value> acc;
   if (axes.empty()) {
     acc = x;
@@ -712,10 +719,8 @@ absl::Status LowerReduceWindow(E& e) {
       std::vector<int64_t> starts, ends, steps;
       for (size_t j = 0; j < axes.size(); ++j) {
         const int64_t a = axes[j];
-        const int64_t start = offset[j] * p.window_dilation[a];
-        starts.push_back(start);
-        ends.push_back(start +
-                       (out.shape[a].constant_value() - 1) * p.strides[a] + 1);
+        starts.push_back(offset[j] * p.window_dilation[a]);
+        ends.push_back(wi::WindowSliceEnd(p, a, offset[j], out.shape[a]));
         steps.push_back(p.strides[a]);
       }
       auto slice = e.Op("Slice",

@@ -31,7 +31,8 @@ void RegisterConv() {
           "And", "Or", "Not"},
          plugin::kMinOpset,
          "one strided Slice per window offset combined with Add/Max/Min "
-         "(at most 4096 offsets); padding and base_dilation holes are "
+         "(at most 4096 offsets; a symbolic windowed dim slices from its "
+         "end); padding and base_dilation holes are "
          "skipped as XLA does (the identity fills them; a generic init "
          "joins each window once); generic reduce_window with any "
          "elementwise combiner and any number of operands folds each "
