@@ -386,8 +386,10 @@ class Graph {
   // output; an initializer that is also a graph input stays an input.
   absl::Status RemoveInitializer(Value* value);
   // Removes every initializer for which `remove` returns true, with the
-  // same refusals, in one sweep (RemoveInitializer one at a time rebuilds
-  // the name index as holes accumulate). Returns how many it removed.
+  // same refusals (one refusal removes nothing), in one sweep
+  // (RemoveInitializer one at a time rebuilds the name index as holes
+  // accumulate). `remove` must depend on the value alone: it is asked twice.
+  // Returns how many it removed.
   absl::StatusOr<size_t> RemoveInitializersIf(
       absl::FunctionRef<bool(const Value*)> remove);
 
