@@ -15,6 +15,7 @@
 #define JAX2ONNX_PLUGIN_REDUCE_PLAN_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -89,19 +90,40 @@ inline bool IsElementwise(absl::string_view prim) {
   return kOk->contains(prim);
 }
 
+// Call-like primitives whose jaxpr is inlined when it sits in a combiner
+// (jnp functions wrapped in jit print as `pjit` inside combiners), with the
+// param that holds the callee.
+inline const jaxpr::ClosedJaxpr* InlinableCallee(const jaxpr::Eqn& eqn) {
+  static const auto* kCalls =
+      new absl::flat_hash_set<std::string>{"pjit",
+                                           "jit",
+                                           "closed_call",
+                                           "core_call",
+                                           "custom_jvp_call",
+                                           "custom_vjp_call",
+                                           "custom_vjp_call_jaxpr",
+                                           "remat",
+                                           "remat2",
+                                           "checkpoint"};
+  if (!kCalls->contains(eqn.primitive)) return nullptr;
+  for (const char* key : {"jaxpr", "call_jaxpr", "fun_jaxpr"}) {
+    if (!eqn.params.Has(key)) continue;
+    auto callee = eqn.params.GetJaxpr(key);
+    return callee.ok() ? *callee : nullptr;
+  }
+  return nullptr;
+}
+
 // A copy of the scalar combiner with every aval given `shape` (scalar
-// literals stay scalars and broadcast).
-// `prim` names the primitive in errors.
+// literals stay scalars and broadcast), calls in it inlined. `prim` names
+// the primitive in errors.
 inline absl::StatusOr<std::unique_ptr<jaxpr::ClosedJaxpr>> Widened(
     const jaxpr::ClosedJaxpr& body, const std::vector<jaxpr::DimExpr>& shape,
     absl::string_view prim = "reduce") {
-  if (!body.constvars.empty()) {
-    return absl::UnimplementedError(absl::StrCat(
-        prim, ": the combiner jaxpr has ", body.constvars.size(),
-        " constvars whose values the printed text does not carry"));
-  }
   auto out = std::make_unique<jaxpr::ClosedJaxpr>();
-  absl::flat_hash_map<const jaxpr::Var*, jaxpr::Var*> map;
+  // What each var of the combiner (or of a callee inlined into it) stands
+  // for in the copy: a widened var, or a literal passed to a call.
+  absl::flat_hash_map<const jaxpr::Var*, jaxpr::Atom> map;
   auto widen = [&](const jaxpr::Var* v) -> absl::StatusOr<jaxpr::Var*> {
     if (!v->aval.is_shaped() || v->aval.rank() != 0) {
       return absl::InvalidArgumentError(
@@ -111,52 +133,81 @@ inline absl::StatusOr<std::unique_ptr<jaxpr::ClosedJaxpr>> Widened(
     jaxpr::Aval aval = v->aval;
     aval.shape = shape;
     jaxpr::Var* w = out->NewVar(v->name, aval, v->is_drop);
-    map[v] = w;
+    map[v] = jaxpr::Atom::OfVar(w);
     return w;
+  };
+  auto mapped = [&](const jaxpr::Atom& a,
+                    absl::string_view what) -> absl::StatusOr<jaxpr::Atom> {
+    if (a.is_literal()) return a;
+    auto it = map.find(a.var);
+    if (it == map.end()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          prim, ": combiner ", what, " ", a.var->name, " is unbound"));
+    }
+    return it->second;
+  };
+  // Copies the equations of `jaxpr` (whose invars are already mapped).
+  std::function<absl::Status(const jaxpr::ClosedJaxpr&)> copy_eqns =
+      [&](const jaxpr::ClosedJaxpr& jaxpr) -> absl::Status {
+    if (!jaxpr.constvars.empty()) {
+      return absl::UnimplementedError(absl::StrCat(
+          prim, ": the combiner jaxpr has ", jaxpr.constvars.size(),
+          " constvars whose values the printed text does not carry"));
+    }
+    for (const jaxpr::Eqn& eqn : jaxpr.eqns) {
+      if (const jaxpr::ClosedJaxpr* callee = InlinableCallee(eqn)) {
+        if (callee->invars.size() != eqn.inputs.size() ||
+            callee->outvars.size() != eqn.outputs.size()) {
+          return absl::InvalidArgumentError(
+              absl::StrCat(prim, ": the combiner's '", eqn.primitive,
+                           "' passes ", eqn.inputs.size(),
+                           " operands to a callee of ", callee->invars.size()));
+        }
+        for (size_t i = 0; i < eqn.inputs.size(); ++i) {
+          J2O_ASSIGN_OR_RETURN(map[callee->invars[i]],
+                               mapped(eqn.inputs[i], "var"));
+        }
+        J2O_RETURN_IF_ERROR(copy_eqns(*callee));
+        for (size_t i = 0; i < eqn.outputs.size(); ++i) {
+          J2O_ASSIGN_OR_RETURN(map[eqn.outputs[i]],
+                               mapped(callee->outvars[i], "output"));
+        }
+        continue;
+      }
+      if (!IsElementwise(eqn.primitive)) {
+        return absl::UnimplementedError(absl::StrCat(
+            prim, ": combiner primitive '", eqn.primitive,
+            "' is not one of the elementwise primitives a combiner is "
+            "lowered with"));
+      }
+      jaxpr::Eqn copy;
+      copy.primitive = eqn.primitive;
+      copy.params = eqn.params;
+      copy.loc = eqn.loc;
+      for (const jaxpr::Atom& a : eqn.inputs) {
+        J2O_ASSIGN_OR_RETURN(jaxpr::Atom m, mapped(a, "var"));
+        copy.inputs.push_back(std::move(m));
+      }
+      for (const jaxpr::Var* v : eqn.outputs) {
+        J2O_ASSIGN_OR_RETURN(jaxpr::Var * w, widen(v));
+        copy.outputs.push_back(w);
+      }
+      out->eqns.push_back(std::move(copy));
+    }
+    return absl::OkStatus();
   };
   for (const jaxpr::Var* v : body.invars) {
     J2O_ASSIGN_OR_RETURN(jaxpr::Var * w, widen(v));
     out->invars.push_back(w);
   }
-  for (const jaxpr::Eqn& eqn : body.eqns) {
-    if (!IsElementwise(eqn.primitive)) {
-      return absl::UnimplementedError(absl::StrCat(
-          prim, ": combiner primitive '", eqn.primitive,
-          "' is not elementwise; only elementwise combiners are lowered"));
-    }
-    jaxpr::Eqn copy;
-    copy.primitive = eqn.primitive;
-    copy.params = eqn.params;
-    copy.loc = eqn.loc;
-    for (const jaxpr::Atom& a : eqn.inputs) {
-      if (a.is_literal()) {
-        copy.inputs.push_back(a);
-        continue;
-      }
-      auto it = map.find(a.var);
-      if (it == map.end()) {
-        return absl::InvalidArgumentError(
-            absl::StrCat(prim, ": combiner var ", a.var->name, " is unbound"));
-      }
-      copy.inputs.push_back(jaxpr::Atom::OfVar(it->second));
-    }
-    for (const jaxpr::Var* v : eqn.outputs) {
-      J2O_ASSIGN_OR_RETURN(jaxpr::Var * w, widen(v));
-      copy.outputs.push_back(w);
-    }
-    out->eqns.push_back(std::move(copy));
-  }
+  J2O_RETURN_IF_ERROR(copy_eqns(body));
   for (const jaxpr::Atom& a : body.outvars) {
-    if (a.is_literal()) {
+    J2O_ASSIGN_OR_RETURN(jaxpr::Atom m, mapped(a, "output"));
+    if (m.is_literal()) {
       return absl::UnimplementedError(absl::StrCat(
           prim, ": a combiner returning a literal is not lowered"));
     }
-    auto it = map.find(a.var);
-    if (it == map.end()) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(prim, ": combiner output ", a.var->name, " is unbound"));
-    }
-    out->outvars.push_back(jaxpr::Atom::OfVar(it->second));
+    out->outvars.push_back(std::move(m));
   }
   return out;
 }

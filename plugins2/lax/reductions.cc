@@ -20,7 +20,8 @@ void RegisterReductions() {
       {{"Loop", "Transpose", "Reshape", "Gather", "Expand"},
        plugin::kMinOpset,
        "variadic: one Loop over the reduced elements in row-major order, the "
-       "scalar combiner inlined on whole slices; elementwise combiners only"});
+       "scalar combiner inlined on whole slices; elementwise combiners, "
+       "calls in them (pjit, custom_jvp_call, ...) inlined"});
   for (const char* name : plugin::ReducePrimitives()) {
     r.RegisterIr(name,
                  &WithNeutralEmitter<&plugin::LowerReduce<NeutralIrEmitter>>,

@@ -434,21 +434,23 @@ TEST(ConvertTest, LoweringErrorsNameTheEquationAndOperands) {
   EXPECT_THAT(model.status().message(), HasSubstr("(operands: c64[3])"));
 }
 
-TEST(ConvertTest, GenericReduceWindowRefusesACombinerThatIsNotElementwise) {
+TEST(ConvertTest, GenericReduceWindowRefusesACombinerPrimitiveItCannotWiden) {
   // The combiner is lowered inline on whole tensors, which is exact only
-  // for elementwise primitives; a call in the combiner is refused by name.
+  // for elementwise primitives (calls in it are inlined first); others are
+  // refused by name.
   jaxpr::Bundle bundle = BundleFromText(
       "{ lambda ; a:f32[4]. let b:f32[3] = reduce_window[base_dilation=(1,) "
       "consts=() jaxpr={ lambda ; c:f32[] d:f32[]. let e:f32[] = pjit[ "
-      "name=f jaxpr={ lambda ; x:f32[] y:f32[]. let z:f32[] = mul x y in "
-      "(z,) }] c d in (e,) } padding=((0, 0),) window_dilation=(1,) "
-      "window_dimensions=(2,) window_strides=(1,)] a 1.0:f32[] in (b,) }");
+      "name=f jaxpr={ lambda ; x:f32[] y:f32[]. let z:f32[] = mul x y "
+      "w:f32[] = erf_inv z in (w,) }] c d in (e,) } padding=((0, 0),) "
+      "window_dilation=(1,) window_dimensions=(2,) window_strides=(1,)] a "
+      "1.0:f32[] in (b,) }");
   absl::StatusOr<onnx::ModelProto> model = Convert(bundle);
   ASSERT_FALSE(model.ok());
   EXPECT_EQ(model.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_THAT(model.status().message(),
-              HasSubstr("reduce_window: combiner primitive 'pjit' is not "
-                        "elementwise"));
+              HasSubstr("reduce_window: combiner primitive 'erf_inv' is not "
+                        "one of the elementwise primitives"));
 }
 
 }  // namespace
