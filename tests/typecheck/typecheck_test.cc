@@ -136,6 +136,21 @@ TEST(TypeCheckTest, ShardMapOperandOfAnotherDtypeThanTheBodyIsRefused) {
                                     "f32[4,4]"));
 }
 
+// convert_fuzzer's fifth finding: a bitcast_convert_type whose new_dtype
+// names no dtype was passed through, and the legacy pipeline emitted a
+// model whose declared output shape disagreed with its Cast. A dtype JAX has
+// but the checker cannot size (float8_e4m3fn) still passes through.
+TEST(TypeCheckTest, BitcastToANameThatIsNoDtypeIsRefused) {
+  EXPECT_THAT(
+      Message(Check("{ lambda ; a:f16[16]. let b:u16[16,2] = "
+                    "bitcast_convert_type[new_dtype=uinT16] a in (b,) }")),
+      HasSubstr("'bitcast_convert_type': param 'new_dtype' names no dtype: "
+                "uinT16"));
+  EXPECT_TRUE(Check("{ lambda ; a:u8[16]. let b:f8_e4m3fn[16] = "
+                    "bitcast_convert_type[new_dtype=float8_e4m3fn] a in (b,) }")
+                  .ok());
+}
+
 // convert_fuzzer's fourth finding: all_to_all with split_axis=4 on a rank-3
 // shard read past the shape in the mesh emulation (heap-buffer-overflow).
 // The dims a collective splits, joins or gathers along must exist.
