@@ -6,11 +6,14 @@
 // pbroadcast, and the all-reduce family psum/pmax/pmin/psum2/psum_invariant,
 // whose abstract eval (`_allreduce_effectful_abstract_eval`) reduces the
 // positional (vmap) axes out of each operand and keeps the shape for named mesh
-// axes. Partial rules (arity, operand kinds, params present; results not
-// computed): all_gather, all_to_all, reduce_scatter, ppermute, axis_index and
-// shard_map, whose result shapes depend on the mesh and specs; the refused
+// axes; ppermute (its operands' types) and axis_index (i32[]). Partial
+// rules: all_gather, all_to_all and reduce_scatter (params, the dims they
+// act on, and the declared result's dtype, rank and untouched dims; the
+// touched dims' sizes depend on the mesh) and shard_map (the body's shard
+// shapes from the printed mesh and specs); the refused
 // primitives (pallas_call, callbacks, pmap, xmap) are checked structurally
 // only, since their conversion fails later with the reason.
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -96,45 +99,81 @@ absl::Status PbroadcastRule(RuleContext& ctx) {
   return absl::OkStatus();
 }
 
-// Collectives whose result shape depends on the mesh or on split/concat
-// params: arity and the presence of the params the lowerings read.
+// Collectives whose result shape depends on the mesh: arity, the params
+// the lowerings read, the dims they split, join or gather along (the convert
+// fuzzer found an all_to_all with split_axis=4 on a rank-3 operand reading
+// past the shape in the mesh emulation), and the declared result's dtype,
+// rank and untouched dims; the touched dims' sizes follow from the mesh,
+// which the lowering checks. ppermute and axis_index are computed whole.
 absl::Status MeshShapedCollectiveRule(RuleContext& ctx) {
   const std::string& prim = ctx.eqn().primitive;
   if (prim == "axis_index") {
     J2O_RETURN_IF_ERROR(ctx.Arity(0));
     J2O_RETURN_IF_ERROR(ctx.Outputs(1));
-    return ctx.Has("axis_name");
+    J2O_RETURN_IF_ERROR(ctx.Has("axis_name"));
+    ctx.SetResult(MakeAval(DType::kI32, {}));
+    return absl::OkStatus();
   }
   J2O_RETURN_IF_ERROR(ctx.ArityRange(1, -1));
   J2O_RETURN_IF_ERROR(ctx.AllShaped());
   if (prim == "ppermute") {
     J2O_RETURN_IF_ERROR(ctx.Outputs(ctx.num_in()));
     J2O_RETURN_IF_ERROR(ctx.Has("perm"));
-    return ctx.Has("axis_name");
+    J2O_RETURN_IF_ERROR(ctx.Has("axis_name"));
+    ctx.SetResults(
+        std::vector<std::optional<Aval>>(ctx.ins().begin(), ctx.ins().end()));
+    return absl::OkStatus();
   }
   J2O_RETURN_IF_ERROR(ctx.Outputs(1));
   J2O_RETURN_IF_ERROR(ctx.Arity(1));
   J2O_RETURN_IF_ERROR(ctx.Has("axis_name"));
-  // The dims the collective splits or joins must exist (the convert fuzzer
-  // found an all_to_all with split_axis=4 on a rank-3 operand reading past
-  // the shape in the mesh emulation).
-  const int rank = ctx.in(0).rank();
-  auto axis_in = [&](absl::string_view key, int limit) -> absl::Status {
+  const Aval& in = ctx.in(0);
+  const int rank = in.rank();
+  auto axis_in = [&](absl::string_view key,
+                     int limit) -> absl::StatusOr<int64_t> {
     J2O_ASSIGN_OR_RETURN(int64_t axis, ctx.Int(key));
     if (axis < 0 || axis >= limit) {
-      return ctx.Fail(absl::StrCat(key, "=", axis, " is out of range for ",
-                                   ctx.in(0).ToString()));
+      return ctx.Fail(
+          absl::StrCat(key, "=", axis, " is out of range for ", in.ToString()));
     }
-    return absl::OkStatus();
+    return axis;
+  };
+  // The declared result has the operand's dtype, rank `out_rank`, and the
+  // operand's dim in[d] at out[d + shift(d)] for every untouched d.
+  auto check_result = [&](int out_rank, const std::vector<int64_t>& touched,
+                          int64_t shift_from, int shift) -> absl::Status {
+    const Aval& out = ctx.out(0);
+    if (!out.is_shaped()) return absl::OkStatus();
+    bool ok = out.dtype == in.dtype && out.rank() == out_rank;
+    for (int d = 0; ok && d < rank; ++d) {
+      if (std::find(touched.begin(), touched.end(), d) != touched.end()) {
+        continue;
+      }
+      const int o = d >= shift_from ? d + shift : d;
+      ok = o >= 0 && o < out_rank && DimEqual(out.shape[o], in.shape[d]);
+    }
+    if (ok) return absl::OkStatus();
+    return ctx.Fail(absl::StrCat("declared ", out.ToString(),
+                                 ", which the operand ", in.ToString(),
+                                 " cannot become"));
   };
   if (prim == "all_to_all") {
-    J2O_RETURN_IF_ERROR(axis_in("split_axis", rank));
-    return axis_in("concat_axis", rank);
+    J2O_ASSIGN_OR_RETURN(int64_t split, axis_in("split_axis", rank));
+    J2O_ASSIGN_OR_RETURN(int64_t concat, axis_in("concat_axis", rank));
+    return check_result(rank, {split, concat}, rank, 0);
   }
-  if (prim == "reduce_scatter") return axis_in("scatter_dimension", rank);
-  // all_gather: an untiled gather may insert its new dim after the last.
   J2O_ASSIGN_OR_RETURN(bool tiled, ctx.Bool("tiled"));
-  return axis_in("all_gather_dimension", tiled ? rank : rank + 1);
+  if (prim == "reduce_scatter") {
+    J2O_ASSIGN_OR_RETURN(int64_t dim, axis_in("scatter_dimension", rank));
+    // Untiled, the scattered dim (of the axis size) disappears.
+    return tiled ? check_result(rank, {dim}, rank, 0)
+                 : check_result(rank - 1, {dim}, dim + 1, -1);
+  }
+  // all_gather: untiled, the gathered dim is inserted (possibly last).
+  J2O_ASSIGN_OR_RETURN(
+      int64_t dim, axis_in("all_gather_dimension", tiled ? rank : rank + 1));
+  return tiled ? check_result(rank, {dim}, rank, 0)
+               : check_result(rank + 1, {}, dim, 1);
 }
 
 absl::Status ShardMapRule(RuleContext& ctx) {

@@ -136,6 +136,52 @@ TEST(TypeCheckTest, ShardMapOperandOfAnotherDtypeThanTheBodyIsRefused) {
                                     "f32[4,4]"));
 }
 
+// The declared result of a collective keeps its operand's dtype, rank (one
+// more for an untiled all_gather, one less for an untiled reduce_scatter)
+// and the dims it does not touch; ppermute's and axis_index's are computed.
+TEST(TypeCheckTest, CollectiveResultsKeepDtypeRankAndUntouchedDims) {
+  auto program = [](absl::string_view declared, absl::string_view collective) {
+    return absl::StrCat(R"({ lambda ; a:f32[8,4]. let
+    b:f32[8,4] = shard_map[
+      check_vma=False
+      in_specs=(P('data', None),)
+      jaxpr={ lambda ; c:f32[4,4]. let
+          d:)",
+                        declared, " = ", collective, R"( c
+          e:f32[4,4] = neg c
+        in (e,) }
+      manual_axes=frozenset({'data'})
+      mesh=Mesh('data': 2, axis_types=(Auto,))
+      out_specs=(P('data', None),)
+    ] a
+  in (b,) })");
+  };
+  const std::string a2a =
+      "all_to_all[axis_index_groups=None axis_name=('data',) concat_axis=0 "
+      "split_axis=1 tiled=True]";
+  EXPECT_TRUE(Check(program("f32[8,2]", a2a)).ok());
+  EXPECT_THAT(Message(Check(program("i32[8,2]", a2a))),
+              HasSubstr("'all_to_all': declared i32[8,2], which the operand "
+                        "f32[4,4] cannot become"));
+  const std::string gather =
+      "all_gather[all_gather_dimension=0 axis_index_groups=None "
+      "axis_name=('data',) axis_size=2 tiled=False]";
+  EXPECT_TRUE(Check(program("f32[2,4,4]", gather)).ok());
+  EXPECT_THAT(Message(Check(program("f32[8,4]", gather))),
+              HasSubstr("declared f32[8,4], which the operand"));
+  const std::string scatter =
+      "reduce_scatter[axis_index_groups=None axis_name=('data',) "
+      "axis_size=2 scatter_dimension=1 tiled=True]";
+  EXPECT_TRUE(Check(program("f32[4,2]", scatter)).ok());
+  EXPECT_THAT(Message(Check(program("f32[3,2]", scatter))),
+              HasSubstr("declared f32[3,2]"));
+  EXPECT_THAT(
+      Message(Check(program("f32[4,5]",
+                            "ppermute[axis_name=('data',) perm=((0, 1), "
+                            "(1, 0))]"))),
+      HasSubstr("expected f32[4,4], declared f32[4,5]"));
+}
+
 // convert_fuzzer's fifth finding: a bitcast_convert_type whose new_dtype
 // names no dtype was passed through, and the legacy pipeline emitted a
 // model whose declared output shape disagreed with its Cast. A dtype JAX has
