@@ -163,6 +163,34 @@ TEST(ConstantFoldingTest, NeverCopiesALargeSharedWeight) {
   EXPECT_FALSE(RunPass("constant-folding", m));
 }
 
+TEST(ConstantFoldingTest, ReshapingAWeightSharesItsBytes) {
+  // A reshaped (squeezed, flattened) weight is the same bytes under new
+  // dims: the folded initializer borrows them (ViT-B/16's DenseGeneral
+  // kernels would otherwise be held twice, 113 MB) and keeps them alive
+  // after the original initializer is pruned.
+  Model m;
+  Graph& g = m.graph();
+  g.set_name("main");
+  std::vector<float> values(512);
+  for (int i = 0; i < 512; ++i) values[i] = static_cast<float>(i) - 7.5f;
+  Value* w =
+      Init(g, "w", Tensor::FromVector<float>(TP::FLOAT, {16, 32}, values));
+  const char* bytes = w->const_value()->bytes().data();
+  Node* r = Op(g, "Reshape", {w, I64(g, "s", {512})}, "flat", F32({512}));
+  g.AddOutput(Op(g, "Neg", {r->output(0)}, "y", F32({512}))->output(0));
+  EXPECT_TRUE(RunPass("constant-folding", m));
+  const Value* folded = nullptr;
+  for (const Value* v : g.initializers()) {
+    if (v->const_value()->dims() == std::vector<int64_t>{512}) folded = v;
+  }
+  ASSERT_NE(folded, nullptr);
+  EXPECT_EQ(g.initializer("w"), nullptr);  // pruned
+  EXPECT_EQ(folded->const_value()->bytes().data(), bytes);
+  EXPECT_TRUE(folded->const_value()->is_borrowed());
+  absl::Span<const float> got = folded->const_value()->data<float>();
+  EXPECT_EQ(std::vector<float>(got.begin(), got.end()), values);
+}
+
 TEST(CommonSubexpressionEliminationTest, MergesEqualNodesAndConstants) {
   Model m;
   Graph& g = m.graph();
