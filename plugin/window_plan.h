@@ -493,9 +493,9 @@ absl::StatusOr<V<E>> DilateAndPad(E& e, V<E> x, jaxpr::DType dtype,
 // interpreter's order. XLA's ReduceWindow emitters skip padding and
 // base-dilation holes rather than combining a fill value (the init joins
 // each window once), so where an offset reads a pad or a hole the
-// accumulator is kept: a Where on a constant mask of the positions that
-// read an element (omitted where every position does). Windowed, padded or
-// dilated dims must be static.
+// accumulator is kept: a Where on a mask of the positions that read an
+// element (per-axis constants And-ed; omitted where every position does).
+// Padded or dilated dims must be static; windowed ones may be symbolic.
 template <class E>
 absl::Status LowerGenericReduceWindow(E& e, const WindowParams& p) {
   namespace wi = window_internal;
@@ -576,23 +576,24 @@ absl::Status LowerGenericReduceWindow(E& e, const WindowParams& p) {
   for (int64_t step = 0; !empty && step < offsets; ++step) {
     std::vector<int64_t> k(rank, 0);
     for (size_t j = 0; j < axes.size(); ++j) k[axes[j]] = offset[j];
-    // The mask: [out_a] on masked axes that read a pad or hole, 1 elsewhere.
-    std::vector<int64_t> mask_shape(rank, 1);
-    std::vector<std::vector<uint8_t>> per_axis(rank);
-    bool all_real = true;
+    // The mask: one bool [1.., out_a, ..1] constant per masked axis that
+    // reads a pad or hole at this offset, And-ed (linear in the dims, where
+    // one full [out...] constant would be their product).
+    std::optional<Val> mask;
     for (int a = 0; a < rank; ++a) {
       if (!masked[a]) continue;
       const int64_t len = out.shape[a].constant_value();
-      std::vector<uint8_t> real(len);
+      std::vector<int64_t> shape(rank, 1);
+      shape[a] = len;
+      jaxpr::Array real(DType::kBool, shape);
       bool axis_all = true;
       for (int64_t o = 0; o < len; ++o) {
-        real[o] = reads_element(a, o, k[a]);
-        axis_all = axis_all && real[o];
+        real.data()[o] = reads_element(a, o, k[a]);
+        axis_all = axis_all && real.data()[o];
       }
       if (axis_all) continue;
-      all_real = false;
-      mask_shape[a] = len;
-      per_axis[a] = std::move(real);
+      Val m = e.Const(real);
+      mask = mask ? e.Op("And", {*mask, m}, DType::kBool) : m;
     }
     std::vector<Val> args = accs;
     for (int i = 0; i < n; ++i) {
@@ -612,25 +613,11 @@ absl::Status LowerGenericReduceWindow(E& e, const WindowParams& p) {
                           dtypes[i]));
     }
     J2O_ASSIGN_OR_RETURN(std::vector<Val> next, e.Inline(*combiner, args));
-    if (all_real) {
+    if (!mask) {
       accs = std::move(next);
     } else {
-      jaxpr::Array mask(DType::kBool, mask_shape);
-      std::vector<int64_t> idx(rank, 0);
-      for (int64_t flat = 0; flat < mask.num_elements(); ++flat) {
-        bool real = true;
-        for (int a = 0; a < rank; ++a) {
-          if (!per_axis[a].empty()) real = real && per_axis[a][idx[a]];
-        }
-        mask.data()[flat] = real;
-        for (int a = rank - 1; a >= 0; --a) {
-          if (++idx[a] < mask_shape[a]) break;
-          idx[a] = 0;
-        }
-      }
-      Val m = e.Const(mask);
       for (int i = 0; i < n; ++i) {
-        accs[i] = wi::Select(e, m, next[i], accs[i], dtypes[i]);
+        accs[i] = wi::Select(e, *mask, next[i], accs[i], dtypes[i]);
       }
     }
     for (int j = static_cast<int>(axes.size()) - 1; j >= 0; --j) {
