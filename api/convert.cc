@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <new>
 #include <optional>
 
 #include "absl/status/status.h"
@@ -59,10 +60,31 @@ void RegisterAllLowerings() {
 
 namespace {
 
+absl::StatusOr<onnx::ModelProto> ConvertUnguarded(
+    Pipeline pipeline, const Bundle& bundle, const ConvertOptions& options,
+    const ir::DeferInitializerData& defer,
+    std::shared_ptr<const ir::Model>* ir_model);
+
 // ConvertWithPipeline; on the IR pipeline, `defer` is handed to ir::ToProto
 // and `ir_model` (when not null) receives the IR model whose tensors the
-// deferred data belongs to.
+// deferred data belongs to. A conversion that runs out of memory (a
+// well-typed program declaring absurd shapes whose lowering builds
+// constants in proportion to them) is an error, not an abort.
 absl::StatusOr<onnx::ModelProto> ConvertWithPipelineImpl(
+    Pipeline pipeline, const Bundle& bundle, const ConvertOptions& options,
+    const ir::DeferInitializerData& defer,
+    std::shared_ptr<const ir::Model>* ir_model) {
+  try {
+    return ConvertUnguarded(pipeline, bundle, options, defer, ir_model);
+  } catch (const std::bad_alloc&) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        bundle.name.empty() ? "the bundle" : bundle.name,
+        ": converting it ran out of memory (a lowering builds constants in "
+        "proportion to the declared shapes; are they the intended ones?)"));
+  }
+}
+
+absl::StatusOr<onnx::ModelProto> ConvertUnguarded(
     Pipeline pipeline, const Bundle& bundle, const ConvertOptions& options,
     const ir::DeferInitializerData& defer,
     std::shared_ptr<const ir::Model>* ir_model) {

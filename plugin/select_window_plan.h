@@ -140,6 +140,21 @@ inline absl::StatusOr<Geometry> PlanGeometry(const jaxpr::Eqn& eqn,
     g.out.push_back((padded - span) / strides[d] + 1);
     g.offsets *= window[d];
   }
+  // The lowerings build constants with one entry per (window offset,
+  // output position): refuse shapes that would make them absurdly large
+  // (a well-typed program declaring huge dims must not exhaust memory).
+  constexpr int64_t kMaxWindowPositions = int64_t{1} << 24;
+  int64_t positions = g.offsets;
+  for (int64_t o : g.out) {
+    if (o != 0 && positions > kMaxWindowPositions / o) {
+      return absl::UnimplementedError(
+          absl::StrCat(eqn.primitive, " over ", operand.ToString(),
+                       " needs more than ", kMaxWindowPositions,
+                       " (window offset, output position) pairs, the explicit "
+                       "construction's limit"));
+    }
+    positions *= o;
+  }
   g.perm.insert(g.perm.end(), rest.begin(), rest.end());
   g.inverse.assign(r, 0);
   for (int i = 0; i < r; ++i) g.inverse[g.perm[i]] = i;

@@ -453,5 +453,22 @@ TEST(ConvertTest, GenericReduceWindowRefusesACombinerPrimitiveItCannotWiden) {
                         "one of the elementwise primitives"));
 }
 
+TEST(ConvertTest, WindowGradientOverAbsurdShapesIsRefusedNotAllocated) {
+  // 4 offsets x 2.5e9 window positions: the explicit construction would
+  // need hundreds of GB of index constants (it aborted in std::bad_alloc).
+  jaxpr::Bundle bundle = BundleFromText(
+      "{ lambda ; a:f32[100000,100000] b:f32[50000,50000]. let "
+      "c:f32[100000,100000] = select_and_scatter_add[padding=((0, 0), (0, 0)) "
+      "select_prim=ge window_dimensions=(2, 2) window_strides=(2, 2)] b a "
+      "in (c,) }");
+  absl::StatusOr<onnx::ModelProto> model = Convert(bundle);
+  ASSERT_FALSE(model.ok());
+  EXPECT_EQ(model.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(model.status().message(),
+              HasSubstr("select_and_scatter_add over f32[100000,100000] needs "
+                        "more than 16777216 (window offset, output position) "
+                        "pairs"));
+}
+
 }  // namespace
 }  // namespace jax2onnx::converter
