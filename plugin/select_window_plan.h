@@ -24,7 +24,9 @@
 #ifndef JAX2ONNX_PLUGIN_SELECT_WINDOW_PLAN_H_
 #define JAX2ONNX_PLUGIN_SELECT_WINDOW_PLAN_H_
 
+#include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -117,10 +119,6 @@ inline absl::StatusOr<Geometry> PlanGeometry(const jaxpr::Eqn& eqn,
       return absl::UnimplementedError(absl::StrCat(
           eqn.primitive, ": windowed dim ", d, " of ", operand.ToString(),
           " is symbolic; only the dims a window spans must be static"));
-    }
-    if (pads[d].first < 0 || pads[d].second < 0) {
-      return absl::UnimplementedError(absl::StrCat(
-          eqn.primitive, ": negative padding on dim ", d, " is not lowered"));
     }
     const int64_t n = operand.shape[d].constant_value();
     const int64_t span = (window[d] - 1) * wdil[d] + 1;
@@ -221,20 +219,41 @@ V<E> Transposed(E& e, const Geometry& g, V<E> x, jaxpr::DType d) {
   return e.Op("Transpose", {x}, d, {OpAttr::Ints("perm", g.perm)});
 }
 
-// Transposes windowed dims first, pads them with zeros.
+// Pads windowed dims j by (lo[j], hi[j]) with zeros, a negative amount
+// cropping instead (XLA's negative padding).
 template <class E>
-V<E> ToWindowLayout(E& e, const Geometry& g, V<E> x, jaxpr::DType d) {
-  x = Transposed(e, g, x, d);
-  if (!HasPadding(g)) return x;
+V<E> PadOrCrop(E& e, const Geometry& g, V<E> x, jaxpr::DType d,
+               const std::vector<int64_t>& lo, const std::vector<int64_t>& hi) {
+  std::vector<int64_t> starts, ends, axes;
   std::vector<int64_t> pads(2 * g.rank, 0);
+  bool crop = false, pad = false;
   for (int j = 0; j < g.k(); ++j) {
-    pads[j] = g.lo[j];
-    pads[g.rank + j] = g.hi[j];
+    starts.push_back(std::max<int64_t>(0, -lo[j]));
+    ends.push_back(hi[j] < 0 ? hi[j] : std::numeric_limits<int64_t>::max());
+    axes.push_back(j);
+    crop = crop || lo[j] < 0 || hi[j] < 0;
+    pads[j] = std::max<int64_t>(0, lo[j]);
+    pads[g.rank + j] = std::max<int64_t>(0, hi[j]);
+    pad = pad || lo[j] > 0 || hi[j] > 0;
   }
+  if (crop) {
+    x = e.Op("Slice",
+             {x, e.ConstI64(starts), e.ConstI64(ends), e.ConstI64(axes)}, d);
+  }
+  if (!pad) return x;
   return e.Op(
       "Pad",
       {x, e.ConstI64(pads), e.Const(jaxpr::Array::ScalarFromDouble(d, 0))}, d,
       {OpAttr::String("mode", "constant")});
+}
+
+// Transposes windowed dims first, pads them with zeros (crops where the
+// padding is negative).
+template <class E>
+V<E> ToWindowLayout(E& e, const Geometry& g, V<E> x, jaxpr::DType d) {
+  x = Transposed(e, g, x, d);
+  if (!HasPadding(g)) return x;
+  return PadOrCrop(e, g, x, d, g.lo, g.hi);
 }
 
 // The elements offset t of every window reads, [out..., other dims...].
@@ -384,15 +403,14 @@ absl::Status LowerSelectAndScatterAdd(E& e) {
   Val summed = e.Op("ScatterND", {data, e.Const(indices), stacked}, vc,
                     {OpAttr::String("reduction", "add")});
   if (sw::HasPadding(g)) {
-    std::vector<int64_t> starts, ends, axes;
+    // Back to operand coordinates: the inverse padding (padding removed,
+    // cropped rows restored as zeros: no window read them).
+    std::vector<int64_t> lo, hi;
     for (int j = 0; j < g.k(); ++j) {
-      starts.push_back(g.lo[j]);
-      ends.push_back(g.lo[j] + g.size[j]);
-      axes.push_back(j);
+      lo.push_back(-g.lo[j]);
+      hi.push_back(-g.hi[j]);
     }
-    summed = e.Op(
-        "Slice",
-        {summed, e.ConstI64(starts), e.ConstI64(ends), e.ConstI64(axes)}, vc);
+    summed = sw::PadOrCrop(e, g, summed, vc, lo, hi);
   }
   summed = e.Op("Transpose", {summed}, vc, {OpAttr::Ints("perm", g.inverse)});
   return e.SetOut(0, sw::CastTo(e, summed, vc, out_dt));
