@@ -19,7 +19,8 @@ void RegisterSelectWindow() {
        plugin::kMinOpset,
        "XLA's sequential select over static windowed dims (others may be "
        "symbolic); one ScatterND(add) over constant indices; padding never "
-       "selected; base_dilation, negative padding, u64/bool/complex refused"});
+       "selected; negative padding crops; base_dilation, u64/bool/complex "
+       "refused"});
   r.RegisterLegacy(
       "select_and_gather_add",
       &WithNeutralEmitter<
@@ -27,7 +28,7 @@ void RegisterSelectWindow() {
       {{"Transpose", "Pad", "Slice", "Where"},
        plugin::kMinOpset,
        "JAX's (key, tangent) pair reduction over static windowed dims; "
-       "base_dilation, negative padding, u64/bool/complex refused"});
+       "negative padding crops; base_dilation, u64/bool/complex refused"});
 }
 
 }  // namespace jax2onnx::plugins
