@@ -77,7 +77,8 @@ const absl::flat_hash_map<std::string, Kind>& KindTable() {
                           "asinh",       "acosh",
                           "atan",        "atanh",
                           "max",         "min",
-                          "reduce_max",  "reduce_min"}) {
+                          "reduce_max",  "reduce_min",
+                          "cummax",      "cummin"}) {
       (*t)[p] = Kind::kRecipe;
     }
     // The factorizations (linalg_complex_plan.h, qr_complex_plan.h,

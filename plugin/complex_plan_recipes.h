@@ -503,6 +503,55 @@ Z<E> LexicographicPick(E& e, Z<E> x, Z<E> y, bool is_max, DType d) {
   return {Where(e, pick_x, x.re, y.re, d), Where(e, pick_x, x.im, y.im, d)};
 }
 
+// cummax / cummin of complex values: JAX lowers them by an associative scan
+// of max_hlo / min_hlo; here the same log-step (Hillis-Steele) scan as the
+// real cummax, each step a LexicographicPick of the part pairs. Exact for
+// inputs without NaN parts (with one, the result depends on the scan order
+// in XLA too). Static length along the axis.
+template <class E>
+absl::Status LowerComplexCumMaxMin(E& e) {
+  const jaxpr::Eqn& eqn = e.eqn();
+  const jaxpr::Aval in = OperandAval(eqn, 0);
+  const DType d = ComplexPartDType(in.dtype);
+  const bool is_max = eqn.primitive == "cummax";
+  J2O_ASSIGN_OR_RETURN(int64_t axis, eqn.params.GetInt("axis"));
+  bool reverse = false;
+  if (eqn.params.Has("reverse")) {
+    J2O_ASSIGN_OR_RETURN(reverse, eqn.params.GetBool("reverse"));
+  }
+  if (axis < 0 || axis >= in.rank() || !in.shape[axis].is_constant()) {
+    return absl::UnimplementedError(absl::StrCat(
+        eqn.primitive, " of complex ", in.ToString(), " along axis ", axis,
+        ": the log-step scan needs a static length"));
+  }
+  const int64_t n = in.shape[axis].constant_value();
+  J2O_ASSIGN_OR_RETURN(V<E> x, e.In(0));
+  Z<E> z{Part(e, x, 0, d), Part(e, x, 1, d)};
+  V<E> axes = e.ConstI64({axis});
+  auto slice = [&](V<E> v, int64_t begin, int64_t end) {
+    return e.Op("Slice", {v, e.ConstI64({begin}), e.ConstI64({end}), axes}, d);
+  };
+  auto concat = [&](V<E> a, V<E> b) {
+    return e.Op("Concat", {a, b}, d, {OpAttr::Int("axis", axis)});
+  };
+  for (int64_t k = 1; k < n; k *= 2) {
+    // Forward: element i combines with i - k (the earlier one first, as
+    // the scan's combine(carry, x)); reverse: with i + k.
+    const int64_t lo = reverse ? 0 : k, hi = reverse ? n - k : n;
+    const int64_t plo = reverse ? k : 0, phi = reverse ? n : n - k;
+    Z<E> earlier{slice(z.re, plo, phi), slice(z.im, plo, phi)};
+    Z<E> here{slice(z.re, lo, hi), slice(z.im, lo, hi)};
+    Z<E> c = LexicographicPick(e, earlier, here, is_max, d);
+    if (!reverse) {
+      z = {concat(slice(z.re, 0, k), c.re), concat(slice(z.im, 0, k), c.im)};
+    } else {
+      z = {concat(c.re, slice(z.re, n - k, n)),
+           concat(c.im, slice(z.im, n - k, n))};
+    }
+  }
+  return e.SetOut(0, Pack(e, z.re, z.im, d));
+}
+
 // reduce_max / reduce_min of complex values, JAX's reduction with max_hlo /
 // min_hlo from the identity -inf / +inf + 0i: the lexicographic extreme of
 // the elements and the identity, computed as the extreme real part, then
@@ -601,6 +650,7 @@ absl::Status LowerComplexRecipe(E& e) {
     return LowerComplexReduceMaxMin(e);
   }
   if (p == "cumprod") return LowerComplexCumprod(e);
+  if (p == "cummax" || p == "cummin") return LowerComplexCumMaxMin(e);
   if (p == "complex") {
     const DType d = ComplexPartDType(out);
     J2O_ASSIGN_OR_RETURN(V<E> re, RealOperand(e, 0, d));

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Expected values for testdata/complex/max_min_lexicographic{,_c128}, in
+"""Expected values for testdata/complex/max_min_lexicographic{,_c128} and
+testdata/complex/cummax_cummin, in
 plain Python, independently of the C++ interpreter, following JAX's lowering
 of complex max/min (jax/_src/interpreters/mlir.py _minmax_hlo): x op y is
 x where (Re x == Re y ? Im x cmp Im y : Re x cmp Re y), else y; and
@@ -37,6 +38,20 @@ def reduce(a, axes, is_max):
     return out
 
 
+def cumulative(a, axis, reverse, is_max):
+    out = a.copy()
+    a_moved = np.moveaxis(a, axis, 0)
+    o_moved = np.moveaxis(out, axis, 0)
+    order = range(a.shape[axis] - 1, -1, -1) if reverse else range(a.shape[axis])
+    for index in np.ndindex(*a_moved.shape[1:]):
+        acc = None
+        for i in order:
+            x = complex(a_moved[(i,) + index])
+            acc = x if acc is None else pick(acc, x, is_max)
+            o_moved[(i,) + index] = acc
+    return out
+
+
 def main():
     a = np.array([
         [1 + 2j, 1 + 3j, 1 - 1j, 0 + 9j, 1 + 3j],           # ties in Re
@@ -64,5 +79,18 @@ def main():
                  expected_4=reduce(y, (0, 1), True))
 
 
+def cumulative_bundle():
+    a = np.array([
+        [1 + 2j, 1 + 3j, 0 + 9j, 1 - 1j, 2 - 5j],
+        [-1 + 0j, -1 + 2j, -1 - 2j, -3 + 4j, -1 + 2j],
+        [0.5 - 1j, 0.25 + 8j, 0.5 + 1j, 0.5 - 3j, 0.75 + 0j],
+    ]).astype(np.complex64)
+    np.savez(os.path.join(HERE, "cummax_cummin.npz"), input_0=a,
+             expected_0=cumulative(a, 1, False, True),
+             expected_1=cumulative(a, 1, True, False),
+             expected_2=cumulative(a, 0, True, True))
+
+
 if __name__ == "__main__":
     main()
+    cumulative_bundle()

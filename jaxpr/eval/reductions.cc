@@ -457,10 +457,7 @@ Result CumulativeKernel(const EvalContext& ctx,
       VisitDType(x.dtype(), what, [&](auto codec) -> absl::Status {
         using C = decltype(codec);
         using T = typename C::ComputeType;
-        constexpr bool kNeedsOrder = kOp == Cumulative::kMax ||
-                                     kOp == Cumulative::kMin ||
-                                     kOp == Cumulative::kLogSumExp;
-        if constexpr (kIsComplex<T> && kNeedsOrder) {
+        if constexpr (kIsComplex<T> && kOp == Cumulative::kLogSumExp) {
           return absl::UnimplementedError(
               absl::StrCat(what, " of complex ", x.TypeString()));
         } else if constexpr (kOp == Cumulative::kLogSumExp &&
@@ -488,10 +485,12 @@ Result CumulativeKernel(const EvalContext& ctx,
                 } else {
                   acc = WrappingMul(acc, v);
                 }
-              } else if constexpr (kOp == Cumulative::kMax) {
-                acc = NaNPropagatingMax(acc, v);
-              } else if constexpr (kOp == Cumulative::kMin) {
-                acc = NaNPropagatingMin(acc, v);
+              } else if constexpr (kOp == Cumulative::kMax ||
+                                   kOp == Cumulative::kMin) {
+                const Monoid m =
+                    kOp == Cumulative::kMax ? Monoid::kMax : Monoid::kMin;
+                // Complex: JAX's lexicographic max_hlo/min_hlo select.
+                acc = MonoidCombine<T>(m, acc, v);
               } else {
                 acc = LogAddExp(acc, v);
               }

@@ -423,15 +423,16 @@ TEST(ConvertTest, SubgraphsCaptureOuterValuesAndKeepThemAlive) {
 
 TEST(ConvertTest, LoweringErrorsNameTheEquationAndOperands) {
   jaxpr::Bundle bundle = BundleFromText(
-      "{ lambda ; a:c64[3]. let b:c64[3] = cummax[axis=0 reverse=False] a "
-      "in (b,) }");
+      "{ lambda ; a:c64[3] b:c64[3] c:c64[3]. let d:c64[3] = clamp a b c "
+      "in (d,) }");
   absl::StatusOr<onnx::ModelProto> model = Convert(bundle);
   ASSERT_FALSE(model.ok());
   EXPECT_EQ(model.status().code(), absl::StatusCode::kUnimplemented);
-  EXPECT_THAT(model.status().message(), HasSubstr("equation #0 'cummax'"));
+  EXPECT_THAT(model.status().message(), HasSubstr("equation #0 'clamp'"));
   EXPECT_THAT(model.status().message(),
-              HasSubstr("'cummax' on complex values is not supported"));
-  EXPECT_THAT(model.status().message(), HasSubstr("(operands: c64[3])"));
+              HasSubstr("'clamp' on complex values is not supported"));
+  EXPECT_THAT(model.status().message(),
+              HasSubstr("(operands: c64[3], c64[3], c64[3])"));
 }
 
 TEST(ConvertTest, GenericReduceWindowRefusesACombinerPrimitiveItCannotWiden) {
