@@ -534,14 +534,15 @@ inline LoweringInfo LinalgLoweringInfo(absl::string_view name) {
   }
   if (name == "eigh" || name == "svd") {
     return {with({"Mod", "Div", "Sqrt", "TopK", "GatherElements", "ReduceSum",
-                  "Transpose", "MatMul"}),
+                  "Transpose", "MatMul", "ArgMax"}),
             kMinOpset,
             absl::StrCat(name == "eigh"
                              ? "cyclic two-sided Jacobi, 10 sweeps, in one "
                                "Loop; ascending; vectors up to sign; complex: "
                                "Hermitian Jacobi (unitary pair rotations)"
                              : "one-sided Jacobi, 10 sweeps, in one Loop; "
-                               "static m, n; full_matrices only square; "
+                               "static m, n; full_matrices completes U (or "
+                               "V^H) by Gram-Schmidt on the unit vectors; "
                                "complex: unitary pair rotations, vh = V^H",
                          kWithComplex)};
   }
