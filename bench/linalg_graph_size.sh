@@ -35,6 +35,8 @@ bundle() {  # name n
       echo "{ lambda ; a:f32[$n,$n]. let b:f32[$n,$n] c:i32[$n] d:i32[$n] = lu a in (b, c, d) }" ;;
     qr)
       echo "{ lambda ; a:f32[$n,$n]. let b:f32[$n,$n] c:f32[$n,$n] = qr[full_matrices=False pivoting=False use_magma=None] a in (b, c) }" ;;
+    qr_pivoting)
+      echo "{ lambda ; a:f32[$n,$n]. let b:f32[$n,$n] c:f32[$n,$n] d:i32[$n] = qr[full_matrices=False pivoting=True use_magma=None] a in (b, c, d) }" ;;
     eigh)
       echo "{ lambda ; a:f32[$n,$n]. let b:f32[$n,$n] c:f32[$n] = eigh[algorithm=None lower=True sort_eigenvalues=True subset_by_index=None] a in (b, c) }" ;;
     svd)
@@ -48,7 +50,7 @@ bundle() {  # name n
 }
 
 printf '%-22s %-7s %6s %6s %6s\n' primitive pipeline n=4 n=64 n=512
-for prim in cholesky triangular_solve lu qr eigh svd svd_full \
+for prim in cholesky triangular_solve lu qr qr_pivoting eigh svd svd_full \
     tridiagonal_solve cholesky_c64 triangular_solve_c64 lu_c64 qr_c64 \
     eigh_c64 svd_c64 svd_full_c64 tridiagonal_solve_c64; do
   for pipeline in legacy ir; do

@@ -555,10 +555,13 @@ inline LoweringInfo LinalgLoweringInfo(absl::string_view name) {
                          kWithComplex)};
   }
   if (name == "qr") {
-    return {with({"MatMul", "Sqrt", "Div", "ReduceSum", "Slice", "Concat"}),
+    return {with({"MatMul", "Sqrt", "Div", "ReduceSum", "Slice", "Concat",
+                  "ArgMax", "Max", "Cast"}),
             kMinOpset,
             absl::StrCat("Householder (LAPACK dlarfg signs) in one Loop; "
-                         "static m, n; pivoting refused; complex: zlarfg "
+                         "static m, n; pivoting: geqp3 column pivoting "
+                         "(dlaqp2 norms), p int32 0-based (real only); "
+                         "complex: zlarfg "
                          "(R's diagonal real)",
                          kWithComplex)};
   }

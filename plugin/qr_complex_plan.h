@@ -105,6 +105,10 @@ template <class E>
 absl::Status LowerComplexQr(E& e) {
   const jaxpr::Eqn& eqn = e.eqn();
   J2O_ASSIGN_OR_RETURN(QrShape shape, ReadQrShape(eqn));
+  if (shape.pivoting) {
+    return absl::UnimplementedError(
+        "qr with pivoting=True (geqp3) on complex operands is not lowered");
+  }
   const jaxpr::Aval& aval = eqn.inputs[0].var->aval;
   const int rank = shape.rank;
   const bool full = shape.full;
