@@ -20,6 +20,8 @@ trap 'rm -rf "$work"' EXIT
 bundle() {  # name n
   local n=$2
   case $1 in
+    qr_pivoting_c64)
+      echo "{ lambda ; a:c64[$n,$n]. let b:c64[$n,$n] c:c64[$n,$n] d:i32[$n] = qr[full_matrices=False pivoting=True use_magma=None] a in (b, c, d) }" ;;
     svd_full_c64)
       local m=$((n + 3))
       echo "{ lambda ; a:c64[$m,$n]. let b:f32[$n] c:c64[$m,$m] d:c64[$n,$n] = svd[algorithm=None compute_uv=True full_matrices=True subset_by_index=None] a in (b, c, d) }" ;;
@@ -51,7 +53,7 @@ bundle() {  # name n
 
 printf '%-22s %-7s %6s %6s %6s\n' primitive pipeline n=4 n=64 n=512
 for prim in cholesky triangular_solve lu qr qr_pivoting eigh svd svd_full \
-    tridiagonal_solve cholesky_c64 triangular_solve_c64 lu_c64 qr_c64 \
+    tridiagonal_solve cholesky_c64 triangular_solve_c64 lu_c64 qr_c64 qr_pivoting_c64 \
     eigh_c64 svd_c64 svd_full_c64 tridiagonal_solve_c64; do
   for pipeline in legacy ir; do
     flag=--use_onnx_ir=true

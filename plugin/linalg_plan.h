@@ -560,7 +560,7 @@ inline LoweringInfo LinalgLoweringInfo(absl::string_view name) {
             kMinOpset,
             absl::StrCat("Householder (LAPACK dlarfg signs) in one Loop; "
                          "static m, n; pivoting: geqp3 column pivoting "
-                         "(dlaqp2 norms), p int32 0-based (real only); "
+                         "(dlaqp2 norms), p int32 0-based; "
                          "complex: zlarfg "
                          "(R's diagonal real)",
                          kWithComplex)};
