@@ -116,6 +116,67 @@ std::pair<V<E>, Z<E>> SortWithComplexColumns(CBuilder<E>& cb, V<E> values,
   return {top[0], {permute(vectors.re), permute(vectors.im)}};
 }
 
+// eig_plan::CompleteColumns on complex u [..., r, k]: P = I - Q Qᴴ (twice),
+// the longest residual (squared modulus summed) becomes the next column.
+template <class E>
+absl::StatusOr<Z<E>> CompleteColumns(CBuilder<E>& cb, Z<E> u, int64_t r,
+                                     int64_t k, int rank) {
+  E& e = cb.e;
+  linalg_plan::Builder<E>& b = cb.b;
+  const DType d = cb.d;
+  V<E> iota_r = b.Iota(b.ScalarI64(r));
+  V<E> widen =
+      b.Cast(b.Bin("Equal", b.Unsqueeze(b.Iota(b.ScalarI64(k)), 1, DType::kI64),
+                   iota_r, DType::kBool),
+             d);  // [k, r]: u's columns first
+  V<E> eye = b.Cast(
+      b.Bin("Equal", b.Unsqueeze(iota_r, 1, DType::kI64), iota_r, DType::kBool),
+      d);
+  auto mm = [&](V<E> x, V<E> y) { return e.Op("MatMul", {x, y}, d); };
+  J2O_ASSIGN_OR_RETURN(
+      std::vector<V<E>> out,
+      e.Loop(b.ScalarI64(r - k), {mm(u.re, widen), mm(u.im, widen)}, {d, d},
+             [&](V<E> it, const std::vector<V<E>>& carried)
+                 -> absl::StatusOr<std::vector<V<E>>> {
+               Z<E> q{carried[0], carried[1]};
+               Z<E> qh = cb.Conj(cb.Transpose(q, rank));
+               Z<E> qqh = cb.MatMul(q, qh);
+               Z<E> p{b.Bin("Sub", eye, qqh.re, d), e.Op("Neg", {qqh.im}, d)};
+               p = cb.Sub(p, cb.MatMul(q, cb.MatMul(qh, p)));
+               V<E> norms =
+                   e.Op("ReduceSum",
+                        {b.Bin("Add", b.Bin("Mul", p.re, p.re, d),
+                               b.Bin("Mul", p.im, p.im, d), d),
+                         b.Axes({rank - 2})},
+                        d, {OpAttr::Int("keepdims", 1)});  // [..., 1, r]
+               V<E> j = e.Op("ArgMax", {norms}, DType::kI64,
+                             {OpAttr::Int("axis", rank - 1),
+                              OpAttr::Int("keepdims", 1)});  // [..., 1, 1]
+               V<E> pick = b.Bin("Equal", iota_r, j, DType::kBool);
+               auto column = [&](V<E> part) {  // [..., r, 1]
+                 return e.Op(
+                     "ReduceSum",
+                     {b.Where(pick, part, b.Scalar(0), d), b.Axes({rank - 1})},
+                     d, {OpAttr::Int("keepdims", 1)});
+               };
+               Z<E> x{column(p.re), column(p.im)};
+               V<E> len = e.Op("Sqrt",
+                               {e.Op("ReduceSum",
+                                     {b.Bin("Add", b.Bin("Mul", x.re, x.re, d),
+                                            b.Bin("Mul", x.im, x.im, d), d),
+                                      b.Axes({rank - 2})},
+                                     d, {OpAttr::Int("keepdims", 1)})},
+                               d);
+               V<E> at = b.Bin("Equal", iota_r,
+                               b.Bin("Add", it, b.ScalarI64(k), DType::kI64),
+                               DType::kBool);
+               return std::vector<V<E>>{
+                   b.Where(at, b.Bin("Div", x.re, len, d), q.re, d),
+                   b.Where(at, b.Bin("Div", x.im, len, d), q.im, d)};
+             }));
+  return Z<E>{out[0], out[1]};
+}
+
 }  // namespace linalg_complex
 
 // eigh(a) -> (v, w) on c64/c128: see the file comment.
@@ -198,7 +259,8 @@ absl::Status LowerComplexEigh(E& e) {
 // block [[|a_p|², a_pᴴ a_q], [a_qᴴ a_p, |a_q|²]], A <- A W, V <- V W. The
 // singular values are the column norms, sorted descending, U the normalized
 // columns, vh = Vᴴ. Singular vectors are unique up to a unit complex factor
-// per pair. Static m, n; full_matrices only for a square matrix.
+// per pair. Static m, n; full_matrices on a non-square matrix completes the
+// longer side's factor (linalg_complex::CompleteColumns).
 template <class E>
 absl::Status LowerComplexSvd(E& e) {
   namespace ep = eig_plan;
@@ -260,6 +322,11 @@ absl::Status LowerComplexSvd(E& e) {
   V<E> scale = b.Unsqueeze(safe, rank - 2, d);
   Z<E> u_unit{b.Bin("Div", u_sorted.re, scale, d),
               b.Bin("Div", u_sorted.im, scale, d)};
+  if (shape.full) {
+    J2O_ASSIGN_OR_RETURN(
+        u_unit, linalg_complex::CompleteColumns(
+                    c, u_unit, std::max(shape.m, shape.n), cols, rank));
+  }
   // A = U S Vᴴ (tall); for a wide A, Aᴴ = U' S V'ᴴ gives U = V', Vᴴ = U'ᴴ.
   auto adjoint = [&](Z<E> x) { return c.Conj(c.Transpose(x, rank)); };
   if (wide) {

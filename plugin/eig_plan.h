@@ -134,13 +134,73 @@ std::pair<V<E>, V<E>> SortWithVectors(linalg_plan::Builder<E>& b, V<E> values,
   return {top[0], permuted};
 }
 
+// Extends u [..., r, k] (orthonormal columns) to [..., r, r] with
+// orthonormal columns, for svd(full_matrices=True) on a non-square matrix,
+// in one Loop of r - k steps: P = I - Q Qᵀ (Gram-Schmidt applied twice:
+// P <- P - Q Qᵀ P) holds the residuals of the standard basis vectors
+// against the columns so far (Q carries zeros in the columns not yet
+// filled); column k + it becomes the longest residual (first on ties),
+// normalized. The squared residual norms sum to r - c, so the chosen one is
+// >= sqrt((r - c) / r): no cancellation. The completion is not unique
+// (LAPACK gesdd's differs); only its orthonormality is specified.
+template <class E>
+absl::StatusOr<V<E>> CompleteColumns(linalg_plan::Builder<E>& b, V<E> u,
+                                     int64_t r, int64_t k, int rank) {
+  using jaxpr::DType;
+  auto& e = b.e;
+  const DType dt = b.dt;
+  V<E> iota_r = b.Iota(b.ScalarI64(r));
+  V<E> widen =
+      b.Cast(b.Bin("Equal", b.Unsqueeze(b.Iota(b.ScalarI64(k)), 1, DType::kI64),
+                   iota_r, DType::kBool),
+             dt);  // [k, r]: u's columns first
+  V<E> eye = b.Cast(
+      b.Bin("Equal", b.Unsqueeze(iota_r, 1, DType::kI64), iota_r, DType::kBool),
+      dt);
+  J2O_ASSIGN_OR_RETURN(
+      std::vector<V<E>> out,
+      e.Loop(b.ScalarI64(r - k), {e.Op("MatMul", {u, widen}, dt)}, {dt},
+             [&](V<E> it, const std::vector<V<E>>& carried)
+                 -> absl::StatusOr<std::vector<V<E>>> {
+               V<E> q = carried[0];
+               V<E> qt = b.TransposeLast2(q, rank, dt);
+               auto mm = [&](V<E> x, V<E> y) {
+                 return e.Op("MatMul", {x, y}, dt);
+               };
+               V<E> p = b.Bin("Sub", eye, mm(q, qt), dt);
+               p = b.Bin("Sub", p, mm(q, mm(qt, p)), dt);
+               V<E> norms = e.Op(
+                   "ReduceSum", {b.Bin("Mul", p, p, dt), b.Axes({rank - 2})},
+                   dt, {OpAttr::Int("keepdims", 1)});  // [..., 1, r]
+               V<E> j = e.Op("ArgMax", {norms}, DType::kI64,
+                             {OpAttr::Int("axis", rank - 1),
+                              OpAttr::Int("keepdims", 1)});  // [..., 1, 1]
+               V<E> x = e.Op("ReduceSum",
+                             {b.Where(b.Bin("Equal", iota_r, j, DType::kBool),
+                                      p, b.Scalar(0), dt),
+                              b.Axes({rank - 1})},
+                             dt, {OpAttr::Int("keepdims", 1)});  // [..., r, 1]
+               // x's length (ReduceSum: ReduceMax takes axes as an input only
+               // from opset 18).
+               V<E> len = e.Op("ReduceSum",
+                               {b.Bin("Mul", x, x, dt), b.Axes({rank - 2})}, dt,
+                               {OpAttr::Int("keepdims", 1)});
+               x = b.Bin("Div", x, e.Op("Sqrt", {len}, dt), dt);
+               V<E> col = b.Bin("Add", it, b.ScalarI64(k), DType::kI64);
+               return std::vector<V<E>>{b.Where(
+                   b.Bin("Equal", iota_r, col, DType::kBool), x, q, dt)};
+             }));
+  return out[0];
+}
+
 // svd's operand, params and static matrix dims (the real and complex
 // recipes share them): one variable operand of rank >= 2, static nonzero
-// m, n, no subset_by_index, full_matrices only for a square matrix.
+// m, n, no subset_by_index.
 struct SvdShape {
   int rank = 0;
   int64_t m = 0, n = 0;
   bool compute_uv = false;
+  bool full = false;  // full_matrices (and compute_uv) on a non-square matrix
 };
 inline absl::StatusOr<SvdShape> ReadSvdShape(const jaxpr::Eqn& eqn) {
   if (eqn.inputs.size() != 1 || eqn.inputs[0].is_literal()) {
@@ -167,11 +227,7 @@ inline absl::StatusOr<SvdShape> ReadSvdShape(const jaxpr::Eqn& eqn) {
   }
   shape.m = m_dim.constant_value();
   shape.n = n_dim.constant_value();
-  if (full && shape.compute_uv && shape.m != shape.n) {
-    return absl::UnimplementedError(absl::StrCat(
-        "svd with full_matrices=True on a non-square ", shape.m, "x", shape.n,
-        " matrix is not lowered (completing the orthonormal basis)"));
-  }
+  shape.full = full && shape.compute_uv && shape.m != shape.n;
   if (std::min(shape.m, shape.n) == 0) {
     return absl::UnimplementedError("svd of an empty matrix is not lowered");
   }
@@ -244,8 +300,8 @@ absl::Status LowerEigh(E& e) {
   return e.SetOut(1, sorted_w);
 }
 
-// svd(a) -> (s[, u, vt]): see the file comment. full_matrices needs a
-// square matrix (completing U or V is not lowered).
+// svd(a) -> (s[, u, vt]): see the file comment. full_matrices on a
+// non-square matrix completes the longer side's factor (CompleteColumns).
 template <class E>
 absl::Status LowerSvd(E& e) {
   using jaxpr::DType;
@@ -308,6 +364,10 @@ absl::Status LowerSvd(E& e) {
   Val safe = b.Where(b.Bin("Greater", sigma, b.Scalar(0), DType::kBool), sigma,
                      b.Scalar(1), dt);
   Val u_unit = b.Bin("Div", u_sorted, b.Unsqueeze(safe, rank - 2, dt), dt);
+  if (shape.full) {
+    J2O_ASSIGN_OR_RETURN(
+        u_unit, ep::CompleteColumns(b, u_unit, std::max(m0, n0), cols, rank));
+  }
   // A = U S Vᵀ (tall); for a wide A, Aᵀ = U' S V'ᵀ gives U = V', Vᵀ = U'ᵀ.
   if (wide) {
     J2O_RETURN_IF_ERROR(e.SetOut(1, v_sorted));

@@ -534,14 +534,15 @@ inline LoweringInfo LinalgLoweringInfo(absl::string_view name) {
   }
   if (name == "eigh" || name == "svd") {
     return {with({"Mod", "Div", "Sqrt", "TopK", "GatherElements", "ReduceSum",
-                  "Transpose", "MatMul"}),
+                  "Transpose", "MatMul", "ArgMax"}),
             kMinOpset,
             absl::StrCat(name == "eigh"
                              ? "cyclic two-sided Jacobi, 10 sweeps, in one "
                                "Loop; ascending; vectors up to sign; complex: "
                                "Hermitian Jacobi (unitary pair rotations)"
                              : "one-sided Jacobi, 10 sweeps, in one Loop; "
-                               "static m, n; full_matrices only square; "
+                               "static m, n; full_matrices completes U (or "
+                               "V^H) by Gram-Schmidt on the unit vectors; "
                                "complex: unitary pair rotations, vh = V^H",
                          kWithComplex)};
   }
@@ -554,10 +555,13 @@ inline LoweringInfo LinalgLoweringInfo(absl::string_view name) {
                          kWithComplex)};
   }
   if (name == "qr") {
-    return {with({"MatMul", "Sqrt", "Div", "ReduceSum", "Slice", "Concat"}),
+    return {with({"MatMul", "Sqrt", "Div", "ReduceSum", "Slice", "Concat",
+                  "ArgMax", "Max", "Cast"}),
             kMinOpset,
             absl::StrCat("Householder (LAPACK dlarfg signs) in one Loop; "
-                         "static m, n; pivoting refused; complex: zlarfg "
+                         "static m, n; pivoting: geqp3 column pivoting "
+                         "(dlaqp2 norms), p int32 0-based; "
+                         "complex: zlarfg "
                          "(R's diagonal real)",
                          kWithComplex)};
   }

@@ -100,7 +100,9 @@ Z<E> AccumulateReflector(CBuilder<E>& c, Z<E> q, Z<E> v, Z<E> tau2, int rank) {
 
 }  // namespace linalg_complex
 
-// qr on c64/c128 without pivoting: R from the reflections, Q accumulated.
+// qr on c64/c128: R from the reflections, Q accumulated; pivoting=True adds
+// geqp3's column pivoting (zlaqp2: partial norms of the complex columns,
+// downdated with |r_kc|, the modulus) as for reals (qr_plan::Pivots).
 template <class E>
 absl::Status LowerComplexQr(E& e) {
   const jaxpr::Eqn& eqn = e.eqn();
@@ -118,21 +120,42 @@ absl::Status LowerComplexQr(E& e) {
   V<E> iota_n = b.Iota(b.ScalarI64(n0));
   V<E> rows = b.Unsqueeze(iota_m, 1, DType::kI64);
   Z<E> q0 = linalg_complex::BatchedEye(c, a.re, iota_m, m, rank);
+  std::vector<V<E>> init = {a.re, a.im, q0.re, q0.im};
+  std::vector<DType> types = {d, d, d, d};
+  if (shape.pivoting) {
+    qr_plan::Pivots<E> piv =
+        qr_plan::StartPivots(b, {a.re, a.im}, iota_n, rank);
+    init.insert(init.end(), {piv.perm, piv.vn1, piv.vn2});
+    types.insert(types.end(), {DType::kI64, d, d});
+  }
   J2O_ASSIGN_OR_RETURN(
       std::vector<V<E>> out,
-      e.Loop(b.ScalarI64(k0), {a.re, a.im, q0.re, q0.im}, {d, d, d, d},
-             [&](V<E> k, const std::vector<V<E>>& carried)
-                 -> absl::StatusOr<std::vector<V<E>>> {
-               Z<E> r{carried[0], carried[1]};
-               Z<E> q{carried[2], carried[3]};
-               linalg_complex::ComplexReflection<E> h =
-                   linalg_complex::ReflectColumn(c, r, k, iota_m, iota_n, rank,
-                                                 /*store_v=*/false);
-               r = h.r;
-               Z<E> tau2 = c.Unsqueeze(c.Unsqueeze(h.tau, rank - 2), rank - 1);
-               q = linalg_complex::AccumulateReflector(c, q, h.v, tau2, rank);
-               return std::vector<V<E>>{r.re, r.im, q.re, q.im};
-             }));
+      e.Loop(
+          b.ScalarI64(k0), init, types,
+          [&](V<E> k, const std::vector<V<E>>& carried)
+              -> absl::StatusOr<std::vector<V<E>>> {
+            Z<E> r{carried[0], carried[1]};
+            Z<E> q{carried[2], carried[3]};
+            qr_plan::Pivots<E> piv;
+            if (shape.pivoting) {
+              piv = {carried[4], carried[5], carried[6]};
+              std::vector<V<E>> parts = {r.re, r.im};
+              qr_plan::SwapInPivot(b, parts, piv, k, iota_n, rank);
+              r = {parts[0], parts[1]};
+            }
+            linalg_complex::ComplexReflection<E> h =
+                linalg_complex::ReflectColumn(c, r, k, iota_m, iota_n, rank,
+                                              /*store_v=*/false);
+            r = h.r;
+            Z<E> tau2 = c.Unsqueeze(c.Unsqueeze(h.tau, rank - 2), rank - 1);
+            q = linalg_complex::AccumulateReflector(c, q, h.v, tau2, rank);
+            if (!shape.pivoting) {
+              return std::vector<V<E>>{r.re, r.im, q.re, q.im};
+            }
+            qr_plan::UpdateNorms(b, {r.re, r.im}, piv, k, iota_m, iota_n, rank);
+            return std::vector<V<E>>{r.re,     r.im,    q.re,   q.im,
+                                     piv.perm, piv.vn1, piv.vn2};
+          }));
   Z<E> r{out[0], out[1]};
   Z<E> q{out[2], out[3]};
   V<E> upper = b.Bin("LessOrEqual", rows, iota_n, DType::kBool);
@@ -148,7 +171,9 @@ absl::Status LowerComplexQr(E& e) {
     r = {slice(r.re, rank - 2), slice(r.im, rank - 2)};
   }
   J2O_RETURN_IF_ERROR(c.SetOut(0, q));
-  return c.SetOut(1, r);
+  J2O_RETURN_IF_ERROR(c.SetOut(1, r));
+  if (!shape.pivoting) return absl::OkStatus();
+  return e.SetOut(2, b.Cast(out[4], eqn.outputs[2]->aval.dtype));
 }
 
 // geqrf on c64/c128: R above the diagonal, the reflectors' essential parts

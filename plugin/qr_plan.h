@@ -8,10 +8,14 @@
 // accumulates Q = Q H (an [..., m, m] product; the thin Q is its first k
 // columns). Same reflectors as LAPACK, so Q and R match JAX's up to
 // rounding (R's diagonal may be negative, as LAPACK's is).
+// pivoting=True: LAPACK geqp3's column pivoting (dlaqp2) in the same Loop,
+// see qr_plan::Pivots; p = the column order, int32, 0-based (A[:, p] = Q R;
+// JAX subtracts 1 from geqp3's jpvt).
 #ifndef JAX2ONNX_PLUGIN_QR_PLAN_H_
 #define JAX2ONNX_PLUGIN_QR_PLAN_H_
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -25,12 +29,13 @@
 namespace jax2onnx::plugin {
 
 // qr's operand, params and static matrix dims (the real and complex recipes
-// share them): one variable operand of rank >= 2, no pivoting, 2 results,
-// static nonzero m, n.
+// share them): one variable operand of rank >= 2, 2 results (3 with
+// pivoting), static nonzero m, n.
 struct QrShape {
   int rank = 0;
   int64_t m = 0, n = 0, k = 0;  // k = min(m, n)
   bool full = false;            // full_matrices
+  bool pivoting = false;        // geqp3 column pivoting, p as a 3rd result
 };
 inline absl::StatusOr<QrShape> ReadQrShape(const jaxpr::Eqn& eqn) {
   if (eqn.inputs.size() != 1 || eqn.inputs[0].is_literal()) {
@@ -43,15 +48,13 @@ inline absl::StatusOr<QrShape> ReadQrShape(const jaxpr::Eqn& eqn) {
     return absl::InvalidArgumentError("qr: rank must be >= 2");
   }
   if (const jaxpr::ParamValue* p = eqn.params.Find("pivoting")) {
-    J2O_ASSIGN_OR_RETURN(bool pivoting, p->AsBool("param 'pivoting'"));
-    if (pivoting) {
-      return absl::UnimplementedError(
-          "qr with pivoting=True (geqp3) is not lowered");
-    }
+    J2O_ASSIGN_OR_RETURN(shape.pivoting, p->AsBool("param 'pivoting'"));
   }
   J2O_ASSIGN_OR_RETURN(shape.full, eqn.params.GetBool("full_matrices"));
-  if (eqn.outputs.size() != 2) {
-    return absl::InvalidArgumentError("qr without pivoting has 2 results");
+  if (eqn.outputs.size() != (shape.pivoting ? 3u : 2u)) {
+    return absl::InvalidArgumentError(
+        shape.pivoting ? "qr with pivoting has 3 results"
+                       : "qr without pivoting has 2 results");
   }
   const jaxpr::DimExpr& m_dim = aval.shape[shape.rank - 2];
   const jaxpr::DimExpr& n_dim = aval.shape[shape.rank - 1];
@@ -65,6 +68,133 @@ inline absl::StatusOr<QrShape> ReadQrShape(const jaxpr::Eqn& eqn) {
   if (shape.k == 0) return absl::UnimplementedError("qr of an empty matrix");
   return shape;
 }
+
+namespace qr_plan {
+
+template <class E>
+using V = typename E::Value;
+
+// LAPACK geqp3's column pivoting (dlaqp2 / zlaqp2 with every column free),
+// on a matrix given as its real parts ({r} or {re, im}, [..., m, n]):
+// perm (int64 [..., n], the original column at each position), vn1 (partial
+// column norms of rows k.., [..., n]) and vn2 (the norms last computed).
+template <class E>
+struct Pivots {
+  V<E> perm, vn1, vn2;
+};
+
+// sqrt of the sum over the parts of x² along `axis` (keepdims 0).
+template <class E>
+V<E> PartsNorm(linalg_plan::Builder<E>& b, const std::vector<V<E>>& parts,
+               int64_t axis) {
+  V<E> sq;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    V<E> x2 = b.Bin("Mul", parts[i], parts[i], b.dt);
+    sq = i == 0 ? x2 : b.Bin("Add", sq, x2, b.dt);
+  }
+  return b.e.Op("Sqrt",
+                {b.e.Op("ReduceSum", {sq, b.Axes({axis})}, b.dt,
+                        {OpAttr::Int("keepdims", 0)})},
+                b.dt);
+}
+
+template <class E>
+Pivots<E> StartPivots(linalg_plan::Builder<E>& b,
+                      const std::vector<V<E>>& parts, V<E> iota_n, int rank) {
+  V<E> vn1 = PartsNorm(b, parts, rank - 2);
+  V<E> perm =
+      b.e.Op("Expand", {iota_n, b.e.Op("Shape", {vn1}, jaxpr::DType::kI64)},
+             jaxpr::DType::kI64);
+  return {perm, vn1, vn1};
+}
+
+// Swaps the first column of largest vn1 among k.. (ArgMax keeps the first,
+// as idamax) into column k of every part and of perm; vn1, vn2 of the
+// pivot's old position take column k's.
+template <class E>
+void SwapInPivot(linalg_plan::Builder<E>& b, std::vector<V<E>>& parts,
+                 Pivots<E>& piv, V<E> k, V<E> iota_n, int rank) {
+  using jaxpr::DType;
+  auto& e = b.e;
+  const DType dt = b.dt;
+  V<E> rest = b.Where(b.Bin("GreaterOrEqual", iota_n, k, DType::kBool), piv.vn1,
+                      b.Scalar(-1), dt);
+  V<E> pvt = e.Op(
+      "ArgMax", {rest}, DType::kI64,
+      {OpAttr::Int("axis", rank - 2), OpAttr::Int("keepdims", 1)});  // [..., 1]
+  V<E> at_k = b.Bin("Equal", iota_n, k, DType::kBool);
+  V<E> at_p = b.Bin("Equal", iota_n, pvt, DType::kBool);   // [..., n]
+  V<E> at_p2 = b.Unsqueeze(at_p, rank - 2, DType::kBool);  // [..., 1, n]
+  // Column pvt of x (Where + ReduceSum: one nonzero term, exact).
+  auto pick = [&](V<E> x, V<E> mask, int64_t axis, DType d) {
+    V<E> zero = e.Const(jaxpr::Array::ScalarFromDouble(d, 0));
+    return e.Op("ReduceSum", {b.Where(mask, x, zero, d), b.Axes({axis})}, d,
+                {OpAttr::Int("keepdims", 1)});
+  };
+  for (V<E>& x : parts) {
+    V<E> col_k = b.Unsqueeze(b.Take(x, k, rank - 1, dt), rank - 1, dt);
+    V<E> col_p = pick(x, at_p2, rank - 1, dt);  // [..., m, 1]
+    x = b.Where(at_k, col_p, b.Where(at_p2, col_k, x, dt), dt);
+  }
+  auto swap = [&](V<E> v, DType d, bool both) {
+    V<E> v_k = b.Unsqueeze(b.Take(v, k, rank - 2, d), rank - 2, d);
+    V<E> out = b.Where(at_p, v_k, v, d);
+    return both ? b.Where(at_k, pick(v, at_p, rank - 2, d), out, d) : out;
+  };
+  piv.perm = swap(piv.perm, DType::kI64, true);
+  piv.vn1 = swap(piv.vn1, dt, false);  // vn1[k], vn2[k] are not read again
+  piv.vn2 = swap(piv.vn2, dt, false);
+}
+
+// After reflection k: for the columns c > k with vn1 != 0, temp = max(0, 1 -
+// (|r_kc| / vn1)²); vn1 = vn2 = |r[k+1:, c]| when temp (vn1 / vn2)² <=
+// tol3z, else vn1 *= sqrt(temp). tol3z = sqrt(eps), eps = dlamch('E') of
+// the part dtype (2^-24 or 2^-53).
+template <class E>
+void UpdateNorms(linalg_plan::Builder<E>& b, const std::vector<V<E>>& parts,
+                 Pivots<E>& piv, V<E> k, V<E> iota_m, V<E> iota_n, int rank) {
+  using jaxpr::DType;
+  auto& e = b.e;
+  const DType dt = b.dt;
+  const double tol3z =
+      std::sqrt(std::ldexp(1.0, dt == DType::kF32 ? -24 : -53));
+  V<E> zero = b.Scalar(0), one = b.Scalar(1);
+  V<E> under = b.Unsqueeze(b.Bin("Greater", iota_m, k, DType::kBool), 1,
+                           DType::kBool);  // [m, 1]
+  std::vector<V<E>> row_k, below;          // row k as [..., 1, n]; rows k+1..
+  for (V<E> x : parts) {
+    row_k.push_back(b.Unsqueeze(b.Take(x, k, rank - 2, dt), rank - 2, dt));
+    below.push_back(b.Where(under, x, zero, dt));
+  }
+  V<E> abs_rk = PartsNorm(b, row_k, rank - 2);  // |r_kc|, [..., n]
+  V<E> live = e.Op("And",
+                   {b.Bin("Greater", iota_n, k, DType::kBool),
+                    e.Op("Not", {b.Bin("Equal", piv.vn1, zero, DType::kBool)},
+                         DType::kBool)},
+                   DType::kBool);
+  V<E> vn1_safe = b.Where(live, piv.vn1, one, dt);
+  V<E> vn2_safe =
+      b.Where(b.Bin("Equal", piv.vn2, zero, DType::kBool), one, piv.vn2, dt);
+  V<E> ratio = b.Bin("Div", abs_rk, vn1_safe, dt);
+  V<E> temp = e.Op(
+      "Max", {b.Bin("Sub", one, b.Bin("Mul", ratio, ratio, dt), dt), zero}, dt);
+  V<E> scaled = b.Bin("Div", vn1_safe, vn2_safe, dt);
+  V<E> recompute = e.Op(
+      "And",
+      {live, b.Bin("LessOrEqual",
+                   b.Bin("Mul", temp, b.Bin("Mul", scaled, scaled, dt), dt),
+                   b.Scalar(tol3z), DType::kBool)},
+      DType::kBool);
+  V<E> fresh = PartsNorm(b, below, rank - 2);
+  piv.vn1 =
+      b.Where(recompute, fresh,
+              b.Where(live, b.Bin("Mul", piv.vn1, e.Op("Sqrt", {temp}, dt), dt),
+                      piv.vn1, dt),
+              dt);
+  piv.vn2 = b.Where(recompute, fresh, piv.vn2, dt);
+}
+
+}  // namespace qr_plan
 
 template <class E>
 absl::Status LowerQr(E& e) {
@@ -94,14 +224,28 @@ absl::Status LowerQr(E& e) {
                 dt);
   Val zero = b.Scalar(0);
   Val one = b.Scalar(1);
+  std::vector<Val> init = {a, q0};
+  std::vector<DType> types = {dt, dt};
+  if (shape.pivoting) {
+    qr_plan::Pivots<E> piv = qr_plan::StartPivots(b, {a}, iota_n, rank);
+    init.insert(init.end(), {piv.perm, piv.vn1, piv.vn2});
+    types.insert(types.end(), {DType::kI64, dt, dt});
+  }
   J2O_ASSIGN_OR_RETURN(
       std::vector<Val> out,
       e.Loop(
-          b.ScalarI64(k0), {a, q0}, {dt, dt},
+          b.ScalarI64(k0), init, types,
           [&](Val k, const std::vector<Val>& carried)
               -> absl::StatusOr<std::vector<Val>> {
             Val r = carried[0];
             Val q = carried[1];
+            qr_plan::Pivots<E> piv;
+            if (shape.pivoting) {
+              piv = {carried[2], carried[3], carried[4]};
+              std::vector<Val> parts = {r};
+              qr_plan::SwapInPivot(b, parts, piv, k, iota_n, rank);
+              r = parts[0];
+            }
             Val below = b.Bin("Greater", iota_m, k, DType::kBool);
             Val at = b.Bin("Equal", iota_m, k, DType::kBool);
             Val col = b.Take(r, k, rank - 1, dt);      // [..., m]
@@ -156,7 +300,9 @@ absl::Status LowerQr(E& e) {
                 b.Bin("Mul", tau2,
                       b.Bin("Mul", qv, b.Unsqueeze(v, rank - 2, dt), dt), dt),
                 dt);
-            return std::vector<Val>{r, q};
+            if (!shape.pivoting) return std::vector<Val>{r, q};
+            qr_plan::UpdateNorms(b, {r}, piv, k, iota_m, iota_n, rank);
+            return std::vector<Val>{r, q, piv.perm, piv.vn1, piv.vn2};
           }));
   Val r = out[0];
   Val q = out[1];
@@ -173,7 +319,9 @@ absl::Status LowerQr(E& e) {
              dt);
   }
   J2O_RETURN_IF_ERROR(e.SetOut(0, q));
-  return e.SetOut(1, r);
+  J2O_RETURN_IF_ERROR(e.SetOut(1, r));
+  if (!shape.pivoting) return absl::OkStatus();
+  return e.SetOut(2, b.Cast(out[2], eqn.outputs[2]->aval.dtype));
 }
 
 // geqrf(a) -> (a', taus): LAPACK's compact QR, the same reflectors as qr

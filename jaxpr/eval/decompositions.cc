@@ -328,32 +328,104 @@ void ApplyReflectorRight(T* q, int64_t m, int64_t j, const T* v, T tau) {
   }
 }
 
+// Column pivoting of LAPACK's geqp3 (dlaqp2 / zlaqp2, all columns free):
+// before step j the remaining column of largest partial norm vn1 (first on
+// ties, idamax) is swapped into column j; after the reflection the partial
+// norms of the trailing columns are downdated, vn1 *= sqrt(1 - (|r_jc| /
+// vn1)²), or recomputed from rows j+1.. when the downdate has lost too much
+// (temp * (vn1 / vn2)² <= tol3z = sqrt(eps), eps = dlamch('E') of the
+// operand's dtype, 2^-24 or 2^-53).
+struct ColumnPivots {
+  std::vector<int64_t> perm;
+  std::vector<double> vn1, vn2;
+  double tol3z;
+};
+
+template <typename T>
+ColumnPivots StartPivots(const std::vector<T>& r, int64_t m, int64_t n,
+                         DType dtype) {
+  ColumnPivots p;
+  const bool single = dtype == DType::kF32 || dtype == DType::kC64;
+  p.tol3z = std::sqrt(single ? std::ldexp(1.0, -24) : std::ldexp(1.0, -53));
+  p.perm.resize(n);
+  p.vn1.assign(n, 0.0);
+  for (int64_t c = 0; c < n; ++c) {
+    p.perm[c] = c;
+    for (int64_t i = 0; i < m; ++i) p.vn1[c] += AbsSquare(r[i * n + c]);
+    p.vn1[c] = std::sqrt(p.vn1[c]);
+  }
+  p.vn2 = p.vn1;
+  return p;
+}
+
+template <typename T>
+void SwapInPivot(ColumnPivots& p, std::vector<T>& r, int64_t m, int64_t n,
+                 int64_t j) {
+  int64_t pvt = j;
+  for (int64_t c = j + 1; c < n; ++c) {
+    if (p.vn1[c] > p.vn1[pvt]) pvt = c;
+  }
+  if (pvt == j) return;
+  for (int64_t i = 0; i < m; ++i) std::swap(r[i * n + pvt], r[i * n + j]);
+  std::swap(p.perm[pvt], p.perm[j]);
+  p.vn1[pvt] = p.vn1[j];
+  p.vn2[pvt] = p.vn2[j];
+}
+
+template <typename T>
+void UpdateNorms(ColumnPivots& p, const std::vector<T>& r, int64_t m, int64_t n,
+                 int64_t j) {
+  for (int64_t c = j + 1; c < n; ++c) {
+    if (p.vn1[c] == 0) continue;
+    const double ratio = std::sqrt(AbsSquare(r[j * n + c])) / p.vn1[c];
+    const double temp = std::max(0.0, 1 - ratio * ratio);
+    const double scaled = p.vn1[c] / p.vn2[c];
+    if (temp * scaled * scaled <= p.tol3z) {
+      double norm2 = 0;
+      for (int64_t i = j + 1; i < m; ++i) norm2 += AbsSquare(r[i * n + c]);
+      p.vn1[c] = p.vn2[c] = std::sqrt(norm2);
+    } else {
+      p.vn1[c] *= std::sqrt(temp);
+    }
+  }
+}
+
 // qr (geqrf + householder_product, LAPACK's dlarfg/zlarfg reflector
 // convention: beta = -sign(Re alpha) |(alpha, x)|, so R's diagonal may be
-// negative, and is real).
+// negative, and is real); with `pivoting` geqp3's column pivoting
+// (ColumnPivots) and the permutation p (0-based, A[:, p] = Q R) as a third
+// result.
 template <typename T>
 std::vector<Array> Qr(const Array& in, const MatrixDims& d, bool full,
-                      const std::vector<int64_t>& q_shape,
-                      const std::vector<int64_t>& r_shape) {
+                      bool pivoting, const std::vector<int64_t>& q_shape,
+                      const std::vector<int64_t>& r_shape,
+                      const std::vector<int64_t>& p_shape, DType p_dtype) {
   const int64_t m = d.rows, n = d.cols, k = std::min(m, n);
   const int64_t kq = full ? m : k;
   std::vector<T> all = Widen<T>(in);
   std::vector<T> qs, rs;
+  std::vector<int64_t> ps;
   for (int64_t b = 0; b < d.batch; ++b) {
     std::vector<T> r(all.begin() + b * m * n, all.begin() + (b + 1) * m * n);
     std::vector<T> q(m * m, T(0));
     for (int64_t i = 0; i < m; ++i) q[i * m + i] = 1;
+    ColumnPivots pivots;
+    if (pivoting) pivots = StartPivots(r, m, n, in.dtype());
     for (int64_t j = 0; j < k; ++j) {
+      if (pivoting) SwapInPivot(pivots, r, m, n, j);
       const T tau =
           MakeReflector(r[j * n + j], r.data() + (j + 1) * n + j, m - j - 1, n);
-      if (tau == T(0)) continue;  // H = I
-      std::vector<T> v(m, T(0));
-      v[j] = 1;
-      for (int64_t i = j + 1; i < m; ++i) v[i] = r[i * n + j];
-      ApplyReflectorLeft(r.data(), m, n, j, v.data(), tau);
-      for (int64_t i = j + 1; i < m; ++i) r[i * n + j] = 0;
-      ApplyReflectorRight(q.data(), m, j, v.data(), tau);
+      if (tau != T(0)) {  // else H = I
+        std::vector<T> v(m, T(0));
+        v[j] = 1;
+        for (int64_t i = j + 1; i < m; ++i) v[i] = r[i * n + j];
+        ApplyReflectorLeft(r.data(), m, n, j, v.data(), tau);
+        for (int64_t i = j + 1; i < m; ++i) r[i * n + j] = 0;
+        ApplyReflectorRight(q.data(), m, j, v.data(), tau);
+      }
+      if (pivoting) UpdateNorms(pivots, r, m, n, j);
     }
+    if (pivoting) ps.insert(ps.end(), pivots.perm.begin(), pivots.perm.end());
     for (int64_t i = 0; i < m; ++i) {
       for (int64_t c = 0; c < kq; ++c) qs.push_back(q[i * m + c]);
     }
@@ -361,29 +433,38 @@ std::vector<Array> Qr(const Array& in, const MatrixDims& d, bool full,
       for (int64_t c = 0; c < n; ++c) rs.push_back(c >= i ? r[i * n + c] : 0.0);
     }
   }
-  return {Narrow(qs, in.dtype(), q_shape), Narrow(rs, in.dtype(), r_shape)};
+  std::vector<Array> out = {Narrow(qs, in.dtype(), q_shape),
+                            Narrow(rs, in.dtype(), r_shape)};
+  if (pivoting) out.push_back(Narrow(ps, p_dtype, p_shape));
+  return out;
 }
 
 absl::StatusOr<std::vector<Array>> QrKernel(const EvalContext& ctx,
                                             absl::Span<const Array> inputs) {
-  if (inputs.size() != 1 || ctx.num_outputs() != 2) {
-    return absl::InvalidArgumentError(
-        "qr takes 1 operand and (without pivoting) has 2 results");
-  }
+  bool pivoting = false;
   if (ctx.params().Has("pivoting")) {
-    J2O_ASSIGN_OR_RETURN(bool pivoting, ctx.params().GetBool("pivoting"));
-    if (pivoting) {
-      return absl::UnimplementedError("qr with pivoting is not evaluated");
-    }
+    J2O_ASSIGN_OR_RETURN(pivoting, ctx.params().GetBool("pivoting"));
+  }
+  if (inputs.size() != 1 || ctx.num_outputs() != (pivoting ? 3 : 2)) {
+    return absl::InvalidArgumentError(
+        "qr takes 1 operand and has 2 results (3 with pivoting)");
   }
   J2O_ASSIGN_OR_RETURN(bool full, ctx.params().GetBool("full_matrices"));
   J2O_ASSIGN_OR_RETURN(MatrixDims d, Matrices(inputs[0], "qr", true));
   J2O_ASSIGN_OR_RETURN(std::vector<int64_t> q_shape, ctx.OutputShape(0));
   J2O_ASSIGN_OR_RETURN(std::vector<int64_t> r_shape, ctx.OutputShape(1));
-  if (IsComplex(inputs[0].dtype())) {
-    return Qr<Complex>(inputs[0], d, full, q_shape, r_shape);
+  std::vector<int64_t> p_shape;
+  DType p_dtype = DType::kI32;
+  if (pivoting) {
+    J2O_ASSIGN_OR_RETURN(p_shape, ctx.OutputShape(2));
+    p_dtype = ctx.OutputDType(2);
   }
-  return Qr<double>(inputs[0], d, full, q_shape, r_shape);
+  if (IsComplex(inputs[0].dtype())) {
+    return Qr<Complex>(inputs[0], d, full, pivoting, q_shape, r_shape, p_shape,
+                       p_dtype);
+  }
+  return Qr<double>(inputs[0], d, full, pivoting, q_shape, r_shape, p_shape,
+                    p_dtype);
 }
 
 // geqrf: LAPACK's compact QR (R above the diagonal, the reflectors' essential

@@ -192,13 +192,53 @@ absl::StatusOr<std::vector<Array>> EighKernel(const EvalContext& ctx,
                             Narrow(ws, ctx.OutputDType(1), w_shape)};
 }
 
+// Extends the r x k matrix u (row-major, orthonormal columns) to r x r
+// with orthonormal (unitary) columns: each new column is the standard basis
+// vector e_j whose residual against the columns so far (Gram-Schmidt,
+// applied twice) is longest, first j on ties, normalized. The residuals'
+// squared norms sum to r - c over j, so the longest is >= sqrt((r - c) / r):
+// no cancellation. The completion is not unique (LAPACK's differs); only its
+// orthonormality is specified.
+template <typename T>
+std::vector<T> CompleteColumns(const std::vector<T>& u, int64_t r, int64_t k) {
+  std::vector<T> q(r * r, T(0));
+  for (int64_t i = 0; i < r; ++i) {
+    for (int64_t j = 0; j < k; ++j) q[i * r + j] = u[i * k + j];
+  }
+  for (int64_t c = k; c < r; ++c) {
+    std::vector<T> best;
+    double best_norm = -1;
+    for (int64_t j = 0; j < r; ++j) {
+      std::vector<T> x(r, T(0));
+      x[j] = 1;
+      for (int pass = 0; pass < 2; ++pass) {
+        for (int64_t l = 0; l < c; ++l) {
+          T dot = 0;  // q_lᴴ x
+          for (int64_t i = 0; i < r; ++i) dot += Conj(q[i * r + l]) * x[i];
+          for (int64_t i = 0; i < r; ++i) x[i] -= q[i * r + l] * dot;
+        }
+      }
+      double norm = 0;
+      for (int64_t i = 0; i < r; ++i) norm += std::norm(x[i]);
+      if (norm > best_norm) {
+        best_norm = norm;
+        best = x;
+      }
+    }
+    const double scale = 1 / std::sqrt(best_norm);
+    for (int64_t i = 0; i < r; ++i) q[i * r + c] = best[i] * scale;
+  }
+  return q;
+}
+
 // svd from the eigen-decomposition of the Gram matrix in double: Aᴴ A = V
 // S² Vᴴ (or A Aᴴ = U S² Uᴴ when m < n), U = A V / s. Double precision
 // keeps the squared condition number harmless for the well-conditioned
-// matrices the tests use. Only the thin (or square) factors. T is double or
-// Complex (Hermitian Gram matrix, vh = Vᴴ).
+// matrices the tests use. With `full` and m != n the longer side's factor
+// is completed to a square one by CompleteColumns. T is double or Complex
+// (Hermitian Gram matrix, vh = Vᴴ).
 template <typename T>
-void Svd(const std::vector<T>& all, const MatrixDims& d,
+void Svd(const std::vector<T>& all, const MatrixDims& d, bool full,
          std::vector<double>& ss, std::vector<T>& us, std::vector<T>& vhs) {
   const int64_t m = d.rows, n = d.cols, k = std::min(m, n);
   const bool wide = m < n;
@@ -236,6 +276,10 @@ void Svd(const std::vector<T>& all, const MatrixDims& d,
       }
     }
     ss.insert(ss.end(), s.begin(), s.end());
+    if (full && r > k) {
+      u = CompleteColumns(u, r, k);
+    }
+    const int64_t uk = full ? r : k;  // u's columns
     if (!wide) {
       us.insert(us.end(), u.begin(), u.end());
       vhs.insert(vhs.end(), vh.begin(), vh.end());
@@ -243,8 +287,8 @@ void Svd(const std::vector<T>& all, const MatrixDims& d,
       for (int64_t i = 0; i < k; ++i) {
         for (int64_t j = 0; j < k; ++j) us.push_back(Conj(vh[j * k + i]));
       }
-      for (int64_t j = 0; j < k; ++j) {
-        for (int64_t l = 0; l < r; ++l) vhs.push_back(Conj(u[l * k + j]));
+      for (int64_t j = 0; j < uk; ++j) {
+        for (int64_t l = 0; l < r; ++l) vhs.push_back(Conj(u[l * uk + j]));
       }
     }
   }
@@ -258,10 +302,6 @@ absl::StatusOr<std::vector<Array>> SvdKernel(const EvalContext& ctx,
   J2O_ASSIGN_OR_RETURN(bool compute_uv, ctx.params().GetBool("compute_uv"));
   J2O_ASSIGN_OR_RETURN(bool full, ctx.params().GetBool("full_matrices"));
   J2O_ASSIGN_OR_RETURN(MatrixDims d, Matrices(inputs[0], "svd", true));
-  if (compute_uv && full && d.rows != d.cols) {
-    return absl::UnimplementedError(
-        "svd: full_matrices=True on a non-square matrix is not evaluated");
-  }
   std::vector<double> ss;
   J2O_ASSIGN_OR_RETURN(std::vector<int64_t> s_shape, ctx.OutputShape(0));
   std::vector<Array> out;
@@ -277,11 +317,11 @@ absl::StatusOr<std::vector<Array>> SvdKernel(const EvalContext& ctx,
   };
   if (IsComplex(inputs[0].dtype())) {
     std::vector<Complex> us, vhs;
-    Svd<Complex>(Widen<Complex>(inputs[0]), d, ss, us, vhs);
+    Svd<Complex>(Widen<Complex>(inputs[0]), d, compute_uv && full, ss, us, vhs);
     J2O_RETURN_IF_ERROR(finish(us, vhs));
   } else {
     std::vector<double> us, vhs;
-    Svd<double>(Widen<double>(inputs[0]), d, ss, us, vhs);
+    Svd<double>(Widen<double>(inputs[0]), d, compute_uv && full, ss, us, vhs);
     J2O_RETURN_IF_ERROR(finish(us, vhs));
   }
   return out;

@@ -199,6 +199,46 @@ TEST(SvdTest, TallDiagonalSortsDescending) {
   EXPECT_NEAR(std::abs(vt[0 * 2 + 1]), 1, 1e-14);  // v_0 = ±e_1
 }
 
+TEST(SvdTest, FullMatricesCompletesUWithTheLongestResiduals) {
+  // A = (3, 0, 4)ᵀ: s = 5, u_0 = ±(0.6, 0, 0.8), Vᵀ = (±1). Completion: the
+  // residuals e_j - (u_0ᵀ e_j) u_0 have squared norms 1 - 0.36 = 0.64, 1,
+  // 1 - 0.64 = 0.36, so u_1 = e_1; then e_1's residual is 0 and e_0's is
+  // (1 - 0.36, 0, -0.48) of norm 0.8: u_2 = (0.8, 0, -0.6) (the residuals
+  // depend on u_0 u_0ᵀ only, so not on u_0's sign).
+  auto out = Eval(
+      "{ lambda ; a:f64[3,1]. let b:f64[1] c:f64[3,3] d:f64[1,1] = "
+      "svd[algorithm=None compute_uv=True full_matrices=True "
+      "subset_by_index=None] a in (b, c, d) }",
+      {MakeArray(DType::kF64, {3, 1}, {3, 0, 4})});
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_THAT(ToDoubles(out[0]), ElementsAre(DoubleNear(5, 1e-14)));
+  const std::vector<double> u = ToDoubles(out[1]);
+  ASSERT_EQ(u.size(), 9u);
+  EXPECT_NEAR(std::abs(u[0]), 0.6, 1e-14);
+  EXPECT_NEAR(std::abs(u[6]), 0.8, 1e-14);
+  EXPECT_THAT(std::vector<double>({u[1], u[4], u[7]}),
+              ElementsAre(0, DoubleNear(1, 1e-14), 0));
+  EXPECT_THAT(std::vector<double>({u[2], u[5], u[8]}),
+              ElementsAre(DoubleNear(0.8, 1e-14), 0, DoubleNear(-0.6, 1e-14)));
+}
+
+TEST(QrTest, PivotingSwapsInTheLongestColumnFirst) {
+  // A = [[1, 0], [0, 2]]: column norms (1, 2), so column 1 is swapped in:
+  // p = (1, 0), A[:, p] = [[0, 1], [2, 0]]. Column (0, 2): alpha = 0,
+  // beta = -2, tau = (beta - alpha) / beta = 1, v = (1, 2 / (0 + 2)) = (1, 1),
+  // H = I - v vᵀ = [[0, -1], [-1, 0]]; H (1, 0)ᵀ = (0, -1). The last step
+  // has nothing below the diagonal (tau = 0): R = [[-2, 0], [0, -1]], Q = H,
+  // and Q R = [[0, 1], [2, 0]] = A[:, p].
+  auto out = Eval(
+      "{ lambda ; a:f64[2,2]. let b:f64[2,2] c:f64[2,2] d:i32[2] = "
+      "qr[full_matrices=False pivoting=True use_magma=None] a in (b, c, d) }",
+      {MakeArray(DType::kF64, {2, 2}, {1, 0, 0, 2})});
+  ASSERT_EQ(out.size(), 3u);
+  EXPECT_THAT(ToDoubles(out[0]), ElementsAre(0, -1, -1, 0));
+  EXPECT_THAT(ToDoubles(out[1]), ElementsAre(-2, 0, 0, -1));
+  EXPECT_THAT(ToInts(out[2]), ElementsAre(1, 0));
+}
+
 TEST(QrTest, HouseholderFollowsLapackSigns) {
   // A = (3, 4)ᵀ: alpha = 3, |x| = 4, beta = -sign(3) * 5 = -5,
   // tau = (beta - alpha) / beta = 8/5, v = (1, 4 / (3 + 5)) = (1, 1/2).
