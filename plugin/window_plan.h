@@ -451,6 +451,26 @@ inline int64_t WindowSliceEnd(const WindowParams& p, int64_t a, int64_t k,
   return tail == 0 ? std::numeric_limits<int64_t>::max() : -tail;
 }
 
+// The axes a window moves over (window or stride other than 1) and the
+// number of window offsets over them, refused above the explicit
+// construction's limit.
+inline absl::StatusOr<int64_t> WindowOffsets(const jaxpr::Eqn& eqn,
+                                             const WindowParams& p,
+                                             std::vector<int64_t>* axes) {
+  for (int a = 0; a < static_cast<int>(p.window.size()); ++a) {
+    if (p.window[a] != 1 || p.strides[a] != 1) axes->push_back(a);
+  }
+  int64_t offsets = 1;
+  for (int64_t a : *axes) offsets *= p.window[a];
+  constexpr int64_t kMaxOffsets = 4096;
+  if (offsets > kMaxOffsets) {
+    return absl::UnimplementedError(absl::StrCat(
+        "'", eqn.primitive, "': windows of ", offsets,
+        " elements exceed the explicit construction's limit of ", kMaxOffsets));
+  }
+  return offsets;
+}
+
 // The base-dilated, padded operand of a windowed reduction: `fill` in the
 // holes and the padding, negative padding cropped. Base-dilated dims must
 // be static.
@@ -524,9 +544,9 @@ absl::Status LowerGenericReduceWindow(E& e, const WindowParams& p) {
   // Axes the window moves over (sliced per offset; static or symbolic), and
   // axes whose output positions may read padding or holes (masked: static).
   std::vector<int64_t> axes;
+  J2O_ASSIGN_OR_RETURN(const int64_t offsets, wi::WindowOffsets(eqn, p, &axes));
   std::vector<bool> masked(rank, false);
   for (int a = 0; a < rank; ++a) {
-    if (p.window[a] != 1 || p.strides[a] != 1) axes.push_back(a);
     masked[a] = p.base_dilation[a] != 1 || p.padding[a].first != 0 ||
                 p.padding[a].second != 0;
     if (masked[a] &&
@@ -554,14 +574,6 @@ absl::Status LowerGenericReduceWindow(E& e, const WindowParams& p) {
   bool empty = false;
   for (int a = 0; a < rank; ++a) {
     empty |= out.shape[a].is_constant() && out.shape[a].constant_value() == 0;
-  }
-  int64_t offsets = 1;
-  for (int64_t a : axes) offsets *= p.window[a];
-  constexpr int64_t kMaxOffsets = 4096;
-  if (offsets > kMaxOffsets) {
-    return absl::UnimplementedError(absl::StrCat(
-        "'", eqn.primitive, "': windows of ", offsets,
-        " elements exceed the explicit construction's limit of ", kMaxOffsets));
   }
   // Whether output position o of axis a reads an element of the operand at
   // window offset k (XLA: base index o*stride + k*window_dilation - pad_lo,
@@ -673,17 +685,7 @@ absl::Status LowerReduceWindow(E& e) {
   // Axes the window actually moves over (static or symbolic:
   // WindowSliceEnd); the others pass through.
   std::vector<int64_t> axes;
-  for (int i = 0; i < rank; ++i) {
-    if (p.window[i] != 1 || p.strides[i] != 1) axes.push_back(i);
-  }
-  int64_t offsets = 1;
-  for (int64_t a : axes) offsets *= p.window[a];
-  constexpr int64_t kMaxOffsets = 4096;
-  if (offsets > kMaxOffsets) {
-    return absl::UnimplementedError(absl::StrCat(
-        "'", eqn.primitive, "': windows of ", offsets,
-        " elements exceed the explicit construction's limit of ", kMaxOffsets));
-  }
+  J2O_ASSIGN_OR_RETURN(const int64_t offsets, wi::WindowOffsets(eqn, p, &axes));
   const char* combine = p.op == WindowOp::kAdd   ? "Add"
                         : p.op == WindowOp::kMax ? "Max"
                                                  : "Min";
