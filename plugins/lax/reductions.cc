@@ -30,7 +30,9 @@ void RegisterReductions() {
              ? "bool only (bitwise integer forms refused); xor as "
                "Mod 2 of the sum"
              : "narrow ints/f16/bf16 computed wider and cast "
-               "back; u64 max/min on an order-preserving i64 key"});
+               "back; u64 max/min on an order-preserving i64 key; complex "
+               "max/min "
+               "lexicographic from -inf/+inf + 0i (JAX's max_hlo)"});
   }
   for (const char* name : {"argmax", "argmin"}) {
     r.RegisterLegacy(
@@ -50,8 +52,10 @@ void RegisterReductions() {
         &WithNeutralEmitter<&plugin::LowerCumulativeScan<NeutralLegacyEmitter>>,
         {{"Slice", "Concat", "Mul", "Max", "Min", "Cast", "Exp", "Log"},
          17,
-         "log-step scan (cumlogsumexp combines with a stable logaddexp); the "
-         "scanned axis must be static"});
+         "log-step scan (cumlogsumexp combines with a stable logaddexp; "
+         "complex "
+         "cummax/cummin pick lexicographically); the scanned axis must be "
+         "static"});
   }
 }
 
