@@ -21,6 +21,8 @@
 #define JAX2ONNX_PLUGIN_EIG_COMPLEX_PLAN_H_
 
 #include <algorithm>
+#include <functional>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -116,26 +118,24 @@ std::pair<V<E>, Z<E>> SortWithComplexColumns(CBuilder<E>& cb, V<E> values,
   return {top[0], {permute(vectors.re), permute(vectors.im)}};
 }
 
-// eig_plan::CompleteColumns on complex u [..., r, k]: P = I - Q Qᴴ (twice),
-// the longest residual (squared modulus summed) becomes the next column.
+// eig_plan::FillColumns on complex q [..., r, c]: P = I - Q Qᴴ (twice), the
+// longest residual (squared modulus summed) becomes column column(it)
+// where write(it) holds.
 template <class E>
-absl::StatusOr<Z<E>> CompleteColumns(CBuilder<E>& cb, Z<E> u, int64_t r,
-                                     int64_t k, int rank) {
+absl::StatusOr<Z<E>> FillColumns(
+    CBuilder<E>& cb, Z<E> q0, int64_t r, V<E> trip, int rank,
+    const std::function<V<E>(V<E>)>& column,
+    const std::function<std::optional<V<E>>(V<E>)>& write) {
   E& e = cb.e;
   linalg_plan::Builder<E>& b = cb.b;
   const DType d = cb.d;
   V<E> iota_r = b.Iota(b.ScalarI64(r));
-  V<E> widen =
-      b.Cast(b.Bin("Equal", b.Unsqueeze(b.Iota(b.ScalarI64(k)), 1, DType::kI64),
-                   iota_r, DType::kBool),
-             d);  // [k, r]: u's columns first
   V<E> eye = b.Cast(
       b.Bin("Equal", b.Unsqueeze(iota_r, 1, DType::kI64), iota_r, DType::kBool),
       d);
-  auto mm = [&](V<E> x, V<E> y) { return e.Op("MatMul", {x, y}, d); };
   J2O_ASSIGN_OR_RETURN(
       std::vector<V<E>> out,
-      e.Loop(b.ScalarI64(r - k), {mm(u.re, widen), mm(u.im, widen)}, {d, d},
+      e.Loop(trip, {q0.re, q0.im}, {d, d},
              [&](V<E> it, const std::vector<V<E>>& carried)
                  -> absl::StatusOr<std::vector<V<E>>> {
                Z<E> q{carried[0], carried[1]};
@@ -153,13 +153,13 @@ absl::StatusOr<Z<E>> CompleteColumns(CBuilder<E>& cb, Z<E> u, int64_t r,
                              {OpAttr::Int("axis", rank - 1),
                               OpAttr::Int("keepdims", 1)});  // [..., 1, 1]
                V<E> pick = b.Bin("Equal", iota_r, j, DType::kBool);
-               auto column = [&](V<E> part) {  // [..., r, 1]
+               auto column_of = [&](V<E> part) {  // [..., r, 1]
                  return e.Op(
                      "ReduceSum",
                      {b.Where(pick, part, b.Scalar(0), d), b.Axes({rank - 1})},
                      d, {OpAttr::Int("keepdims", 1)});
                };
-               Z<E> x{column(p.re), column(p.im)};
+               Z<E> x{column_of(p.re), column_of(p.im)};
                V<E> len = e.Op("Sqrt",
                                {e.Op("ReduceSum",
                                      {b.Bin("Add", b.Bin("Mul", x.re, x.re, d),
@@ -167,14 +167,61 @@ absl::StatusOr<Z<E>> CompleteColumns(CBuilder<E>& cb, Z<E> u, int64_t r,
                                       b.Axes({rank - 2})},
                                      d, {OpAttr::Int("keepdims", 1)})},
                                d);
-               V<E> at = b.Bin("Equal", iota_r,
-                               b.Bin("Add", it, b.ScalarI64(k), DType::kI64),
-                               DType::kBool);
+               V<E> iota_c = b.Iota(e.Op(
+                   "Gather",
+                   {e.Op("Shape", {q.re}, DType::kI64), b.ScalarI64(rank - 1)},
+                   DType::kI64, {OpAttr::Int("axis", 0)}));
+               V<E> at = b.Bin("Equal", iota_c, column(it), DType::kBool);
+               if (std::optional<V<E>> w = write(it)) {
+                 at = e.Op("And", {at, *w}, DType::kBool);
+               }
                return std::vector<V<E>>{
                    b.Where(at, b.Bin("Div", x.re, len, d), q.re, d),
                    b.Where(at, b.Bin("Div", x.im, len, d), q.im, d)};
              }));
   return Z<E>{out[0], out[1]};
+}
+
+// eig_plan::CompleteColumns on complex u [..., r, k].
+template <class E>
+absl::StatusOr<Z<E>> CompleteColumns(CBuilder<E>& cb, Z<E> u, int64_t r,
+                                     int64_t k, int rank) {
+  linalg_plan::Builder<E>& b = cb.b;
+  const DType d = cb.d;
+  V<E> widen =
+      b.Cast(b.Bin("Equal", b.Unsqueeze(b.Iota(b.ScalarI64(k)), 1, DType::kI64),
+                   b.Iota(b.ScalarI64(r)), DType::kBool),
+             d);  // [k, r]: u's columns first
+  auto mm = [&](V<E> x) { return cb.e.Op("MatMul", {x, widen}, d); };
+  return FillColumns<E>(
+      cb, Z<E>{mm(u.re), mm(u.im)}, r, b.ScalarI64(r - k), rank,
+      [&](V<E> it) { return b.Bin("Add", it, b.ScalarI64(k), DType::kI64); },
+      [](V<E>) { return std::optional<V<E>>(); });
+}
+
+// eig_plan::FillZeroColumns on complex u [..., r, k] with sigma [..., k].
+template <class E>
+absl::StatusOr<Z<E>> FillZeroColumns(CBuilder<E>& cb, Z<E> u, V<E> sigma,
+                                     int64_t r, int64_t k, int rank) {
+  E& e = cb.e;
+  linalg_plan::Builder<E>& b = cb.b;
+  V<E> zero = b.Bin("Equal", sigma, b.Scalar(0), DType::kBool);  // [..., k]
+  V<E> count =
+      e.Op("ReduceSum", {b.Cast(zero, DType::kI64), b.Axes({rank - 2})},
+           DType::kI64, {OpAttr::Int("keepdims", 0)});
+  V<E> trip = e.Op("ReduceMax",
+                   {e.Op("Reshape", {count, e.ConstI64({-1})}, DType::kI64)},
+                   DType::kI64, {OpAttr::Int("keepdims", 0)});
+  auto column = [&](V<E> it) {
+    return b.Bin("Sub", b.ScalarI64(k - 1), it, DType::kI64);
+  };
+  return FillColumns<E>(
+      cb, u, r, trip, rank, column, [&](V<E> it) -> std::optional<V<E>> {
+        V<E> z = e.Op("Gather", {zero, column(it)}, DType::kBool,
+                      {OpAttr::Int("axis", rank - 2)});
+        return b.Unsqueeze(b.Unsqueeze(z, rank - 2, DType::kBool), rank - 2,
+                           DType::kBool);
+      });
 }
 
 }  // namespace linalg_complex
@@ -322,6 +369,9 @@ absl::Status LowerComplexSvd(E& e) {
   V<E> scale = b.Unsqueeze(safe, rank - 2, d);
   Z<E> u_unit{b.Bin("Div", u_sorted.re, scale, d),
               b.Bin("Div", u_sorted.im, scale, d)};
+  J2O_ASSIGN_OR_RETURN(
+      u_unit, linalg_complex::FillZeroColumns(
+                  c, u_unit, sigma, std::max(shape.m, shape.n), cols, rank));
   if (shape.full) {
     J2O_ASSIGN_OR_RETURN(
         u_unit, linalg_complex::CompleteColumns(

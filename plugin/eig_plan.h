@@ -23,6 +23,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -134,32 +136,28 @@ std::pair<V<E>, V<E>> SortWithVectors(linalg_plan::Builder<E>& b, V<E> values,
   return {top[0], permuted};
 }
 
-// Extends u [..., r, k] (orthonormal columns) to [..., r, r] with
-// orthonormal columns, for svd(full_matrices=True) on a non-square matrix,
-// in one Loop of r - k steps: P = I - Q Qᵀ (Gram-Schmidt applied twice:
-// P <- P - Q Qᵀ P) holds the residuals of the standard basis vectors
-// against the columns so far (Q carries zeros in the columns not yet
-// filled); column k + it becomes the longest residual (first on ties),
-// normalized. The squared residual norms sum to r - c, so the chosen one is
-// >= sqrt((r - c) / r): no cancellation. The completion is not unique
-// (LAPACK gesdd's differs); only its orthonormality is specified.
+// Rewrites columns of q [..., r, c] one Loop step at a time: at step `it`,
+// column column(it) becomes, where write(it) holds, the standard basis
+// vector with the longest residual against q's columns (P = I - Q Qᵀ,
+// Gram-Schmidt applied twice: P <- P - Q Qᵀ P; first on ties), normalized.
+// Columns being filled hold zeros, which project nothing. With orthonormal
+// nonzero columns the squared residual norms sum to r minus their count, so
+// the chosen one is >= sqrt(1 / r): no cancellation.
 template <class E>
-absl::StatusOr<V<E>> CompleteColumns(linalg_plan::Builder<E>& b, V<E> u,
-                                     int64_t r, int64_t k, int rank) {
+absl::StatusOr<V<E>> FillColumns(
+    linalg_plan::Builder<E>& b, V<E> q, int64_t r, V<E> trip, int rank,
+    const std::function<V<E>(V<E>)>& column,
+    const std::function<std::optional<V<E>>(V<E>)>& write) {
   using jaxpr::DType;
   auto& e = b.e;
   const DType dt = b.dt;
   V<E> iota_r = b.Iota(b.ScalarI64(r));
-  V<E> widen =
-      b.Cast(b.Bin("Equal", b.Unsqueeze(b.Iota(b.ScalarI64(k)), 1, DType::kI64),
-                   iota_r, DType::kBool),
-             dt);  // [k, r]: u's columns first
   V<E> eye = b.Cast(
       b.Bin("Equal", b.Unsqueeze(iota_r, 1, DType::kI64), iota_r, DType::kBool),
       dt);
   J2O_ASSIGN_OR_RETURN(
       std::vector<V<E>> out,
-      e.Loop(b.ScalarI64(r - k), {e.Op("MatMul", {u, widen}, dt)}, {dt},
+      e.Loop(trip, {q}, {dt},
              [&](V<E> it, const std::vector<V<E>>& carried)
                  -> absl::StatusOr<std::vector<V<E>>> {
                V<E> q = carried[0];
@@ -186,11 +184,67 @@ absl::StatusOr<V<E>> CompleteColumns(linalg_plan::Builder<E>& b, V<E> u,
                                {b.Bin("Mul", x, x, dt), b.Axes({rank - 2})}, dt,
                                {OpAttr::Int("keepdims", 1)});
                x = b.Bin("Div", x, e.Op("Sqrt", {len}, dt), dt);
-               V<E> col = b.Bin("Add", it, b.ScalarI64(k), DType::kI64);
-               return std::vector<V<E>>{b.Where(
-                   b.Bin("Equal", iota_r, col, DType::kBool), x, q, dt)};
+               V<E> iota_c = b.Iota(e.Op(
+                   "Gather",
+                   {e.Op("Shape", {q}, DType::kI64), b.ScalarI64(rank - 1)},
+                   DType::kI64, {OpAttr::Int("axis", 0)}));
+               V<E> at = b.Bin("Equal", iota_c, column(it), DType::kBool);
+               if (std::optional<V<E>> w = write(it)) {
+                 at = e.Op("And", {at, *w}, DType::kBool);
+               }
+               return std::vector<V<E>>{b.Where(at, x, q, dt)};
              }));
   return out[0];
+}
+
+// Extends u [..., r, k] (orthonormal columns) to [..., r, r] with
+// orthonormal columns, for svd(full_matrices=True) on a non-square matrix:
+// FillColumns over columns k .. r-1 of u widened with zeros. The completion
+// is not unique (LAPACK gesdd's differs); only its orthonormality is
+// specified.
+template <class E>
+absl::StatusOr<V<E>> CompleteColumns(linalg_plan::Builder<E>& b, V<E> u,
+                                     int64_t r, int64_t k, int rank) {
+  using jaxpr::DType;
+  V<E> widen =
+      b.Cast(b.Bin("Equal", b.Unsqueeze(b.Iota(b.ScalarI64(k)), 1, DType::kI64),
+                   b.Iota(b.ScalarI64(r)), DType::kBool),
+             b.dt);  // [k, r]: u's columns first
+  return FillColumns<E>(
+      b, b.e.Op("MatMul", {u, widen}, b.dt), r, b.ScalarI64(r - k), rank,
+      [&](V<E> it) { return b.Bin("Add", it, b.ScalarI64(k), DType::kI64); },
+      [](V<E>) { return std::optional<V<E>>(); });
+}
+
+// The columns of u [..., r, k] whose singular value (sigma [..., k],
+// descending) is exactly 0 come out zero from A V / s; LAPACK's U has unit
+// columns there, orthogonal to the rest. FillColumns rewrites them from the
+// last backwards, in a Loop of as many steps as the most zero singular
+// values of any batch member (none for a full-rank input).
+template <class E>
+absl::StatusOr<V<E>> FillZeroColumns(linalg_plan::Builder<E>& b, V<E> u,
+                                     V<E> sigma, int64_t r, int64_t k,
+                                     int rank) {
+  using jaxpr::DType;
+  auto& e = b.e;
+  V<E> zero = b.Bin("Equal", sigma, b.Scalar(0), DType::kBool);  // [..., k]
+  V<E> count =
+      e.Op("ReduceSum", {b.Cast(zero, DType::kI64), b.Axes({rank - 2})},
+           DType::kI64, {OpAttr::Int("keepdims", 0)});
+  V<E> trip = e.Op("ReduceMax",
+                   {e.Op("Reshape", {count, e.ConstI64({-1})}, DType::kI64)},
+                   DType::kI64, {OpAttr::Int("keepdims", 0)});
+  auto column = [&](V<E> it) {
+    return b.Bin("Sub", b.ScalarI64(k - 1), it, DType::kI64);
+  };
+  return FillColumns<E>(
+      b, u, r, trip, rank, column, [&](V<E> it) -> std::optional<V<E>> {
+        // This member's singular value at the column: [..., 1, 1].
+        V<E> z = e.Op("Gather", {zero, column(it)}, DType::kBool,
+                      {OpAttr::Int("axis", rank - 2)});
+        return b.Unsqueeze(b.Unsqueeze(z, rank - 2, DType::kBool), rank - 2,
+                           DType::kBool);
+      });
 }
 
 // svd's operand, params and static matrix dims (the real and complex
@@ -364,6 +418,9 @@ absl::Status LowerSvd(E& e) {
   Val safe = b.Where(b.Bin("Greater", sigma, b.Scalar(0), DType::kBool), sigma,
                      b.Scalar(1), dt);
   Val u_unit = b.Bin("Div", u_sorted, b.Unsqueeze(safe, rank - 2, dt), dt);
+  J2O_ASSIGN_OR_RETURN(
+      u_unit,
+      ep::FillZeroColumns(b, u_unit, sigma, std::max(m0, n0), cols, rank));
   if (shape.full) {
     J2O_ASSIGN_OR_RETURN(
         u_unit, ep::CompleteColumns(b, u_unit, std::max(m0, n0), cols, rank));

@@ -192,42 +192,49 @@ absl::StatusOr<std::vector<Array>> EighKernel(const EvalContext& ctx,
                             Narrow(ws, ctx.OutputDType(1), w_shape)};
 }
 
-// Extends the r x k matrix u (row-major, orthonormal columns) to r x r
-// with orthonormal (unitary) columns: each new column is the standard basis
-// vector e_j whose residual against the columns so far (Gram-Schmidt,
-// applied twice) is longest, first j on ties, normalized. The residuals'
-// squared norms sum to r - c over j, so the longest is >= sqrt((r - c) / r):
-// no cancellation. The completion is not unique (LAPACK's differs); only its
-// orthonormality is specified.
+// Replaces column c of the r x cols matrix q (row-major) by the standard
+// basis vector e_j whose residual against q's columns (Gram-Schmidt,
+// applied twice) is longest, first j on ties, normalized. Zero columns
+// (those being filled) project nothing; with orthonormal nonzero columns
+// the residuals' squared norms sum to r minus their count, so the longest
+// is >= sqrt(1 / r): no cancellation. The lowering's FillColumns does the
+// same in the same order.
+template <typename T>
+void FillColumn(std::vector<T>& q, int64_t r, int64_t cols, int64_t c) {
+  std::vector<T> best;
+  double best_norm = -1;
+  for (int64_t j = 0; j < r; ++j) {
+    std::vector<T> x(r, T(0));
+    x[j] = 1;
+    for (int pass = 0; pass < 2; ++pass) {
+      for (int64_t l = 0; l < cols; ++l) {
+        T dot = 0;  // q_lᴴ x
+        for (int64_t i = 0; i < r; ++i) dot += Conj(q[i * cols + l]) * x[i];
+        for (int64_t i = 0; i < r; ++i) x[i] -= q[i * cols + l] * dot;
+      }
+    }
+    double norm = 0;
+    for (int64_t i = 0; i < r; ++i) norm += std::norm(x[i]);
+    if (norm > best_norm) {
+      best_norm = norm;
+      best = x;
+    }
+  }
+  const double scale = 1 / std::sqrt(best_norm);
+  for (int64_t i = 0; i < r; ++i) q[i * cols + c] = best[i] * scale;
+}
+
+// Extends the r x k matrix u (row-major, orthonormal columns) to r x r with
+// orthonormal (unitary) columns, filling columns k .. r-1 in order. The
+// completion is not unique (LAPACK's differs); only its orthonormality is
+// specified.
 template <typename T>
 std::vector<T> CompleteColumns(const std::vector<T>& u, int64_t r, int64_t k) {
   std::vector<T> q(r * r, T(0));
   for (int64_t i = 0; i < r; ++i) {
     for (int64_t j = 0; j < k; ++j) q[i * r + j] = u[i * k + j];
   }
-  for (int64_t c = k; c < r; ++c) {
-    std::vector<T> best;
-    double best_norm = -1;
-    for (int64_t j = 0; j < r; ++j) {
-      std::vector<T> x(r, T(0));
-      x[j] = 1;
-      for (int pass = 0; pass < 2; ++pass) {
-        for (int64_t l = 0; l < c; ++l) {
-          T dot = 0;  // q_lᴴ x
-          for (int64_t i = 0; i < r; ++i) dot += Conj(q[i * r + l]) * x[i];
-          for (int64_t i = 0; i < r; ++i) x[i] -= q[i * r + l] * dot;
-        }
-      }
-      double norm = 0;
-      for (int64_t i = 0; i < r; ++i) norm += std::norm(x[i]);
-      if (norm > best_norm) {
-        best_norm = norm;
-        best = x;
-      }
-    }
-    const double scale = 1 / std::sqrt(best_norm);
-    for (int64_t i = 0; i < r; ++i) q[i * r + c] = best[i] * scale;
-  }
+  for (int64_t c = k; c < r; ++c) FillColumn(q, r, r, c);
   return q;
 }
 
@@ -276,6 +283,10 @@ void Svd(const std::vector<T>& all, const MatrixDims& d, bool full,
       }
     }
     ss.insert(ss.end(), s.begin(), s.end());
+    // Zero singular values (sorted last) leave zero columns in A V / s;
+    // LAPACK's are unit vectors orthogonal to the rest: filled from the
+    // last backwards, as the lowering does.
+    for (int64_t j = k - 1; j >= 0 && s[j] == 0; --j) FillColumn(u, r, k, j);
     if (full && r > k) {
       u = CompleteColumns(u, r, k);
     }

@@ -120,7 +120,7 @@ TEST_P(ComplexIoTest, UnsupportedPrimitiveOnComplexIsRefusedByName) {
 // Complex cholesky / triangular_solve / lu / qr / eigh / svd keep the real
 // recipes' shape: one ONNX Loop, and a graph whose size does not depend on n
 // (numerics: testdata/complex/{cholesky,triangular_solve,lu,qr,eigh,svd}*).
-TEST_P(ComplexIoTest, ComplexFactorizationsAreOneLoopIndependentOfN) {
+TEST_P(ComplexIoTest, ComplexFactorizationsAreLoopsIndependentOfN) {
   auto count = [&](const std::string& prim, int n) -> std::pair<int, int> {
     const std::string t =
         "c128[" + std::to_string(n) + "," + std::to_string(n) + "]";
@@ -162,7 +162,9 @@ TEST_P(ComplexIoTest, ComplexFactorizationsAreOneLoopIndependentOfN) {
   for (const char* prim :
        {"cholesky", "triangular_solve", "lu", "qr", "eigh", "svd"}) {
     const auto small = count(prim, 3), large = count(prim, 17);
-    EXPECT_EQ(small.first, 1) << prim;
+    // svd: the Jacobi Loop and the Loop that fills the U columns of zero
+    // singular values (no steps for a full-rank input).
+    EXPECT_EQ(small.first, std::string(prim) == "svd" ? 2 : 1) << prim;
     EXPECT_EQ(small, large) << prim;
   }
 }
