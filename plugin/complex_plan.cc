@@ -78,7 +78,8 @@ const absl::flat_hash_map<std::string, Kind>& KindTable() {
                           "atan",        "atanh",
                           "max",         "min",
                           "reduce_max",  "reduce_min",
-                          "cummax",      "cummin"}) {
+                          "cummax",      "cummin",
+                          "clamp"}) {
       (*t)[p] = Kind::kRecipe;
     }
     // The factorizations (linalg_complex_plan.h, qr_complex_plan.h,

@@ -775,6 +775,15 @@ absl::Status LowerComplexRecipe(E& e) {
     Z<E> r = LexicographicPick(e, a, b, p == "max", d);
     return e.SetOut(0, Pack(e, r.re, r.im, d));
   }
+  if (p == "clamp") {
+    // clamp(lo, x, hi) = minimum(maximum(lo, x), hi), lexicographic on
+    // complex values (StableHLO's clamp, which JAX lowers to).
+    // a = lo, b = x, the interpreter's MinValue(hi, MaxValue(lo, x)).
+    J2O_ASSIGN_OR_RETURN(Z<E> hi, ComplexOperand(e, 2, d));
+    Z<E> r =
+        LexicographicPick(e, hi, LexicographicPick(e, a, b, true, d), false, d);
+    return e.SetOut(0, Pack(e, r.re, r.im, d));
+  }
   if (p == "eq" || p == "ne") {
     // XLA: eq is ordered equality of both parts, ne its negation (so NaN
     // parts are unequal).

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Expected values for testdata/complex/max_min_lexicographic{,_c128} and
-testdata/complex/cummax_cummin, in
+"""Expected values for testdata/complex/max_min_lexicographic{,_c128},
+testdata/complex/cummax_cummin and testdata/complex/clamp_lexicographic, in
 plain Python, independently of the C++ interpreter, following JAX's lowering
 of complex max/min (jax/_src/interpreters/mlir.py _minmax_hlo): x op y is
 x where (Re x == Re y ? Im x cmp Im y : Re x cmp Re y), else y; and
@@ -91,6 +91,19 @@ def cumulative_bundle():
              expected_2=cumulative(a, 0, True, True))
 
 
+def clamp_bundle():
+    # clamp(lo, x, hi) = min(max(lo, x), hi) with the same select (StableHLO
+    # clamp = minimum(maximum(operand, min), max)).
+    lo = np.array([1 + 1j, 1 + 1j, 0j, -2 + 0j, 1 + 5j, 3 - 1j], np.complex64)
+    x = np.array([1 + 0j, 1 + 3j, -1 + 9j, -2 + 1j, 2 + 0j, 3 + 0j], np.complex64)
+    hi = np.array([1 + 2j, 1 + 2j, 5 + 0j, -2 + 3j, 2 - 1j, 3 + 1j], np.complex64)
+    out = np.array([pick(complex(h), pick(complex(l), complex(v), True), False)
+                    for l, v, h in zip(lo, x, hi)], np.complex64)
+    np.savez(os.path.join(HERE, "clamp_lexicographic.npz"), input_0=lo,
+             input_1=x, input_2=hi, expected_0=out)
+
+
 if __name__ == "__main__":
     main()
     cumulative_bundle()
+    clamp_bundle()

@@ -1135,8 +1135,8 @@ Result SelectNKernel(const EvalContext& ctx, absl::Span<const Array> in) {
   return std::vector<Array>{std::move(out)};
 }
 
-// clamp(lo, x, hi) = min(max(lo, x), hi) with max/min's NaN rules; lo and
-// hi may be scalars.
+// clamp(lo, x, hi) = min(max(lo, x), hi) with max/min's NaN rules
+// (complex: lexicographic, StableHLO's clamp); lo and hi may be scalars.
 Result ClampKernel(const EvalContext& ctx, absl::Span<const Array> in) {
   if (in.size() != 3) return ArityError(ctx, in.size(), "3");
   if (auto s = SameDTypes(ctx, in); !s.ok()) return s;
@@ -1148,7 +1148,7 @@ Result ClampKernel(const EvalContext& ctx, absl::Span<const Array> in) {
   return VisitDType(d, [&](auto tag) -> Result {
     constexpr DType D = decltype(tag)::value;
     using C = ComputeT<D>;
-    if constexpr (!kIsReal<C> && !kIsBool<C>) {
+    if constexpr (!kIsReal<C> && !kIsBool<C> && !kIsComplex<C>) {
       return DTypeError(ctx, d);
     } else {
       Array out(D, *shape);

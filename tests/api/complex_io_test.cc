@@ -109,12 +109,12 @@ TEST_P(ComplexIoTest, FftIsOneDftPerAxis) {
 
 TEST_P(ComplexIoTest, UnsupportedPrimitiveOnComplexIsRefusedByName) {
   auto model = Convert(
-      "{ lambda ; a:c64[3] b:c64[3] c:c64[3]. let d:c64[3] = clamp a b c "
-      "in (d,) }");
+      "{ lambda ; a:c64[3]. let b:i32[] = argmax[axes=(0,) "
+      "index_dtype=int32] a in (b,) }");
   ASSERT_FALSE(model.ok());
   EXPECT_EQ(model.status().code(), absl::StatusCode::kUnimplemented);
   EXPECT_THAT(model.status().message(),
-              HasSubstr("'clamp' on complex values is not supported"));
+              HasSubstr("'argmax' on complex values is not supported"));
 }
 
 // Complex cholesky / triangular_solve / lu / qr / eigh / svd keep the real
