@@ -203,25 +203,9 @@ absl::StatusOr<Z<E>> CompleteColumns(CBuilder<E>& cb, Z<E> u, int64_t r,
 template <class E>
 absl::StatusOr<Z<E>> FillZeroColumns(CBuilder<E>& cb, Z<E> u, V<E> sigma,
                                      int64_t r, int64_t k, int rank) {
-  E& e = cb.e;
-  linalg_plan::Builder<E>& b = cb.b;
-  V<E> zero = b.Bin("Equal", sigma, b.Scalar(0), DType::kBool);  // [..., k]
-  V<E> count =
-      e.Op("ReduceSum", {b.Cast(zero, DType::kI64), b.Axes({rank - 2})},
-           DType::kI64, {OpAttr::Int("keepdims", 0)});
-  V<E> trip = e.Op("ReduceMax",
-                   {e.Op("Reshape", {count, e.ConstI64({-1})}, DType::kI64)},
-                   DType::kI64, {OpAttr::Int("keepdims", 0)});
-  auto column = [&](V<E> it) {
-    return b.Bin("Sub", b.ScalarI64(k - 1), it, DType::kI64);
-  };
-  return FillColumns<E>(
-      cb, u, r, trip, rank, column, [&](V<E> it) -> std::optional<V<E>> {
-        V<E> z = e.Op("Gather", {zero, column(it)}, DType::kBool,
-                      {OpAttr::Int("axis", rank - 2)});
-        return b.Unsqueeze(b.Unsqueeze(z, rank - 2, DType::kBool), rank - 2,
-                           DType::kBool);
-      });
+  eig_plan::ZeroColumnPlan<E> plan =
+      eig_plan::PlanZeroColumns(cb.b, sigma, k, rank);
+  return FillColumns<E>(cb, u, r, plan.trip, rank, plan.column, plan.write);
 }
 
 }  // namespace linalg_complex

@@ -220,31 +220,49 @@ absl::StatusOr<V<E>> CompleteColumns(linalg_plan::Builder<E>& b, V<E> u,
 // descending) is exactly 0 come out zero from A V / s; LAPACK's U has unit
 // columns there, orthogonal to the rest. FillColumns rewrites them from the
 // last backwards, in a Loop of as many steps as the most zero singular
-// values of any batch member (none for a full-rank input).
+// values of any batch member (none for a full-rank input): this plan gives
+// its trip count and, per step, the column and the members that write it.
+// The real and the complex FillZeroColumns share it.
 template <class E>
-absl::StatusOr<V<E>> FillZeroColumns(linalg_plan::Builder<E>& b, V<E> u,
-                                     V<E> sigma, int64_t r, int64_t k,
-                                     int rank) {
+struct ZeroColumnPlan {
+  V<E> trip;
+  std::function<V<E>(V<E>)> column;
+  std::function<std::optional<V<E>>(V<E>)> write;
+};
+
+template <class E>
+ZeroColumnPlan<E> PlanZeroColumns(linalg_plan::Builder<E>& b, V<E> sigma,
+                                  int64_t k, int rank) {
   using jaxpr::DType;
   auto& e = b.e;
   V<E> zero = b.Bin("Equal", sigma, b.Scalar(0), DType::kBool);  // [..., k]
   V<E> count =
       e.Op("ReduceSum", {b.Cast(zero, DType::kI64), b.Axes({rank - 2})},
            DType::kI64, {OpAttr::Int("keepdims", 0)});
-  V<E> trip = e.Op("ReduceMax",
+  ZeroColumnPlan<E> plan;
+  plan.trip = e.Op("ReduceMax",
                    {e.Op("Reshape", {count, e.ConstI64({-1})}, DType::kI64)},
                    DType::kI64, {OpAttr::Int("keepdims", 0)});
-  auto column = [&](V<E> it) {
+  plan.column = [&b, k](V<E> it) {
     return b.Bin("Sub", b.ScalarI64(k - 1), it, DType::kI64);
   };
-  return FillColumns<E>(
-      b, u, r, trip, rank, column, [&](V<E> it) -> std::optional<V<E>> {
-        // This member's singular value at the column: [..., 1, 1].
-        V<E> z = e.Op("Gather", {zero, column(it)}, DType::kBool,
-                      {OpAttr::Int("axis", rank - 2)});
-        return b.Unsqueeze(b.Unsqueeze(z, rank - 2, DType::kBool), rank - 2,
-                           DType::kBool);
-      });
+  plan.write = [&b, zero, rank,
+                column = plan.column](V<E> it) -> std::optional<V<E>> {
+    // This member's singular value at the column: [..., 1, 1].
+    V<E> z = b.e.Op("Gather", {zero, column(it)}, DType::kBool,
+                    {OpAttr::Int("axis", rank - 2)});
+    return b.Unsqueeze(b.Unsqueeze(z, rank - 2, DType::kBool), rank - 2,
+                       DType::kBool);
+  };
+  return plan;
+}
+
+template <class E>
+absl::StatusOr<V<E>> FillZeroColumns(linalg_plan::Builder<E>& b, V<E> u,
+                                     V<E> sigma, int64_t r, int64_t k,
+                                     int rank) {
+  ZeroColumnPlan<E> plan = PlanZeroColumns(b, sigma, k, rank);
+  return FillColumns<E>(b, u, r, plan.trip, rank, plan.column, plan.write);
 }
 
 // svd's operand, params and static matrix dims (the real and complex
