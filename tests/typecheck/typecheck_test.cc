@@ -136,18 +136,18 @@ TEST(TypeCheckTest, ShardMapOperandOfAnotherDtypeThanTheBodyIsRefused) {
                                     "f32[4,4]"));
 }
 
-// The declared result of a collective keeps its operand's dtype, rank (one
-// more for an untiled all_gather, one less for an untiled reduce_scatter)
-// and the dims it does not touch; ppermute's and axis_index's are computed.
-TEST(TypeCheckTest, CollectiveResultsKeepDtypeRankAndUntouchedDims) {
-  auto program = [](absl::string_view declared, absl::string_view collective) {
-    return absl::StrCat(R"({ lambda ; a:f32[8,4]. let
+// A shard_map over f32[8,4] on a 2-device mesh whose body applies
+// `collective` to its f32[4,4] shard, binding a `declared` result, and
+// returns the shard negated.
+std::string ShardMapApplying(absl::string_view collective,
+                             absl::string_view declared = "f32[4,4]") {
+  return absl::StrCat(R"({ lambda ; a:f32[8,4]. let
     b:f32[8,4] = shard_map[
       check_vma=False
       in_specs=(P('data', None),)
       jaxpr={ lambda ; c:f32[4,4]. let
           d:)",
-                        declared, " = ", collective, R"( c
+                      declared, " = ", collective, R"( c
           e:f32[4,4] = neg c
         in (e,) }
       manual_axes=frozenset({'data'})
@@ -155,30 +155,34 @@ TEST(TypeCheckTest, CollectiveResultsKeepDtypeRankAndUntouchedDims) {
       out_specs=(P('data', None),)
     ] a
   in (b,) })");
-  };
+}
+
+// The declared result of a collective keeps its operand's dtype, rank (one
+// more for an untiled all_gather, one less for an untiled reduce_scatter)
+// and the dims it does not touch; ppermute's and axis_index's are computed.
+TEST(TypeCheckTest, CollectiveResultsKeepDtypeRankAndUntouchedDims) {
   const std::string a2a =
       "all_to_all[axis_index_groups=None axis_name=('data',) concat_axis=0 "
       "split_axis=1 tiled=True]";
-  EXPECT_TRUE(Check(program("f32[8,2]", a2a)).ok());
-  EXPECT_THAT(Message(Check(program("i32[8,2]", a2a))),
+  EXPECT_TRUE(Check(ShardMapApplying(a2a, "f32[8,2]")).ok());
+  EXPECT_THAT(Message(Check(ShardMapApplying(a2a, "i32[8,2]"))),
               HasSubstr("'all_to_all': declared i32[8,2], which the operand "
                         "f32[4,4] cannot become"));
   const std::string gather =
       "all_gather[all_gather_dimension=0 axis_index_groups=None "
       "axis_name=('data',) axis_size=2 tiled=False]";
-  EXPECT_TRUE(Check(program("f32[2,4,4]", gather)).ok());
-  EXPECT_THAT(Message(Check(program("f32[8,4]", gather))),
+  EXPECT_TRUE(Check(ShardMapApplying(gather, "f32[2,4,4]")).ok());
+  EXPECT_THAT(Message(Check(ShardMapApplying(gather, "f32[8,4]"))),
               HasSubstr("declared f32[8,4], which the operand"));
   const std::string scatter =
       "reduce_scatter[axis_index_groups=None axis_name=('data',) "
       "axis_size=2 scatter_dimension=1 tiled=True]";
-  EXPECT_TRUE(Check(program("f32[4,2]", scatter)).ok());
-  EXPECT_THAT(Message(Check(program("f32[3,2]", scatter))),
+  EXPECT_TRUE(Check(ShardMapApplying(scatter, "f32[4,2]")).ok());
+  EXPECT_THAT(Message(Check(ShardMapApplying(scatter, "f32[3,2]"))),
               HasSubstr("declared f32[3,2]"));
   EXPECT_THAT(
-      Message(Check(program("f32[4,5]",
-                            "ppermute[axis_name=('data',) perm=((0, 1), "
-                            "(1, 0))]"))),
+      Message(Check(ShardMapApplying(
+          "ppermute[axis_name=('data',) perm=((0, 1), (1, 0))]", "f32[4,5]"))),
       HasSubstr("expected f32[4,4], declared f32[4,5]"));
 }
 
@@ -201,43 +205,29 @@ TEST(TypeCheckTest, BitcastToANameThatIsNoDtypeIsRefused) {
 // shard read past the shape in the mesh emulation (heap-buffer-overflow).
 // The dims a collective splits, joins or gathers along must exist.
 TEST(TypeCheckTest, CollectiveAxesOutOfRangeAreRefused) {
-  auto program = [](absl::string_view collective) {
-    return absl::StrCat(R"({ lambda ; a:f32[8,4]. let
-    b:f32[8,4] = shard_map[
-      check_vma=False
-      in_specs=(P('data', None),)
-      jaxpr={ lambda ; c:f32[4,4]. let
-          d:f32[4,4] = )",
-                        collective, R"( c
-        in (d,) }
-      manual_axes=frozenset({'data'})
-      mesh=Mesh('data': 2, axis_types=(Auto,))
-      out_specs=(P('data', None),)
-    ] a
-  in (b,) })");
-  };
   EXPECT_THAT(
-      Message(Check(program("all_to_all[axis_index_groups=None "
-                            "axis_name=('data',) concat_axis=0 split_axis=4 "
-                            "tiled=True]"))),
+      Message(Check(
+          ShardMapApplying("all_to_all[axis_index_groups=None "
+                           "axis_name=('data',) concat_axis=0 split_axis=4 "
+                           "tiled=True]"))),
       HasSubstr("'all_to_all': split_axis=4 is out of range for f32[4,4]"));
-  EXPECT_THAT(
-      Message(Check(program("all_to_all[axis_index_groups=None "
-                            "axis_name=('data',) concat_axis=-1 split_axis=0 "
-                            "tiled=True]"))),
-      HasSubstr("'all_to_all': concat_axis=-1 is out of range"));
-  EXPECT_THAT(Message(Check(program(
+  EXPECT_THAT(Message(Check(ShardMapApplying(
+                  "all_to_all[axis_index_groups=None "
+                  "axis_name=('data',) concat_axis=-1 split_axis=0 "
+                  "tiled=True]"))),
+              HasSubstr("'all_to_all': concat_axis=-1 is out of range"));
+  EXPECT_THAT(Message(Check(ShardMapApplying(
                   "reduce_scatter[axis_index_groups=None axis_name=('data',) "
                   "axis_size=2 scatter_dimension=2 tiled=True]"))),
               HasSubstr("'reduce_scatter': scatter_dimension=2 is out of "
                         "range"));
-  EXPECT_THAT(Message(Check(program(
+  EXPECT_THAT(Message(Check(ShardMapApplying(
                   "all_gather[all_gather_dimension=2 axis_index_groups=None "
                   "axis_name=('data',) axis_size=2 tiled=True]"))),
               HasSubstr("'all_gather': all_gather_dimension=2 is out of "
                         "range"));
   // Untiled, the gathered dim may be inserted after the last one.
-  EXPECT_THAT(Message(Check(program(
+  EXPECT_THAT(Message(Check(ShardMapApplying(
                   "all_gather[all_gather_dimension=2 axis_index_groups=None "
                   "axis_name=('data',) axis_size=2 tiled=False]"))),
               Not(HasSubstr("out of range")));
