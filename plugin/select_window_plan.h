@@ -26,7 +26,6 @@
 
 #include <algorithm>
 #include <cstdint>
-#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -224,22 +223,18 @@ V<E> Transposed(E& e, const Geometry& g, V<E> x, jaxpr::DType d) {
 template <class E>
 V<E> PadOrCrop(E& e, const Geometry& g, V<E> x, jaxpr::DType d,
                const std::vector<int64_t>& lo, const std::vector<int64_t>& hi) {
-  std::vector<int64_t> starts, ends, axes;
+  std::vector<int64_t> axes;
+  std::vector<std::pair<int64_t, int64_t>> padding;
   std::vector<int64_t> pads(2 * g.rank, 0);
-  bool crop = false, pad = false;
+  bool pad = false;
   for (int j = 0; j < g.k(); ++j) {
-    starts.push_back(std::max<int64_t>(0, -lo[j]));
-    ends.push_back(hi[j] < 0 ? hi[j] : std::numeric_limits<int64_t>::max());
     axes.push_back(j);
-    crop = crop || lo[j] < 0 || hi[j] < 0;
+    padding.push_back({lo[j], hi[j]});
     pads[j] = std::max<int64_t>(0, lo[j]);
     pads[g.rank + j] = std::max<int64_t>(0, hi[j]);
     pad = pad || lo[j] > 0 || hi[j] > 0;
   }
-  if (crop) {
-    x = e.Op("Slice",
-             {x, e.ConstI64(starts), e.ConstI64(ends), e.ConstI64(axes)}, d);
-  }
+  x = window_internal::CropNegative(e, x, d, axes, padding);
   if (!pad) return x;
   return e.Op(
       "Pad",
