@@ -27,6 +27,13 @@ const absl::flat_hash_map<std::string, Kind>& KindTable() {
           "custom_linear_solve"}) {
       (*t)[p] = Kind::kTransparent;
     }
+    // The generic reduce and reduce_window run their combiner jaxpr inline
+    // on whole tensors: their lowerings carry complex operands as real
+    // [..., 2] tensors and the combiner's complex equations go through
+    // the complex recipes like any other equation.
+    for (const char* p : {"reduce", "reduce_window"}) {
+      (*t)[p] = Kind::kTransparent;
+    }
     for (const std::string& p : jaxpr::ShardingMarkerPrimitives()) {
       (*t)[p] = Kind::kTransparent;
     }
@@ -121,10 +128,19 @@ Kind ComplexKind(absl::string_view primitive) {
 }
 
 absl::Status RefuseComplex(const jaxpr::Eqn& eqn) {
+  // Primitives JAX traces on complex values but cannot lower or run: there
+  // is no JAX result to match.
+  std::string why;
+  if (eqn.primitive == "argmax" || eqn.primitive == "argmin") {
+    why =
+        "; JAX itself cannot run it: its lowering compares with lax.gt/lax.lt, "
+        "which reject complex operands";
+  }
   return absl::UnimplementedError(absl::StrCat(
       "'", eqn.primitive,
       "' on complex values is not supported (complex values are lowered as "
-      "real [..., 2] tensors; supported primitives: see docs/complex.md)"));
+      "real [..., 2] tensors; supported primitives: see docs/complex.md)",
+      why));
 }
 
 std::vector<std::string> ComplexPrimitives(Kind kind) {

@@ -6,7 +6,8 @@
 //
 // Three kinds of lowering, chosen per primitive by ComplexKind():
 //  - kTransparent: calls, control flow and identities only move values; their
-//    usual lowering already types complex values by the convention.
+//    usual lowering already types complex values by the convention (the
+//    generic reduce and reduce_window, which inline their combiner, too).
 //  - kPartwise: linear data movement and sums (transpose, gather, reduce_sum,
 //    add, ...) act on the real and imaginary parts independently. The usual
 //    real lowering runs twice on a copy of the equation whose complex operands

@@ -11,12 +11,14 @@
 // scalar; it is lowered inline in the Loop body on whole [kept dims...]
 // slices after a copy with every scalar aval widened to that shape, which is
 // exact for the elementwise primitives it may use (checked: others refuse).
+// Complex operands (any mix with real ones) move as real [..., 2] tensors.
 #ifndef JAX2ONNX_PLUGIN_REDUCE_PLAN_H_
 #define JAX2ONNX_PLUGIN_REDUCE_PLAN_H_
 
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,6 +32,7 @@
 #include "jaxpr/status_macros.h"
 #include "plugin/elementwise_plan.h"
 #include "plugin/emit.h"
+#include "plugin/onnx_types.h"
 
 namespace jax2onnx::plugin {
 namespace reduce_plan {
@@ -86,7 +89,11 @@ inline bool IsElementwise(absl::string_view prim) {
                                            "shift_right_arithmetic",
                                            "population_count",
                                            "clz",
-                                           "atan2"};
+                                           "atan2",
+                                           "complex",
+                                           "real",
+                                           "imag",
+                                           "conj"};
   return kOk->contains(prim);
 }
 
@@ -259,29 +266,48 @@ absl::Status LowerGenericReduce(E& e) {
         absl::StrCat("reduce: the combiner must take ", 2 * n, " and return ",
                      n, " values"));
   }
-  // [R, kept...] views of the operands, R = product of the reduced dims.
+  // [R, kept...] views of the operands, R = product of the reduced dims. A
+  // complex operand is its real [..., 2] tensor (plugin/complex_plan.h): the
+  // trailing (re, im) axis rides along, and the combiner's complex equations
+  // are lowered by the complex recipes when inlined.
   std::vector<Val> flat;
+  std::vector<DType> dtypes;
   Val kept_shape;
+  std::optional<Val> kept_shape_complex;
+  std::vector<int64_t> perm_complex = perm;
+  perm_complex.push_back(rank);
   for (int i = 0; i < n; ++i) {
-    const DType d = eqn.inputs[i].var->aval.dtype;
+    const bool complex = jaxpr::IsComplex(eqn.inputs[i].var->aval.dtype);
+    const DType d = complex ? ComplexPartDType(eqn.inputs[i].var->aval.dtype)
+                            : eqn.inputs[i].var->aval.dtype;
+    dtypes.push_back(d);
     J2O_ASSIGN_OR_RETURN(Val x, e.In(i));
-    x = e.Op("Transpose", {x}, d, {OpAttr::Ints("perm", perm)});
+    x = e.Op("Transpose", {x}, d,
+             {OpAttr::Ints("perm", complex ? perm_complex : perm)});
     if (i == 0) {
-      kept_shape = e.Op("Shape", {x}, DType::kI64, {OpAttr::Int("start", k)});
+      std::vector<OpAttr> kept = {OpAttr::Int("start", k)};
+      if (complex) kept.push_back(OpAttr::Int("end", rank));
+      kept_shape = e.Op("Shape", {x}, DType::kI64, kept);
     }
+    std::vector<Val> dims = {e.ConstI64({-1}), kept_shape};
+    if (complex) dims.push_back(e.ConstI64({2}));
     x = e.Op("Reshape",
-             {x, e.Op("Concat", {e.ConstI64({-1}), kept_shape}, DType::kI64,
-                      {OpAttr::Int("axis", 0)})},
+             {x, e.Op("Concat", dims, DType::kI64, {OpAttr::Int("axis", 0)})},
              d);
     flat.push_back(x);
   }
   std::vector<Val> inits;
-  std::vector<DType> dtypes;
   for (int i = 0; i < n; ++i) {
-    const DType d = eqn.outputs[i]->aval.dtype;
+    Val target = kept_shape;
+    if (jaxpr::IsComplex(eqn.outputs[i]->aval.dtype)) {
+      if (!kept_shape_complex) {
+        kept_shape_complex = e.Op("Concat", {kept_shape, e.ConstI64({2})},
+                                  DType::kI64, {OpAttr::Int("axis", 0)});
+      }
+      target = *kept_shape_complex;
+    }
     J2O_ASSIGN_OR_RETURN(Val init, e.In(n + i));
-    inits.push_back(e.Op("Expand", {init, kept_shape}, d));
-    dtypes.push_back(d);
+    inits.push_back(e.Op("Expand", {init, target}, dtypes[i]));
   }
   Val trip = e.Op("Gather",
                   {e.Op("Shape", {flat[0]}, DType::kI64),
@@ -295,8 +321,7 @@ absl::Status LowerGenericReduce(E& e) {
                  -> absl::StatusOr<std::vector<Val>> {
                std::vector<Val> args = accs;
                for (int i = 0; i < n; ++i) {
-                 args.push_back(e.Op("Gather", {flat[i], r},
-                                     eqn.inputs[i].var->aval.dtype,
+                 args.push_back(e.Op("Gather", {flat[i], r}, dtypes[i],
                                      {OpAttr::Int("axis", 0)}));
                }
                return e.Inline(combiner, args);

@@ -38,6 +38,7 @@
 #include "plugin/elementwise_plan.h"
 #include "plugin/emit.h"
 #include "plugin/lax_plan.h"
+#include "plugin/onnx_types.h"
 #include "plugin/reduce_plan.h"
 
 namespace jax2onnx::plugin {
@@ -477,8 +478,12 @@ inline absl::StatusOr<int64_t> WindowOffsets(const jaxpr::Eqn& eqn,
 template <class E>
 absl::StatusOr<V<E>> DilateAndPad(E& e, V<E> x, jaxpr::DType dtype,
                                   const jaxpr::Eqn& eqn, const jaxpr::Aval& in,
-                                  const WindowParams& p, V<E> fill) {
+                                  const WindowParams& p, V<E> fill,
+                                  int trailing = 0) {
   const int rank = in.rank();
+  // `x` may have `trailing` extra axes after the operand's (a complex
+  // value's (re, im) axis): they are neither dilated nor padded.
+  const int x_rank = rank + trailing;
   for (int a = 0; a < rank; ++a) {
     if (p.base_dilation[a] == 1) continue;
     if (!in.shape[a].is_constant()) {
@@ -486,18 +491,18 @@ absl::StatusOr<V<E>> DilateAndPad(E& e, V<E> x, jaxpr::DType dtype,
           "'", eqn.primitive, "': base_dilation on the symbolic dimension '",
           in.shape[a].ToString(), "'"));
     }
-    x = Dilate(e, x, dtype, a, rank, in.shape[a].constant_value(),
+    x = Dilate(e, x, dtype, a, x_rank, in.shape[a].constant_value(),
                p.base_dilation[a], fill);
   }
   std::vector<int64_t> all_axes(rank);
   for (int a = 0; a < rank; ++a) all_axes[a] = a;
   x = CropNegative(e, x, dtype, all_axes, p.padding);
-  std::vector<int64_t> pads(2 * rank);
+  std::vector<int64_t> pads(2 * x_rank, 0);
   bool any_pad = false;
   for (int a = 0; a < rank; ++a) {
     pads[a] = std::max<int64_t>(0, p.padding[a].first);
-    pads[rank + a] = std::max<int64_t>(0, p.padding[a].second);
-    any_pad = any_pad || pads[a] > 0 || pads[rank + a] > 0;
+    pads[x_rank + a] = std::max<int64_t>(0, p.padding[a].second);
+    any_pad = any_pad || pads[a] > 0 || pads[x_rank + a] > 0;
   }
   if (!any_pad) return x;
   return e.Op("Pad", {x, e.ConstI64(pads), fill}, dtype,
@@ -516,6 +521,7 @@ absl::StatusOr<V<E>> DilateAndPad(E& e, V<E> x, jaxpr::DType dtype,
 // accumulator is kept: a Where on a mask of the positions that read an
 // element (per-axis constants And-ed; omitted where every position does).
 // Padded or dilated dims must be static; windowed ones may be symbolic.
+// Complex operands (any mix with real ones) move as real [..., 2] tensors.
 template <class E>
 absl::Status LowerGenericReduceWindow(E& e, const WindowParams& p) {
   namespace wi = window_internal;
@@ -526,12 +532,6 @@ absl::Status LowerGenericReduceWindow(E& e, const WindowParams& p) {
   const jaxpr::Aval& in = eqn.inputs[0].var->aval;
   const jaxpr::Aval& out = eqn.outputs[0]->aval;
   const int rank = in.rank();
-  for (int i = 0; i < n; ++i) {
-    if (jaxpr::IsComplex(eqn.inputs[i].var->aval.dtype)) {
-      return absl::UnimplementedError(
-          absl::StrCat("'", eqn.primitive, "' on complex operands"));
-    }
-  }
   J2O_ASSIGN_OR_RETURN(
       std::unique_ptr<jaxpr::ClosedJaxpr> combiner,
       reduce_plan::Widened(*p.combiner, out.shape, eqn.primitive));
@@ -557,18 +557,33 @@ absl::Status LowerGenericReduceWindow(E& e, const WindowParams& p) {
           in.shape[a].ToString(), "'"));
     }
   }
+  // A complex operand is its real [..., 2] tensor (plugin/complex_plan.h):
+  // the trailing (re, im) axis rides along untouched, and the combiner's
+  // complex equations are lowered by the complex recipes when inlined.
   J2O_ASSIGN_OR_RETURN(Val out_shape, e.ShapeValue(out.shape));
+  std::optional<Val> out_shape_complex;
   std::vector<Val> xs, accs;
   std::vector<DType> dtypes;
+  std::vector<bool> complex(n, false);
   for (int i = 0; i < n; ++i) {
-    const DType d = eqn.inputs[i].var->aval.dtype;
+    DType d = eqn.inputs[i].var->aval.dtype;
+    complex[i] = jaxpr::IsComplex(d);
+    if (complex[i]) {
+      d = ComplexPartDType(d);
+      if (!out_shape_complex) {
+        out_shape_complex = e.Op("Concat", {out_shape, e.ConstI64({2})},
+                                 DType::kI64, {OpAttr::Int("axis", 0)});
+      }
+    }
     dtypes.push_back(d);
     J2O_ASSIGN_OR_RETURN(Val x, e.In(i));
     J2O_ASSIGN_OR_RETURN(Val init, e.In(n + i));
-    accs.push_back(e.Op("Expand", {init, out_shape}, d));
+    accs.push_back(
+        e.Op("Expand", {init, complex[i] ? *out_shape_complex : out_shape}, d));
     // Pads and holes are never combined (masked below): any fill will do.
     Val fill = e.Const(jaxpr::Array::ScalarFromDouble(d, 0));
-    J2O_ASSIGN_OR_RETURN(x, wi::DilateAndPad(e, x, d, eqn, in, p, fill));
+    J2O_ASSIGN_OR_RETURN(
+        x, wi::DilateAndPad(e, x, d, eqn, in, p, fill, complex[i] ? 1 : 0));
     xs.push_back(x);
   }
   bool empty = false;
@@ -628,8 +643,14 @@ absl::Status LowerGenericReduceWindow(E& e, const WindowParams& p) {
     if (!mask) {
       accs = std::move(next);
     } else {
+      std::optional<Val> complex_mask;  // [out..., 1] for the (re, im) axis
       for (int i = 0; i < n; ++i) {
-        accs[i] = wi::Select(e, *mask, next[i], accs[i], dtypes[i]);
+        if (complex[i] && !complex_mask) {
+          complex_mask =
+              e.Op("Unsqueeze", {*mask, e.ConstI64({rank})}, DType::kBool);
+        }
+        accs[i] = wi::Select(e, complex[i] ? *complex_mask : *mask, next[i],
+                             accs[i], dtypes[i]);
       }
     }
     for (int j = static_cast<int>(axes.size()) - 1; j >= 0; --j) {

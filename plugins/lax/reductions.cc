@@ -20,7 +20,8 @@ void RegisterReductions() {
        plugin::kMinOpset,
        "variadic: one Loop over the reduced elements in row-major order, the "
        "scalar combiner inlined on whole slices; elementwise combiners, "
-       "calls in them (pjit, custom_jvp_call, ...) inlined"});
+       "calls in them (pjit, custom_jvp_call, ...) inlined; complex "
+       "operands as real [..., 2] parts"});
   for (const char* name : plugin::ReducePrimitives()) {
     r.RegisterLegacy(
         name, &WithNeutralEmitter<&plugin::LowerReduce<NeutralLegacyEmitter>>,

@@ -37,7 +37,8 @@ void RegisterConv() {
          "joins each window once); generic reduce_window with any "
          "elementwise combiner and any number of operands folds each "
          "offset's Slice in with the combiner inlined, masking pads and "
-         "holes with a constant Where"});
+         "holes with a constant Where; its complex operands move as real "
+         "[..., 2] parts"});
   }
 }
 
