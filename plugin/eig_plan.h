@@ -1,27 +1,36 @@
-// Pipeline-independent lowerings of eigh and svd by cyclic Jacobi rotations
-// in one ONNX Loop (constant graph size in n, symbolic n included).
+// Pipeline-independent lowerings of eigh and svd by Jacobi rotations in one
+// ONNX Loop (constant graph size in n, symbolic n included).
+//
+// The real recipes rotate in the round-robin parallel ordering (RoundOf):
+// each Loop step applies n/2 disjoint rotations at once with whole-matrix
+// ops, so a sweep is n - 1 (or n) steps of O(n^2) work. The complex recipes
+// (eig_complex_plan.h) still take one pair per step in the cyclic order:
+// iteration i rotates the pair (p, q) = ((i mod n²) / n, i mod n) when p < q
+// (PairOf), n² steps of O(n^2) work per sweep.
 //
 // eigh: two-sided Jacobi on the symmetric matrix read from the `lower` (or
-// upper) triangle; iteration i rotates the pair (p, q) = ((i mod n²) / n,
-// i mod n) when p < q (Golub & Van Loan, sym.schur2: tau = (a_qq - a_pp) /
+// upper) triangle (Golub & Van Loan, sym.schur2: tau = (a_qq - a_pp) /
 // (2 a_pq), t = sign(tau) / (|tau| + sqrt(1 + tau²)), c = 1/sqrt(1 + t²),
-// s = t c), updating two rows and two columns of A and two columns of V.
-// After kSweeps sweeps the eigenvalues are the diagonal, sorted ascending
-// (LAPACK syevd's order) with the eigenvector columns permuted alike.
+// s = t c), updating the rows and columns of A and the columns of V. The
+// eigenvalues are the Rayleigh quotients of the final V (re-orthogonalized),
+// sorted ascending (LAPACK syevd's order) with the eigenvector columns
+// permuted alike.
 // svd: one-sided (Hestenes) Jacobi on the columns of A (of Aᵀ when m < n):
 // the pair rotation that makes columns p and q orthogonal; singular values
 // are the column norms, sorted descending, U the normalized columns, Vᵀ from
 // the accumulated rotations.
 //
-// Jacobi converges quadratically once the off-diagonal part is small; a
-// fixed kSweeps = 10 sweeps reaches f64 rounding for the well-conditioned
-// matrices of moderate n (<= ~100) we test. Eigen/singular vectors are
-// unique only up to sign (and rotation within repeated values): they can
-// differ from LAPACK's, so tests compare reconstructions.
+// Jacobi converges quadratically once the off-diagonal part is small: the
+// real Loops stop after the first sweep with nothing left to rotate
+// (EndOfSweepTest, at most kMaxSweeps), the complex ones run a fixed
+// kSweeps = 10 sweeps. Eigen/singular vectors are unique only up to sign
+// (and rotation within repeated values): they can differ from LAPACK's, so
+// tests compare reconstructions.
 #ifndef JAX2ONNX_PLUGIN_EIG_PLAN_H_
 #define JAX2ONNX_PLUGIN_EIG_PLAN_H_
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -38,7 +47,10 @@
 namespace jax2onnx::plugin {
 namespace eig_plan {
 
-inline constexpr int64_t kSweeps = 10;
+inline constexpr int64_t kSweeps = 10;  // the complex recipes' fixed count
+// The real recipes stop after the first sweep that found nothing left to
+// rotate (EndOfSweepTest), at the latest after kMaxSweeps.
+inline constexpr int64_t kMaxSweeps = 30;
 
 template <class E>
 using V = typename E::Value;
@@ -89,22 +101,121 @@ std::pair<V<E>, V<E>> Rotation(linalg_plan::Builder<E>& b, V<E> x, V<E> y,
   return {b.Unsqueeze(c, out_rank - 1, dt), b.Unsqueeze(s, out_rank - 1, dt)};
 }
 
-// Replaces rows (axis = rank-2) or columns (axis = rank-1) p and q of m by
-// c*m_p - s*m_q and s*m_p + c*m_q.
+// One round of the round-robin (circle method) parallel ordering: with
+// n' = n + n mod 2 indices, round r = it mod (n' - 1) pairs n' - 1 with r
+// and every other i with (2r - i) mod (n' - 1). Each pair meets once in a
+// sweep of n' - 1 rounds and a round's n'/2 pairs are disjoint, so they
+// rotate at once (Brent & Luk's parallel Jacobi; it converges like the
+// cyclic order). For odd n the index n is a dummy: its partner stays put.
+// All [n] int64/bool vectors: partner (i itself when inactive), `first`
+// (i < partner: i plays p of the pair (p, q)) and `active`.
 template <class E>
-V<E> Rotate(linalg_plan::Builder<E>& b, V<E> m, V<E> p, V<E> q, V<E> c, V<E> s,
-            V<E> ids, int rank, int axis) {
+struct Round {
+  V<E> partner, first, active;
+};
+template <class E>
+Round<E> RoundOf(linalg_plan::Builder<E>& b, V<E> it, V<E> n, V<E> iota) {
+  using jaxpr::DType;
+  V<E> two = b.ScalarI64(2);
+  V<E> last = b.Bin(
+      "Sub", b.Bin("Add", n, b.Bin("Mod", n, two, DType::kI64), DType::kI64),
+      b.ScalarI64(1), DType::kI64);
+  V<E> r = b.Bin("Mod", it, last, DType::kI64);
+  // ONNX integer Mod takes the divisor's sign, so this is in [0, n' - 1).
+  V<E> partner = b.Bin(
+      "Mod", b.Bin("Sub", b.Bin("Mul", two, r, DType::kI64), iota, DType::kI64),
+      last, DType::kI64);
+  partner = b.Where(b.Bin("Equal", iota, r, DType::kBool), last, partner,
+                    DType::kI64);
+  partner = b.Where(b.Bin("Equal", iota, last, DType::kBool), r, partner,
+                    DType::kI64);
+  V<E> active = b.Bin("Less", partner, n, DType::kBool);
+  partner = b.Where(active, partner, iota, DType::kI64);
+  return {partner, b.Bin("Less", iota, partner, DType::kBool), active};
+}
+
+// Applies a round's rotations to the rows (axis = rank-2) or columns
+// (axis = rank-1) of m: index i becomes c_i m_i + signed_s_i m_partner(i),
+// with c and signed_s broadcast along the other axis (-s for the pair's p,
+// +s for its q: p <- c p - s q, q <- s p + c q).
+template <class E>
+V<E> RotateRound(linalg_plan::Builder<E>& b, V<E> m, V<E> partner, V<E> c,
+                 V<E> signed_s, int axis) {
+  const jaxpr::DType dt = b.dt;
+  return b.Bin("Add", b.Bin("Mul", c, m, dt),
+               b.Bin("Mul", signed_s, b.Take(m, partner, axis, dt), dt), dt);
+}
+
+// The rotations (c, signed s) of a round for the pair quantities of every
+// index i, given x_i, y_i for i's (p, q) order and z_i: as [..., n, 1] row
+// coefficients and [..., 1, n] column coefficients.
+template <class E>
+struct RoundRotation {
+  V<E> c_rows, s_rows, c_cols, s_cols;
+};
+template <class E>
+RoundRotation<E> RotationOfRound(linalg_plan::Builder<E>& b,
+                                 const Round<E>& round, V<E> self,
+                                 V<E> partner_value, V<E> z, int rank) {
+  const jaxpr::DType dt = b.dt;
+  V<E> x = b.Where(round.first, self, partner_value, dt);
+  V<E> y = b.Where(round.first, partner_value, self, dt);
+  auto [c, s] = Rotation(b, x, y, z, round.active, rank);  // [..., n, 1]
+  s = b.Where(b.Unsqueeze(round.first, 1, jaxpr::DType::kBool),
+              b.e.Op("Neg", {s}, dt), s, dt);
+  return {c, s, b.TransposeLast2(c, rank, dt), b.TransposeLast2(s, rank, dt)};
+}
+
+// The real Jacobi Loops' early exit, a sweep-wise test like LAPACK
+// dgesvj's: `worst` carries the largest off-diagonal measure (any shape,
+// inactive pairs 0) seen in the current sweep, reset at its first round;
+// the Loop goes on unless the sweep just ended with every measure <= tol,
+// i.e. a whole sweep found nothing left to rotate (a NaN input may run
+// all kMaxSweeps; its result is NaN either way).
+template <class E>
+struct SweepTest {
+  V<E> keep_going, worst;
+};
+template <class E>
+SweepTest<E> EndOfSweepTest(linalg_plan::Builder<E>& b, V<E> it, V<E> rounds,
+                            V<E> worst, V<E> measure, V<E> tol) {
   using jaxpr::DType;
   const DType dt = b.dt;
-  V<E> mp = b.Take(m, p, axis, dt);
-  V<E> mq = b.Take(m, q, axis, dt);
-  V<E> np = b.Bin("Sub", b.Bin("Mul", c, mp, dt), b.Bin("Mul", s, mq, dt), dt);
-  V<E> nq = b.Bin("Add", b.Bin("Mul", s, mp, dt), b.Bin("Mul", c, mq, dt), dt);
-  return b.Where(b.Bin("Equal", ids, p, DType::kBool),
-                 b.Unsqueeze(np, axis, dt),
-                 b.Where(b.Bin("Equal", ids, q, DType::kBool),
-                         b.Unsqueeze(nq, axis, dt), m, dt),
-                 dt);
+  V<E> r = b.Bin("Mod", it, rounds, DType::kI64);
+  V<E> round_max =
+      b.e.Op("ReduceMax", {measure}, dt, {OpAttr::Int("keepdims", 0)});
+  V<E> start = b.Bin("Equal", r, b.ScalarI64(0), DType::kBool);
+  V<E> worst_now =
+      b.Bin("Max", b.Where(start, b.Scalar(0), worst, dt), round_max, dt);
+  V<E> at_end =
+      b.Bin("Equal", r, b.Bin("Sub", rounds, b.ScalarI64(1), DType::kI64),
+            DType::kBool);
+  V<E> done = b.e.Op(
+      "And", {at_end, b.Bin("LessOrEqual", worst_now, tol, DType::kBool)},
+      DType::kBool);
+  return {b.e.Op("Not", {done}, DType::kBool), worst_now};
+}
+
+// Machine epsilon of the Builder's float dtype.
+template <class E>
+double Epsilon(const linalg_plan::Builder<E>& b) {
+  return b.dt == jaxpr::DType::kF64 ? 0x1p-52 : 0x1p-23;
+}
+
+// One Newton-Schulz step towards the orthogonal polar factor of v
+// [..., n, n]: v (3 I - vᵀ v) / 2. The accumulated rotations drift from
+// orthogonality by about (rotations per element) x eps; the step squares
+// that error and moves each column by no more than it (less than the
+// vectors' own error).
+template <class E>
+V<E> Reorthogonalize(linalg_plan::Builder<E>& b, V<E> v, V<E> eye_mask,
+                     int rank) {
+  const jaxpr::DType dt = b.dt;
+  V<E> gram = b.e.Op("MatMul", {b.TransposeLast2(v, rank, dt), v}, dt);
+  V<E> three_i = b.Bin("Mul", b.Cast(eye_mask, dt), b.Scalar(3), dt);
+  return b.Bin("Mul",
+               b.e.Op("MatMul", {v, b.Bin("Sub", three_i, gram, dt)}, dt),
+               b.Scalar(0.5), dt);
 }
 
 // Identity matrices of x's shape [..., n, n].
@@ -341,33 +452,76 @@ absl::Status LowerEigh(E& e) {
   Val off = b.Where(strict, a, b.Scalar(0), dt);
   Val sym = b.Bin("Add", b.Bin("Add", off, b.TransposeLast2(off, rank, dt), dt),
                   b.Where(eye, a, b.Scalar(0), dt), dt);
-  Val nn = b.Bin("Mul", n, n, DType::kI64);
-  Val trip = b.Bin("Mul", nn, b.ScalarI64(ep::kSweeps), DType::kI64);
+  // Rounds of n'/2 disjoint rotations (RoundOf): n' - 1 per sweep.
+  Val rounds =
+      b.Bin("Sub",
+            b.Bin("Add", n, b.Bin("Mod", n, b.ScalarI64(2), DType::kI64),
+                  DType::kI64),
+            b.ScalarI64(1), DType::kI64);
+  Val trip = b.Bin("Mul", rounds, b.ScalarI64(ep::kMaxSweeps), DType::kI64);
+  // Off-diagonal entries are measured against ||A||_F (kept by the
+  // rotations); a sweep whose entries are all <= n eps of it ends the Loop.
+  Val fro =
+      e.Op("Sqrt",
+           {e.Op("ReduceSum",
+                 {b.Bin("Mul", sym, sym, dt), b.Axes({rank - 2, rank - 1})}, dt,
+                 {OpAttr::Int("keepdims", 1)})},
+           dt);                        // [..., 1, 1]
+  fro = b.Squeeze(fro, rank - 1, dt);  // [..., 1]
+  fro = b.Where(b.Bin("Greater", fro, b.Scalar(0), DType::kBool), fro,
+                b.Scalar(1), dt);
+  Val tol = b.Bin("Mul", b.Cast(n, dt), b.Scalar(ep::Epsilon(b)), dt);
   J2O_ASSIGN_OR_RETURN(
       std::vector<Val> out,
-      e.Loop(trip, {sym, ep::EyeLike(b, sym, eye)}, {dt, dt},
-             [&](Val it, const std::vector<Val>& carried)
-                 -> absl::StatusOr<std::vector<Val>> {
-               Val m = carried[0];
-               Val v = carried[1];
-               ep::Pair<E> pq = ep::PairOf(b, it, n, nn);
-               Val row_p = b.Take(m, pq.p, rank - 2, dt);
-               Val row_q = b.Take(m, pq.q, rank - 2, dt);
-               Val app = b.Take(row_p, pq.p, rank - 2, dt);
-               Val aqq = b.Take(row_q, pq.q, rank - 2, dt);
-               Val apq = b.Take(row_p, pq.q, rank - 2, dt);
-               auto [c, s] =
-                   ep::Rotation(b, app, aqq, apq, pq.active, rank - 1);
-               m = ep::Rotate(b, m, pq.p, pq.q, c, s, rows, rank, rank - 2);
-               m = ep::Rotate(b, m, pq.p, pq.q, c, s, iota, rank, rank - 1);
-               v = ep::Rotate(b, v, pq.p, pq.q, c, s, iota, rank, rank - 1);
-               return std::vector<Val>{m, v};
-             }));
+      e.Loop(
+          trip, {sym, ep::EyeLike(b, sym, eye), b.Scalar(0)}, {dt, dt, dt},
+          [&](Val it, const std::vector<Val>& carried)
+              -> absl::StatusOr<std::vector<Val>> {
+            Val m = carried[0];
+            Val v = carried[1];
+            ep::Round<E> round = ep::RoundOf(b, it, n, iota);
+            Val diag =
+                e.Op("ReduceSum",
+                     {b.Where(eye, m, b.Scalar(0), dt), b.Axes({rank - 1})}, dt,
+                     {OpAttr::Int("keepdims", 0)});
+            // z_i = m[i, partner_i], read from the p row for both
+            // members of a pair so that they rotate alike.
+            Val at_partner =
+                b.Bin("Equal", b.Unsqueeze(round.partner, 1, DType::kI64), iota,
+                      DType::kBool);
+            Val z_row = e.Op(
+                "ReduceSum",
+                {b.Where(at_partner, m, b.Scalar(0), dt), b.Axes({rank - 1})},
+                dt, {OpAttr::Int("keepdims", 0)});
+            Val z = b.Where(round.first, z_row,
+                            b.Take(z_row, round.partner, rank - 2, dt), dt);
+            ep::RoundRotation<E> rot = ep::RotationOfRound(
+                b, round, diag, b.Take(diag, round.partner, rank - 2, dt), z,
+                rank);
+            m = ep::RotateRound(b, m, round.partner, rot.c_rows, rot.s_rows,
+                                rank - 2);
+            m = ep::RotateRound(b, m, round.partner, rot.c_cols, rot.s_cols,
+                                rank - 1);
+            v = ep::RotateRound(b, v, round.partner, rot.c_cols, rot.s_cols,
+                                rank - 1);
+            Val measure = b.Where(round.active,
+                                  b.Bin("Div", e.Op("Abs", {z}, dt), fro, dt),
+                                  b.Scalar(0), dt);
+            ep::SweepTest<E> test =
+                ep::EndOfSweepTest(b, it, rounds, carried[2], measure, tol);
+            return std::vector<Val>{test.keep_going, m, v, test.worst};
+          },
+          /*early_exit=*/true));
+  // The eigenvalues as Rayleigh quotients v_iᵀ A v_i of the symmetric
+  // input and the re-orthogonalized V: their error is second order in the
+  // eigenvectors' (the rotated diagonal carries every rotation's rounding).
+  Val v_final = ep::Reorthogonalize(b, out[1], eye, rank);
   Val w = e.Op("ReduceSum",
-               {b.Where(eye, out[0], b.Scalar(0), dt), b.Axes({rank - 1})}, dt,
-               {OpAttr::Int("keepdims", 0)});
+               {b.Bin("Mul", v_final, e.Op("MatMul", {sym, v_final}, dt), dt),
+                b.Axes({rank - 2})},
+               dt, {OpAttr::Int("keepdims", 0)});
   auto [sorted_w, sorted_v] =
-      ep::SortWithVectors(b, w, n, out[1], rank, /*ascending=*/true);
+      ep::SortWithVectors(b, w, n, v_final, rank, /*ascending=*/true);
   J2O_RETURN_IF_ERROR(e.SetOut(0, sorted_v));
   return e.SetOut(1, sorted_w);
 }
@@ -399,43 +553,79 @@ absl::Status LowerSvd(E& e) {
       b.Bin("Equal", b.Unsqueeze(iota, 1, DType::kI64), iota, DType::kBool);
   // V starts as the identity of [..., cols, cols]: the Gram shape.
   Val gram = e.Op("MatMul", {b.TransposeLast2(a, rank, dt), a}, dt);
-  Val nn = b.ScalarI64(cols * cols);
-  Val trip = b.ScalarI64(cols * cols * ep::kSweeps);
+  // Rounds of disjoint column pairs (RoundOf): cols' - 1 per sweep.
+  const int64_t rounds_per_sweep = cols + cols % 2 - 1;
+  Val rounds = b.ScalarI64(rounds_per_sweep);
+  Val trip = b.ScalarI64(rounds_per_sweep * ep::kMaxSweeps);
+  // dgesvj's test: a sweep whose column pairs all have |cos| <= sqrt(m) eps
+  // ends the Loop.
+  Val tol = b.Scalar(std::sqrt(static_cast<double>(std::max(m0, n0))) *
+                     ep::Epsilon(b));
   J2O_ASSIGN_OR_RETURN(
       std::vector<Val> out,
-      e.Loop(trip, {a, ep::EyeLike(b, gram, eye)}, {dt, dt},
-             [&](Val it, const std::vector<Val>& carried)
-                 -> absl::StatusOr<std::vector<Val>> {
-               Val u = carried[0];
-               Val v = carried[1];
-               ep::Pair<E> pq = ep::PairOf(b, it, n, nn);
-               Val up = b.Take(u, pq.p, rank - 1, dt);
-               Val uq = b.Take(u, pq.q, rank - 1, dt);
-               auto dot = [&](Val x, Val y) {
-                 return e.Op("ReduceSum",
-                             {b.Bin("Mul", x, y, dt), b.Axes({rank - 2})}, dt,
-                             {OpAttr::Int("keepdims", 0)});
-               };
-               auto [c, s] = ep::Rotation(b, dot(up, up), dot(uq, uq),
-                                          dot(up, uq), pq.active, rank - 1);
-               u = ep::Rotate(b, u, pq.p, pq.q, c, s, iota, rank, rank - 1);
-               v = ep::Rotate(b, v, pq.p, pq.q, c, s, iota, rank, rank - 1);
-               return std::vector<Val>{u, v};
-             }));
-  Val norms = e.Op(
-      "Sqrt",
-      {e.Op("ReduceSum", {b.Bin("Mul", out[0], out[0], dt), b.Axes({rank - 2})},
-            dt, {OpAttr::Int("keepdims", 0)})},
-      dt);  // [..., cols]
+      e.Loop(
+          trip, {a, ep::EyeLike(b, gram, eye), b.Scalar(0)}, {dt, dt, dt},
+          [&](Val it, const std::vector<Val>& carried)
+              -> absl::StatusOr<std::vector<Val>> {
+            Val u = carried[0];
+            Val v = carried[1];
+            ep::Round<E> round = ep::RoundOf(b, it, n, iota);
+            auto column_dots = [&](Val x, Val y) {  // [..., cols]
+              return e.Op("ReduceSum",
+                          {b.Bin("Mul", x, y, dt), b.Axes({rank - 2})}, dt,
+                          {OpAttr::Int("keepdims", 0)});
+            };
+            Val u_partner = b.Take(u, round.partner, rank - 1, dt);
+            Val norms2 = column_dots(u, u);
+            // The same products in the same order for both members.
+            Val gamma = column_dots(u, u_partner);
+            Val norms2_partner = b.Take(norms2, round.partner, rank - 2, dt);
+            ep::RoundRotation<E> rot = ep::RotationOfRound(
+                b, round, norms2, norms2_partner, gamma, rank);
+            u = b.Bin("Add", b.Bin("Mul", rot.c_cols, u, dt),
+                      b.Bin("Mul", rot.s_cols, u_partner, dt), dt);
+            v = ep::RotateRound(b, v, round.partner, rot.c_cols, rot.s_cols,
+                                rank - 1);
+            Val scale = b.Bin("Mul", norms2, norms2_partner, dt);
+            Val positive = b.Bin("Greater", scale, b.Scalar(0), DType::kBool);
+            Val cosine = b.Bin(
+                "Div", e.Op("Abs", {gamma}, dt),
+                e.Op("Sqrt", {b.Where(positive, scale, b.Scalar(1), dt)}, dt),
+                dt);
+            Val measure =
+                b.Where(e.Op("And", {round.active, positive}, DType::kBool),
+                        cosine, b.Scalar(0), dt);
+            ep::SweepTest<E> test =
+                ep::EndOfSweepTest(b, it, rounds, carried[2], measure, tol);
+            return std::vector<Val>{test.keep_going, u, v, test.worst};
+          },
+          /*early_exit=*/true));
+  // The singular values are the column norms of A V from the input and the
+  // re-orthogonalized V (the rotated columns' norms carry every rotation's
+  // rounding): second-order accurate in V's error. U comes from the rotated
+  // columns, which the sweeps made orthogonal to working precision whatever
+  // their norms (A V / s would lose that for small s). A column rotated to
+  // exactly 0 (an exactly rank-deficient input) has s = 0: it sorts last
+  // and FillZeroColumns fills it.
+  Val v_final = ep::Reorthogonalize(b, out[1], eye, rank);
+  auto column_norms = [&](Val x) {  // [..., cols]
+    return e.Op("Sqrt",
+                {e.Op("ReduceSum", {b.Bin("Mul", x, x, dt), b.Axes({rank - 2})},
+                      dt, {OpAttr::Int("keepdims", 0)})},
+                dt);
+  };
+  Val rotated_norms = column_norms(out[0]);
+  Val nonzero = b.Bin("Greater", rotated_norms, b.Scalar(0), DType::kBool);
+  Val norms = b.Where(nonzero, column_norms(e.Op("MatMul", {a, v_final}, dt)),
+                      b.Scalar(0), dt);
   auto [sigma, v_sorted] =
-      ep::SortWithVectors(b, norms, n, out[1], rank, /*ascending=*/false);
+      ep::SortWithVectors(b, norms, n, v_final, rank, /*ascending=*/false);
   J2O_RETURN_IF_ERROR(e.SetOut(0, sigma));
   if (!compute_uv) return absl::OkStatus();
-  auto [unused, u_sorted] =
-      ep::SortWithVectors(b, norms, n, out[0], rank, /*ascending=*/false);
-  Val safe = b.Where(b.Bin("Greater", sigma, b.Scalar(0), DType::kBool), sigma,
-                     b.Scalar(1), dt);
-  Val u_unit = b.Bin("Div", u_sorted, b.Unsqueeze(safe, rank - 2, dt), dt);
+  Val safe = b.Where(nonzero, rotated_norms, b.Scalar(1), dt);
+  auto [unused, u_unit] = ep::SortWithVectors(
+      b, norms, n, b.Bin("Div", out[0], b.Unsqueeze(safe, rank - 2, dt), dt),
+      rank, /*ascending=*/false);
   J2O_ASSIGN_OR_RETURN(
       u_unit,
       ep::FillZeroColumns(b, u_unit, sigma, std::max(m0, n0), cols, rank));

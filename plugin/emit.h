@@ -16,7 +16,9 @@
 //   absl::Status SetOut(int i, Value);             // binds output i
 //   absl::StatusOr<std::vector<Value>> Loop(       // ONNX Loop; returns the
 //       Value trip_count, std::vector<Value> inits, // final carried values
-//       std::vector<jaxpr::DType>, const NeutralLoopBody<Value>&);
+//       std::vector<jaxpr::DType>, const NeutralLoopBody<Value>&,
+//       bool early_exit = false);  // body returns {continue?, carried...}:
+//                                  // runs while iter < trip && continue
 //   absl::StatusOr<std::vector<Value>> Inline(     // lowers a jaxpr's
 //       const jaxpr::ClosedJaxpr&, const std::vector<Value>& args);  // eqns
 #ifndef JAX2ONNX_PLUGIN_EMIT_H_
@@ -49,7 +51,8 @@ struct OpAttr {
 };
 
 // Emits an ONNX Loop body: given the iteration number (int64 scalar) and the
-// carried values, returns the next carried values. Values of the enclosing
+// carried values, returns the next carried values (after a bool scalar
+// "continue" condition for a Loop with early_exit). Values of the enclosing
 // graph may be used directly (ONNX outer-scope references).
 template <typename Value>
 using NeutralLoopBody = std::function<absl::StatusOr<std::vector<Value>>(

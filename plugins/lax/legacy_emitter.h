@@ -71,7 +71,7 @@ class NeutralLegacyEmitter {
   absl::StatusOr<std::vector<Value>> Loop(
       Value trip_count, std::vector<Value> inits,
       const std::vector<jaxpr::DType>& dtypes,
-      const plugin::NeutralLoopBody<Value>& body) {
+      const plugin::NeutralLoopBody<Value>& body, bool early_exit = false) {
     std::vector<converter::ValueInfo> infos;
     for (jaxpr::DType d : dtypes) {
       J2O_ASSIGN_OR_RETURN(int code, plugin::OnnxDType(d));
@@ -93,13 +93,24 @@ class NeutralLegacyEmitter {
               }
               J2O_ASSIGN_OR_RETURN(std::vector<Value> next,
                                    body(iter, carried));
+              if (early_exit) {
+                if (next.size() != infos.size() + 1) {
+                  return absl::InternalError(
+                      "an early-exit Loop body returns its condition and "
+                      "the carried values");
+                }
+                return next;
+              }
               std::vector<Value> outs = {s_.AddNode(
                   "Identity", {cond},
                   converter::ValueInfo::Tensor(onnx::TensorProto::BOOL, {}))};
               outs.insert(outs.end(), next.begin(), next.end());
               return outs;
             }));
-    std::vector<Value> loop_in = {trip_count, ""};
+    std::vector<Value> loop_in = {
+        trip_count, early_exit ? Const(jaxpr::Array::ScalarFromInt64(
+                                     jaxpr::DType::kBool, 1))
+                               : Value()};
     loop_in.insert(loop_in.end(), inits.begin(), inits.end());
     return s_.AddNodeMulti("Loop", std::move(loop_in), infos,
                            {converter::AttrGraph("body", std::move(graph))});

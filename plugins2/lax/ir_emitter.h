@@ -63,7 +63,7 @@ class NeutralIrEmitter {
   absl::StatusOr<std::vector<Value>> Loop(
       Value trip_count, std::vector<Value> inits,
       const std::vector<jaxpr::DType>& dtypes,
-      const plugin::NeutralLoopBody<Value>& body) {
+      const plugin::NeutralLoopBody<Value>& body, bool early_exit = false) {
     std::vector<int> codes;
     for (jaxpr::DType d : dtypes) {
       J2O_ASSIGN_OR_RETURN(int code, plugin::OnnxDType(d));
@@ -86,7 +86,18 @@ class NeutralIrEmitter {
               }
               J2O_ASSIGN_OR_RETURN(std::vector<Value> next,
                                    body(iter, carried));
-              Value cond_out = ctx_.Op("Identity", {cond});
+              Value cond_out;
+              if (early_exit) {
+                if (next.size() != codes.size() + 1) {
+                  return absl::InternalError(
+                      "an early-exit Loop body returns its condition and "
+                      "the carried values");
+                }
+                cond_out = next.front();
+                next.erase(next.begin());
+              } else {
+                cond_out = ctx_.Op("Identity", {cond});
+              }
               cond_out->SetType(
                   ir::Type::Tensor(onnx::TensorProto::BOOL, ir::Shape{}));
               std::vector<Value> outs = {cond_out};
@@ -96,7 +107,10 @@ class NeutralIrEmitter {
               }
               return outs;
             }));
-    std::vector<Value> loop_in = {trip_count, nullptr};
+    std::vector<Value> loop_in = {
+        trip_count, early_exit ? Const(jaxpr::Array::ScalarFromInt64(
+                                     jaxpr::DType::kBool, 1))
+                               : nullptr};
     loop_in.insert(loop_in.end(), inits.begin(), inits.end());
     std::vector<Value> outs = ctx_.OpMulti(
         "Loop", std::move(loop_in), static_cast<int>(inits.size()),
