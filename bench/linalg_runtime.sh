@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# ONNX Runtime wall time of eigh and svd (f32 and f64, n x n, n = 32 ... 256)
+# ONNX Runtime wall time of eigh and svd (f32, f64 and c64, n x n,
+# n = 32 ... 256)
 # as converted by jax2onnx: the median of 3 runs after one warm-up, one
 # intra-op thread, on a fixed input (sin(0.37 i)). With a second binary (an
 # older build), both are converted and timed alternately in the same run,
@@ -20,9 +21,10 @@ trap 'rm -rf "$work"' EXIT
 
 models=()
 for n in "${sizes[@]}"; do
-  for t in f32 f64; do
-    echo "{ lambda ; a:$t[$n,$n]. let b:$t[$n,$n] c:$t[$n] = eigh[algorithm=None lower=True sort_eigenvalues=True subset_by_index=None] a in (b, c) }" > "$work/eigh_${t}_$n.jaxpr"
-    echo "{ lambda ; a:$t[$n,$n]. let b:$t[$n] c:$t[$n,$n] d:$t[$n,$n] = svd[algorithm=None compute_uv=True full_matrices=False subset_by_index=None] a in (b, c, d) }" > "$work/svd_${t}_$n.jaxpr"
+  for t in f32 f64 c64; do
+    r=${t/c64/f32}  # eigenvalues and singular values are real
+    echo "{ lambda ; a:$t[$n,$n]. let b:$t[$n,$n] c:$r[$n] = eigh[algorithm=None lower=True sort_eigenvalues=True subset_by_index=None] a in (b, c) }" > "$work/eigh_${t}_$n.jaxpr"
+    echo "{ lambda ; a:$t[$n,$n]. let b:$r[$n] c:$t[$n,$n] d:$t[$n,$n] = svd[algorithm=None compute_uv=True full_matrices=False subset_by_index=None] a in (b, c, d) }" > "$work/svd_${t}_$n.jaxpr"
     for p in eigh svd; do
       "$bin" convert "$work/${p}_${t}_$n.jaxpr" -o "$work/${p}_${t}_$n.new.onnx" -q
       pair="$work/${p}_${t}_$n.new.onnx"
@@ -53,10 +55,13 @@ async function once(session, feeds) {
           f, {intraOpNumThreads: 1, interOpNumThreads: 1});
       const n = Number(/_(\d+)\.\w+\.onnx$/.exec(f)[1]);
       const f64 = f.includes('_f64_');
-      const a = f64 ? new Float64Array(n * n) : new Float32Array(n * n);
-      for (let i = 0; i < n * n; ++i) a[i] = Math.sin(0.37 * i);
+      const parts = f.includes('_c64_') ? 2 : 1;  // complex: [n, n, 2]
+      const size = n * n * parts;
+      const a = f64 ? new Float64Array(size) : new Float32Array(size);
+      for (let i = 0; i < size; ++i) a[i] = Math.sin(0.37 * i);
       sessions.push(s);
-      feeds.push({[s.inputNames[0]]: new ort.Tensor(f64 ? 'float64' : 'float32', a, [n, n])});
+      const shape = parts === 2 ? [n, n, 2] : [n, n];
+      feeds.push({[s.inputNames[0]]: new ort.Tensor(f64 ? 'float64' : 'float32', a, shape)});
     }
     const times = files.map(() => []);
     for (let r = 0; r < 4; ++r) {

@@ -1,8 +1,9 @@
-// Complex (c64/c128) lowerings of eigh and svd. eigh: eig_plan.h's cyclic
-// two-sided Jacobi
-// on the Hermitian matrix of the named triangle (the diagonal's real part,
-// as zheevd's zhetrd reads it), on the real and imaginary parts, in the same
-// single ONNX Loop (graph size independent of n, symbolic n included).
+// Complex (c64/c128) lowerings of eigh and svd. eigh: eig_plan.h's two-sided
+// Jacobi (round-robin parallel ordering, early exit, Rayleigh quotients of
+// the re-orthogonalized V) on the Hermitian matrix of the named triangle (the
+// diagonal's real part, as zheevd's zhetrd reads it), on the real and imaginary
+// parts, in the same single ONNX Loop (graph size independent of n, symbolic n
+// included).
 //
 // The pair (p, q) is rotated by the unitary W = D G Dᴴ, D = diag(1, conj(u))
 // in the (p, q) plane with u = a_pq / |a_pq|: Dᴴ A D has the real entry
@@ -11,16 +12,17 @@
 // W_qp = -s conj(u), so A <- Wᴴ A W updates
 //   rows:    p <- c a_p - s u a_q,         q <- s conj(u) a_p + c a_q,
 //   columns: p <- c a_p - s conj(u) a_q,   q <- s u a_p + c a_q,
-// and V <- V W by the same column update. After eig_plan::kSweeps sweeps the
-// eigenvalues are the real parts of the diagonal, sorted ascending (zheevd's
-// order) with V's columns permuted alike. Eigenvectors are unique up to a
-// unit complex factor per column (LAPACK's phases differ), so tests compare
-// reconstructions.
-// Included by complex_plan_recipes.h only.
+// and V <- V W by the same column update (a round applies its n/2 pairs at
+// once: UnitaryOfRound, RotateRound). The eigenvalues Re(vᴴ A v) are
+// sorted ascending (zheevd's order) with V's columns permuted alike.
+// Eigenvectors are unique up to a unit complex factor per column (LAPACK's
+// phases differ), so tests compare reconstructions. Included by
+// complex_plan_recipes.h only.
 #ifndef JAX2ONNX_PLUGIN_EIG_COMPLEX_PLAN_H_
 #define JAX2ONNX_PLUGIN_EIG_COMPLEX_PLAN_H_
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <optional>
 #include <utility>
@@ -36,29 +38,6 @@
 
 namespace jax2onnx::plugin::complex {
 namespace linalg_complex {
-
-// Rows (axis rank-2) or columns (axis rank-1) p and q of m become
-// c m_p + beta m_q and gamma m_p + c m_q (c real, beta and gamma complex,
-// all with a trailing 1 for broadcasting).
-template <class E>
-Z<E> RotatePair(CBuilder<E>& cb, Z<E> m, V<E> p, V<E> q, V<E> c, Z<E> beta,
-                Z<E> gamma, V<E> ids, int axis) {
-  linalg_plan::Builder<E>& b = cb.b;
-  const DType d = cb.d;
-  Z<E> mp = cb.Take(m, p, axis);
-  Z<E> mq = cb.Take(m, q, axis);
-  auto scale = [&](Z<E> z) {
-    return Z<E>{b.Bin("Mul", c, z.re, d), b.Bin("Mul", c, z.im, d)};
-  };
-  auto add = [&](Z<E> x, Z<E> y) {
-    return Z<E>{b.Bin("Add", x.re, y.re, d), b.Bin("Add", x.im, y.im, d)};
-  };
-  Z<E> np = add(scale(mp), Mul(cb.e, beta, mq, d));
-  Z<E> nq = add(Mul(cb.e, gamma, mp, d), scale(mq));
-  return cb.Where(b.Bin("Equal", ids, p, DType::kBool), cb.Unsqueeze(np, axis),
-                  cb.Where(b.Bin("Equal", ids, q, DType::kBool),
-                           cb.Unsqueeze(nq, axis), m));
-}
 
 // The unitary pair rotation W = D G Dᴴ of the file comment for the
 // Hermitian 2 x 2 [[x, z], [conj z, y]] (x, y real [...], z complex [...]):
@@ -86,12 +65,60 @@ PairRotation<E> HermitianRotation(CBuilder<E>& cb, V<E> x, V<E> y, Z<E> z,
   return {c, {b.Bin("Mul", s, u1.re, d), b.Bin("Mul", s, u1.im, d)}};
 }
 
-// Columns p and q of m rotated by W (see PairRotation).
+// A round of eig_plan::RoundOf's parallel ordering applied to complex
+// rows (axis rank-2) or columns (axis rank-1): index i becomes
+// c_i m_i + coef_i m_partner(i) (coef complex, c real, broadcast along the
+// other axis).
 template <class E>
-Z<E> RotateColumns(CBuilder<E>& cb, Z<E> m, eig_plan::Pair<E> pq,
-                   PairRotation<E> w, V<E> iota, int rank) {
-  Z<E> neg_su_conj{cb.e.Op("Neg", {w.su.re}, cb.d), w.su.im};
-  return RotatePair(cb, m, pq.p, pq.q, w.c, neg_su_conj, w.su, iota, rank - 1);
+Z<E> RotateRound(CBuilder<E>& cb, Z<E> m, V<E> partner, V<E> c, Z<E> coef,
+                 int axis) {
+  linalg_plan::Builder<E>& b = cb.b;
+  const DType d = cb.d;
+  Z<E> other = cb.Take(m, partner, axis);
+  Z<E> mixed = Mul(cb.e, coef, other, d);
+  return {b.Bin("Add", b.Bin("Mul", c, m.re, d), mixed.re, d),
+          b.Bin("Add", b.Bin("Mul", c, m.im, d), mixed.im, d)};
+}
+
+// The unitary rotations W of a round (HermitianRotation per pair, from
+// x = a_pp, y = a_qq, z = a_pq of each index's pair) as coefficients of
+// RotateRound: for rows (Wᴴ A: p <- c a_p - su a_q, q <- conj(su) a_p +
+// c a_q) [..., n, 1], for columns (A W: p <- c a_p - conj(su) a_q,
+// q <- su a_p + c a_q) [..., 1, n].
+template <class E>
+struct RoundUnitary {
+  V<E> c_rows, c_cols;
+  Z<E> coef_rows, coef_cols;
+};
+template <class E>
+RoundUnitary<E> UnitaryOfRound(CBuilder<E>& cb, const eig_plan::Round<E>& round,
+                               V<E> self, V<E> partner_value, Z<E> z,
+                               int rank) {
+  linalg_plan::Builder<E>& b = cb.b;
+  const DType d = cb.d;
+  V<E> x = b.Where(round.first, self, partner_value, d);
+  V<E> y = b.Where(round.first, partner_value, self, d);
+  // [..., n, 1] coefficients: HermitianRotation's trailing 1 on [..., n].
+  PairRotation<E> w = HermitianRotation(cb, x, y, z, round.active, rank + 1);
+  V<E> first = b.Unsqueeze(round.first, 1, DType::kBool);
+  Z<E> neg_su{cb.e.Op("Neg", {w.su.re}, d), cb.e.Op("Neg", {w.su.im}, d)};
+  Z<E> coef_rows = cb.Where(first, neg_su, cb.Conj(w.su));
+  Z<E> coef_cols = cb.Where(first, cb.Conj(neg_su), w.su);
+  return {w.c, b.TransposeLast2(w.c, rank, d), coef_rows,
+          cb.Transpose(coef_cols, rank)};
+}
+
+// eig_plan::Reorthogonalize on complex v: v (3 I - vᴴ v) / 2.
+template <class E>
+Z<E> Reorthogonalize(CBuilder<E>& cb, Z<E> v, V<E> eye_mask, int rank) {
+  linalg_plan::Builder<E>& b = cb.b;
+  const DType d = cb.d;
+  Z<E> gram = cb.MatMul(cb.Conj(cb.Transpose(v, rank)), v);
+  V<E> three_i = b.Bin("Mul", b.Cast(eye_mask, d), b.Scalar(3), d);
+  Z<E> step = cb.MatMul(
+      v, Z<E>{b.Bin("Sub", three_i, gram.re, d), cb.e.Op("Neg", {gram.im}, d)});
+  return {b.Bin("Mul", step.re, b.Scalar(0.5), d),
+          b.Bin("Mul", step.im, b.Scalar(0.5), d)};
 }
 
 // The last axis of real `values` [..., k] sorted (ascending or descending),
@@ -245,41 +272,78 @@ absl::Status LowerComplexEigh(E& e) {
   Z<E> herm{b.Bin("Add", b.Bin("Add", off.re, off_h.re, d),
                   b.Where(eye, a.re, zero, d), d),
             b.Bin("Add", off.im, off_h.im, d)};
-  V<E> nn = b.Bin("Mul", n, n, DType::kI64);
-  V<E> trip = b.Bin("Mul", nn, b.ScalarI64(ep::kSweeps), DType::kI64);
+  // eig_plan.h's real eigh: rounds of n'/2 disjoint rotations, an early
+  // exit after a sweep whose off-diagonal entries are all <= n eps ||A||_F,
+  // Rayleigh quotients of the re-orthogonalized V.
+  V<E> rounds =
+      b.Bin("Sub",
+            b.Bin("Add", n, b.Bin("Mod", n, b.ScalarI64(2), DType::kI64),
+                  DType::kI64),
+            b.ScalarI64(1), DType::kI64);
+  V<E> trip = b.Bin("Mul", rounds, b.ScalarI64(ep::kMaxSweeps), DType::kI64);
+  V<E> fro = e.Op("Sqrt",
+                  {e.Op("ReduceSum",
+                        {b.Bin("Add", b.Bin("Mul", herm.re, herm.re, d),
+                               b.Bin("Mul", herm.im, herm.im, d), d),
+                         b.Axes({rank - 2, rank - 1})},
+                        d, {OpAttr::Int("keepdims", 1)})},
+                  d);
+  fro = b.Squeeze(fro, rank - 1, d);  // [..., 1]
+  fro = b.Where(b.Bin("Greater", fro, zero, kB), fro, b.Scalar(1), d);
+  V<E> tol = b.Bin("Mul", b.Cast(n, d), b.Scalar(ep::Epsilon(b)), d);
   Z<E> v0{ep::EyeLike(b, herm.re, eye), b.ZerosLike(herm.re, d)};
   J2O_ASSIGN_OR_RETURN(
       std::vector<V<E>> out,
       e.Loop(
-          trip, {herm.re, herm.im, v0.re, v0.im}, {d, d, d, d},
+          trip, {herm.re, herm.im, v0.re, v0.im, zero}, {d, d, d, d, d},
           [&](V<E> it, const std::vector<V<E>>& carried)
               -> absl::StatusOr<std::vector<V<E>>> {
             Z<E> m{carried[0], carried[1]};
             Z<E> v{carried[2], carried[3]};
-            ep::Pair<E> pq = ep::PairOf(b, it, n, nn);
-            Z<E> row_p = c.Take(m, pq.p, rank - 2);
-            V<E> app =
-                b.Take(b.Take(m.re, pq.p, rank - 2, d), pq.p, rank - 2, d);
-            V<E> aqq =
-                b.Take(b.Take(m.re, pq.q, rank - 2, d), pq.q, rank - 2, d);
-            Z<E> apq = c.Take(row_p, pq.q, rank - 2);
-            linalg_complex::PairRotation<E> w =
-                linalg_complex::HermitianRotation(c, app, aqq, apq, pq.active,
-                                                  rank);
-            // Rows (Wᴴ A): p <- c a_p - su a_q, q <- conj(su) a_p + c a_q.
-            Z<E> neg_su{e.Op("Neg", {w.su.re}, d), e.Op("Neg", {w.su.im}, d)};
-            m = linalg_complex::RotatePair(c, m, pq.p, pq.q, w.c, neg_su,
-                                           c.Conj(w.su), rows, rank - 2);
-            m = linalg_complex::RotateColumns(c, m, pq, w, iota, rank);
-            v = linalg_complex::RotateColumns(c, v, pq, w, iota, rank);
-            return std::vector<V<E>>{m.re, m.im, v.re, v.im};
-          }));
-  V<E> w =
-      e.Op("ReduceSum", {b.Where(eye, out[0], zero, d), b.Axes({rank - 1})}, d,
-           {OpAttr::Int("keepdims", 0)});
+            ep::Round<E> round = ep::RoundOf(b, it, n, iota);
+            V<E> diag = e.Op("ReduceSum",
+                             {b.Where(eye, m.re, zero, d), b.Axes({rank - 1})},
+                             d, {OpAttr::Int("keepdims", 0)});
+            // z_i = m[i, partner_i], read from the p row for both members.
+            V<E> at_partner = b.Bin(
+                "Equal", b.Unsqueeze(round.partner, 1, DType::kI64), iota, kB);
+            auto row_pick = [&](V<E> x) {
+              return e.Op("ReduceSum",
+                          {b.Where(at_partner, x, zero, d), b.Axes({rank - 1})},
+                          d, {OpAttr::Int("keepdims", 0)});
+            };
+            Z<E> z_row{row_pick(m.re), row_pick(m.im)};
+            Z<E> z = c.Where(round.first, z_row,
+                             c.Take(z_row, round.partner, rank - 2));
+            linalg_complex::RoundUnitary<E> w = linalg_complex::UnitaryOfRound(
+                c, round, diag, b.Take(diag, round.partner, rank - 2, d), z,
+                rank);
+            m = linalg_complex::RotateRound(c, m, round.partner, w.c_rows,
+                                            w.coef_rows, rank - 2);
+            m = linalg_complex::RotateRound(c, m, round.partner, w.c_cols,
+                                            w.coef_cols, rank - 1);
+            v = linalg_complex::RotateRound(c, v, round.partner, w.c_cols,
+                                            w.coef_cols, rank - 1);
+            V<E> measure = b.Where(round.active,
+                                   b.Bin("Div", Abs(e, z, d), fro, d), zero, d);
+            ep::SweepTest<E> test =
+                ep::EndOfSweepTest(b, it, rounds, carried[4], measure, tol);
+            return std::vector<V<E>>{test.keep_going, m.re, m.im, v.re, v.im,
+                                     test.worst};
+          },
+          /*early_exit=*/true));
+  // Re(v_iᴴ A v_i) of the Hermitian input.
+  Z<E> v_final =
+      linalg_complex::Reorthogonalize(c, {out[2], out[3]}, eye, rank);
+  Z<E> av = c.MatMul(herm, v_final);
+  V<E> w = e.Op("ReduceSum",
+                {b.Bin("Add", b.Bin("Mul", v_final.re, av.re, d),
+                       b.Bin("Mul", v_final.im, av.im, d), d),
+                 b.Axes({rank - 2})},
+                d, {OpAttr::Int("keepdims", 0)});
   // Ascending eigenvalues, V's columns permuted alike (both parts).
   auto [sorted_w, sorted_v] = linalg_complex::SortWithComplexColumns(
-      c, w, n, {out[2], out[3]}, rank, /*ascending=*/true);
+      c, w, n, v_final, rank, /*ascending=*/true);
   J2O_RETURN_IF_ERROR(c.SetOut(0, sorted_v));
   return e.SetOut(1, sorted_w);
 }
@@ -307,8 +371,15 @@ absl::Status LowerComplexSvd(E& e) {
   const int64_t cols = std::min(shape.m, shape.n);
   V<E> n = b.ScalarI64(cols);
   V<E> iota = b.Iota(n);
-  V<E> nn = b.ScalarI64(cols * cols);
-  V<E> trip = b.ScalarI64(cols * cols * ep::kSweeps);
+  // eig_plan.h's real svd: rounds of disjoint column pairs, dgesvj's early
+  // exit, singular values |A v| of the re-orthogonalized V, U the rotated
+  // columns normalized.
+  const int64_t rounds_per_sweep = cols + cols % 2 - 1;
+  V<E> rounds = b.ScalarI64(rounds_per_sweep);
+  V<E> trip = b.ScalarI64(rounds_per_sweep * ep::kMaxSweeps);
+  V<E> tol =
+      b.Scalar(std::sqrt(static_cast<double>(std::max(shape.m, shape.n))) *
+               ep::Epsilon(b));
   Z<E> v0 = linalg_complex::BatchedEye(c, a.re, iota, n, rank);
   auto sum_rows = [&](V<E> x) {
     return e.Op("ReduceSum", {x, b.Axes({rank - 2})}, d,
@@ -318,41 +389,66 @@ absl::Status LowerComplexSvd(E& e) {
   auto norm2 = [&](Z<E> x) {
     return sum_rows(b.Bin("Add", mul(x.re, x.re), mul(x.im, x.im), d));
   };
+  V<E> zero = b.Scalar(0);
   J2O_ASSIGN_OR_RETURN(
       std::vector<V<E>> out,
-      e.Loop(trip, {a.re, a.im, v0.re, v0.im}, {d, d, d, d},
-             [&](V<E> it, const std::vector<V<E>>& carried)
-                 -> absl::StatusOr<std::vector<V<E>>> {
-               Z<E> u{carried[0], carried[1]};
-               Z<E> v{carried[2], carried[3]};
-               ep::Pair<E> pq = ep::PairOf(b, it, n, nn);
-               Z<E> up = c.Take(u, pq.p, rank - 1);  // [..., r]
-               Z<E> uq = c.Take(u, pq.q, rank - 1);
-               // a_pᴴ a_q.
-               Z<E> dot{sum_rows(b.Bin("Add", mul(up.re, uq.re),
-                                       mul(up.im, uq.im), d)),
-                        sum_rows(b.Bin("Sub", mul(up.re, uq.im),
-                                       mul(up.im, uq.re), d))};
-               linalg_complex::PairRotation<E> w =
-                   linalg_complex::HermitianRotation(c, norm2(up), norm2(uq),
-                                                     dot, pq.active, rank);
-               u = linalg_complex::RotateColumns(c, u, pq, w, iota, rank);
-               v = linalg_complex::RotateColumns(c, v, pq, w, iota, rank);
-               return std::vector<V<E>>{u.re, u.im, v.re, v.im};
-             }));
-  Z<E> u{out[0], out[1]};
-  V<E> norms = e.Op("Sqrt", {norm2(u)}, d);  // [..., cols]
+      e.Loop(
+          trip, {a.re, a.im, v0.re, v0.im, zero}, {d, d, d, d, d},
+          [&](V<E> it, const std::vector<V<E>>& carried)
+              -> absl::StatusOr<std::vector<V<E>>> {
+            Z<E> u{carried[0], carried[1]};
+            Z<E> v{carried[2], carried[3]};
+            ep::Round<E> round = ep::RoundOf(b, it, n, iota);
+            Z<E> u_partner = c.Take(u, round.partner, rank - 1);
+            V<E> norms2 = norm2(u);
+            V<E> norms2_partner = b.Take(norms2, round.partner, rank - 2, d);
+            // a_iᴴ a_partner for the p member, its conjugate for q: z of
+            // the pair (p, q) is a_pᴴ a_q either way.
+            Z<E> dot{sum_rows(b.Bin("Add", mul(u.re, u_partner.re),
+                                    mul(u.im, u_partner.im), d)),
+                     sum_rows(b.Bin("Sub", mul(u.re, u_partner.im),
+                                    mul(u.im, u_partner.re), d))};
+            Z<E> z = c.Where(round.first, dot, c.Conj(dot));
+            linalg_complex::RoundUnitary<E> w = linalg_complex::UnitaryOfRound(
+                c, round, norms2, norms2_partner, z, rank);
+            u = linalg_complex::RotateRound(c, u, round.partner, w.c_cols,
+                                            w.coef_cols, rank - 1);
+            v = linalg_complex::RotateRound(c, v, round.partner, w.c_cols,
+                                            w.coef_cols, rank - 1);
+            V<E> scale = mul(norms2, norms2_partner);
+            V<E> positive = b.Bin("Greater", scale, zero, DType::kBool);
+            V<E> cosine = b.Bin(
+                "Div", Abs(e, dot, d),
+                e.Op("Sqrt", {b.Where(positive, scale, b.Scalar(1), d)}, d), d);
+            V<E> measure =
+                b.Where(e.Op("And", {round.active, positive}, DType::kBool),
+                        cosine, zero, d);
+            ep::SweepTest<E> test =
+                ep::EndOfSweepTest(b, it, rounds, carried[4], measure, tol);
+            return std::vector<V<E>>{test.keep_going, u.re, u.im, v.re, v.im,
+                                     test.worst};
+          },
+          /*early_exit=*/true));
+  V<E> eye =
+      b.Bin("Equal", b.Unsqueeze(iota, 1, DType::kI64), iota, DType::kBool);
+  Z<E> v_final =
+      linalg_complex::Reorthogonalize(c, {out[2], out[3]}, eye, rank);
+  Z<E> u_rotated{out[0], out[1]};
+  V<E> rotated_norms = e.Op("Sqrt", {norm2(u_rotated)}, d);  // [..., cols]
+  V<E> nonzero = b.Bin("Greater", rotated_norms, zero, DType::kBool);
+  V<E> norms =
+      b.Where(nonzero, e.Op("Sqrt", {norm2(c.MatMul(a, v_final))}, d), zero, d);
   auto [sigma, v_sorted] = linalg_complex::SortWithComplexColumns(
-      c, norms, n, {out[2], out[3]}, rank, /*ascending=*/false);
+      c, norms, n, v_final, rank, /*ascending=*/false);
   J2O_RETURN_IF_ERROR(e.SetOut(0, sigma));
   if (!shape.compute_uv) return absl::OkStatus();
-  auto [unused, u_sorted] = linalg_complex::SortWithComplexColumns(
-      c, norms, n, u, rank, /*ascending=*/false);
-  V<E> safe = b.Where(b.Bin("Greater", sigma, b.Scalar(0), DType::kBool), sigma,
-                      b.Scalar(1), d);
-  V<E> scale = b.Unsqueeze(safe, rank - 2, d);
-  Z<E> u_unit{b.Bin("Div", u_sorted.re, scale, d),
-              b.Bin("Div", u_sorted.im, scale, d)};
+  V<E> safe =
+      b.Unsqueeze(b.Where(nonzero, rotated_norms, b.Scalar(1), d), rank - 2, d);
+  auto [unused, u_unit] = linalg_complex::SortWithComplexColumns(
+      c, norms, n,
+      {b.Bin("Div", u_rotated.re, safe, d),
+       b.Bin("Div", u_rotated.im, safe, d)},
+      rank, /*ascending=*/false);
   J2O_ASSIGN_OR_RETURN(
       u_unit, linalg_complex::FillZeroColumns(
                   c, u_unit, sigma, std::max(shape.m, shape.n), cols, rank));

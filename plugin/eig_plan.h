@@ -1,12 +1,10 @@
 // Pipeline-independent lowerings of eigh and svd by Jacobi rotations in one
 // ONNX Loop (constant graph size in n, symbolic n included).
 //
-// The real recipes rotate in the round-robin parallel ordering (RoundOf):
-// each Loop step applies n/2 disjoint rotations at once with whole-matrix
-// ops, so a sweep is n - 1 (or n) steps of O(n^2) work. The complex recipes
-// (eig_complex_plan.h) still take one pair per step in the cyclic order:
-// iteration i rotates the pair (p, q) = ((i mod n²) / n, i mod n) when p < q
-// (PairOf), n² steps of O(n^2) work per sweep.
+// The recipes rotate in the round-robin parallel ordering (RoundOf): each
+// Loop step applies n/2 disjoint rotations at once with whole-matrix ops, so
+// a sweep is n - 1 (or n) steps of O(n^2) work. eig_complex_plan.h applies
+// the same scheme to Hermitian and complex matrices.
 //
 // eigh: two-sided Jacobi on the symmetric matrix read from the `lower` (or
 // upper) triangle (Golub & Van Loan, sym.schur2: tau = (a_qq - a_pp) /
@@ -17,15 +15,14 @@
 // permuted alike.
 // svd: one-sided (Hestenes) Jacobi on the columns of A (of Aᵀ when m < n):
 // the pair rotation that makes columns p and q orthogonal; singular values
-// are the column norms, sorted descending, U the normalized columns, Vᵀ from
-// the accumulated rotations.
+// are the column norms of A V (V re-orthogonalized), sorted descending, U
+// the normalized rotated columns, Vᵀ from the accumulated rotations.
 //
 // Jacobi converges quadratically once the off-diagonal part is small: the
-// real Loops stop after the first sweep with nothing left to rotate
-// (EndOfSweepTest, at most kMaxSweeps), the complex ones run a fixed
-// kSweeps = 10 sweeps. Eigen/singular vectors are unique only up to sign
-// (and rotation within repeated values): they can differ from LAPACK's, so
-// tests compare reconstructions.
+// Loops stop after the first sweep with nothing left to rotate
+// (EndOfSweepTest, at most kMaxSweeps). Eigen/singular vectors are unique
+// only up to sign (and rotation within repeated values): they can differ
+// from LAPACK's, so tests compare reconstructions.
 #ifndef JAX2ONNX_PLUGIN_EIG_PLAN_H_
 #define JAX2ONNX_PLUGIN_EIG_PLAN_H_
 
@@ -47,27 +44,12 @@
 namespace jax2onnx::plugin {
 namespace eig_plan {
 
-inline constexpr int64_t kSweeps = 10;  // the complex recipes' fixed count
-// The real recipes stop after the first sweep that found nothing left to
+// The Jacobi Loops stop after the first sweep that found nothing left to
 // rotate (EndOfSweepTest), at the latest after kMaxSweeps.
 inline constexpr int64_t kMaxSweeps = 30;
 
 template <class E>
 using V = typename E::Value;
-
-// The (p, q) pair of iteration `it` and whether it rotates (p < q).
-template <class E>
-struct Pair {
-  V<E> p, q, active;
-};
-template <class E>
-Pair<E> PairOf(linalg_plan::Builder<E>& b, V<E> it, V<E> n, V<E> nn) {
-  using jaxpr::DType;
-  V<E> idx = b.Bin("Mod", it, nn, DType::kI64);
-  return {b.Bin("Div", idx, n, DType::kI64), b.Bin("Mod", idx, n, DType::kI64),
-          b.Bin("Less", b.Bin("Div", idx, n, DType::kI64),
-                b.Bin("Mod", idx, n, DType::kI64), DType::kBool)};
-}
 
 // (c, s) = the Jacobi rotation for zeta = (y - x) / (2 z); identity where
 // !active or z == 0. Results have the shape of x with a trailing 1.
@@ -166,7 +148,7 @@ RoundRotation<E> RotationOfRound(linalg_plan::Builder<E>& b,
   return {c, s, b.TransposeLast2(c, rank, dt), b.TransposeLast2(s, rank, dt)};
 }
 
-// The real Jacobi Loops' early exit, a sweep-wise test like LAPACK
+// The Jacobi Loops' early exit, a sweep-wise test like LAPACK
 // dgesvj's: `worst` carries the largest off-diagonal measure (any shape,
 // inactive pairs 0) seen in the current sweep, reset at its first round;
 // the Loop goes on unless the sweep just ended with every measure <= tol,
