@@ -534,13 +534,18 @@ inline LoweringInfo LinalgLoweringInfo(absl::string_view name) {
   }
   if (name == "eigh" || name == "svd") {
     return {with({"Mod", "Div", "Sqrt", "TopK", "GatherElements", "ReduceSum",
-                  "Transpose", "MatMul", "ArgMax"}),
+                  "ReduceMax", "Transpose", "MatMul", "ArgMax"}),
             kMinOpset,
             absl::StrCat(name == "eigh"
-                             ? "cyclic two-sided Jacobi, 10 sweeps, in one "
-                               "Loop; ascending; vectors up to sign; complex: "
+                             ? "two-sided Jacobi in one Loop, n/2 disjoint "
+                               "rotations per step (round-robin), until a "
+                               "sweep finds nothing to rotate (<= 30); "
+                               "Rayleigh quotients of the re-orthogonalized "
+                               "V, ascending; vectors up to sign; complex: "
                                "Hermitian Jacobi (unitary pair rotations)"
-                             : "one-sided Jacobi, 10 sweeps, in one Loop; "
+                             : "one-sided Jacobi in one Loop, n/2 disjoint "
+                               "column pairs per step, until a sweep finds "
+                               "them orthogonal (dgesvj's test, <= 30); "
                                "static m, n; full_matrices completes U (or "
                                "V^H) by Gram-Schmidt on the unit vectors; "
                                "complex: unitary pair rotations, vh = V^H",
