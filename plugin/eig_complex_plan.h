@@ -275,11 +275,7 @@ absl::Status LowerComplexEigh(E& e) {
   // eig_plan.h's real eigh: rounds of n'/2 disjoint rotations, an early
   // exit after a sweep whose off-diagonal entries are all <= n eps ||A||_F,
   // Rayleigh quotients of the re-orthogonalized V.
-  V<E> rounds =
-      b.Bin("Sub",
-            b.Bin("Add", n, b.Bin("Mod", n, b.ScalarI64(2), DType::kI64),
-                  DType::kI64),
-            b.ScalarI64(1), DType::kI64);
+  V<E> rounds = ep::RoundsPerSweep(b, n);
   V<E> trip = b.Bin("Mul", rounds, b.ScalarI64(ep::kMaxSweeps), DType::kI64);
   V<E> fro = e.Op("Sqrt",
                   {e.Op("ReduceSum",
@@ -415,14 +411,8 @@ absl::Status LowerComplexSvd(E& e) {
                                             w.coef_cols, rank - 1);
             v = linalg_complex::RotateRound(c, v, round.partner, w.c_cols,
                                             w.coef_cols, rank - 1);
-            V<E> scale = mul(norms2, norms2_partner);
-            V<E> positive = b.Bin("Greater", scale, zero, DType::kBool);
-            V<E> cosine = b.Bin(
-                "Div", Abs(e, dot, d),
-                e.Op("Sqrt", {b.Where(positive, scale, b.Scalar(1), d)}, d), d);
-            V<E> measure =
-                b.Where(e.Op("And", {round.active, positive}, DType::kBool),
-                        cosine, zero, d);
+            V<E> measure = ep::ColumnCosines(b, round, norms2, norms2_partner,
+                                             Abs(e, dot, d));
             ep::SweepTest<E> test =
                 ep::EndOfSweepTest(b, it, rounds, carried[4], measure, tol);
             return std::vector<V<E>>{test.keep_going, u.re, u.im, v.re, v.im,

@@ -83,6 +83,15 @@ std::pair<V<E>, V<E>> Rotation(linalg_plan::Builder<E>& b, V<E> x, V<E> y,
   return {b.Unsqueeze(c, out_rank - 1, dt), b.Unsqueeze(s, out_rank - 1, dt)};
 }
 
+// Rounds per sweep of RoundOf's ordering: n' - 1, n' = n + n mod 2.
+template <class E>
+V<E> RoundsPerSweep(linalg_plan::Builder<E>& b, V<E> n) {
+  using jaxpr::DType;
+  V<E> even = b.Bin("Add", n, b.Bin("Mod", n, b.ScalarI64(2), DType::kI64),
+                    DType::kI64);
+  return b.Bin("Sub", even, b.ScalarI64(1), DType::kI64);
+}
+
 // One round of the round-robin (circle method) parallel ordering: with
 // n' = n + n mod 2 indices, round r = it mod (n' - 1) pairs n' - 1 with r
 // and every other i with (2r - i) mod (n' - 1). Each pair meets once in a
@@ -99,9 +108,7 @@ template <class E>
 Round<E> RoundOf(linalg_plan::Builder<E>& b, V<E> it, V<E> n, V<E> iota) {
   using jaxpr::DType;
   V<E> two = b.ScalarI64(2);
-  V<E> last = b.Bin(
-      "Sub", b.Bin("Add", n, b.Bin("Mod", n, two, DType::kI64), DType::kI64),
-      b.ScalarI64(1), DType::kI64);
+  V<E> last = RoundsPerSweep(b, n);
   V<E> r = b.Bin("Mod", it, last, DType::kI64);
   // ONNX integer Mod takes the divisor's sign, so this is in [0, n' - 1).
   V<E> partner = b.Bin(
@@ -114,6 +121,23 @@ Round<E> RoundOf(linalg_plan::Builder<E>& b, V<E> it, V<E> n, V<E> iota) {
   V<E> active = b.Bin("Less", partner, n, DType::kBool);
   partner = b.Where(active, partner, iota, DType::kI64);
   return {partner, b.Bin("Less", iota, partner, DType::kBool), active};
+}
+
+// One-sided Jacobi's measure of a round (LAPACK dgesvj's): |cos| of the
+// angle between each index's column and its partner's, |dot| /
+// sqrt(norm2 * norm2_partner); 0 for inactive pairs and zero columns.
+template <class E>
+V<E> ColumnCosines(linalg_plan::Builder<E>& b, const Round<E>& round,
+                   V<E> norms2, V<E> norms2_partner, V<E> abs_dot) {
+  using jaxpr::DType;
+  const DType dt = b.dt;
+  V<E> scale = b.Bin("Mul", norms2, norms2_partner, dt);
+  V<E> positive = b.Bin("Greater", scale, b.Scalar(0), DType::kBool);
+  V<E> cosine = b.Bin(
+      "Div", abs_dot,
+      b.e.Op("Sqrt", {b.Where(positive, scale, b.Scalar(1), dt)}, dt), dt);
+  return b.Where(b.e.Op("And", {round.active, positive}, DType::kBool), cosine,
+                 b.Scalar(0), dt);
 }
 
 // Applies a round's rotations to the rows (axis = rank-2) or columns
@@ -435,11 +459,7 @@ absl::Status LowerEigh(E& e) {
   Val sym = b.Bin("Add", b.Bin("Add", off, b.TransposeLast2(off, rank, dt), dt),
                   b.Where(eye, a, b.Scalar(0), dt), dt);
   // Rounds of n'/2 disjoint rotations (RoundOf): n' - 1 per sweep.
-  Val rounds =
-      b.Bin("Sub",
-            b.Bin("Add", n, b.Bin("Mod", n, b.ScalarI64(2), DType::kI64),
-                  DType::kI64),
-            b.ScalarI64(1), DType::kI64);
+  Val rounds = ep::RoundsPerSweep(b, n);
   Val trip = b.Bin("Mul", rounds, b.ScalarI64(ep::kMaxSweeps), DType::kI64);
   // Off-diagonal entries are measured against ||A||_F (kept by the
   // rotations); a sweep whose entries are all <= n eps of it ends the Loop.
@@ -568,15 +588,8 @@ absl::Status LowerSvd(E& e) {
                       b.Bin("Mul", rot.s_cols, u_partner, dt), dt);
             v = ep::RotateRound(b, v, round.partner, rot.c_cols, rot.s_cols,
                                 rank - 1);
-            Val scale = b.Bin("Mul", norms2, norms2_partner, dt);
-            Val positive = b.Bin("Greater", scale, b.Scalar(0), DType::kBool);
-            Val cosine = b.Bin(
-                "Div", e.Op("Abs", {gamma}, dt),
-                e.Op("Sqrt", {b.Where(positive, scale, b.Scalar(1), dt)}, dt),
-                dt);
-            Val measure =
-                b.Where(e.Op("And", {round.active, positive}, DType::kBool),
-                        cosine, b.Scalar(0), dt);
+            Val measure = ep::ColumnCosines(b, round, norms2, norms2_partner,
+                                            e.Op("Abs", {gamma}, dt));
             ep::SweepTest<E> test =
                 ep::EndOfSweepTest(b, it, rounds, carried[2], measure, tol);
             return std::vector<Val>{test.keep_going, u, v, test.worst};
