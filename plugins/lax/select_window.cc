@@ -15,20 +15,21 @@ void RegisterSelectWindow() {
       "select_and_scatter_add",
       &WithNeutralEmitter<
           &plugin::LowerSelectAndScatterAdd<NeutralLegacyEmitter>>,
-      {{"Transpose", "Pad", "Slice", "Where", "ScatterND", "Expand"},
+      {{"Transpose", "Pad", "Slice", "Where", "ScatterND", "Expand", "Range"},
        plugin::kMinOpset,
-       "XLA's sequential select over static windowed dims (others may be "
-       "symbolic); one ScatterND(add) over constant indices; padding never "
-       "selected; negative padding crops; base_dilation, u64/bool/complex "
-       "refused"});
+       "XLA's sequential select in window order; windowed dims static or "
+       "symbolic (Slices end from the dim's end, masks and ScatterND "
+       "positions from Range at run time); one ScatterND(add); padding "
+       "never selected; negative padding crops; u64/bool/complex refused"});
   r.RegisterLegacy(
       "select_and_gather_add",
       &WithNeutralEmitter<
           &plugin::LowerSelectAndGatherAdd<NeutralLegacyEmitter>>,
-      {{"Transpose", "Pad", "Slice", "Where"},
+      {{"Transpose", "Pad", "Slice", "Where", "Gather", "Range"},
        plugin::kMinOpset,
-       "JAX's (key, tangent) pair reduction over static windowed dims; "
-       "negative padding crops; base_dilation, u64/bool/complex refused"});
+       "JAX's (key, tangent) pair reduction; windowed dims static or "
+       "symbolic; base_dilation holes (static dims) and pads skipped; "
+       "negative padding crops; u64/bool/complex refused"});
 }
 
 }  // namespace jax2onnx::plugins

@@ -110,6 +110,33 @@ TEST(SliceTest, SymbolicEntryThatNamesNoDimensionIsAnError) {
                                    "i32[B,2]"));
 }
 
+constexpr char kPooledAndImage[] = R"({ lambda ; a:i32[floordiv(H, 2),2] b:i32[H,2]. let
+    c:i32[] = reduce_sum[axes=(0, 1) out_sharding=None] a
+    d:i32[] = reduce_sum[axes=(0, 1) out_sharding=None] b
+  in (c, d) })";
+
+TEST(SymbolBindingTest, ADimOfAnEarlierInputIsCheckedOnceALaterOneBindsIt) {
+  // floordiv(H, 2) of input 0 cannot be solved for H; input 1 binds H = 5
+  // and input 0's 2 rows are then checked against floordiv(5, 2) = 2.
+  // Sums: 0+1+2+3 = 6 and 0+...+9 = 45.
+  auto out = EvalText(kPooledAndImage,
+                      {MakeIntArray(DType::kI32, {2, 2}, Range(4)),
+                       MakeIntArray(DType::kI32, {5, 2}, Range(10))});
+  ASSERT_TRUE(out.ok()) << out.status();
+  EXPECT_THAT(ToInts((*out)[0]), ElementsAre(6));
+  EXPECT_THAT(ToInts((*out)[1]), ElementsAre(45));
+}
+
+TEST(SymbolBindingTest, ADimThatDisagreesWithTheBindingIsAnError) {
+  auto out = EvalText(kPooledAndImage,
+                      {MakeIntArray(DType::kI32, {3, 2}, Range(6)),
+                       MakeIntArray(DType::kI32, {5, 2}, Range(10))});
+  ASSERT_FALSE(out.ok());
+  EXPECT_THAT(out.status().message(),
+              ::testing::HasSubstr("input 0: dimension 0 is 3 but "
+                                   "'floordiv(H, 2)' evaluates to 2"));
+}
+
 TEST(SliceTest, TwoDimStridedAndUnstrided) {
   // a[r][c] = 4r + c, shape [3,4]. Rows 0:3:2 = {0,2}, cols 1:4:2 = {1,3}
   // -> [1,3,9,11]. With strides=None rows 1:3, cols 2:4 -> [6,7,10,11].
