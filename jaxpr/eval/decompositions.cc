@@ -621,9 +621,83 @@ absl::StatusOr<std::vector<Array>> CustomLinearSolveKernel(
   return ctx.Call(*parts.solve, {}, args);
 }
 
+// symmetric_product(a, c) = alpha a aᵀ + beta c for a [..., n, k], c
+// [..., n, n] (JAX's CPU lowering, _symmetric_product_jax_fn: the whole
+// matrix, not only the lower triangle syrk would write).
+absl::StatusOr<std::vector<Array>> SymmetricProductKernel(
+    const EvalContext& ctx, absl::Span<const Array> inputs) {
+  if (inputs.size() != 2) {
+    return absl::InvalidArgumentError("symmetric_product takes (a, c)");
+  }
+  J2O_ASSIGN_OR_RETURN(double alpha, ctx.params().GetFloat("alpha"));
+  J2O_ASSIGN_OR_RETURN(double beta, ctx.params().GetFloat("beta"));
+  J2O_ASSIGN_OR_RETURN(MatrixDims da, Matrices(inputs[0], "symmetric_product"));
+  J2O_ASSIGN_OR_RETURN(MatrixDims dc, Matrices(inputs[1], "symmetric_product"));
+  if (dc.rows != dc.cols || da.rows != dc.rows || da.batch != dc.batch) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "symmetric_product: a ", inputs[0].TypeString(), " and c ",
+        inputs[1].TypeString(), " are not [..., n, k] and [..., n, n]"));
+  }
+  const int64_t n = dc.rows, k = da.cols;
+  const std::vector<double> a = Widen<double>(inputs[0]);
+  std::vector<double> c = Widen<double>(inputs[1]);
+  for (int64_t b = 0; b < dc.batch; ++b) {
+    const double* am = a.data() + b * n * k;
+    double* cm = c.data() + b * n * n;
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        double dot = 0;
+        for (int64_t l = 0; l < k; ++l) dot += am[i * k + l] * am[j * k + l];
+        cm[i * n + j] = alpha * dot + beta * cm[i * n + j];
+      }
+    }
+  }
+  return std::vector<Array>{Narrow(c, inputs[1].dtype(), inputs[1].shape())};
+}
+
+// cholesky_update(r, w): JAX's _cholesky_update_jax_fn (its CPU lowering),
+// step k rotates row k of r and w by the Givens rotation (c, s) of
+// (r[k][k], w[k]) (drotg: (1, 0) when w[k] == 0, else both scaled by the
+// larger magnitude, rh = 1 / sqrt(x² + y²), c = x rh, s = -y rh):
+// row_k <- c row_k - s w, w <- c w + s row_k, whole rows.
+absl::StatusOr<std::vector<Array>> CholeskyUpdateKernel(
+    const EvalContext& ctx, absl::Span<const Array> inputs) {
+  if (inputs.size() != 2 || inputs[0].rank() != 2 || inputs[1].rank() != 1 ||
+      inputs[0].shape()[0] != inputs[0].shape()[1] ||
+      inputs[1].shape()[0] != inputs[0].shape()[0]) {
+    return absl::InvalidArgumentError(
+        "cholesky_update takes a square matrix r [n, n] and a vector w [n]");
+  }
+  J2O_RETURN_IF_ERROR(Matrices(inputs[0], "cholesky_update").status());
+  const int64_t n = inputs[1].shape()[0];
+  std::vector<double> r = Widen<double>(inputs[0]);
+  std::vector<double> w = Widen<double>(inputs[1]);
+  for (int64_t k = 0; k < n; ++k) {
+    double c = 1, s = 0;
+    if (w[k] != 0) {
+      double x = r[k * n + k], y = w[k];
+      const double denominator =
+          std::abs(x) > std::abs(y) ? std::abs(x) : std::abs(y);
+      x /= denominator;
+      y /= denominator;
+      const double rh = 1 / std::sqrt(x * x + y * y);
+      c = x * rh;
+      s = -y * rh;
+    }
+    for (int64_t j = 0; j < n; ++j) {
+      const double row = r[k * n + j];
+      r[k * n + j] = c * row - s * w[j];
+      w[j] = c * w[j] + s * row;
+    }
+  }
+  return std::vector<Array>{Narrow(r, inputs[0].dtype(), inputs[0].shape())};
+}
+
 }  // namespace
 
 void RegisterDecompositionKernels() {
+  RegisterEvalKernel("symmetric_product", SymmetricProductKernel);
+  RegisterEvalKernel("cholesky_update", CholeskyUpdateKernel);
   RegisterEvalKernel("custom_linear_solve", CustomLinearSolveKernel);
   RegisterEvalKernel("qr", QrKernel);
   RegisterEvalKernel("geqrf", GeqrfKernel);

@@ -330,6 +330,54 @@ absl::Status TridiagonalSolveRule(RuleContext& ctx) {
   return absl::OkStatus();
 }
 
+// symmetric_product(a, c): a [..., n, k], c [..., n, n] of one f32/f64
+// dtype, float params alpha and beta; result c's type.
+absl::Status SymmetricProductRule(RuleContext& ctx) {
+  J2O_RETURN_IF_ERROR(ctx.Arity(2));
+  J2O_RETURN_IF_ERROR(ctx.Outputs(1));
+  J2O_RETURN_IF_ERROR(ctx.DTypeIn(0, kClassFloat));
+  J2O_RETURN_IF_ERROR(ctx.SameDTypes());
+  for (const char* key : {"alpha", "beta"}) {
+    if (!ctx.params().GetFloat(key).ok()) {
+      return ctx.Fail(absl::StrCat("param '", key, "' must be a float"));
+    }
+  }
+  J2O_RETURN_IF_ERROR(MatrixOperand(ctx, 0));
+  J2O_RETURN_IF_ERROR(MatrixOperand(ctx, 1));
+  const Aval& a = ctx.in(0);
+  const Aval& c = ctx.in(1);
+  const int rc = c.rank();
+  if (a.rank() != rc || !ShapeEqual(Batch(a, 2), Batch(c, 2)) ||
+      !DimEqual(c.shape[rc - 1], c.shape[rc - 2]) ||
+      !DimEqual(a.shape[rc - 2], c.shape[rc - 1])) {
+    return ctx.Fail(absl::StrCat(
+        "symmetric_product expects a [..., n, k] and c [..., n, n], got ",
+        ShapeString(a.shape), " and ", ShapeString(c.shape)));
+  }
+  ctx.SetResult(c);
+  return absl::OkStatus();
+}
+
+// cholesky_update(r, w): r [n, n], w [n] of one f32/f64 dtype (JAX gives
+// it no batching); result r's type.
+absl::Status CholeskyUpdateRule(RuleContext& ctx) {
+  J2O_RETURN_IF_ERROR(ctx.Arity(2));
+  J2O_RETURN_IF_ERROR(ctx.Outputs(1));
+  J2O_RETURN_IF_ERROR(ctx.DTypeIn(0, kClassFloat));
+  J2O_RETURN_IF_ERROR(ctx.SameDTypes());
+  J2O_RETURN_IF_ERROR(ctx.Rank(0, 2));
+  J2O_RETURN_IF_ERROR(ctx.Rank(1, 1));
+  const Aval& r = ctx.in(0);
+  if (!DimEqual(r.shape[0], r.shape[1]) ||
+      !DimEqual(ctx.in(1).shape[0], r.shape[1])) {
+    return ctx.Fail(absl::StrCat(
+        "cholesky_update takes a square matrix and a vector of its size, got ",
+        ShapeString(r.shape), " and ", ShapeString(ctx.in(1).shape)));
+  }
+  ctx.SetResult(r);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 // Called from RegisterLinalgRules (rules_linalg.cc).
@@ -345,6 +393,8 @@ void RegisterDecompositionRules(RuleTable& table) {
   table["geqrf"] = {&GeqrfRule};
   table["householder_product"] = {&HouseholderProductRule};
   table["tridiagonal_solve"] = {&TridiagonalSolveRule};
+  table["symmetric_product"] = {&SymmetricProductRule};
+  table["cholesky_update"] = {&CholeskyUpdateRule};
 }
 
 }  // namespace jax2onnx::jaxpr::typecheck

@@ -30,6 +30,10 @@ void RegisterDecompositions() {
       {"geqrf", &WithNeutralEmitter<&plugin::LowerGeqrf<Em>>},
       {"householder_product",
        &WithNeutralEmitter<&plugin::LowerHouseholderProduct<Em>>},
+      {"symmetric_product",
+       &WithNeutralEmitter<&plugin::LowerSymmetricProduct<Em>>},
+      {"cholesky_update",
+       &WithNeutralEmitter<&plugin::LowerCholeskyUpdate<Em>>},
       {"tridiagonal_solve",
        &WithNeutralEmitter<&plugin::LowerTridiagonalSolve<Em>>},
   };
