@@ -665,6 +665,11 @@ inline LoweringInfo LinalgLoweringInfo(absl::string_view name) {
                          "(R's diagonal real)",
                          kWithComplex)};
   }
+  if (name == "ormqr") {
+    return {with({"MatMul", "Mul", "Sub"}), kMinOpset,
+            "Q c, Q^T c, c Q, c Q^T from geqrf's reflectors in one Loop "
+            "(JAX's own lowering); f32/f64 (complex refused)"};
+  }
   if (name == "symmetric_product") {
     return {{"MatMul", "Transpose", "Mul", "Add"},
             kMinOpset,

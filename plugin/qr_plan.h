@@ -481,6 +481,74 @@ absl::Status LowerHouseholderProduct(E& e) {
   return e.SetOut(0, q);
 }
 
+// ormqr(a, taus, c): Q c, Qᵀ c, c Q or c Qᵀ (left, transpose) for Q =
+// H_0 ... H_{k-1} of geqrf's reflectors (householder_product's v_j), in one
+// Loop over the reflectors as JAX's own lowering (_ormqr_lowering; LAPACK
+// ormqr on CPU computes the same product): c <- c - tau v (vᵀ c) from the
+// left, c <- c - tau (c v) vᵀ from the right, the reflectors in reverse
+// where left != transpose. Real only (complex refused).
+template <class E>
+absl::Status LowerOrmqr(E& e) {
+  using jaxpr::DType;
+  namespace lp = linalg_plan;
+  using Val = typename E::Value;
+  const jaxpr::Eqn& eqn = e.eqn();
+  if (eqn.inputs.size() != 3 || eqn.outputs.size() != 1 ||
+      eqn.inputs[0].is_literal() || eqn.inputs[1].is_literal()) {
+    return absl::InvalidArgumentError("ormqr takes (a, taus, c), one result");
+  }
+  const jaxpr::Aval& a_aval = eqn.inputs[0].var->aval;
+  const jaxpr::Aval& tau_aval = eqn.inputs[1].var->aval;
+  const DType dt = eqn.outputs[0]->aval.dtype;
+  J2O_RETURN_IF_ERROR(lp::CheckRealFloat(dt, "ormqr"));
+  J2O_ASSIGN_OR_RETURN(bool left, eqn.params.GetBool("left"));
+  J2O_ASSIGN_OR_RETURN(bool transpose, eqn.params.GetBool("transpose"));
+  const int rank = a_aval.rank();
+  if (rank < 2) return absl::InvalidArgumentError("ormqr: rank must be >= 2");
+  lp::Builder<E> b{e, dt};
+  J2O_ASSIGN_OR_RETURN(Val a, e.In(0));
+  J2O_ASSIGN_OR_RETURN(Val taus, e.In(1));
+  J2O_ASSIGN_OR_RETURN(Val c, e.In(2));
+  J2O_ASSIGN_OR_RETURN(Val m, b.Size(a_aval.shape[rank - 2]));
+  J2O_ASSIGN_OR_RETURN(Val steps, b.Size(tau_aval.shape[rank - 2]));
+  Val iota_m = b.Iota(m);
+  const bool reverse = left != transpose;
+  J2O_ASSIGN_OR_RETURN(
+      std::vector<Val> out,
+      e.Loop(steps, {c}, {dt},
+             [&](Val i, const std::vector<Val>& carried)
+                 -> absl::StatusOr<std::vector<Val>> {
+               Val j =
+                   reverse
+                       ? b.Bin("Sub",
+                               b.Bin("Sub", steps, b.ScalarI64(1), DType::kI64),
+                               i, DType::kI64)
+                       : i;
+               Val col = b.Take(a, j, rank - 1, dt);  // [..., m]
+               Val v =
+                   b.Where(b.Bin("Equal", iota_m, j, DType::kBool), b.Scalar(1),
+                           b.Where(b.Bin("Greater", iota_m, j, DType::kBool),
+                                   col, b.Scalar(0), dt),
+                           dt);
+               Val tau = b.Unsqueeze(
+                   b.Unsqueeze(b.Take(taus, j, rank - 2, dt), rank - 2, dt),
+                   rank - 1, dt);  // [..., 1, 1]
+               Val x = carried[0];
+               Val update =
+                   left ? b.Bin("Mul", b.Unsqueeze(v, rank - 1, dt),
+                                e.Op("MatMul",
+                                     {b.Unsqueeze(v, rank - 2, dt), x}, dt),
+                                dt)  // v (vᵀ c)
+                        : b.Bin("Mul",
+                                e.Op("MatMul",
+                                     {x, b.Unsqueeze(v, rank - 1, dt)}, dt),
+                                b.Unsqueeze(v, rank - 2, dt), dt);  // (c v) vᵀ
+               return std::vector<Val>{
+                   b.Bin("Sub", x, b.Bin("Mul", tau, update, dt), dt)};
+             }));
+  return e.SetOut(0, out[0]);
+}
+
 // tridiagonal_solve(dl, d, du, b): the Thomas algorithm of JAX's own
 // implementation (_tridiagonal_solve_jax_impl, used off CPU): a forward
 // Loop c'_i = du_i / (d_i - dl_i c'_{i-1}), d'_i = (b_i - dl_i d'_{i-1}) /

@@ -693,9 +693,72 @@ absl::StatusOr<std::vector<Array>> CholeskyUpdateKernel(
   return std::vector<Array>{Narrow(r, inputs[0].dtype(), inputs[0].shape())};
 }
 
+// ormqr(a, taus, c): JAX's reflector loop (_ormqr_lowering; LAPACK ormqr on
+// CPU computes the same product): H_i = I - tau_i v_i v_iᵀ with v_i column i
+// of a below the diagonal and 1 on it; Q = H_0 ... H_{k-1} applied as Q c,
+// Qᵀ c, c Q or c Qᵀ (reflectors in reverse where left != transpose).
+absl::StatusOr<std::vector<Array>> OrmqrKernel(const EvalContext& ctx,
+                                               absl::Span<const Array> inputs) {
+  if (inputs.size() != 3) {
+    return absl::InvalidArgumentError("ormqr takes (a, taus, c)");
+  }
+  J2O_ASSIGN_OR_RETURN(bool left, ctx.params().GetBool("left"));
+  J2O_ASSIGN_OR_RETURN(bool transpose, ctx.params().GetBool("transpose"));
+  J2O_ASSIGN_OR_RETURN(MatrixDims da, Matrices(inputs[0], "ormqr"));
+  J2O_ASSIGN_OR_RETURN(MatrixDims dc, Matrices(inputs[2], "ormqr"));
+  const int64_t m = da.rows, n = da.cols;
+  const int64_t k = inputs[1].rank() > 0 ? inputs[1].shape().back() : 0;
+  const int64_t rows = dc.rows, cols = dc.cols;
+  if (da.batch != dc.batch || inputs[1].num_elements() != da.batch * k ||
+      k > n || (left ? rows : cols) != m) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "ormqr: a ", inputs[0].TypeString(), ", taus ", inputs[1].TypeString(),
+        " and c ", inputs[2].TypeString(), " do not fit"));
+  }
+  const std::vector<double> a = Widen<double>(inputs[0]);
+  const std::vector<double> taus = Widen<double>(inputs[1]);
+  std::vector<double> c = Widen<double>(inputs[2]);
+  const bool reverse = left != transpose;
+  std::vector<double> v(m), dots;
+  for (int64_t b = 0; b < da.batch; ++b) {
+    const double* am = a.data() + b * m * n;
+    double* cm = c.data() + b * rows * cols;
+    for (int64_t step = 0; step < k; ++step) {
+      const int64_t i = reverse ? k - 1 - step : step;
+      const double tau = taus[b * k + i];
+      for (int64_t r = 0; r < m; ++r) {
+        v[r] = r < i ? 0.0 : r == i ? 1.0 : am[r * n + i];
+      }
+      if (left) {  // c -= tau v (vᵀ c)
+        dots.assign(cols, 0.0);
+        for (int64_t r = 0; r < m; ++r) {
+          for (int64_t j = 0; j < cols; ++j) dots[j] += v[r] * cm[r * cols + j];
+        }
+        for (int64_t r = 0; r < m; ++r) {
+          for (int64_t j = 0; j < cols; ++j) {
+            cm[r * cols + j] -= tau * v[r] * dots[j];
+          }
+        }
+      } else {  // c -= tau (c v) vᵀ
+        dots.assign(rows, 0.0);
+        for (int64_t r = 0; r < rows; ++r) {
+          for (int64_t j = 0; j < m; ++j) dots[r] += cm[r * cols + j] * v[j];
+        }
+        for (int64_t r = 0; r < rows; ++r) {
+          for (int64_t j = 0; j < m; ++j) {
+            cm[r * cols + j] -= tau * dots[r] * v[j];
+          }
+        }
+      }
+    }
+  }
+  return std::vector<Array>{Narrow(c, inputs[2].dtype(), inputs[2].shape())};
+}
+
 }  // namespace
 
 void RegisterDecompositionKernels() {
+  RegisterEvalKernel("ormqr", OrmqrKernel);
   RegisterEvalKernel("symmetric_product", SymmetricProductKernel);
   RegisterEvalKernel("cholesky_update", CholeskyUpdateKernel);
   RegisterEvalKernel("custom_linear_solve", CustomLinearSolveKernel);

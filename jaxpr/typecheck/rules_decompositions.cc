@@ -310,6 +310,44 @@ absl::Status HouseholderProductRule(RuleContext& ctx) {
   return absl::OkStatus();
 }
 
+// ormqr(a: [..., m, n], taus: [..., k], c) -> c's type: c [..., m, cols]
+// (left) or [..., rows, m]; k <= n.
+absl::Status OrmqrRule(RuleContext& ctx) {
+  J2O_RETURN_IF_ERROR(ctx.Arity(3));
+  J2O_RETURN_IF_ERROR(ctx.Outputs(1));
+  J2O_RETURN_IF_ERROR(ctx.DTypeIn(0, kInexact));
+  J2O_RETURN_IF_ERROR(ctx.SameDTypes());
+  J2O_ASSIGN_OR_RETURN(bool left, ctx.Bool("left"));
+  J2O_RETURN_IF_ERROR(ctx.Bool("transpose").status());
+  J2O_RETURN_IF_ERROR(MatrixOperand(ctx, 0));
+  J2O_RETURN_IF_ERROR(MatrixOperand(ctx, 2));
+  const Aval& a = ctx.in(0);
+  const Aval& t = ctx.in(1);
+  const Aval& c = ctx.in(2);
+  const int r = a.rank();
+  if (t.rank() != r - 1 || !ShapeEqual(Batch(t, 1), Batch(a, 2)) ||
+      c.rank() != r || !ShapeEqual(Batch(c, 2), Batch(a, 2))) {
+    return ctx.Fail(absl::StrCat(
+        "ormqr expects a [..., m, n], taus [..., k] and c [..., rows, cols] "
+        "with one batch, got ",
+        ShapeString(a.shape), ", ", ShapeString(t.shape), " and ",
+        ShapeString(c.shape)));
+  }
+  auto n = DimConst(a.shape[r - 1]);
+  auto k = DimConst(t.shape.back());
+  if (n && k && *k > *n) {
+    return ctx.Fail("taus must not be longer than a's columns");
+  }
+  if (!DimEqual(c.shape[left ? r - 2 : r - 1], a.shape[r - 2])) {
+    return ctx.Fail(absl::StrCat("c ", ShapeString(c.shape),
+                                 " must have as many ",
+                                 left ? "rows" : "columns", " as a has rows (",
+                                 a.shape[r - 2].ToString(), ")"));
+  }
+  ctx.SetResult(c);
+  return absl::OkStatus();
+}
+
 // tridiagonal_solve(dl, d, du: [..., m], b: [..., m, n]) -> b's type.
 absl::Status TridiagonalSolveRule(RuleContext& ctx) {
   J2O_RETURN_IF_ERROR(ctx.Arity(4));
@@ -395,6 +433,7 @@ void RegisterDecompositionRules(RuleTable& table) {
   table["tridiagonal_solve"] = {&TridiagonalSolveRule};
   table["symmetric_product"] = {&SymmetricProductRule};
   table["cholesky_update"] = {&CholeskyUpdateRule};
+  table["ormqr"] = {&OrmqrRule};
 }
 
 }  // namespace jax2onnx::jaxpr::typecheck

@@ -30,6 +30,7 @@ void RegisterDecompositions() {
       {"geqrf", &WithNeutralEmitter<&plugin::LowerGeqrf<Em>>},
       {"householder_product",
        &WithNeutralEmitter<&plugin::LowerHouseholderProduct<Em>>},
+      {"ormqr", &WithNeutralEmitter<&plugin::LowerOrmqr<Em>>},
       {"symmetric_product",
        &WithNeutralEmitter<&plugin::LowerSymmetricProduct<Em>>},
       {"cholesky_update",
