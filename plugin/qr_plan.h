@@ -194,6 +194,66 @@ void UpdateNorms(linalg_plan::Builder<E>& b, const std::vector<V<E>>& parts,
   piv.vn2 = b.Where(recompute, fresh, piv.vn2, dt);
 }
 
+// LAPACK dlarfg on column k of r below row k and the reflection of the
+// trailing columns (k+1:) by H = I - tau v vᵀ, shared by qr and geqrf:
+// alpha = r[k][k], beta = -sign(alpha) ||r[k:, k]||, tau = (beta - alpha)
+// / beta, v = (0.., 1, r[k+1:, k] / (alpha - beta)); H = I (tau = 0) where
+// r[k+1:, k] is zero. Column k itself is left for the caller to write
+// (beta, or alpha for H = I, on the diagonal).
+template <class E>
+struct ReflectedColumn {
+  V<E> r;           // trailing columns reflected
+  V<E> v, v_below;  // [..., m]: v, and its part below row k
+  V<E> tau, tau2;   // [...] and [..., 1, 1]
+  V<E> col, diag;   // column k before, its new diagonal entry [...]
+  V<E> below, at;   // rows > k, row k ([m] bool)
+};
+template <class E>
+ReflectedColumn<E> ReflectColumn(linalg_plan::Builder<E>& b, V<E> r, V<E> k,
+                                 V<E> iota_m, V<E> iota_n, V<E> zero, V<E> one,
+                                 int rank) {
+  using jaxpr::DType;
+  auto& e = b.e;
+  const DType dt = b.dt;
+  ReflectedColumn<E> h;
+  h.below = b.Bin("Greater", iota_m, k, DType::kBool);
+  h.at = b.Bin("Equal", iota_m, k, DType::kBool);
+  h.col = b.Take(r, k, rank - 1, dt);           // [..., m]
+  V<E> alpha = b.Take(h.col, k, rank - 2, dt);  // [...]
+  V<E> x = b.Where(h.below, h.col, zero, dt);
+  V<E> xnorm =
+      e.Op("Sqrt",
+           {e.Op("ReduceSum", {b.Bin("Mul", x, x, dt), b.Axes({rank - 2})}, dt,
+                 {OpAttr::Int("keepdims", 0)})},
+           dt);
+  V<E> norm = e.Op("Sqrt",
+                   {b.Bin("Add", b.Bin("Mul", alpha, alpha, dt),
+                          b.Bin("Mul", xnorm, xnorm, dt), dt)},
+                   dt);
+  // beta = -sign(norm, alpha): -norm for alpha >= +0.
+  V<E> beta = b.Where(b.Bin("Less", alpha, zero, DType::kBool), norm,
+                      e.Op("Neg", {norm}, dt), dt);
+  V<E> identity = b.Bin("Equal", xnorm, zero, DType::kBool);
+  h.tau = b.Where(identity, zero,
+                  b.Bin("Div", b.Bin("Sub", beta, alpha, dt), beta, dt), dt);
+  V<E> denom = b.Where(identity, one, b.Bin("Sub", alpha, beta, dt), dt);
+  h.v_below = b.Where(h.below,
+                      b.Bin("Div", h.col, b.Unsqueeze(denom, rank - 2, dt), dt),
+                      zero, dt);
+  h.v = b.Where(h.at, one, h.v_below, dt);  // [..., m]
+  h.tau2 = b.Unsqueeze(b.Unsqueeze(h.tau, rank - 2, dt), rank - 1,
+                       dt);  // [..., 1, 1]
+  // R[:, k+1:] -= tau v (vᵀ R[:, k+1:]).
+  V<E> w = e.Op("MatMul", {b.Unsqueeze(h.v, rank - 2, dt), r},
+                dt);  // [..., 1, n]
+  V<E> update = b.Bin("Mul", h.tau2,
+                      b.Bin("Mul", b.Unsqueeze(h.v, rank - 1, dt), w, dt), dt);
+  V<E> trailing = b.Bin("Greater", iota_n, k, DType::kBool);
+  h.r = b.Where(trailing, b.Bin("Sub", r, update, dt), r, dt);
+  h.diag = b.Where(identity, alpha, beta, dt);
+  return h;
+}
+
 }  // namespace qr_plan
 
 template <class E>
@@ -233,77 +293,41 @@ absl::Status LowerQr(E& e) {
   }
   J2O_ASSIGN_OR_RETURN(
       std::vector<Val> out,
-      e.Loop(
-          b.ScalarI64(k0), init, types,
-          [&](Val k, const std::vector<Val>& carried)
-              -> absl::StatusOr<std::vector<Val>> {
-            Val r = carried[0];
-            Val q = carried[1];
-            qr_plan::Pivots<E> piv;
-            if (shape.pivoting) {
-              piv = {carried[2], carried[3], carried[4]};
-              std::vector<Val> parts = {r};
-              qr_plan::SwapInPivot(b, parts, piv, k, iota_n, rank);
-              r = parts[0];
-            }
-            Val below = b.Bin("Greater", iota_m, k, DType::kBool);
-            Val at = b.Bin("Equal", iota_m, k, DType::kBool);
-            Val col = b.Take(r, k, rank - 1, dt);      // [..., m]
-            Val alpha = b.Take(col, k, rank - 2, dt);  // [...]
-            Val x = b.Where(below, col, zero, dt);
-            Val xnorm = e.Op(
-                "Sqrt",
-                {e.Op("ReduceSum", {b.Bin("Mul", x, x, dt), b.Axes({rank - 2})},
-                      dt, {OpAttr::Int("keepdims", 0)})},
-                dt);
-            Val norm = e.Op("Sqrt",
-                            {b.Bin("Add", b.Bin("Mul", alpha, alpha, dt),
-                                   b.Bin("Mul", xnorm, xnorm, dt), dt)},
-                            dt);
-            // beta = -sign(norm, alpha): -norm for alpha >= +0.
-            Val beta = b.Where(b.Bin("Less", alpha, zero, DType::kBool), norm,
-                               e.Op("Neg", {norm}, dt), dt);
-            Val identity = b.Bin("Equal", xnorm, zero, DType::kBool);
-            Val tau = b.Where(
-                identity, zero,
-                b.Bin("Div", b.Bin("Sub", beta, alpha, dt), beta, dt), dt);
-            Val denom =
-                b.Where(identity, one, b.Bin("Sub", alpha, beta, dt), dt);
-            Val v = b.Where(
-                at, one,
-                b.Where(below,
-                        b.Bin("Div", col, b.Unsqueeze(denom, rank - 2, dt), dt),
-                        zero, dt),
-                dt);  // [..., m]
-            Val tau2 = b.Unsqueeze(b.Unsqueeze(tau, rank - 2, dt), rank - 1,
-                                   dt);  // [..., 1, 1]
-            // R[:, k+1:] -= tau v (vᵀ R[:, k+1:]).
-            Val w = e.Op("MatMul", {b.Unsqueeze(v, rank - 2, dt), r},
-                         dt);  // [..., 1, n]
-            Val update =
-                b.Bin("Mul", tau2,
-                      b.Bin("Mul", b.Unsqueeze(v, rank - 1, dt), w, dt), dt);
-            Val trailing = b.Bin("Greater", iota_n, k, DType::kBool);
-            r = b.Where(trailing, b.Bin("Sub", r, update, dt), r, dt);
-            // Column k: beta (alpha when H = I) on the diagonal, 0 below.
-            Val diag = b.Where(identity, alpha, beta, dt);
-            Val new_col =
-                b.Where(at, b.Unsqueeze(diag, rank - 2, dt),
-                        b.Where(below, zero, col, dt), dt);  // [..., m]
-            r = b.Where(b.Bin("Equal", iota_n, k, DType::kBool),
-                        b.Unsqueeze(new_col, rank - 1, dt), r, dt);
-            // Q = Q - tau (Q v) vᵀ.
-            Val qv = e.Op("MatMul", {q, b.Unsqueeze(v, rank - 1, dt)},
-                          dt);  // [..., m, 1]
-            q = b.Bin(
-                "Sub", q,
-                b.Bin("Mul", tau2,
-                      b.Bin("Mul", qv, b.Unsqueeze(v, rank - 2, dt), dt), dt),
-                dt);
-            if (!shape.pivoting) return std::vector<Val>{r, q};
-            qr_plan::UpdateNorms(b, {r}, piv, k, iota_m, iota_n, rank);
-            return std::vector<Val>{r, q, piv.perm, piv.vn1, piv.vn2};
-          }));
+      e.Loop(b.ScalarI64(k0), init, types,
+             [&](Val k, const std::vector<Val>& carried)
+                 -> absl::StatusOr<std::vector<Val>> {
+               Val r = carried[0];
+               Val q = carried[1];
+               qr_plan::Pivots<E> piv;
+               if (shape.pivoting) {
+                 piv = {carried[2], carried[3], carried[4]};
+                 std::vector<Val> parts = {r};
+                 qr_plan::SwapInPivot(b, parts, piv, k, iota_n, rank);
+                 r = parts[0];
+               }
+               qr_plan::ReflectedColumn<E> h = qr_plan::ReflectColumn(
+                   b, r, k, iota_m, iota_n, zero, one, rank);
+               Val v = h.v;
+               Val tau2 = h.tau2;
+               // Column k: beta (alpha when H = I) on the diagonal, 0 below.
+               Val new_col =
+                   b.Where(h.at, b.Unsqueeze(h.diag, rank - 2, dt),
+                           b.Where(h.below, zero, h.col, dt), dt);  // [..., m]
+               r = b.Where(b.Bin("Equal", iota_n, k, DType::kBool),
+                           b.Unsqueeze(new_col, rank - 1, dt), h.r, dt);
+               // Q = Q - tau (Q v) vᵀ.
+               Val qv = e.Op("MatMul", {q, b.Unsqueeze(v, rank - 1, dt)},
+                             dt);  // [..., m, 1]
+               q = b.Bin(
+                   "Sub", q,
+                   b.Bin("Mul", tau2,
+                         b.Bin("Mul", qv, b.Unsqueeze(v, rank - 2, dt), dt),
+                         dt),
+                   dt);
+               if (!shape.pivoting) return std::vector<Val>{r, q};
+               qr_plan::UpdateNorms(b, {r}, piv, k, iota_m, iota_n, rank);
+               return std::vector<Val>{r, q, piv.perm, piv.vn1, piv.vn2};
+             }));
   Val r = out[0];
   Val q = out[1];
   // R: upper triangle; the thin factors keep the first k rows / columns.
@@ -360,55 +384,23 @@ absl::Status LowerGeqrf(E& e) {
            dt);
   J2O_ASSIGN_OR_RETURN(
       std::vector<Val> out,
-      e.Loop(
-          steps, {a, taus0}, {dt, dt},
-          [&](Val k, const std::vector<Val>& carried)
-              -> absl::StatusOr<std::vector<Val>> {
-            Val r = carried[0];
-            Val below = b.Bin("Greater", iota_m, k, DType::kBool);
-            Val at = b.Bin("Equal", iota_m, k, DType::kBool);
-            Val col = b.Take(r, k, rank - 1, dt);
-            Val alpha = b.Take(col, k, rank - 2, dt);
-            Val x = b.Where(below, col, zero, dt);
-            Val xnorm = e.Op(
-                "Sqrt",
-                {e.Op("ReduceSum", {b.Bin("Mul", x, x, dt), b.Axes({rank - 2})},
-                      dt, {OpAttr::Int("keepdims", 0)})},
-                dt);
-            Val norm = e.Op("Sqrt",
-                            {b.Bin("Add", b.Bin("Mul", alpha, alpha, dt),
-                                   b.Bin("Mul", xnorm, xnorm, dt), dt)},
-                            dt);
-            Val beta = b.Where(b.Bin("Less", alpha, zero, DType::kBool), norm,
-                               e.Op("Neg", {norm}, dt), dt);
-            Val identity = b.Bin("Equal", xnorm, zero, DType::kBool);
-            Val tau = b.Where(
-                identity, zero,
-                b.Bin("Div", b.Bin("Sub", beta, alpha, dt), beta, dt), dt);
-            Val denom =
-                b.Where(identity, one, b.Bin("Sub", alpha, beta, dt), dt);
-            Val v_below = b.Where(
-                below, b.Bin("Div", col, b.Unsqueeze(denom, rank - 2, dt), dt),
-                zero, dt);
-            Val v = b.Where(at, one, v_below, dt);
-            Val tau2 =
-                b.Unsqueeze(b.Unsqueeze(tau, rank - 2, dt), rank - 1, dt);
-            Val w = e.Op("MatMul", {b.Unsqueeze(v, rank - 2, dt), r}, dt);
-            Val update =
-                b.Bin("Mul", tau2,
-                      b.Bin("Mul", b.Unsqueeze(v, rank - 1, dt), w, dt), dt);
-            Val trailing = b.Bin("Greater", iota_n, k, DType::kBool);
-            r = b.Where(trailing, b.Bin("Sub", r, update, dt), r, dt);
-            // Column k: beta (alpha when H = I), then v's essential part.
-            Val diag = b.Where(identity, alpha, beta, dt);
-            Val new_col = b.Where(at, b.Unsqueeze(diag, rank - 2, dt),
-                                  b.Where(below, v_below, col, dt), dt);
-            r = b.Where(b.Bin("Equal", iota_n, k, DType::kBool),
-                        b.Unsqueeze(new_col, rank - 1, dt), r, dt);
-            Val taus = b.Where(b.Bin("Equal", iota_k, k, DType::kBool),
-                               b.Unsqueeze(tau, rank - 2, dt), carried[1], dt);
-            return std::vector<Val>{r, taus};
-          }));
+      e.Loop(steps, {a, taus0}, {dt, dt},
+             [&](Val k, const std::vector<Val>& carried)
+                 -> absl::StatusOr<std::vector<Val>> {
+               qr_plan::ReflectedColumn<E> h = qr_plan::ReflectColumn(
+                   b, carried[0], k, iota_m, iota_n, zero, one, rank);
+               // Column k: beta (alpha when H = I), then v's essential part.
+               Val new_col =
+                   b.Where(h.at, b.Unsqueeze(h.diag, rank - 2, dt),
+                           b.Where(h.below, h.v_below, h.col, dt), dt);
+               Val r = b.Where(b.Bin("Equal", iota_n, k, DType::kBool),
+                               b.Unsqueeze(new_col, rank - 1, dt), h.r, dt);
+               Val tau = h.tau;
+               Val taus =
+                   b.Where(b.Bin("Equal", iota_k, k, DType::kBool),
+                           b.Unsqueeze(tau, rank - 2, dt), carried[1], dt);
+               return std::vector<Val>{r, taus};
+             }));
   J2O_RETURN_IF_ERROR(e.SetOut(0, out[0]));
   return e.SetOut(1, out[1]);
 }
