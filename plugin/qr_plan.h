@@ -254,6 +254,24 @@ ReflectedColumn<E> ReflectColumn(linalg_plan::Builder<E>& b, V<E> r, V<E> k,
   return h;
 }
 
+// Reflector j of geqrf's output as householder_product and ormqr read it:
+// v = (0.., 1, a[j+1:, j]) [..., m] and tau_j as [..., 1, 1].
+template <class E>
+std::pair<V<E>, V<E>> StoredReflector(linalg_plan::Builder<E>& b, V<E> a,
+                                      V<E> taus, V<E> j, V<E> iota_m, V<E> zero,
+                                      int rank) {
+  using jaxpr::DType;
+  const DType dt = b.dt;
+  V<E> col = b.Take(a, j, rank - 1, dt);  // [..., m]
+  V<E> v = b.Where(
+      b.Bin("Equal", iota_m, j, DType::kBool), b.Scalar(1),
+      b.Where(b.Bin("Greater", iota_m, j, DType::kBool), col, zero, dt), dt);
+  V<E> tau =
+      b.Unsqueeze(b.Unsqueeze(b.Take(taus, j, rank - 2, dt), rank - 2, dt),
+                  rank - 1, dt);  // [..., 1, 1]
+  return {v, tau};
+}
+
 }  // namespace qr_plan
 
 template <class E>
@@ -450,15 +468,8 @@ absl::Status LowerHouseholderProduct(E& e) {
           [&](Val j, const std::vector<Val>& carried)
               -> absl::StatusOr<std::vector<Val>> {
             Val q = carried[0];
-            Val col = b.Take(a, j, rank - 1, dt);  // [..., m]
-            Val v =
-                b.Where(b.Bin("Equal", iota_m, j, DType::kBool), b.Scalar(1),
-                        b.Where(b.Bin("Greater", iota_m, j, DType::kBool), col,
-                                zero, dt),
-                        dt);
-            Val tau = b.Unsqueeze(
-                b.Unsqueeze(b.Take(taus, j, rank - 2, dt), rank - 2, dt),
-                rank - 1, dt);  // [..., 1, 1]
+            auto [v, tau] =
+                qr_plan::StoredReflector(b, a, taus, j, iota_m, zero, rank);
             Val qv = e.Op("MatMul", {q, b.Unsqueeze(v, rank - 1, dt)}, dt);
             return std::vector<Val>{b.Bin(
                 "Sub", q,
@@ -504,6 +515,7 @@ absl::Status LowerOrmqr(E& e) {
   J2O_ASSIGN_OR_RETURN(Val m, b.Size(a_aval.shape[rank - 2]));
   J2O_ASSIGN_OR_RETURN(Val steps, b.Size(tau_aval.shape[rank - 2]));
   Val iota_m = b.Iota(m);
+  Val zero = b.Scalar(0);
   const bool reverse = left != transpose;
   J2O_ASSIGN_OR_RETURN(
       std::vector<Val> out,
@@ -516,15 +528,8 @@ absl::Status LowerOrmqr(E& e) {
                                b.Bin("Sub", steps, b.ScalarI64(1), DType::kI64),
                                i, DType::kI64)
                        : i;
-               Val col = b.Take(a, j, rank - 1, dt);  // [..., m]
-               Val v =
-                   b.Where(b.Bin("Equal", iota_m, j, DType::kBool), b.Scalar(1),
-                           b.Where(b.Bin("Greater", iota_m, j, DType::kBool),
-                                   col, b.Scalar(0), dt),
-                           dt);
-               Val tau = b.Unsqueeze(
-                   b.Unsqueeze(b.Take(taus, j, rank - 2, dt), rank - 2, dt),
-                   rank - 1, dt);  // [..., 1, 1]
+               auto [v, tau] =
+                   qr_plan::StoredReflector(b, a, taus, j, iota_m, zero, rank);
                Val x = carried[0];
                Val update =
                    left ? b.Bin("Mul", b.Unsqueeze(v, rank - 1, dt),
