@@ -26,6 +26,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -48,13 +49,16 @@ namespace select_window {
 template <class E>
 using V = typename E::Value;
 
-// The static geometry of the windowed dims, in transposed order.
+// The geometry of the windowed dims (window, stride, padding or dilation
+// other than trivial), which the transposed layout puts first.
 struct Geometry {
   int rank = 0;
+  int k = 0;                           // windowed dims
   std::vector<int64_t> perm, inverse;  // windowed dims first
-  std::vector<int64_t> size, window, stride, dilation, lo, hi, out;
-  int64_t offsets = 1;  // product of window
-  int k() const { return static_cast<int>(size.size()); }
+  WindowParams p;                      // in the transposed layout
+  jaxpr::Aval in;                      // the operand, transposed
+  std::vector<jaxpr::DimExpr> out;     // window output shape, transposed
+  int64_t offsets = 1;                 // product of the windows
 };
 
 inline absl::StatusOr<std::vector<int64_t>> IntsOr(const jaxpr::Eqn& eqn,
@@ -69,11 +73,19 @@ inline absl::StatusOr<std::vector<int64_t>> IntsOr(const jaxpr::Eqn& eqn,
   return v;
 }
 
+// `windowed` is the window output's aval (the source of select_and_scatter_add,
+// the result of select_and_gather_add).
 inline absl::StatusOr<Geometry> PlanGeometry(const jaxpr::Eqn& eqn,
-                                             const jaxpr::Aval& operand) {
+                                             const jaxpr::Aval& operand,
+                                             const jaxpr::Aval& windowed) {
   Geometry g;
   g.rank = operand.rank();
   const int r = g.rank;
+  if (windowed.rank() != r) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        eqn.primitive, ": the window output ", windowed.ToString(),
+        " and the operand ", operand.ToString(), " differ in rank"));
+  }
   J2O_ASSIGN_OR_RETURN(std::vector<int64_t> window,
                        IntsOr(eqn, "window_dimensions", r, 1));
   J2O_ASSIGN_OR_RETURN(std::vector<int64_t> strides,
@@ -98,174 +110,157 @@ inline absl::StatusOr<Geometry> PlanGeometry(const jaxpr::Eqn& eqn,
     }
   }
   std::vector<int64_t> rest;
+  // Positions the static lowerings enumerate (symbolic output dims count
+  // once): see the limit below.
+  int64_t positions = 1;
+  bool huge = false;
+  constexpr int64_t kMaxWindowPositions = int64_t{1} << 24;
+  auto count = [&](int64_t n) {
+    if (n != 0 && positions > kMaxWindowPositions / n) huge = true;
+    positions *= huge ? 1 : n;
+  };
   for (int d = 0; d < r; ++d) {
-    if (base[d] != 1) {
-      return absl::UnimplementedError(
-          absl::StrCat(eqn.primitive, ": base_dilation ", base[d], " on dim ",
-                       d, " is not lowered"));
-    }
-    if (window[d] < 1 || strides[d] < 1 || wdil[d] < 1) {
+    if (window[d] < 1 || strides[d] < 1 || wdil[d] < 1 || base[d] < 1) {
       return absl::InvalidArgumentError(absl::StrCat(
-          eqn.primitive, ": window, stride and dilation must be >= 1"));
+          eqn.primitive, ": window, stride and dilations must be >= 1"));
     }
-    const bool trivial = window[d] == 1 && strides[d] == 1 &&
+    const bool trivial = window[d] == 1 && strides[d] == 1 && base[d] == 1 &&
                          pads[d].first == 0 && pads[d].second == 0;
     if (trivial) {
       rest.push_back(d);
       continue;
     }
-    if (!operand.shape[d].is_constant()) {
-      return absl::UnimplementedError(absl::StrCat(
-          eqn.primitive, ": windowed dim ", d, " of ", operand.ToString(),
-          " is symbolic; only the dims a window spans must be static"));
-    }
-    const int64_t n = operand.shape[d].constant_value();
-    const int64_t span = (window[d] - 1) * wdil[d] + 1;
-    const int64_t padded = n + pads[d].first + pads[d].second;
-    if (padded < span) {
-      return absl::UnimplementedError(
-          absl::StrCat(eqn.primitive, ": an empty window output on dim ", d,
-                       " is not lowered"));
+    if (operand.shape[d].is_constant()) {
+      const int64_t n = operand.shape[d].constant_value();
+      const int64_t dilated = n == 0 ? 0 : (n - 1) * base[d] + 1;
+      const int64_t span = (window[d] - 1) * wdil[d] + 1;
+      if (dilated + pads[d].first + pads[d].second < span) {
+        return absl::UnimplementedError(
+            absl::StrCat(eqn.primitive, ": an empty window output on dim ", d,
+                         " is not lowered"));
+      }
     }
     g.perm.push_back(d);
-    g.size.push_back(n);
-    g.window.push_back(window[d]);
-    g.stride.push_back(strides[d]);
-    g.dilation.push_back(wdil[d]);
-    g.lo.push_back(pads[d].first);
-    g.hi.push_back(pads[d].second);
-    g.out.push_back((padded - span) / strides[d] + 1);
+    g.p.window.push_back(window[d]);
+    g.p.strides.push_back(strides[d]);
+    g.p.base_dilation.push_back(base[d]);
+    g.p.window_dilation.push_back(wdil[d]);
+    g.p.padding.push_back(pads[d]);
+    g.out.push_back(windowed.shape[d]);
     g.offsets *= window[d];
+    count(window[d]);
+    const jaxpr::DimExpr& o = windowed.shape[d];
+    if (o.is_constant()) count(o.constant_value());
   }
-  // The lowerings build constants with one entry per (window offset,
-  // output position): refuse shapes that would make them absurdly large
-  // (a well-typed program declaring huge dims must not exhaust memory).
-  constexpr int64_t kMaxWindowPositions = int64_t{1} << 24;
-  int64_t positions = g.offsets;
-  for (int64_t o : g.out) {
-    if (o != 0 && positions > kMaxWindowPositions / o) {
-      return absl::UnimplementedError(
-          absl::StrCat(eqn.primitive, " over ", operand.ToString(),
-                       " needs more than ", kMaxWindowPositions,
-                       " (window offset, output position) pairs, the explicit "
-                       "construction's limit"));
-    }
-    positions *= o;
+  // The lowerings unroll the window offsets and the static ones build
+  // constants with an entry per (window offset, output position): refuse
+  // shapes that would make them absurdly large (a well-typed program
+  // declaring huge dims must not exhaust memory).
+  if (huge) {
+    return absl::UnimplementedError(
+        absl::StrCat(eqn.primitive, " over ", operand.ToString(),
+                     " needs more than ", kMaxWindowPositions,
+                     " (window offset, output position) pairs, the explicit "
+                     "construction's limit"));
   }
+  g.k = static_cast<int>(g.perm.size());
   g.perm.insert(g.perm.end(), rest.begin(), rest.end());
-  g.inverse.assign(r, 0);
-  for (int i = 0; i < r; ++i) g.inverse[g.perm[i]] = i;
+  g.inverse = window_internal::InversePerm(g.perm);
+  g.in = operand;
+  for (int i = 0; i < r; ++i) g.in.shape[i] = operand.shape[g.perm[i]];
+  for (int i = g.k; i < r; ++i) {
+    g.p.window.push_back(1);
+    g.p.strides.push_back(1);
+    g.p.base_dilation.push_back(1);
+    g.p.window_dilation.push_back(1);
+    g.p.padding.push_back({0, 0});
+    g.out.push_back(g.in.shape[i]);
+  }
   return g;
 }
 
-// Multi-index (row-major over the window) of offset t.
+// Multi-index (row-major over the window) of offset t, one entry per dim of
+// the transposed layout.
 inline std::vector<int64_t> OffsetIndex(const Geometry& g, int64_t t) {
-  std::vector<int64_t> kt(g.k());
-  for (int j = g.k() - 1; j >= 0; --j) {
-    kt[j] = t % g.window[j];
-    t /= g.window[j];
+  std::vector<int64_t> kt(g.rank, 0);
+  for (int j = g.k - 1; j >= 0; --j) {
+    kt[j] = t % g.p.window[j];
+    t /= g.p.window[j];
   }
   return kt;
 }
 
-// Visits every output position of the windowed dims (row-major).
-template <class F>
-void ForEachOut(const Geometry& g, F&& f) {
-  int64_t total = 1;
-  for (int64_t o : g.out) total *= o;
-  std::vector<int64_t> o(g.k(), 0);
-  for (int64_t flat = 0; flat < total; ++flat) {
-    int64_t rem = flat;
-    for (int j = g.k() - 1; j >= 0; --j) {
-      o[j] = rem % g.out[j];
-      rem /= g.out[j];
-    }
-    f(flat, o);
-  }
-}
-
-// Is operand offset t of each window a real element (not padding)? A bool
-// constant of shape [out..., 1 per other dim].
-inline jaxpr::Array ValidMask(const Geometry& g, int64_t t) {
-  std::vector<int64_t> shape = g.out;
-  shape.resize(g.rank, 1);
-  jaxpr::Array mask(jaxpr::DType::kBool, shape);
-  const std::vector<int64_t> kt = OffsetIndex(g, t);
-  ForEachOut(g, [&](int64_t flat, const std::vector<int64_t>& o) {
-    bool valid = true;
-    for (int j = 0; j < g.k(); ++j) {
-      const int64_t p = o[j] * g.stride[j] + kt[j] * g.dilation[j] - g.lo[j];
-      valid = valid && p >= 0 && p < g.size[j];
-    }
-    mask.SetFromInt64(flat, valid ? 1 : 0);
-  });
-  return mask;
-}
-
-inline bool HasPadding(const Geometry& g) {
-  for (int j = 0; j < g.k(); ++j) {
-    if (g.lo[j] != 0 || g.hi[j] != 0) return true;
-  }
-  return false;
-}
-
-// Transposes windowed dims first.
+// Transposes windowed dims first (`inverse`: back).
 template <class E>
-V<E> Transposed(E& e, const Geometry& g, V<E> x, jaxpr::DType d) {
-  bool identity = true;
-  for (int i = 0; i < g.rank; ++i) identity = identity && g.perm[i] == i;
-  if (identity) return x;
-  return e.Op("Transpose", {x}, d, {OpAttr::Ints("perm", g.perm)});
+V<E> Transposed(E& e, const Geometry& g, V<E> x, jaxpr::DType d,
+                bool inverse = false) {
+  return window_internal::Transpose(e, x, d, inverse ? g.inverse : g.perm);
 }
 
-// Pads windowed dims j by (lo[j], hi[j]) with zeros, a negative amount
-// cropping instead (XLA's negative padding).
+// Transposes windowed dims first, base-dilates and pads them with zeros
+// (crops where the padding is negative); the fold masks what no window
+// reads as an element.
 template <class E>
-V<E> PadOrCrop(E& e, const Geometry& g, V<E> x, jaxpr::DType d,
-               const std::vector<int64_t>& lo, const std::vector<int64_t>& hi) {
-  std::vector<int64_t> axes;
-  std::vector<std::pair<int64_t, int64_t>> padding;
-  std::vector<int64_t> pads(2 * g.rank, 0);
-  bool pad = false;
-  for (int j = 0; j < g.k(); ++j) {
-    axes.push_back(j);
-    padding.push_back({lo[j], hi[j]});
-    pads[j] = std::max<int64_t>(0, lo[j]);
-    pads[g.rank + j] = std::max<int64_t>(0, hi[j]);
-    pad = pad || lo[j] > 0 || hi[j] > 0;
-  }
-  x = window_internal::CropNegative(e, x, d, axes, padding);
-  if (!pad) return x;
-  return e.Op(
-      "Pad",
-      {x, e.ConstI64(pads), e.Const(jaxpr::Array::ScalarFromDouble(d, 0))}, d,
-      {OpAttr::String("mode", "constant")});
+absl::StatusOr<V<E>> ToWindowLayout(E& e, const Geometry& g, V<E> x,
+                                    jaxpr::DType d) {
+  return window_internal::DilateAndPad(
+      e, Transposed(e, g, x, d), d, e.eqn(), g.in, g.p,
+      e.Const(jaxpr::Array::ScalarFromDouble(d, 0)));
 }
 
-// Transposes windowed dims first, pads them with zeros (crops where the
-// padding is negative).
-template <class E>
-V<E> ToWindowLayout(E& e, const Geometry& g, V<E> x, jaxpr::DType d) {
-  x = Transposed(e, g, x, d);
-  if (!HasPadding(g)) return x;
-  return PadOrCrop(e, g, x, d, g.lo, g.hi);
-}
-
-// The elements offset t of every window reads, [out..., other dims...].
+// The elements offset t of every window reads, [out..., other dims...]. A
+// symbolic output dim's Slice end counts from the end of the padded dim
+// (WindowSliceEnd).
 template <class E>
 V<E> AtOffset(E& e, const Geometry& g, V<E> padded, jaxpr::DType d, int64_t t) {
+  if (g.k == 0) return padded;
   const std::vector<int64_t> kt = OffsetIndex(g, t);
   std::vector<int64_t> starts, ends, axes, steps;
-  for (int j = 0; j < g.k(); ++j) {
-    starts.push_back(kt[j] * g.dilation[j]);
-    ends.push_back(starts.back() + (g.out[j] - 1) * g.stride[j] + 1);
+  for (int j = 0; j < g.k; ++j) {
+    starts.push_back(kt[j] * g.p.window_dilation[j]);
+    ends.push_back(window_internal::WindowSliceEnd(g.p, j, kt[j], g.out[j]));
     axes.push_back(j);
-    steps.push_back(g.stride[j]);
+    steps.push_back(g.p.strides[j]);
   }
   return e.Op("Slice",
               {padded, e.ConstI64(starts), e.ConstI64(ends), e.ConstI64(axes),
                e.ConstI64(steps)},
               d);
+}
+
+// Offset t of XLA's sequential select over every window: the candidate (the
+// keys at offset t) replaces the running choice `chosen_key` where it is an
+// operand element (not padding or a hole) and select(choice, candidate)
+// fails, or where the window has shown no element yet. `seen` tracks that
+// for a fold that starts from offset 0 (nullopt inside: every window has an
+// element); nullptr for a fold that starts from an init key. Returns where
+// the candidate was taken.
+template <class E>
+absl::StatusOr<V<E>> SelectStep(E& e, const Geometry& g,
+                                const std::string& select, V<E> keys,
+                                jaxpr::DType kc, int64_t t, V<E>* chosen_key,
+                                std::optional<V<E>>* seen) {
+  using jaxpr::DType;
+  V<E> candidate = AtOffset(e, g, keys, kc, t);
+  J2O_ASSIGN_OR_RETURN(std::optional<V<E>> valid,
+                       window_internal::OffsetReadMask(
+                           e, g.p, OffsetIndex(g, t), g.in.shape, g.out));
+  V<E> take =
+      e.Op("Not", {e.Op(select, {*chosen_key, candidate}, DType::kBool)},
+           DType::kBool);
+  const bool unseen = seen != nullptr && seen->has_value();
+  if (unseen) {
+    take =
+        e.Op("Or", {e.Op("Not", {**seen}, DType::kBool), take}, DType::kBool);
+  }
+  if (valid) take = e.Op("And", {*valid, take}, DType::kBool);
+  *chosen_key = e.Op("Where", {take, candidate, *chosen_key}, kc);
+  if (unseen) {
+    *seen =
+        valid ? std::optional<V<E>>(e.Op("Or", {**seen, *valid}, DType::kBool))
+              : std::nullopt;
+  }
+  return take;
 }
 
 inline absl::StatusOr<std::string> SelectOp(const jaxpr::Eqn& eqn) {
@@ -314,6 +309,81 @@ absl::StatusOr<jaxpr::Aval> InAval(E& e, int i) {
 
 }  // namespace select_window
 
+namespace select_window {
+
+// The ScatterND indices of select_and_scatter_add: for window offset t and
+// output position o, the padded position o*stride + k_t*window_dilation of
+// each windowed dim, [offsets, out..., k]. A constant where the output is
+// static; from Range at run time where it is symbolic.
+template <class E>
+absl::StatusOr<V<E>> ScatterIndices(E& e, const Geometry& g) {
+  using jaxpr::DType;
+  bool static_out = true;
+  for (int j = 0; j < g.k; ++j) static_out &= g.out[j].is_constant();
+  if (static_out) {
+    std::vector<int64_t> out, idx_shape = {g.offsets};
+    for (int j = 0; j < g.k; ++j) out.push_back(g.out[j].constant_value());
+    idx_shape.insert(idx_shape.end(), out.begin(), out.end());
+    idx_shape.push_back(g.k);
+    jaxpr::Array indices(DType::kI64, idx_shape);
+    int64_t per_offset = 1;
+    for (int64_t o : out) per_offset *= o;
+    std::vector<int64_t> o(g.k, 0);
+    for (int64_t t = 0; t < g.offsets; ++t) {
+      const std::vector<int64_t> kt = OffsetIndex(g, t);
+      for (int64_t flat = 0; flat < per_offset; ++flat) {
+        int64_t rem = flat;
+        for (int j = g.k - 1; j >= 0; --j) {
+          o[j] = rem % out[j];
+          rem /= out[j];
+        }
+        for (int j = 0; j < g.k; ++j) {
+          indices.SetFromInt64(
+              (t * per_offset + flat) * g.k + j,
+              o[j] * g.p.strides[j] + kt[j] * g.p.window_dilation[j]);
+        }
+      }
+    }
+    return e.Const(indices);
+  }
+  // Component j: Range(out_j) * stride_j as [1, .., out_j, .., 1] plus the
+  // offsets' k_t*window_dilation_j as [offsets, 1, .., 1], expanded to the
+  // full [offsets, out..., 1] and concatenated on the last axis.
+  std::vector<jaxpr::DimExpr> full = {jaxpr::DimExpr::Constant(g.offsets)};
+  full.insert(full.end(), g.out.begin(), g.out.begin() + g.k);
+  full.push_back(jaxpr::DimExpr::Constant(1));
+  J2O_ASSIGN_OR_RETURN(V<E> full_shape, e.ShapeValue(full));
+  auto scalar = [&](int64_t v) {
+    return e.Const(jaxpr::Array::ScalarFromInt64(DType::kI64, v));
+  };
+  std::vector<V<E>> components;
+  for (int j = 0; j < g.k; ++j) {
+    J2O_ASSIGN_OR_RETURN(V<E> len, e.DimValue(g.out[j]));
+    len = e.Op("Squeeze", {len, e.ConstI64({0})}, DType::kI64);
+    V<E> pos = e.Op("Range", {scalar(0), len, scalar(1)}, DType::kI64);
+    if (g.p.strides[j] != 1) {
+      pos = e.Op("Mul", {pos, scalar(g.p.strides[j])}, DType::kI64);
+    }
+    std::vector<int64_t> pos_shape(g.k + 2, 1);
+    pos_shape[1 + j] = -1;
+    pos = e.Op("Reshape", {pos, e.ConstI64(pos_shape)}, DType::kI64);
+    std::vector<int64_t> off_shape(g.k + 2, 1);
+    off_shape[0] = g.offsets;
+    jaxpr::Array off(DType::kI64, off_shape);
+    for (int64_t t = 0; t < g.offsets; ++t) {
+      off.SetFromInt64(t, OffsetIndex(g, t)[j] * g.p.window_dilation[j]);
+    }
+    components.push_back(e.Op(
+        "Expand", {e.Op("Add", {pos, e.Const(off)}, DType::kI64), full_shape},
+        DType::kI64));
+  }
+  if (components.size() == 1) return components[0];
+  return e.Op("Concat", components, DType::kI64,
+              {OpAttr::Int("axis", g.k + 1)});
+}
+
+}  // namespace select_window
+
 template <class E>
 absl::Status LowerSelectAndScatterAdd(E& e) {
   namespace sw = select_window;
@@ -327,7 +397,15 @@ absl::Status LowerSelectAndScatterAdd(E& e) {
   J2O_ASSIGN_OR_RETURN(jaxpr::Aval source_aval, sw::InAval(e, 0));
   J2O_ASSIGN_OR_RETURN(jaxpr::Aval operand_aval, sw::InAval(e, 1));
   const DType out_dt = eqn.outputs[0]->aval.dtype;
-  J2O_ASSIGN_OR_RETURN(sw::Geometry g, sw::PlanGeometry(eqn, operand_aval));
+  J2O_ASSIGN_OR_RETURN(sw::Geometry g,
+                       sw::PlanGeometry(eqn, operand_aval, source_aval));
+  for (int64_t b : g.p.base_dilation) {
+    if (b != 1) {
+      // JAX's select_and_scatter_add has no dilation params.
+      return absl::UnimplementedError(
+          "select_and_scatter_add: base_dilation is not lowered");
+    }
+  }
   J2O_ASSIGN_OR_RETURN(std::string select, sw::SelectOp(eqn));
   J2O_ASSIGN_OR_RETURN(DType kc,
                        sw::KeyDType(operand_aval.dtype, eqn.primitive));
@@ -335,79 +413,51 @@ absl::Status LowerSelectAndScatterAdd(E& e) {
                        sw::ValueDType(source_aval.dtype, eqn.primitive));
   J2O_ASSIGN_OR_RETURN(Val operand, e.In(1));
   J2O_ASSIGN_OR_RETURN(Val source, e.In(0));
-  Val keys = sw::ToWindowLayout(
-      e, g, sw::CastTo(e, operand, operand_aval.dtype, kc), kc);
-  // The fold: chosen offset, its key, and whether any real element was seen.
+  J2O_ASSIGN_OR_RETURN(
+      Val keys, sw::ToWindowLayout(
+                    e, g, sw::CastTo(e, operand, operand_aval.dtype, kc), kc));
+  // The fold from offset 0: chosen offset, its key, and where a real element
+  // was seen (nullopt: everywhere).
   Val chosen_key = sw::AtOffset(e, g, keys, kc, 0);
   Val chosen = e.ConstI64({0});
-  Val seen = e.Const(sw::ValidMask(g, 0));
+  J2O_ASSIGN_OR_RETURN(std::optional<Val> seen,
+                       window_internal::OffsetReadMask(
+                           e, g.p, sw::OffsetIndex(g, 0), g.in.shape, g.out));
   for (int64_t t = 1; t < g.offsets; ++t) {
-    Val candidate = sw::AtOffset(e, g, keys, kc, t);
-    Val valid = e.Const(sw::ValidMask(g, t));
-    Val keep = e.Op(select, {chosen_key, candidate}, DType::kBool);
-    Val take = e.Op("And",
-                    {valid, e.Op("Or",
-                                 {e.Op("Not", {seen}, DType::kBool),
-                                  e.Op("Not", {keep}, DType::kBool)},
-                                 DType::kBool)},
-                    DType::kBool);
-    chosen_key = e.Op("Where", {take, candidate, chosen_key}, kc);
+    J2O_ASSIGN_OR_RETURN(Val take, sw::SelectStep(e, g, select, keys, kc, t,
+                                                  &chosen_key, &seen));
     chosen = e.Op("Where", {take, e.ConstI64({t}), chosen}, DType::kI64);
-    seen = e.Op("Or", {seen, valid}, DType::kBool);
   }
-  // Route each window's source value to its chosen offset.
+  // Route each window's source value to its chosen offset: one ScatterND
+  // (add) into zeros shaped like the padded keys; overlaps accumulate.
   Val src =
       sw::Transposed(e, g, sw::CastTo(e, source, source_aval.dtype, vc), vc);
   Val zero = e.Const(jaxpr::Array::ScalarFromDouble(vc, 0));
   std::vector<Val> updates;
-  std::vector<int64_t> idx_shape = {g.offsets};
-  idx_shape.insert(idx_shape.end(), g.out.begin(), g.out.end());
-  idx_shape.push_back(g.k());
-  jaxpr::Array indices(DType::kI64, idx_shape);
-  int64_t per_offset = 1;
-  for (int64_t o : g.out) per_offset *= o;
   for (int64_t t = 0; t < g.offsets; ++t) {
-    Val mine = e.Op(
-        "And", {e.Op("Equal", {chosen, e.ConstI64({t})}, DType::kBool), seen},
-        DType::kBool);
+    Val mine = e.Op("Equal", {chosen, e.ConstI64({t})}, DType::kBool);
+    if (seen) mine = e.Op("And", {mine, *seen}, DType::kBool);
     updates.push_back(
         e.Op("Unsqueeze",
              {e.Op("Where", {mine, src, zero}, vc), e.ConstI64({0})}, vc));
-    const std::vector<int64_t> kt = sw::OffsetIndex(g, t);
-    sw::ForEachOut(g, [&](int64_t flat, const std::vector<int64_t>& o) {
-      for (int j = 0; j < g.k(); ++j) {
-        indices.SetFromInt64((t * per_offset + flat) * g.k() + j,
-                             o[j] * g.stride[j] + kt[j] * g.dilation[j]);
-      }
-    });
   }
   Val stacked = updates.size() == 1
                     ? updates[0]
                     : e.Op("Concat", updates, vc, {OpAttr::Int("axis", 0)});
-  std::vector<int64_t> padded_size;
-  for (int j = 0; j < g.k(); ++j) {
-    padded_size.push_back(g.size[j] + g.lo[j] + g.hi[j]);
-  }
-  Val operand_t = sw::Transposed(e, g, operand, operand_aval.dtype);
-  Val rest_shape =
-      e.Op("Shape", {operand_t}, DType::kI64, {OpAttr::Int("start", g.k())});
-  Val data = e.Op("Expand",
-                  {zero, e.Op("Concat", {e.ConstI64(padded_size), rest_shape},
-                              DType::kI64, {OpAttr::Int("axis", 0)})},
-                  vc);
-  Val summed = e.Op("ScatterND", {data, e.Const(indices), stacked}, vc,
+  J2O_ASSIGN_OR_RETURN(Val indices, sw::ScatterIndices(e, g));
+  Val data = e.Op("Expand", {zero, e.Op("Shape", {keys}, DType::kI64)}, vc);
+  Val summed = e.Op("ScatterND", {data, indices, stacked}, vc,
                     {OpAttr::String("reduction", "add")});
-  if (sw::HasPadding(g)) {
-    // Back to operand coordinates: the inverse padding (padding removed,
-    // cropped rows restored as zeros: no window read them).
-    std::vector<int64_t> lo, hi;
-    for (int j = 0; j < g.k(); ++j) {
-      lo.push_back(-g.lo[j]);
-      hi.push_back(-g.hi[j]);
-    }
-    summed = sw::PadOrCrop(e, g, summed, vc, lo, hi);
+  // Back to operand coordinates: the inverse padding (padding removed,
+  // cropped rows restored as zeros: no window read them).
+  WindowParams unpad = g.p;
+  for (auto& [lo, hi] : unpad.padding) {
+    lo = -lo;
+    hi = -hi;
   }
-  summed = e.Op("Transpose", {summed}, vc, {OpAttr::Ints("perm", g.inverse)});
+  J2O_ASSIGN_OR_RETURN(summed, window_internal::DilateAndPad(
+                                   e, summed, vc, eqn, g.in, unpad, zero));
+  summed = sw::Transposed(e, g, summed, vc, /*inverse=*/true);
   return e.SetOut(0, sw::CastTo(e, summed, vc, out_dt));
 }
 
@@ -423,8 +473,9 @@ absl::Status LowerSelectAndGatherAdd(E& e) {
   }
   J2O_ASSIGN_OR_RETURN(jaxpr::Aval tangent_aval, sw::InAval(e, 0));
   J2O_ASSIGN_OR_RETURN(jaxpr::Aval operand_aval, sw::InAval(e, 1));
-  const DType out_dt = eqn.outputs[0]->aval.dtype;
-  J2O_ASSIGN_OR_RETURN(sw::Geometry g, sw::PlanGeometry(eqn, operand_aval));
+  const jaxpr::Aval& out_aval = eqn.outputs[0]->aval;
+  J2O_ASSIGN_OR_RETURN(sw::Geometry g,
+                       sw::PlanGeometry(eqn, operand_aval, out_aval));
   J2O_ASSIGN_OR_RETURN(std::string select, sw::SelectOp(eqn));
   J2O_ASSIGN_OR_RETURN(std::string prim, eqn.params.GetName("select_prim"));
   J2O_ASSIGN_OR_RETURN(DType kc,
@@ -433,10 +484,12 @@ absl::Status LowerSelectAndGatherAdd(E& e) {
                        sw::ValueDType(tangent_aval.dtype, eqn.primitive));
   J2O_ASSIGN_OR_RETURN(Val operand, e.In(1));
   J2O_ASSIGN_OR_RETURN(Val tangents, e.In(0));
-  Val keys = sw::ToWindowLayout(
-      e, g, sw::CastTo(e, operand, operand_aval.dtype, kc), kc);
-  Val tans = sw::ToWindowLayout(
-      e, g, sw::CastTo(e, tangents, tangent_aval.dtype, vc), vc);
+  J2O_ASSIGN_OR_RETURN(
+      Val keys, sw::ToWindowLayout(
+                    e, g, sw::CastTo(e, operand, operand_aval.dtype, kc), kc));
+  J2O_ASSIGN_OR_RETURN(
+      Val tans, sw::ToWindowLayout(
+                    e, g, sw::CastTo(e, tangents, tangent_aval.dtype, vc), vc));
   // JAX's pair reduction starts from (-inf or the lowest value, 0) for a
   // max (ge/gt), (+inf or the highest value, 0) for a min.
   const bool picks_max = prim == "ge" || prim == "gt";
@@ -447,18 +500,14 @@ absl::Status LowerSelectAndGatherAdd(E& e) {
       operand_aval.dtype, kc);
   Val acc_tan = e.Const(jaxpr::Array::ScalarFromDouble(vc, 0));
   for (int64_t t = 0; t < g.offsets; ++t) {
-    Val candidate = sw::AtOffset(e, g, keys, kc, t);
-    Val keep = e.Op(select, {acc_key, candidate}, DType::kBool);
-    Val take =
-        e.Op("And",
-             {e.Const(sw::ValidMask(g, t)), e.Op("Not", {keep}, DType::kBool)},
-             DType::kBool);
-    acc_key = e.Op("Where", {take, candidate, acc_key}, kc);
+    J2O_ASSIGN_OR_RETURN(Val take,
+                         sw::SelectStep(e, g, select, keys, kc, t, &acc_key,
+                                        /*seen=*/nullptr));
     acc_tan =
         e.Op("Where", {take, sw::AtOffset(e, g, tans, vc, t), acc_tan}, vc);
   }
-  acc_tan = e.Op("Transpose", {acc_tan}, vc, {OpAttr::Ints("perm", g.inverse)});
-  return e.SetOut(0, sw::CastTo(e, acc_tan, vc, out_dt));
+  acc_tan = sw::Transposed(e, g, acc_tan, vc, /*inverse=*/true);
+  return e.SetOut(0, sw::CastTo(e, acc_tan, vc, out_aval.dtype));
 }
 
 }  // namespace jax2onnx::plugin

@@ -504,6 +504,100 @@ absl::StatusOr<V<E>> DilateAndPad(E& e, V<E> x, jaxpr::DType dtype,
               {OpAttr::String("mode", "constant")});
 }
 
+// Whether output position `o` of axis `a` reads an operand element at window
+// offset `k` rather than padding or a base-dilation hole (XLA: the base index
+// o*stride + k*window_dilation - pad_lo is an element where it is a multiple
+// of base_dilation inside the operand, of length `n`).
+inline bool ReadsElement(const WindowParams& p, int a, int64_t n, int64_t o,
+                         int64_t k) {
+  const int64_t b = p.base_dilation[a];
+  const int64_t q =
+      o * p.strides[a] + k * p.window_dilation[a] - p.padding[a].first;
+  return q >= 0 && q % b == 0 && q / b < n;
+}
+
+// Which output positions of axis `a` read an operand element at window offset
+// `k` (ReadsElement), as a bool mask of rank `rank` shaped [1.., out_a, ..1]
+// (the axis at position `a`); nullopt where every position does. A static
+// axis gives a constant; a symbolic one (base_dilation 1) compares the base
+// indices Range(out_a) * stride + k*window_dilation - pad_lo with [0, n) at
+// run time, and needs no mask without positive padding (the output length
+// then keeps every window inside the operand).
+template <class E>
+absl::StatusOr<std::optional<V<E>>> AxisReadMask(E& e, const WindowParams& p,
+                                                 int a, int64_t k,
+                                                 const jaxpr::DimExpr& in_dim,
+                                                 const jaxpr::DimExpr& out_dim,
+                                                 int rank) {
+  using jaxpr::DType;
+  std::vector<int64_t> shape(rank, 1);
+  if (in_dim.is_constant() && out_dim.is_constant()) {
+    const int64_t len = out_dim.constant_value();
+    shape[a] = len;
+    jaxpr::Array real(DType::kBool, shape);
+    bool axis_all = true;
+    for (int64_t o = 0; o < len; ++o) {
+      real.data()[o] = ReadsElement(p, a, in_dim.constant_value(), o, k);
+      axis_all = axis_all && real.data()[o];
+    }
+    if (axis_all) return std::optional<V<E>>();
+    return std::optional<V<E>>(e.Const(real));
+  }
+  if (p.base_dilation[a] != 1) {
+    return absl::UnimplementedError(absl::StrCat(
+        "'", e.eqn().primitive, "': base_dilation on the symbolic dimension '",
+        in_dim.ToString(), "'"));
+  }
+  const int64_t first = k * p.window_dilation[a] - p.padding[a].first;
+  const bool below = first < 0;                // leading positions read pads
+  const bool above = p.padding[a].second > 0;  // trailing ones may
+  if (!below && !above) return std::optional<V<E>>();
+  J2O_ASSIGN_OR_RETURN(V<E> len, e.DimValue(out_dim));
+  len = e.Op("Squeeze", {len, e.ConstI64({0})}, DType::kI64);
+  auto scalar = [&](int64_t v) {
+    return e.Const(jaxpr::Array::ScalarFromInt64(DType::kI64, v));
+  };
+  V<E> q = e.Op("Range", {scalar(0), len, scalar(1)}, DType::kI64);
+  if (p.strides[a] != 1) {
+    q = e.Op("Mul", {q, scalar(p.strides[a])}, DType::kI64);
+  }
+  if (first != 0) q = e.Op("Add", {q, scalar(first)}, DType::kI64);
+  std::optional<V<E>> mask;
+  if (below) {
+    mask = e.Op("GreaterOrEqual", {q, scalar(0)}, DType::kBool);
+  }
+  if (above) {
+    J2O_ASSIGN_OR_RETURN(V<E> n, e.DimValue(in_dim));
+    V<E> inside = e.Op("Less", {q, n}, DType::kBool);
+    mask = mask ? e.Op("And", {*mask, inside}, DType::kBool) : inside;
+  }
+  if (rank == 1) return mask;
+  shape[a] = -1;
+  return std::optional<V<E>>(
+      e.Op("Reshape", {*mask, e.ConstI64(shape)}, DType::kBool));
+}
+
+// The positions of a windowed reduction's output that read an operand element
+// at window offset `k` (one entry per axis): the And of the axes' masks
+// (linear in the dims, where one full [out...] constant would be their
+// product); nullopt where every position does.
+template <class E>
+absl::StatusOr<std::optional<V<E>>> OffsetReadMask(
+    E& e, const WindowParams& p, const std::vector<int64_t>& k,
+    const std::vector<jaxpr::DimExpr>& in_shape,
+    const std::vector<jaxpr::DimExpr>& out_shape) {
+  const int rank = static_cast<int>(in_shape.size());
+  std::optional<V<E>> mask;
+  for (int a = 0; a < rank; ++a) {
+    J2O_ASSIGN_OR_RETURN(
+        std::optional<V<E>> m,
+        AxisReadMask(e, p, a, k[a], in_shape[a], out_shape[a], rank));
+    if (!m) continue;
+    mask = mask ? e.Op("And", {*mask, *m}, jaxpr::DType::kBool) : *m;
+  }
+  return mask;
+}
+
 }  // namespace window_internal
 
 // Generic reduce_window with any elementwise combiner (and any number of
@@ -575,38 +669,12 @@ absl::Status LowerGenericReduceWindow(E& e, const WindowParams& p) {
   for (int a = 0; a < rank; ++a) {
     empty |= out.shape[a].is_constant() && out.shape[a].constant_value() == 0;
   }
-  // Whether output position o of axis a reads an element of the operand at
-  // window offset k (XLA: base index o*stride + k*window_dilation - pad_lo,
-  // an element where it is a multiple of base_dilation inside the operand).
-  auto reads_element = [&](int a, int64_t o, int64_t k) {
-    const int64_t b = p.base_dilation[a];
-    const int64_t q =
-        o * p.strides[a] + k * p.window_dilation[a] - p.padding[a].first;
-    return q >= 0 && q % b == 0 && q / b < in.shape[a].constant_value();
-  };
   std::vector<int64_t> offset(axes.size(), 0);
   for (int64_t step = 0; !empty && step < offsets; ++step) {
     std::vector<int64_t> k(rank, 0);
     for (size_t j = 0; j < axes.size(); ++j) k[axes[j]] = offset[j];
-    // The mask: one bool [1.., out_a, ..1] constant per masked axis that
-    // reads a pad or hole at this offset, And-ed (linear in the dims, where
-    // one full [out...] constant would be their product).
-    std::optional<Val> mask;
-    for (int a = 0; a < rank; ++a) {
-      if (!masked[a]) continue;
-      const int64_t len = out.shape[a].constant_value();
-      std::vector<int64_t> shape(rank, 1);
-      shape[a] = len;
-      jaxpr::Array real(DType::kBool, shape);
-      bool axis_all = true;
-      for (int64_t o = 0; o < len; ++o) {
-        real.data()[o] = reads_element(a, o, k[a]);
-        axis_all = axis_all && real.data()[o];
-      }
-      if (axis_all) continue;
-      Val m = e.Const(real);
-      mask = mask ? e.Op("And", {*mask, m}, DType::kBool) : m;
-    }
+    J2O_ASSIGN_OR_RETURN(std::optional<Val> mask,
+                         wi::OffsetReadMask(e, p, k, in.shape, out.shape));
     std::vector<Val> args = accs;
     for (int i = 0; i < n; ++i) {
       if (axes.empty()) {

@@ -9,6 +9,16 @@ one the select (ge: first maximum) keeps is chosen. select_and_scatter_add
 adds each window's source value at its chosen element; select_and_gather_add
 returns the tangent there.
 
+The later bundles (base dilation, window dilation, symbolic image dims) use
+the general rule (select_real / gather_window below): output position o
+reads, at window offset k, base index q = o*stride + k*window_dilation -
+pad_lo per axis, an element where q is a multiple of base_dilation with
+q / base_dilation inside the operand; pads and holes are skipped (XLA's
+emitters skip them). select_and_gather_add folds JAX's (key, tangent) pairs
+from (-inf, 0) for ge/gt, (+inf, 0) for le/lt: the accumulator is replaced
+where select(acc_key, key) is false. A symbolic bundle's npz binds its dims
+through the shapes of its inputs.
+
   /usr/bin/python3 scripts/select_window_reference.py   (rewrites the npz)
 """
 import itertools
@@ -39,6 +49,129 @@ def choices(operand, window, strides, padding):
     return out_shape, chosen
 
 
+SELECT = {
+    "ge": lambda a, b: a >= b,
+    "gt": lambda a, b: a > b,
+    "le": lambda a, b: a <= b,
+    "lt": lambda a, b: a < b,
+}
+
+
+def window_reads(shape, window, strides, padding, base_dilation,
+                 window_dilation):
+    """Output shape, and for each output position the operand indices its
+    window reads, in row-major window order (pads and holes left out)."""
+    rank = len(shape)
+    out_shape = []
+    for a in range(rank):
+        dilated = (shape[a] - 1) * base_dilation[a] + 1 if shape[a] else 0
+        padded = dilated + padding[a][0] + padding[a][1]
+        extent = (window[a] - 1) * window_dilation[a] + 1
+        out_shape.append((padded - extent) // strides[a] + 1)
+    reads = {}
+    for o in itertools.product(*[range(n) for n in out_shape]):
+        elements = []
+        for k in itertools.product(*[range(w) for w in window]):
+            index = []
+            for a in range(rank):
+                q = o[a] * strides[a] + k[a] * window_dilation[a] - padding[a][0]
+                if q < 0 or q % base_dilation[a] or q // base_dilation[a] >= shape[a]:
+                    index = None
+                    break
+                index.append(q // base_dilation[a])
+            if index is not None:
+                elements.append(tuple(index))
+        reads[o] = elements
+    return out_shape, reads
+
+
+def scatter_add(source, operand, prim, window, strides, padding):
+    """select_and_scatter_add: each window's source value is added at its
+    selected element (the first real element, replaced where select fails)."""
+    rank = operand.ndim
+    out_shape, reads = window_reads(operand.shape, window, strides, padding,
+                                    (1,) * rank, (1,) * rank)
+    assert list(source.shape) == out_shape, (source.shape, out_shape)
+    grad = np.zeros(operand.shape, source.dtype)
+    for o, elements in reads.items():
+        if not elements:
+            continue
+        best = elements[0]
+        for index in elements[1:]:
+            if not SELECT[prim](operand[best], operand[index]):
+                best = index
+        grad[best] += source[o]
+    return grad
+
+
+def gather_add(tangents, operand, prim, window, strides, padding,
+               base_dilation, window_dilation):
+    """select_and_gather_add: JAX's pair reduction from (-inf or +inf, 0)."""
+    out_shape, reads = window_reads(operand.shape, window, strides, padding,
+                                    base_dilation, window_dilation)
+    init = -np.inf if prim in ("ge", "gt") else np.inf
+    out = np.zeros(out_shape, tangents.dtype)
+    for o, elements in reads.items():
+        key, tangent = init, 0
+        for index in elements:
+            if not SELECT[prim](key, operand[index]):
+                key, tangent = operand[index], tangents[index]
+        out[o] = tangent
+    return out
+
+
+def write(primitive, name, expected, *inputs):
+    arrays = {"input_%d" % i: x for i, x in enumerate(inputs)}
+    np.savez(os.path.join(ROOT, primitive, name + ".npz"), expected_0=expected,
+             **arrays)
+
+
+def dilation_and_symbolic_bundles():
+    rng = np.random.default_rng(20261127)
+    # select_and_gather_add with base_dilation (2, 2) and padding: the JVP of
+    # reduce_window_max over a base-dilated, padded f32[5,4]; small integer
+    # keys make ties.
+    t = rng.standard_normal((5, 4)).astype(np.float32)
+    x = rng.integers(0, 4, size=(5, 4)).astype(np.float32)
+    y = gather_add(t, x, "ge", (3, 3), (2, 1), ((1, 1), (2, 0)), (2, 2),
+                   (1, 1))
+    assert y.shape == (5, 7), y.shape
+    write("select_and_gather_add", "base_dilation_padding", y, t, x)
+    # le with base_dilation 3 on the minor dim and window_dilation 2 on the
+    # major one: some windows read only holes and pads (tangent 0).
+    t = rng.standard_normal((6, 3)).astype(np.float32)
+    x = rng.integers(0, 3, size=(6, 3)).astype(np.float32)
+    y = gather_add(t, x, "le", (2, 2), (1, 1), ((0, 1), (1, 1)), (1, 3),
+                   (2, 1))
+    assert y.shape == (5, 8), y.shape
+    write("select_and_gather_add", "base_and_window_dilation_le", y, t, x)
+    # select_and_gather_add over symbolic h, w (bound to 7, 6): 2x2/2 VALID
+    # and 3x3/1 SAME max pooling JVPs.
+    t = rng.standard_normal((2, 7, 6, 3)).astype(np.float32)
+    x = rng.integers(0, 5, size=(2, 7, 6, 3)).astype(np.float32)
+    valid = gather_add(t, x, "ge", (1, 2, 2, 1), (1, 2, 2, 1),
+                       ((0, 0),) * 4, (1,) * 4, (1,) * 4)
+    same = gather_add(t, x, "ge", (1, 3, 3, 1), (1, 1, 1, 1),
+                      ((0, 0), (1, 1), (1, 1), (0, 0)), (1,) * 4, (1,) * 4)
+    np.savez(os.path.join(ROOT, "select_and_gather_add",
+                          "maxpool_jvp_symbolic_hw.npz"),
+             input_0=t, input_1=x, expected_0=valid, expected_1=same)
+    # select_and_scatter_add over symbolic h, w (bound to 7, 6): the max
+    # pooling VJPs of 2x2/2 VALID (the odd row is in no window), 2x2/1 VALID
+    # (overlapping windows accumulate) and 3x3/1 SAME (padding).
+    x = rng.integers(0, 5, size=(2, 7, 6, 3)).astype(np.float32)
+    s2 = rng.standard_normal((2, 3, 3, 3)).astype(np.float32)
+    g2 = scatter_add(s2, x, "ge", (1, 2, 2, 1), (1, 2, 2, 1), ((0, 0),) * 4)
+    write("select_and_scatter_add", "maxpool_grad_symbolic_hw", g2, x, s2)
+    s1 = rng.standard_normal((2, 6, 5, 3)).astype(np.float32)
+    g1 = scatter_add(s1, x, "ge", (1, 2, 2, 1), (1, 1, 1, 1), ((0, 0),) * 4)
+    write("select_and_scatter_add", "overlapping_symbolic_hw", g1, s1, x)
+    ss = rng.standard_normal((2, 7, 6, 3)).astype(np.float32)
+    gs = scatter_add(ss, x, "ge", (1, 3, 3, 1), (1, 1, 1, 1),
+                     ((0, 0), (1, 1), (1, 1), (0, 0)))
+    write("select_and_scatter_add", "same_padding_symbolic_hw", gs, ss, x)
+
+
 def main():
     rng = np.random.default_rng(20261126)
     # select_and_scatter_add: operand b f32[2,5,5,1], source a f32[2,3,3,1].
@@ -66,3 +199,4 @@ def main():
 
 if __name__ == "__main__":
     main()
+    dilation_and_symbolic_bundles()
