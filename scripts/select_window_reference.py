@@ -26,6 +26,8 @@ import os
 
 import numpy as np
 
+from reduce_window_reference import window_reads
+
 ROOT = os.path.join(os.path.dirname(__file__), "..", "testdata", "primitives")
 
 
@@ -55,34 +57,6 @@ SELECT = {
     "le": lambda a, b: a <= b,
     "lt": lambda a, b: a < b,
 }
-
-
-def window_reads(shape, window, strides, padding, base_dilation,
-                 window_dilation):
-    """Output shape, and for each output position the operand indices its
-    window reads, in row-major window order (pads and holes left out)."""
-    rank = len(shape)
-    out_shape = []
-    for a in range(rank):
-        dilated = (shape[a] - 1) * base_dilation[a] + 1 if shape[a] else 0
-        padded = dilated + padding[a][0] + padding[a][1]
-        extent = (window[a] - 1) * window_dilation[a] + 1
-        out_shape.append((padded - extent) // strides[a] + 1)
-    reads = {}
-    for o in itertools.product(*[range(n) for n in out_shape]):
-        elements = []
-        for k in itertools.product(*[range(w) for w in window]):
-            index = []
-            for a in range(rank):
-                q = o[a] * strides[a] + k[a] * window_dilation[a] - padding[a][0]
-                if q < 0 or q % base_dilation[a] or q // base_dilation[a] >= shape[a]:
-                    index = None
-                    break
-                index.append(q // base_dilation[a])
-            if index is not None:
-                elements.append(tuple(index))
-        reads[o] = elements
-    return out_shape, reads
 
 
 def scatter_add(source, operand, prim, window, strides, padding):
