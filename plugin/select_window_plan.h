@@ -234,17 +234,17 @@ V<E> AtOffset(E& e, const Geometry& g, V<E> padded, jaxpr::DType d, int64_t t) {
 // fails, or where the window has shown no element yet. `seen` tracks that
 // for a fold that starts from offset 0 (nullopt inside: every window has an
 // element); nullptr for a fold that starts from an init key. Returns where
-// the candidate was taken.
+// the candidate was taken. `masks` builds the read masks.
 template <class E>
 absl::StatusOr<V<E>> SelectStep(E& e, const Geometry& g,
+                                window_internal::ReadMasks<E>* masks,
                                 const std::string& select, V<E> keys,
                                 jaxpr::DType kc, int64_t t, V<E>* chosen_key,
                                 std::optional<V<E>>* seen) {
   using jaxpr::DType;
   V<E> candidate = AtOffset(e, g, keys, kc, t);
   J2O_ASSIGN_OR_RETURN(std::optional<V<E>> valid,
-                       window_internal::OffsetReadMask(
-                           e, g.p, OffsetIndex(g, t), g.in.shape, g.out));
+                       masks->At(e, OffsetIndex(g, t)));
   V<E> take =
       e.Op("Not", {e.Op(select, {*chosen_key, candidate}, DType::kBool)},
            DType::kBool);
@@ -420,12 +420,12 @@ absl::Status LowerSelectAndScatterAdd(E& e) {
   // was seen (nullopt: everywhere).
   Val chosen_key = sw::AtOffset(e, g, keys, kc, 0);
   Val chosen = e.ConstI64({0});
+  window_internal::ReadMasks<E> masks(g.p, g.in.shape, g.out);
   J2O_ASSIGN_OR_RETURN(std::optional<Val> seen,
-                       window_internal::OffsetReadMask(
-                           e, g.p, sw::OffsetIndex(g, 0), g.in.shape, g.out));
+                       masks.At(e, sw::OffsetIndex(g, 0)));
   for (int64_t t = 1; t < g.offsets; ++t) {
-    J2O_ASSIGN_OR_RETURN(Val take, sw::SelectStep(e, g, select, keys, kc, t,
-                                                  &chosen_key, &seen));
+    J2O_ASSIGN_OR_RETURN(Val take, sw::SelectStep(e, g, &masks, select, keys,
+                                                  kc, t, &chosen_key, &seen));
     chosen = e.Op("Where", {take, e.ConstI64({t}), chosen}, DType::kI64);
   }
   // Route each window's source value to its chosen offset: one ScatterND
@@ -499,10 +499,11 @@ absl::Status LowerSelectAndGatherAdd(E& e) {
                              operand_aval.dtype)),
       operand_aval.dtype, kc);
   Val acc_tan = e.Const(jaxpr::Array::ScalarFromDouble(vc, 0));
+  window_internal::ReadMasks<E> masks(g.p, g.in.shape, g.out);
   for (int64_t t = 0; t < g.offsets; ++t) {
-    J2O_ASSIGN_OR_RETURN(Val take,
-                         sw::SelectStep(e, g, select, keys, kc, t, &acc_key,
-                                        /*seen=*/nullptr));
+    J2O_ASSIGN_OR_RETURN(
+        Val take, sw::SelectStep(e, g, &masks, select, keys, kc, t, &acc_key,
+                                 /*seen=*/nullptr));
     acc_tan =
         e.Op("Where", {take, sw::AtOffset(e, g, tans, vc, t), acc_tan}, vc);
   }

@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -578,25 +579,42 @@ absl::StatusOr<std::optional<V<E>>> AxisReadMask(E& e, const WindowParams& p,
 }
 
 // The positions of a windowed reduction's output that read an operand element
-// at window offset `k` (one entry per axis): the And of the axes' masks
-// (linear in the dims, where one full [out...] constant would be their
-// product); nullopt where every position does.
+// at a window offset: the And of the axes' AxisReadMasks (linear in the dims,
+// where one full [out...] constant would be their product), each axis mask
+// built once per (axis, offset along it) and shared by the offsets that
+// reuse it.
 template <class E>
-absl::StatusOr<std::optional<V<E>>> OffsetReadMask(
-    E& e, const WindowParams& p, const std::vector<int64_t>& k,
-    const std::vector<jaxpr::DimExpr>& in_shape,
-    const std::vector<jaxpr::DimExpr>& out_shape) {
-  const int rank = static_cast<int>(in_shape.size());
-  std::optional<V<E>> mask;
-  for (int a = 0; a < rank; ++a) {
-    J2O_ASSIGN_OR_RETURN(
-        std::optional<V<E>> m,
-        AxisReadMask(e, p, a, k[a], in_shape[a], out_shape[a], rank));
-    if (!m) continue;
-    mask = mask ? e.Op("And", {*mask, *m}, jaxpr::DType::kBool) : *m;
+class ReadMasks {
+ public:
+  ReadMasks(const WindowParams& p, std::vector<jaxpr::DimExpr> in_shape,
+            std::vector<jaxpr::DimExpr> out_shape)
+      : p_(p), in_(std::move(in_shape)), out_(std::move(out_shape)) {}
+
+  // At window offset `k` (one entry per axis); nullopt where every position
+  // reads an element.
+  absl::StatusOr<std::optional<V<E>>> At(E& e, const std::vector<int64_t>& k) {
+    const int rank = static_cast<int>(in_.size());
+    std::optional<V<E>> mask;
+    for (int a = 0; a < rank; ++a) {
+      auto it = axis_masks_.find({a, k[a]});
+      if (it == axis_masks_.end()) {
+        J2O_ASSIGN_OR_RETURN(
+            std::optional<V<E>> m,
+            AxisReadMask(e, p_, a, k[a], in_[a], out_[a], rank));
+        it = axis_masks_.emplace(std::make_pair(a, k[a]), std::move(m)).first;
+      }
+      if (!it->second) continue;
+      mask = mask ? e.Op("And", {*mask, *it->second}, jaxpr::DType::kBool)
+                  : *it->second;
+    }
+    return mask;
   }
-  return mask;
-}
+
+ private:
+  const WindowParams& p_;
+  std::vector<jaxpr::DimExpr> in_, out_;
+  std::map<std::pair<int, int64_t>, std::optional<V<E>>> axis_masks_;
+};
 
 }  // namespace window_internal
 
@@ -669,12 +687,12 @@ absl::Status LowerGenericReduceWindow(E& e, const WindowParams& p) {
   for (int a = 0; a < rank; ++a) {
     empty |= out.shape[a].is_constant() && out.shape[a].constant_value() == 0;
   }
+  wi::ReadMasks<E> read_masks(p, in.shape, out.shape);
   std::vector<int64_t> offset(axes.size(), 0);
   for (int64_t step = 0; !empty && step < offsets; ++step) {
     std::vector<int64_t> k(rank, 0);
     for (size_t j = 0; j < axes.size(); ++j) k[axes[j]] = offset[j];
-    J2O_ASSIGN_OR_RETURN(std::optional<Val> mask,
-                         wi::OffsetReadMask(e, p, k, in.shape, out.shape));
+    J2O_ASSIGN_OR_RETURN(std::optional<Val> mask, read_masks.At(e, k));
     std::vector<Val> args = accs;
     for (int i = 0; i < n; ++i) {
       if (axes.empty()) {
