@@ -4,19 +4,25 @@
 // interface of plugin/emit.h.
 //
 // The dims a window actually spans (window, stride, padding or dilation
-// other than trivial) must be static; every other dim (batch, channels) may
-// be symbolic. They are transposed to the front, so the window offsets are
-// a static list: offset t reads the strided Slice of the (zero-)padded
-// operand at t, and a constant mask says which of those reads are real
-// elements (padding is never selected). The selection is XLA's sequential
+// other than trivial) are transposed to the front, static or symbolic, so
+// the window offsets are a static list: offset t reads the strided Slice of
+// the base-dilated, (zero-)padded operand at t (window_plan's DilateAndPad;
+// a symbolic dim's Slice end counts from its end, WindowSliceEnd), and a
+// mask says which of those reads are operand elements: padding and
+// base-dilation holes are skipped, as XLA's emitters do (window_plan's
+// ReadMasks: constants on static dims, Range at run time on symbolic padded
+// ones; base_dilation needs a static dim). The selection is XLA's sequential
 // fold over the window in row-major order: the running choice is replaced
 // whenever select_prim(choice, candidate) is false, so `ge` keeps the first
 // maximum and NaN behaves as in XLA's comparator.
 //   select_and_scatter_add: the chosen offset of each window routes its
-//     source value to that element; one ScatterND (reduction add) over
-//     constant indices adds every window's value, overlaps accumulate.
+//     source value to that element; one ScatterND (reduction add) adds every
+//     window's value, overlaps accumulate. Its indices are constants for a
+//     static window output, built from Range for a symbolic one. JAX gives
+//     it no dilation params.
 //   select_and_gather_add: the fold starts from (-inf or the lowest value,
-//     tangent 0) like JAX's pair reduction and carries the tangent.
+//     tangent 0) like JAX's pair reduction and carries the tangent; a window
+//     of only pads and holes keeps tangent 0.
 // Keys compare in a dtype ORT's comparisons accept (narrow ints widened,
 // f16/bf16 in f32); values move in f32/f64/i64 and are cast back (exact for
 // selection; integer sums wrap like XLA). u64 keys, bool and complex are
