@@ -626,8 +626,10 @@ class ReadMasks {
 // base-dilation holes rather than combining a fill value (the init joins
 // each window once), so where an offset reads a pad or a hole the
 // accumulator is kept: a Where on a mask of the positions that read an
-// element (per-axis constants And-ed; omitted where every position does).
-// Padded or dilated dims must be static; windowed ones may be symbolic.
+// element (ReadMasks: per-axis masks And-ed, constants on static dims and
+// from Range on symbolic padded ones; omitted where every position reads
+// an element). Base-dilated dims must be static; windowed and padded ones
+// may be symbolic.
 template <class E>
 absl::Status LowerGenericReduceWindow(E& e, const WindowParams& p) {
   namespace wi = window_internal;
@@ -653,22 +655,12 @@ absl::Status LowerGenericReduceWindow(E& e, const WindowParams& p) {
         absl::StrCat("'", eqn.primitive, "': the combiner must take ", 2 * n,
                      " values and return ", n));
   }
-  // Axes the window moves over (sliced per offset; static or symbolic), and
-  // axes whose output positions may read padding or holes (masked: static).
+  // Axes the window moves over (sliced per offset; static or symbolic).
+  // Positions that read padding or holes are masked (ReadMasks: constants on
+  // static dims, Range at run time on symbolic padded ones; base dilation
+  // needs a static dim, DilateAndPad).
   std::vector<int64_t> axes;
   J2O_ASSIGN_OR_RETURN(const int64_t offsets, wi::WindowOffsets(eqn, p, &axes));
-  std::vector<bool> masked(rank, false);
-  for (int a = 0; a < rank; ++a) {
-    masked[a] = p.base_dilation[a] != 1 || p.padding[a].first != 0 ||
-                p.padding[a].second != 0;
-    if (masked[a] &&
-        (!in.shape[a].is_constant() || !out.shape[a].is_constant())) {
-      return absl::UnimplementedError(absl::StrCat(
-          "'", eqn.primitive,
-          "': padding or base_dilation over the symbolic dimension '",
-          in.shape[a].ToString(), "'"));
-    }
-  }
   J2O_ASSIGN_OR_RETURN(Val out_shape, e.ShapeValue(out.shape));
   std::vector<Val> xs, accs;
   std::vector<DType> dtypes;

@@ -94,6 +94,16 @@ def main():
     np.savez(os.path.join(HERE, "and_bool_window_dilation.npz"),
              input_0=b, expected_0=r)
 
+    # mul_symbolic_padding: i32[3,W] bound to W=6 (even, so the last window
+    # reaches the trailing pad too); small values keep the products exact.
+    w = rng.integers(-3, 4, size=(3, 6)).astype(np.int32)
+    (p,) = reduce_window([w], [np.int32(2)],
+                         lambda acc, el: [np.int32(acc[0] * el[0])],
+                         (1, 3), (1, 2), ((0, 0), (2, 1)), (1, 1), (1, 1))
+    assert p.shape == (3, 4), p.shape
+    np.savez(os.path.join(HERE, "mul_symbolic_padding.npz"),
+             input_0=w, expected_0=p)
+
 
 if __name__ == "__main__":
     main()
