@@ -153,7 +153,6 @@ inline absl::StatusOr<Geometry> PlanGeometry(const jaxpr::Eqn& eqn,
     g.p.window_dilation.push_back(wdil[d]);
     g.p.padding.push_back(pads[d]);
     g.out.push_back(windowed.shape[d]);
-    g.offsets *= window[d];
     count(window[d]);
     const jaxpr::DimExpr& o = windowed.shape[d];
     if (o.is_constant()) count(o.constant_value());
@@ -170,6 +169,7 @@ inline absl::StatusOr<Geometry> PlanGeometry(const jaxpr::Eqn& eqn,
                      "construction's limit"));
   }
   g.k = static_cast<int>(g.perm.size());
+  for (int64_t w : g.p.window) g.offsets *= w;  // bounded by the limit
   g.perm.insert(g.perm.end(), rest.begin(), rest.end());
   g.inverse = window_internal::InversePerm(g.perm);
   g.in = operand;
