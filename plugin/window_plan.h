@@ -23,6 +23,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <optional>
 #include <string>
 #include <utility>
@@ -509,6 +510,117 @@ absl::StatusOr<V<E>> DilateAndPad(E& e, V<E> x, jaxpr::DType dtype,
               {OpAttr::String("mode", "constant")});
 }
 
+// Whether output position `o` of axis `a` reads an operand element at window
+// offset `k` rather than padding or a base-dilation hole (XLA: the base index
+// o*stride + k*window_dilation - pad_lo is an element where it is a multiple
+// of base_dilation inside the operand, of length `n`).
+inline bool ReadsElement(const WindowParams& p, int a, int64_t n, int64_t o,
+                         int64_t k) {
+  const int64_t b = p.base_dilation[a];
+  const int64_t q =
+      o * p.strides[a] + k * p.window_dilation[a] - p.padding[a].first;
+  return q >= 0 && q % b == 0 && q / b < n;
+}
+
+// Which output positions of axis `a` read an operand element at window offset
+// `k` (ReadsElement), as a bool mask of rank `rank` shaped [1.., out_a, ..1]
+// (the axis at position `a`); nullopt where every position does. A static
+// axis gives a constant; a symbolic one (base_dilation 1) compares the base
+// indices Range(out_a) * stride + k*window_dilation - pad_lo with [0, n) at
+// run time, and needs no mask without positive padding (the output length
+// then keeps every window inside the operand).
+template <class E>
+absl::StatusOr<std::optional<V<E>>> AxisReadMask(E& e, const WindowParams& p,
+                                                 int a, int64_t k,
+                                                 const jaxpr::DimExpr& in_dim,
+                                                 const jaxpr::DimExpr& out_dim,
+                                                 int rank) {
+  using jaxpr::DType;
+  std::vector<int64_t> shape(rank, 1);
+  if (in_dim.is_constant() && out_dim.is_constant()) {
+    const int64_t len = out_dim.constant_value();
+    shape[a] = len;
+    jaxpr::Array real(DType::kBool, shape);
+    bool axis_all = true;
+    for (int64_t o = 0; o < len; ++o) {
+      real.data()[o] = ReadsElement(p, a, in_dim.constant_value(), o, k);
+      axis_all = axis_all && real.data()[o];
+    }
+    if (axis_all) return std::optional<V<E>>();
+    return std::optional<V<E>>(e.Const(real));
+  }
+  if (p.base_dilation[a] != 1) {
+    return absl::UnimplementedError(absl::StrCat(
+        "'", e.eqn().primitive, "': base_dilation on the symbolic dimension '",
+        in_dim.ToString(), "'"));
+  }
+  const int64_t first = k * p.window_dilation[a] - p.padding[a].first;
+  const bool below = first < 0;                // leading positions read pads
+  const bool above = p.padding[a].second > 0;  // trailing ones may
+  if (!below && !above) return std::optional<V<E>>();
+  J2O_ASSIGN_OR_RETURN(V<E> len, e.DimValue(out_dim));
+  len = e.Op("Squeeze", {len, e.ConstI64({0})}, DType::kI64);
+  auto scalar = [&](int64_t v) {
+    return e.Const(jaxpr::Array::ScalarFromInt64(DType::kI64, v));
+  };
+  V<E> q = e.Op("Range", {scalar(0), len, scalar(1)}, DType::kI64);
+  if (p.strides[a] != 1) {
+    q = e.Op("Mul", {q, scalar(p.strides[a])}, DType::kI64);
+  }
+  if (first != 0) q = e.Op("Add", {q, scalar(first)}, DType::kI64);
+  std::optional<V<E>> mask;
+  if (below) {
+    mask = e.Op("GreaterOrEqual", {q, scalar(0)}, DType::kBool);
+  }
+  if (above) {
+    J2O_ASSIGN_OR_RETURN(V<E> n, e.DimValue(in_dim));
+    V<E> inside = e.Op("Less", {q, n}, DType::kBool);
+    mask = mask ? e.Op("And", {*mask, inside}, DType::kBool) : inside;
+  }
+  if (rank == 1) return mask;
+  shape[a] = -1;
+  return std::optional<V<E>>(
+      e.Op("Reshape", {*mask, e.ConstI64(shape)}, DType::kBool));
+}
+
+// The positions of a windowed reduction's output that read an operand element
+// at a window offset: the And of the axes' AxisReadMasks (linear in the dims,
+// where one full [out...] constant would be their product), each axis mask
+// built once per (axis, offset along it) and shared by the offsets that
+// reuse it.
+template <class E>
+class ReadMasks {
+ public:
+  ReadMasks(const WindowParams& p, std::vector<jaxpr::DimExpr> in_shape,
+            std::vector<jaxpr::DimExpr> out_shape)
+      : p_(p), in_(std::move(in_shape)), out_(std::move(out_shape)) {}
+
+  // At window offset `k` (one entry per axis); nullopt where every position
+  // reads an element.
+  absl::StatusOr<std::optional<V<E>>> At(E& e, const std::vector<int64_t>& k) {
+    const int rank = static_cast<int>(in_.size());
+    std::optional<V<E>> mask;
+    for (int a = 0; a < rank; ++a) {
+      auto it = axis_masks_.find({a, k[a]});
+      if (it == axis_masks_.end()) {
+        J2O_ASSIGN_OR_RETURN(
+            std::optional<V<E>> m,
+            AxisReadMask(e, p_, a, k[a], in_[a], out_[a], rank));
+        it = axis_masks_.emplace(std::make_pair(a, k[a]), std::move(m)).first;
+      }
+      if (!it->second) continue;
+      mask = mask ? e.Op("And", {*mask, *it->second}, jaxpr::DType::kBool)
+                  : *it->second;
+    }
+    return mask;
+  }
+
+ private:
+  const WindowParams& p_;
+  std::vector<jaxpr::DimExpr> in_, out_;
+  std::map<std::pair<int, int64_t>, std::optional<V<E>>> axis_masks_;
+};
+
 }  // namespace window_internal
 
 // Generic reduce_window with any elementwise combiner (and any number of
@@ -519,9 +631,11 @@ absl::StatusOr<V<E>> DilateAndPad(E& e, V<E> x, jaxpr::DType dtype,
 // base-dilation holes rather than combining a fill value (the init joins
 // each window once), so where an offset reads a pad or a hole the
 // accumulator is kept: a Where on a mask of the positions that read an
-// element (per-axis constants And-ed; omitted where every position does).
-// Padded or dilated dims must be static; windowed ones may be symbolic.
-// Complex operands (any mix with real ones) move as real [..., 2] tensors.
+// element (ReadMasks: per-axis masks And-ed, constants on static dims and
+// from Range on symbolic padded ones; omitted where every position reads
+// an element). Base-dilated dims must be static; windowed and padded ones
+// may be symbolic. Complex operands (any mix with real ones) move as real
+// [..., 2] tensors.
 template <class E>
 absl::Status LowerGenericReduceWindow(E& e, const WindowParams& p) {
   namespace wi = window_internal;
@@ -541,22 +655,12 @@ absl::Status LowerGenericReduceWindow(E& e, const WindowParams& p) {
         absl::StrCat("'", eqn.primitive, "': the combiner must take ", 2 * n,
                      " values and return ", n));
   }
-  // Axes the window moves over (sliced per offset; static or symbolic), and
-  // axes whose output positions may read padding or holes (masked: static).
+  // Axes the window moves over (sliced per offset; static or symbolic).
+  // Positions that read padding or holes are masked (ReadMasks: constants on
+  // static dims, Range at run time on symbolic padded ones; base dilation
+  // needs a static dim, DilateAndPad).
   std::vector<int64_t> axes;
   J2O_ASSIGN_OR_RETURN(const int64_t offsets, wi::WindowOffsets(eqn, p, &axes));
-  std::vector<bool> masked(rank, false);
-  for (int a = 0; a < rank; ++a) {
-    masked[a] = p.base_dilation[a] != 1 || p.padding[a].first != 0 ||
-                p.padding[a].second != 0;
-    if (masked[a] &&
-        (!in.shape[a].is_constant() || !out.shape[a].is_constant())) {
-      return absl::UnimplementedError(absl::StrCat(
-          "'", eqn.primitive,
-          "': padding or base_dilation over the symbolic dimension '",
-          in.shape[a].ToString(), "'"));
-    }
-  }
   // A complex operand is its real [..., 2] tensor (plugin/complex_plan.h):
   // the trailing (re, im) axis rides along untouched, and the combiner's
   // complex equations are lowered by the complex recipes when inlined.
@@ -590,38 +694,12 @@ absl::Status LowerGenericReduceWindow(E& e, const WindowParams& p) {
   for (int a = 0; a < rank; ++a) {
     empty |= out.shape[a].is_constant() && out.shape[a].constant_value() == 0;
   }
-  // Whether output position o of axis a reads an element of the operand at
-  // window offset k (XLA: base index o*stride + k*window_dilation - pad_lo,
-  // an element where it is a multiple of base_dilation inside the operand).
-  auto reads_element = [&](int a, int64_t o, int64_t k) {
-    const int64_t b = p.base_dilation[a];
-    const int64_t q =
-        o * p.strides[a] + k * p.window_dilation[a] - p.padding[a].first;
-    return q >= 0 && q % b == 0 && q / b < in.shape[a].constant_value();
-  };
+  wi::ReadMasks<E> read_masks(p, in.shape, out.shape);
   std::vector<int64_t> offset(axes.size(), 0);
   for (int64_t step = 0; !empty && step < offsets; ++step) {
     std::vector<int64_t> k(rank, 0);
     for (size_t j = 0; j < axes.size(); ++j) k[axes[j]] = offset[j];
-    // The mask: one bool [1.., out_a, ..1] constant per masked axis that
-    // reads a pad or hole at this offset, And-ed (linear in the dims, where
-    // one full [out...] constant would be their product).
-    std::optional<Val> mask;
-    for (int a = 0; a < rank; ++a) {
-      if (!masked[a]) continue;
-      const int64_t len = out.shape[a].constant_value();
-      std::vector<int64_t> shape(rank, 1);
-      shape[a] = len;
-      jaxpr::Array real(DType::kBool, shape);
-      bool axis_all = true;
-      for (int64_t o = 0; o < len; ++o) {
-        real.data()[o] = reads_element(a, o, k[a]);
-        axis_all = axis_all && real.data()[o];
-      }
-      if (axis_all) continue;
-      Val m = e.Const(real);
-      mask = mask ? e.Op("And", {*mask, m}, DType::kBool) : m;
-    }
+    J2O_ASSIGN_OR_RETURN(std::optional<Val> mask, read_masks.At(e, k));
     std::vector<Val> args = accs;
     for (int i = 0; i < n; ++i) {
       if (axes.empty()) {

@@ -19,9 +19,11 @@ HERE = os.path.join(os.path.dirname(__file__), "..", "testdata", "primitives",
                     "reduce_window")
 
 
-def reduce_window(operands, inits, combine, window, strides, padding,
-                  base_dilation, window_dilation):
-    shape = operands[0].shape
+def window_reads(shape, window, strides, padding, base_dilation,
+                 window_dilation):
+    """Output shape, and for each output position (row-major) the operand
+    indices its window reads, in row-major window order (pads and holes left
+    out). scripts/select_window_reference.py uses it too."""
     rank = len(shape)
     out_shape = []
     for a in range(rank):
@@ -29,9 +31,9 @@ def reduce_window(operands, inits, combine, window, strides, padding,
         padded = dilated + padding[a][0] + padding[a][1]
         extent = (window[a] - 1) * window_dilation[a] + 1
         out_shape.append((padded - extent) // strides[a] + 1)
-    outs = [np.empty(out_shape, dtype=x.dtype) for x in operands]
+    reads = {}
     for o in itertools.product(*[range(n) for n in out_shape]):
-        acc = list(inits)
+        elements = []
         for k in itertools.product(*[range(w) for w in window]):
             index = []
             for a in range(rank):
@@ -40,9 +42,21 @@ def reduce_window(operands, inits, combine, window, strides, padding,
                     index = None
                     break
                 index.append(q // base_dilation[a])
-            if index is None:
-                continue
-            acc = combine(acc, [x[tuple(index)] for x in operands])
+            if index is not None:
+                elements.append(tuple(index))
+        reads[o] = elements
+    return out_shape, reads
+
+
+def reduce_window(operands, inits, combine, window, strides, padding,
+                  base_dilation, window_dilation):
+    out_shape, reads = window_reads(operands[0].shape, window, strides,
+                                    padding, base_dilation, window_dilation)
+    outs = [np.empty(out_shape, dtype=x.dtype) for x in operands]
+    for o, elements in reads.items():
+        acc = list(inits)
+        for index in elements:
+            acc = combine(acc, [x[index] for x in operands])
         for x, v in zip(outs, acc):
             x[o] = v
     return outs
@@ -79,6 +93,16 @@ def main():
                          (1, 2), (1, 1), ((0, 0), (2, 0)), (1, 1), (1, 2))
     np.savez(os.path.join(HERE, "and_bool_window_dilation.npz"),
              input_0=b, expected_0=r)
+
+    # mul_symbolic_padding: i32[3,W] bound to W=6 (even, so the last window
+    # reaches the trailing pad too); small values keep the products exact.
+    w = rng.integers(-3, 4, size=(3, 6)).astype(np.int32)
+    (p,) = reduce_window([w], [np.int32(2)],
+                         lambda acc, el: [np.int32(acc[0] * el[0])],
+                         (1, 3), (1, 2), ((0, 0), (2, 1)), (1, 1), (1, 1))
+    assert p.shape == (3, 4), p.shape
+    np.savez(os.path.join(HERE, "mul_symbolic_padding.npz"),
+             input_0=w, expected_0=p)
 
 
 if __name__ == "__main__":

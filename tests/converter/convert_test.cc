@@ -470,5 +470,21 @@ TEST(ConvertTest, WindowGradientOverAbsurdShapesIsRefusedNotAllocated) {
                         "pairs"));
 }
 
+TEST(ConvertTest, WindowGradientBaseDilationOnASymbolicDimIsRefusedByName) {
+  // Base dilation is built with a Gather over the static length; on a
+  // symbolic windowed dim the refusal names the primitive and the dim.
+  jaxpr::Bundle bundle = BundleFromText(
+      "{ lambda ; a:f32[3,w] b:f32[3,w]. let c:f32[3,2*w - 2] = "
+      "select_and_gather_add[base_dilation=(1, 2) padding=((0, 0), (0, 0)) "
+      "select_prim=ge window_dilation=(1, 1) window_dimensions=(1, 2) "
+      "window_strides=(1, 1)] a b in (c,) }");
+  absl::StatusOr<onnx::ModelProto> model = Convert(bundle);
+  ASSERT_FALSE(model.ok());
+  EXPECT_EQ(model.status().code(), absl::StatusCode::kUnimplemented);
+  EXPECT_THAT(model.status().message(),
+              HasSubstr("'select_and_gather_add': base_dilation on the "
+                        "symbolic dimension 'w'"));
+}
+
 }  // namespace
 }  // namespace jax2onnx::converter
