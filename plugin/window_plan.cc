@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "jaxpr/params.h"
+#include "plugin/conv_plan.h"
 
 namespace jax2onnx::plugin {
 namespace {

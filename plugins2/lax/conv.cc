@@ -1,5 +1,6 @@
 // IR lowerings of convolutions and windowed reductions; the recipes are in
 // plugin/window_plan.h, shared with the legacy pipeline.
+#include "plugin/conv_plan.h"
 #include "plugin/onnx_types.h"
 #include "plugin/registry.h"
 #include "plugin/window_plan.h"
