@@ -194,12 +194,74 @@ void UpdateNorms(linalg_plan::Builder<E>& b, const std::vector<V<E>>& parts,
   piv.vn2 = b.Where(recompute, fresh, piv.vn2, dt);
 }
 
-// LAPACK dlarfg on column k of r below row k and the reflection of the
-// trailing columns (k+1:) by H = I - tau v vᵀ, shared by qr and geqrf:
-// alpha = r[k][k], beta = -sign(alpha) ||r[k:, k]||, tau = (beta - alpha)
-// / beta, v = (0.., 1, r[k+1:, k] / (alpha - beta)); H = I (tau = 0) where
-// r[k+1:, k] is zero. Column k itself is left for the caller to write
-// (beta, or alpha for H = I, on the diagonal).
+// LAPACK dlarfg on column `column` of r from row `row` down: alpha =
+// r[row][column], beta = -sign(alpha) ||r[row:, column]||, tau = (beta -
+// alpha) / beta, v = (0.., 1 at row, r[row+1:, column] / (alpha - beta));
+// H = I - tau v vᵀ is the identity (tau = 0, beta = alpha) where
+// r[row+1:, column] is zero.
+template <class E>
+struct Reflector {
+  V<E> v, v_below;        // [..., m]: v, and its part below `row`
+  V<E> tau, tau2;         // [...] and [..., 1, 1]
+  V<E> col, alpha, beta;  // the column before; [...] scalars
+  V<E> identity;          // H = I
+  V<E> below, at;         // rows > row, row == row ([m] bool)
+};
+template <class E>
+Reflector<E> Larfg(linalg_plan::Builder<E>& b, V<E> r, V<E> column, V<E> row,
+                   V<E> iota_m, V<E> zero, V<E> one, int rank) {
+  using jaxpr::DType;
+  auto& e = b.e;
+  const DType dt = b.dt;
+  Reflector<E> h;
+  h.below = b.Bin("Greater", iota_m, row, DType::kBool);
+  h.at = b.Bin("Equal", iota_m, row, DType::kBool);
+  h.col = b.Take(r, column, rank - 1, dt);     // [..., m]
+  h.alpha = b.Take(h.col, row, rank - 2, dt);  // [...]
+  V<E> x = b.Where(h.below, h.col, zero, dt);
+  V<E> xnorm =
+      e.Op("Sqrt",
+           {e.Op("ReduceSum", {b.Bin("Mul", x, x, dt), b.Axes({rank - 2})}, dt,
+                 {OpAttr::Int("keepdims", 0)})},
+           dt);
+  V<E> norm = e.Op("Sqrt",
+                   {b.Bin("Add", b.Bin("Mul", h.alpha, h.alpha, dt),
+                          b.Bin("Mul", xnorm, xnorm, dt), dt)},
+                   dt);
+  // beta = -sign(norm, alpha): -norm for alpha >= +0.
+  h.beta = b.Where(b.Bin("Less", h.alpha, zero, DType::kBool), norm,
+                   e.Op("Neg", {norm}, dt), dt);
+  h.identity = b.Bin("Equal", xnorm, zero, DType::kBool);
+  h.tau =
+      b.Where(h.identity, zero,
+              b.Bin("Div", b.Bin("Sub", h.beta, h.alpha, dt), h.beta, dt), dt);
+  V<E> denom = b.Where(h.identity, one, b.Bin("Sub", h.alpha, h.beta, dt), dt);
+  h.v_below = b.Where(h.below,
+                      b.Bin("Div", h.col, b.Unsqueeze(denom, rank - 2, dt), dt),
+                      zero, dt);
+  h.v = b.Where(h.at, one, h.v_below, dt);  // [..., m]
+  h.tau2 = b.Unsqueeze(b.Unsqueeze(h.tau, rank - 2, dt), rank - 1,
+                       dt);  // [..., 1, 1]
+  return h;
+}
+
+// H r = r - tau v (vᵀ r) on the columns after `column` (the reflector's
+// own column and those before it are kept).
+template <class E>
+V<E> ReflectFromLeft(linalg_plan::Builder<E>& b, V<E> r, const Reflector<E>& h,
+                     V<E> column, V<E> iota_n, int rank) {
+  const jaxpr::DType dt = b.dt;
+  V<E> w = b.e.Op("MatMul", {b.Unsqueeze(h.v, rank - 2, dt), r},
+                  dt);  // [..., 1, n]
+  V<E> update = b.Bin("Mul", h.tau2,
+                      b.Bin("Mul", b.Unsqueeze(h.v, rank - 1, dt), w, dt), dt);
+  V<E> trailing = b.Bin("Greater", iota_n, column, jaxpr::DType::kBool);
+  return b.Where(trailing, b.Bin("Sub", r, update, dt), r, dt);
+}
+
+// dlarfg on column k of r below row k and the reflection of the trailing
+// columns (k+1:), shared by qr and geqrf. Column k itself is left for the
+// caller to write (beta, or alpha for H = I, on the diagonal).
 template <class E>
 struct ReflectedColumn {
   V<E> r;           // trailing columns reflected
@@ -213,45 +275,19 @@ ReflectedColumn<E> ReflectColumn(linalg_plan::Builder<E>& b, V<E> r, V<E> k,
                                  V<E> iota_m, V<E> iota_n, V<E> zero, V<E> one,
                                  int rank) {
   using jaxpr::DType;
-  auto& e = b.e;
-  const DType dt = b.dt;
-  ReflectedColumn<E> h;
-  h.below = b.Bin("Greater", iota_m, k, DType::kBool);
-  h.at = b.Bin("Equal", iota_m, k, DType::kBool);
-  h.col = b.Take(r, k, rank - 1, dt);           // [..., m]
-  V<E> alpha = b.Take(h.col, k, rank - 2, dt);  // [...]
-  V<E> x = b.Where(h.below, h.col, zero, dt);
-  V<E> xnorm =
-      e.Op("Sqrt",
-           {e.Op("ReduceSum", {b.Bin("Mul", x, x, dt), b.Axes({rank - 2})}, dt,
-                 {OpAttr::Int("keepdims", 0)})},
-           dt);
-  V<E> norm = e.Op("Sqrt",
-                   {b.Bin("Add", b.Bin("Mul", alpha, alpha, dt),
-                          b.Bin("Mul", xnorm, xnorm, dt), dt)},
-                   dt);
-  // beta = -sign(norm, alpha): -norm for alpha >= +0.
-  V<E> beta = b.Where(b.Bin("Less", alpha, zero, DType::kBool), norm,
-                      e.Op("Neg", {norm}, dt), dt);
-  V<E> identity = b.Bin("Equal", xnorm, zero, DType::kBool);
-  h.tau = b.Where(identity, zero,
-                  b.Bin("Div", b.Bin("Sub", beta, alpha, dt), beta, dt), dt);
-  V<E> denom = b.Where(identity, one, b.Bin("Sub", alpha, beta, dt), dt);
-  h.v_below = b.Where(h.below,
-                      b.Bin("Div", h.col, b.Unsqueeze(denom, rank - 2, dt), dt),
-                      zero, dt);
-  h.v = b.Where(h.at, one, h.v_below, dt);  // [..., m]
-  h.tau2 = b.Unsqueeze(b.Unsqueeze(h.tau, rank - 2, dt), rank - 1,
-                       dt);  // [..., 1, 1]
+  Reflector<E> h = Larfg(b, r, k, k, iota_m, zero, one, rank);
+  ReflectedColumn<E> out;
   // R[:, k+1:] -= tau v (vᵀ R[:, k+1:]).
-  V<E> w = e.Op("MatMul", {b.Unsqueeze(h.v, rank - 2, dt), r},
-                dt);  // [..., 1, n]
-  V<E> update = b.Bin("Mul", h.tau2,
-                      b.Bin("Mul", b.Unsqueeze(h.v, rank - 1, dt), w, dt), dt);
-  V<E> trailing = b.Bin("Greater", iota_n, k, DType::kBool);
-  h.r = b.Where(trailing, b.Bin("Sub", r, update, dt), r, dt);
-  h.diag = b.Where(identity, alpha, beta, dt);
-  return h;
+  out.r = ReflectFromLeft(b, r, h, k, iota_n, rank);
+  out.diag = b.Where(h.identity, h.alpha, h.beta, b.dt);
+  out.v = h.v;
+  out.v_below = h.v_below;
+  out.tau = h.tau;
+  out.tau2 = h.tau2;
+  out.col = h.col;
+  out.below = h.below;
+  out.at = h.at;
+  return out;
 }
 
 // Reflector j of geqrf's output as householder_product and ormqr read it:
