@@ -156,25 +156,9 @@ absl::Status LowerComplexCholesky(E& e) {
   V<E> rows = b.Unsqueeze(iota, 1, DType::kI64);
   V<E> lower = b.Bin("GreaterOrEqual", rows, iota, DType::kBool);
   Z<E> result = c.Where(lower, l, a);
-  // Failure: some diagonal entry of L is not > 0 (sqrt of a non-positive or
-  // NaN pivot); that batch member becomes all NaN + NaN i.
-  V<E> eye = b.Bin("Equal", rows, iota, DType::kBool);
-  V<E> bad = b.Cast(
-      e.Op(
-          "And",
-          {eye, e.Op("Not", {b.Bin("Greater", l.re, b.Scalar(0), DType::kBool)},
-                     DType::kBool)},
-          DType::kBool),
-      d);
-  V<E> any_bad = e.opset() >= 18
-                     ? e.Op("ReduceMax", {bad, b.Axes({rank - 2, rank - 1})}, d,
-                            {OpAttr::Int("keepdims", 1)})
-                     : e.Op("ReduceMax", {bad}, d,
-                            {OpAttr::Ints("axes", {rank - 2, rank - 1}),
-                             OpAttr::Int("keepdims", 1)});
-  V<E> nan = b.Scalar(std::numeric_limits<double>::quiet_NaN());
-  result = c.Where(b.Bin("Greater", any_bad, b.Scalar(0), DType::kBool),
-                   {nan, nan}, result);
+  // A failed member becomes all NaN + NaN i.
+  auto [failed, nan] = linalg_plan::CholeskyFailed(b, l.re, rows, iota, rank);
+  result = c.Where(failed, {nan, nan}, result);
   return c.SetOut(0, result);
 }
 
@@ -200,11 +184,11 @@ absl::Status LowerComplexTriangularSolve(E& e) {
     return absl::InvalidArgumentError(
         "triangular_solve: a and b must both be complex");
   }
-  J2O_ASSIGN_OR_RETURN(bool left_side, eqn.params.GetBool("left_side"));
-  J2O_ASSIGN_OR_RETURN(bool lower, eqn.params.GetBool("lower"));
-  J2O_ASSIGN_OR_RETURN(bool transpose_a, eqn.params.GetBool("transpose_a"));
+  J2O_ASSIGN_OR_RETURN(linalg_plan::TriangularSolveParams params,
+                       linalg_plan::ReadTriangularSolveParams(eqn));
+  // Not a no-op here, unlike on real dtypes.
   J2O_ASSIGN_OR_RETURN(bool conjugate_a, eqn.params.GetBool("conjugate_a"));
-  J2O_ASSIGN_OR_RETURN(bool unit_diagonal, eqn.params.GetBool("unit_diagonal"));
+  const bool left_side = params.left_side, lower = params.lower;
   const DType d = ComplexPartDType(aval.dtype);
   linalg_complex::CBuilder<E> c{e, d};
   linalg_plan::Builder<E>& b = c.b;
@@ -219,14 +203,13 @@ absl::Status LowerComplexTriangularSolve(E& e) {
   V<E> tri =
       b.Bin(lower ? "GreaterOrEqual" : "LessOrEqual", rows, iota, DType::kBool);
   Z<E> mat = c.Where(tri, a, c.Zero());
-  if (unit_diagonal) {
+  if (params.unit_diagonal) {
     mat = c.Where(b.Bin("Equal", rows, iota, DType::kBool),
                   {b.Scalar(1), b.Scalar(0)}, mat);
   }
   if (conjugate_a) mat = c.Conj(mat);
-  bool transpose = transpose_a != !left_side;
-  bool eff_lower = lower != transpose;
-  if (transpose) mat = c.Transpose(mat, rank);
+  const bool eff_lower = params.eff_lower;
+  if (params.transpose) mat = c.Transpose(mat, rank);
   if (!left_side) rhs = c.Transpose(rhs, rank);
   V<E> last = b.Bin("Sub", m, b.ScalarI64(1), DType::kI64);
   V<E> x0 = b.ZerosLike(rhs.re, d);
@@ -350,17 +333,7 @@ absl::Status LowerComplexLu(E& e) {
 template <class E>
 absl::Status LowerComplexTridiagonalSolve(E& e) {
   const jaxpr::Eqn& eqn = e.eqn();
-  if (eqn.inputs.size() != 4 || eqn.outputs.size() != 1) {
-    return absl::InvalidArgumentError(
-        "tridiagonal_solve takes (dl, d, du, b), one result");
-  }
-  if (eqn.params.Has("perturb_singular")) {
-    J2O_ASSIGN_OR_RETURN(bool perturb, eqn.params.GetBool("perturb_singular"));
-    if (perturb) {
-      return absl::UnimplementedError(
-          "tridiagonal_solve with perturb_singular=True is not lowered");
-    }
-  }
+  J2O_RETURN_IF_ERROR(linalg_plan::CheckTridiagonalSolveEqn(eqn));
   const jaxpr::Aval& aval = eqn.outputs[0]->aval;  // [..., m, n]
   const int rank = aval.rank();
   if (rank < 2) {
@@ -382,13 +355,11 @@ absl::Status LowerComplexTridiagonalSolve(E& e) {
   J2O_ASSIGN_OR_RETURN(V<E> m, b.Size(aval.shape[rank - 2]));
   V<E> iota = b.Iota(m);
   V<E> rows = b.Unsqueeze(iota, 1, DType::kI64);
-  V<E> cp0 = b.ZerosLike(diag.re, d);  // [..., m]
-  V<E> dp0 = b.ZerosLike(rhs.re, d);   // [..., m, n]
-  // Previous c', d' as [..., 1] and [..., 1, n] (zero before row 0).
-  V<E> c_prev0 = e.Op("ReduceSum", {cp0, b.Axes({rank - 2})}, d,
-                      {OpAttr::Int("keepdims", 1)});
-  V<E> d_prev0 = e.Op("ReduceSum", {dp0, b.Axes({rank - 2})}, d,
-                      {OpAttr::Int("keepdims", 1)});
+  // Each part of the carries starts as linalg_plan's real ones.
+  linalg_plan::ThomasCarries<E> start =
+      linalg_plan::StartThomasCarries(b, diag.re, rhs.re, rank);
+  V<E> cp0 = start.cp, dp0 = start.dp;
+  V<E> c_prev0 = start.c_prev, d_prev0 = start.d_prev;
   J2O_ASSIGN_OR_RETURN(
       std::vector<V<E>> fwd,
       e.Loop(m, {cp0, cp0, dp0, dp0, c_prev0, c_prev0, d_prev0, d_prev0},

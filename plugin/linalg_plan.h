@@ -158,6 +158,95 @@ std::pair<V<E>, V<E>> LuPivotRow(Builder<E>& b, V<E> magnitude, V<E> k,
   return {p, swap};
 }
 
+// cholesky's failure test, shared by the real and complex recipes: a batch
+// member fails when some diagonal entry of L (its real part, `l_re`) is not
+// > 0 (sqrt of a non-positive or NaN pivot), as JAX replaces a failed potrf
+// by NaN. Returns the [..., 1, 1] bool mask of failed members and a NaN
+// scalar to fill them with.
+template <class E>
+std::pair<V<E>, V<E>> CholeskyFailed(Builder<E>& b, V<E> l_re, V<E> rows,
+                                     V<E> iota, int rank) {
+  using jaxpr::DType;
+  E& e = b.e;
+  const DType dt = b.dt;
+  V<E> eye = b.Bin("Equal", rows, iota, DType::kBool);
+  V<E> bad = b.Cast(
+      e.Op(
+          "And",
+          {eye, e.Op("Not", {b.Bin("Greater", l_re, b.Scalar(0), DType::kBool)},
+                     DType::kBool)},
+          DType::kBool),
+      dt);
+  // ReduceMax takes its axes as an input from opset 18, an attribute before.
+  V<E> any_bad = e.opset() >= 18
+                     ? e.Op("ReduceMax", {bad, b.Axes({rank - 2, rank - 1})},
+                            dt, {OpAttr::Int("keepdims", 1)})
+                     : e.Op("ReduceMax", {bad}, dt,
+                            {OpAttr::Ints("axes", {rank - 2, rank - 1}),
+                             OpAttr::Int("keepdims", 1)});
+  V<E> nan = b.Scalar(std::numeric_limits<double>::quiet_NaN());
+  return {b.Bin("Greater", any_bad, b.Scalar(0), DType::kBool), nan};
+}
+
+// triangular_solve's params (the real and complex recipes share them) and
+// the system they solve: op(A) X = B, the right side X op(A) = B solved as
+// op(A)ᵀ Xᵀ = Bᵀ, so `transpose` says whether the matrix solved is
+// transposed and `eff_lower` whether it is lower triangular (forward
+// substitution) after that.
+struct TriangularSolveParams {
+  bool left_side = false, lower = false, transpose_a = false;
+  bool unit_diagonal = false;
+  bool transpose = false, eff_lower = false;
+};
+inline absl::StatusOr<TriangularSolveParams> ReadTriangularSolveParams(
+    const jaxpr::Eqn& eqn) {
+  TriangularSolveParams p;
+  J2O_ASSIGN_OR_RETURN(p.left_side, eqn.params.GetBool("left_side"));
+  J2O_ASSIGN_OR_RETURN(p.lower, eqn.params.GetBool("lower"));
+  J2O_ASSIGN_OR_RETURN(p.transpose_a, eqn.params.GetBool("transpose_a"));
+  J2O_ASSIGN_OR_RETURN(p.unit_diagonal, eqn.params.GetBool("unit_diagonal"));
+  p.transpose = p.transpose_a != !p.left_side;
+  p.eff_lower = p.lower != p.transpose;
+  return p;
+}
+
+// tridiagonal_solve's operand count and perturb_singular refusal (the real
+// and complex recipes share them).
+inline absl::Status CheckTridiagonalSolveEqn(const jaxpr::Eqn& eqn) {
+  if (eqn.inputs.size() != 4 || eqn.outputs.size() != 1) {
+    return absl::InvalidArgumentError(
+        "tridiagonal_solve takes (dl, d, du, b), one result");
+  }
+  if (eqn.params.Has("perturb_singular")) {
+    J2O_ASSIGN_OR_RETURN(bool perturb, eqn.params.GetBool("perturb_singular"));
+    if (perturb) {
+      return absl::UnimplementedError(
+          "tridiagonal_solve with perturb_singular=True is not lowered");
+    }
+  }
+  return absl::OkStatus();
+}
+
+// The Thomas algorithm's forward carries (real and complex recipes, one
+// part each): c' [..., m] and d' [..., m, n] all zero, and the previous
+// row's c', d' as [..., 1] and [..., 1, n] (zero before row 0).
+template <class E>
+struct ThomasCarries {
+  V<E> cp, dp, c_prev, d_prev;
+};
+template <class E>
+ThomasCarries<E> StartThomasCarries(Builder<E>& b, V<E> diag, V<E> rhs,
+                                    int rank) {
+  const jaxpr::DType dt = b.dt;
+  V<E> cp0 = b.ZerosLike(diag, dt);  // [..., m]
+  V<E> dp0 = b.ZerosLike(rhs, dt);   // [..., m, n]
+  V<E> c_prev0 = b.e.Op("ReduceSum", {cp0, b.Axes({rank - 2})}, dt,
+                        {OpAttr::Int("keepdims", 1)});
+  V<E> d_prev0 = b.e.Op("ReduceSum", {dp0, b.Axes({rank - 2})}, dt,
+                        {OpAttr::Int("keepdims", 1)});
+  return {cp0, dp0, c_prev0, d_prev0};
+}
+
 }  // namespace linalg_plan
 
 // cholesky(a): LAPACK potrf (lower) as JAX's CPU lowering calls it. The lower
@@ -217,25 +306,9 @@ absl::Status LowerCholesky(E& e) {
   V<E> rows = b.Unsqueeze(iota, 1, DType::kI64);
   V<E> lower = b.Bin("GreaterOrEqual", rows, iota, DType::kBool);
   V<E> result = b.Where(lower, l, a, dt);
-  // Failure: some diagonal entry of L is not > 0 (sqrt of a non-positive or
-  // NaN pivot); that batch member becomes all NaN.
-  V<E> eye = b.Bin("Equal", rows, iota, DType::kBool);
-  V<E> bad = b.Cast(
-      e.Op("And",
-           {eye, e.Op("Not", {b.Bin("Greater", l, b.Scalar(0), DType::kBool)},
-                      DType::kBool)},
-           DType::kBool),
-      dt);
-  // ReduceMax takes its axes as an input from opset 18, an attribute before.
-  V<E> any_bad = e.opset() >= 18
-                     ? e.Op("ReduceMax", {bad, b.Axes({rank - 2, rank - 1})},
-                            dt, {OpAttr::Int("keepdims", 1)})
-                     : e.Op("ReduceMax", {bad}, dt,
-                            {OpAttr::Ints("axes", {rank - 2, rank - 1}),
-                             OpAttr::Int("keepdims", 1)});
-  V<E> nan = b.Scalar(std::numeric_limits<double>::quiet_NaN());
-  result = b.Where(b.Bin("Greater", any_bad, b.Scalar(0), DType::kBool), nan,
-                   result, dt);
+  // A failed member becomes all NaN.
+  auto [failed, nan] = lp::CholeskyFailed(b, l, rows, iota, rank);
+  result = b.Where(failed, nan, result, dt);
   return e.SetOut(0, result);
 }
 
@@ -359,10 +432,9 @@ absl::Status LowerTriangularSolve(E& e) {
     return absl::InvalidArgumentError(
         "triangular_solve: operand rank must be >= 2");
   }
-  J2O_ASSIGN_OR_RETURN(bool left_side, eqn.params.GetBool("left_side"));
-  J2O_ASSIGN_OR_RETURN(bool lower, eqn.params.GetBool("lower"));
-  J2O_ASSIGN_OR_RETURN(bool transpose_a, eqn.params.GetBool("transpose_a"));
-  J2O_ASSIGN_OR_RETURN(bool unit_diagonal, eqn.params.GetBool("unit_diagonal"));
+  J2O_ASSIGN_OR_RETURN(lp::TriangularSolveParams params,
+                       lp::ReadTriangularSolveParams(eqn));
+  const bool left_side = params.left_side, lower = params.lower;
   lp::Builder<E> b{e, dt};
   J2O_ASSIGN_OR_RETURN(V<E> a, e.In(0));
   J2O_ASSIGN_OR_RETURN(V<E> rhs, e.In(1));
@@ -375,13 +447,12 @@ absl::Status LowerTriangularSolve(E& e) {
   V<E> tri =
       b.Bin(lower ? "GreaterOrEqual" : "LessOrEqual", rows, iota, DType::kBool);
   V<E> mat = b.Where(tri, a, b.Scalar(0), dt);
-  if (unit_diagonal) {
+  if (params.unit_diagonal) {
     mat =
         b.Where(b.Bin("Equal", rows, iota, DType::kBool), b.Scalar(1), mat, dt);
   }
-  bool transpose = transpose_a != !left_side;
-  bool eff_lower = lower != transpose;
-  if (transpose) mat = b.TransposeLast2(mat, rank, dt);
+  const bool eff_lower = params.eff_lower;
+  if (params.transpose) mat = b.TransposeLast2(mat, rank, dt);
   if (!left_side) rhs = b.TransposeLast2(rhs, rank, dt);
   V<E> last = b.Bin("Sub", m, b.ScalarI64(1), DType::kI64);
   J2O_ASSIGN_OR_RETURN(

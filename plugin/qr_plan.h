@@ -595,17 +595,7 @@ absl::Status LowerTridiagonalSolve(E& e) {
   namespace lp = linalg_plan;
   using Val = typename E::Value;
   const jaxpr::Eqn& eqn = e.eqn();
-  if (eqn.inputs.size() != 4 || eqn.outputs.size() != 1) {
-    return absl::InvalidArgumentError(
-        "tridiagonal_solve takes (dl, d, du, b), one result");
-  }
-  if (eqn.params.Has("perturb_singular")) {
-    J2O_ASSIGN_OR_RETURN(bool perturb, eqn.params.GetBool("perturb_singular"));
-    if (perturb) {
-      return absl::UnimplementedError(
-          "tridiagonal_solve with perturb_singular=True is not lowered");
-    }
-  }
+  J2O_RETURN_IF_ERROR(lp::CheckTridiagonalSolveEqn(eqn));
   const jaxpr::Aval& aval = eqn.outputs[0]->aval;  // [..., m, n]
   const DType dt = aval.dtype;
   J2O_RETURN_IF_ERROR(lp::CheckRealFloat(dt, "tridiagonal_solve"));
@@ -622,13 +612,9 @@ absl::Status LowerTridiagonalSolve(E& e) {
   Val iota = b.Iota(m);
   Val rows = b.Unsqueeze(iota, 1, DType::kI64);
   Val zero = b.Scalar(0);
-  Val cp0 = b.ZerosLike(d, dt);    // [..., m]
-  Val dp0 = b.ZerosLike(rhs, dt);  // [..., m, n]
-  // Previous c', d' as [..., 1] and [..., 1, n] (zero before row 0).
-  Val c_prev0 = e.Op("ReduceSum", {cp0, b.Axes({rank - 2})}, dt,
-                     {OpAttr::Int("keepdims", 1)});
-  Val d_prev0 = e.Op("ReduceSum", {dp0, b.Axes({rank - 2})}, dt,
-                     {OpAttr::Int("keepdims", 1)});
+  lp::ThomasCarries<E> start = lp::StartThomasCarries(b, d, rhs, rank);
+  Val cp0 = start.cp, dp0 = start.dp;
+  Val c_prev0 = start.c_prev, d_prev0 = start.d_prev;
   J2O_ASSIGN_OR_RETURN(
       std::vector<Val> fwd,
       e.Loop(
