@@ -87,17 +87,8 @@ struct CBuilder {
 // The [..., m, m] identity (parts) with the batch dims of `like`.
 template <class E>
 Z<E> BatchedEye(CBuilder<E>& c, V<E> like, V<E> iota_m, V<E> m, int rank) {
-  E& e = c.e;
-  linalg_plan::Builder<E>& b = c.b;
-  V<E> rows = b.Unsqueeze(iota_m, 1, DType::kI64);
-  V<E> eye = b.Cast(b.Bin("Equal", rows, iota_m, DType::kBool), c.d);
-  V<E> batch =
-      e.Op("Shape", {like}, DType::kI64, {OpAttr::Int("end", rank - 2)});
-  V<E> mm = b.Unsqueeze(m, 0, DType::kI64);
-  V<E> shape =
-      e.Op("Concat", {batch, mm, mm}, DType::kI64, {OpAttr::Int("axis", 0)});
-  V<E> re = e.Op("Expand", {eye, shape}, c.d);
-  return {re, e.Op("Expand", {c.b.Scalar(0), shape}, c.d)};
+  auto [re, shape] = linalg_plan::BatchedEye(c.b, like, iota_m, m, rank);
+  return {re, c.e.Op("Expand", {c.b.Scalar(0), shape}, c.d)};
 }
 
 }  // namespace linalg_complex

@@ -227,6 +227,23 @@ inline absl::Status CheckTridiagonalSolveEqn(const jaxpr::Eqn& eqn) {
   return absl::OkStatus();
 }
 
+// The [..., m, m] identity with the batch dims of `like` (rank `rank`), and
+// that shape (an int64 [rank] tensor) for more tensors of the same size.
+template <class E>
+std::pair<V<E>, V<E>> BatchedEye(Builder<E>& b, V<E> like, V<E> iota_m, V<E> m,
+                                 int rank) {
+  using jaxpr::DType;
+  E& e = b.e;
+  V<E> rows = b.Unsqueeze(iota_m, 1, DType::kI64);
+  V<E> eye = b.Cast(b.Bin("Equal", rows, iota_m, DType::kBool), b.dt);
+  V<E> batch =
+      e.Op("Shape", {like}, DType::kI64, {OpAttr::Int("end", rank - 2)});
+  V<E> mm = b.Unsqueeze(m, 0, DType::kI64);
+  V<E> shape =
+      e.Op("Concat", {batch, mm, mm}, DType::kI64, {OpAttr::Int("axis", 0)});
+  return {e.Op("Expand", {eye, shape}, b.dt), shape};
+}
+
 // The Thomas algorithm's forward carries (real and complex recipes, one
 // part each): c' [..., m] and d' [..., m, n] all zero, and the previous
 // row's c', d' as [..., 1] and [..., 1, n] (zero before row 0).

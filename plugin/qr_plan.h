@@ -488,14 +488,7 @@ absl::Status LowerHouseholderProduct(E& e) {
   J2O_ASSIGN_OR_RETURN(Val n, b.Size(aval.shape[rank - 1]));
   J2O_ASSIGN_OR_RETURN(Val steps, b.Size(tau_aval.shape[rank - 2]));
   Val iota_m = b.Iota(m);
-  Val rows = b.Unsqueeze(iota_m, 1, DType::kI64);
-  Val eye = b.Cast(b.Bin("Equal", rows, iota_m, DType::kBool), dt);
-  Val batch = e.Op("Shape", {a}, DType::kI64, {OpAttr::Int("end", rank - 2)});
-  Val mm = b.Unsqueeze(m, 0, DType::kI64);
-  Val q0 = e.Op("Expand",
-                {eye, e.Op("Concat", {batch, mm, mm}, DType::kI64,
-                           {OpAttr::Int("axis", 0)})},
-                dt);
+  Val q0 = lp::BatchedEye(b, a, iota_m, m, rank).first;
   Val zero = b.Scalar(0);
   J2O_ASSIGN_OR_RETURN(
       std::vector<Val> out,
