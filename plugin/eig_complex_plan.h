@@ -156,10 +156,7 @@ absl::StatusOr<Z<E>> FillColumns(
   E& e = cb.e;
   linalg_plan::Builder<E>& b = cb.b;
   const DType d = cb.d;
-  V<E> iota_r = b.Iota(b.ScalarI64(r));
-  V<E> eye = b.Cast(
-      b.Bin("Equal", b.Unsqueeze(iota_r, 1, DType::kI64), iota_r, DType::kBool),
-      d);
+  auto [iota_r, eye] = eig_plan::ResidualEye(b, r);
   J2O_ASSIGN_OR_RETURN(
       std::vector<V<E>> out,
       e.Loop(trip, {q0.re, q0.im}, {d, d},
@@ -176,9 +173,7 @@ absl::StatusOr<Z<E>> FillColumns(
                                b.Bin("Mul", p.im, p.im, d), d),
                          b.Axes({rank - 2})},
                         d, {OpAttr::Int("keepdims", 1)});  // [..., 1, r]
-               V<E> j = e.Op("ArgMax", {norms}, DType::kI64,
-                             {OpAttr::Int("axis", rank - 1),
-                              OpAttr::Int("keepdims", 1)});  // [..., 1, 1]
+               V<E> j = eig_plan::LongestResidual(b, norms, rank);
                V<E> pick = b.Bin("Equal", iota_r, j, DType::kBool);
                auto column_of = [&](V<E> part) {  // [..., r, 1]
                  return e.Op(
@@ -194,14 +189,8 @@ absl::StatusOr<Z<E>> FillColumns(
                                       b.Axes({rank - 2})},
                                      d, {OpAttr::Int("keepdims", 1)})},
                                d);
-               V<E> iota_c = b.Iota(e.Op(
-                   "Gather",
-                   {e.Op("Shape", {q.re}, DType::kI64), b.ScalarI64(rank - 1)},
-                   DType::kI64, {OpAttr::Int("axis", 0)}));
-               V<E> at = b.Bin("Equal", iota_c, column(it), DType::kBool);
-               if (std::optional<V<E>> w = write(it)) {
-                 at = e.Op("And", {at, *w}, DType::kBool);
-               }
+               V<E> at =
+                   eig_plan::FilledCells(b, q.re, it, rank, column, write);
                return std::vector<V<E>>{
                    b.Where(at, b.Bin("Div", x.re, len, d), q.re, d),
                    b.Where(at, b.Bin("Div", x.im, len, d), q.im, d)};

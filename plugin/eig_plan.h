@@ -253,6 +253,45 @@ std::pair<V<E>, V<E>> SortWithVectors(linalg_plan::Builder<E>& b, V<E> values,
   return {top[0], permuted};
 }
 
+// FillColumns' steps that do not depend on the arithmetic (the real and
+// complex versions share them): the iota over the r rows and the r x r
+// identity the residual projector starts from,
+template <class E>
+std::pair<V<E>, V<E>> ResidualEye(linalg_plan::Builder<E>& b, int64_t r) {
+  using jaxpr::DType;
+  V<E> iota_r = b.Iota(b.ScalarI64(r));
+  V<E> eye = b.Cast(
+      b.Bin("Equal", b.Unsqueeze(iota_r, 1, DType::kI64), iota_r, DType::kBool),
+      b.dt);
+  return {iota_r, eye};
+}
+
+// the index [..., 1, 1] of the longest residual (norms [..., 1, r]; ArgMax
+// keeps the first on ties),
+template <class E>
+V<E> LongestResidual(linalg_plan::Builder<E>& b, V<E> norms, int rank) {
+  return b.e.Op("ArgMax", {norms}, jaxpr::DType::kI64,
+                {OpAttr::Int("axis", rank - 1), OpAttr::Int("keepdims", 1)});
+}
+
+// and the cells of q [..., r, c] (`q_part`, one part of it) step `it`
+// writes: column column(it), of the members where write(it) holds.
+template <class E>
+V<E> FilledCells(linalg_plan::Builder<E>& b, V<E> q_part, V<E> it, int rank,
+                 const std::function<V<E>(V<E>)>& column,
+                 const std::function<std::optional<V<E>>(V<E>)>& write) {
+  using jaxpr::DType;
+  auto& e = b.e;
+  V<E> iota_c = b.Iota(e.Op(
+      "Gather", {e.Op("Shape", {q_part}, DType::kI64), b.ScalarI64(rank - 1)},
+      DType::kI64, {OpAttr::Int("axis", 0)}));
+  V<E> at = b.Bin("Equal", iota_c, column(it), DType::kBool);
+  if (std::optional<V<E>> w = write(it)) {
+    at = e.Op("And", {at, *w}, DType::kBool);
+  }
+  return at;
+}
+
 // Rewrites columns of q [..., r, c] one Loop step at a time: at step `it`,
 // column column(it) becomes, where write(it) holds, the standard basis
 // vector with the longest residual against q's columns (P = I - Q Qᵀ,
@@ -268,10 +307,7 @@ absl::StatusOr<V<E>> FillColumns(
   using jaxpr::DType;
   auto& e = b.e;
   const DType dt = b.dt;
-  V<E> iota_r = b.Iota(b.ScalarI64(r));
-  V<E> eye = b.Cast(
-      b.Bin("Equal", b.Unsqueeze(iota_r, 1, DType::kI64), iota_r, DType::kBool),
-      dt);
+  auto [iota_r, eye] = ResidualEye(b, r);
   J2O_ASSIGN_OR_RETURN(
       std::vector<V<E>> out,
       e.Loop(trip, {q}, {dt},
@@ -287,9 +323,7 @@ absl::StatusOr<V<E>> FillColumns(
                V<E> norms = e.Op(
                    "ReduceSum", {b.Bin("Mul", p, p, dt), b.Axes({rank - 2})},
                    dt, {OpAttr::Int("keepdims", 1)});  // [..., 1, r]
-               V<E> j = e.Op("ArgMax", {norms}, DType::kI64,
-                             {OpAttr::Int("axis", rank - 1),
-                              OpAttr::Int("keepdims", 1)});  // [..., 1, 1]
+               V<E> j = LongestResidual(b, norms, rank);
                V<E> x = e.Op("ReduceSum",
                              {b.Where(b.Bin("Equal", iota_r, j, DType::kBool),
                                       p, b.Scalar(0), dt),
@@ -301,14 +335,7 @@ absl::StatusOr<V<E>> FillColumns(
                                {b.Bin("Mul", x, x, dt), b.Axes({rank - 2})}, dt,
                                {OpAttr::Int("keepdims", 1)});
                x = b.Bin("Div", x, e.Op("Sqrt", {len}, dt), dt);
-               V<E> iota_c = b.Iota(e.Op(
-                   "Gather",
-                   {e.Op("Shape", {q}, DType::kI64), b.ScalarI64(rank - 1)},
-                   DType::kI64, {OpAttr::Int("axis", 0)}));
-               V<E> at = b.Bin("Equal", iota_c, column(it), DType::kBool);
-               if (std::optional<V<E>> w = write(it)) {
-                 at = e.Op("And", {at, *w}, DType::kBool);
-               }
+               V<E> at = FilledCells(b, q, it, rank, column, write);
                return std::vector<V<E>>{b.Where(at, x, q, dt)};
              }));
   return out[0];
