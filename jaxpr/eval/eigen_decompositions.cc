@@ -6,7 +6,6 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
-#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -20,69 +19,57 @@
 namespace jax2onnx::jaxpr::linalg_internal {
 namespace {
 
-// Cyclic two-sided Jacobi on the symmetric n x n matrix `a` (row-major),
-// to convergence; returns the eigenvalues ascending and the eigenvector
-// columns in `v` permuted alike (stable order for ties).
-void SymmetricEigen(int64_t n, std::vector<double>& a, std::vector<double>& w,
-                    std::vector<double>& v) {
-  v.assign(n * n, 0.0);
-  for (int64_t i = 0; i < n; ++i) v[i * n + i] = 1;
-  for (int sweep = 0; sweep < 100; ++sweep) {
-    double off = 0, total = 0;
-    for (int64_t i = 0; i < n * n; ++i) total += a[i] * a[i];
-    for (int64_t i = 0; i < n; ++i) {
-      for (int64_t j = 0; j < n; ++j) {
-        if (i != j) off += a[i * n + j] * a[i * n + j];
-      }
-    }
-    if (off <= 1e-32 * total || off == 0) break;
-    for (int64_t p = 0; p < n; ++p) {
-      for (int64_t q = p + 1; q < n; ++q) {
-        const double apq = a[p * n + q];
-        if (apq == 0) continue;
-        const double tau = (a[q * n + q] - a[p * n + p]) / (2 * apq);
-        const double t = (tau >= 0 ? 1.0 : -1.0) /
-                         (std::abs(tau) + std::sqrt(1 + tau * tau));
-        const double c = 1 / std::sqrt(1 + t * t), s = t * c;
-        for (int64_t k = 0; k < n; ++k) {  // rows p, q: Jᵀ A
-          const double x = a[p * n + k], y = a[q * n + k];
-          a[p * n + k] = c * x - s * y;
-          a[q * n + k] = s * x + c * y;
-        }
-        for (int64_t k = 0; k < n; ++k) {  // columns p, q: (Jᵀ A) J, V J
-          const double x = a[k * n + p], y = a[k * n + q];
-          a[k * n + p] = c * x - s * y;
-          a[k * n + q] = s * x + c * y;
-          const double vx = v[k * n + p], vy = v[k * n + q];
-          v[k * n + p] = c * vx - s * vy;
-          v[k * n + q] = s * vx + c * vy;
-        }
-      }
-    }
-  }
-  std::vector<int64_t> order(n);
-  for (int64_t i = 0; i < n; ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) {
-    return a[x * n + x] < a[y * n + y];
-  });
-  w.resize(n);
-  std::vector<double> sorted(n * n);
-  for (int64_t j = 0; j < n; ++j) {
-    w[j] = a[order[j] * n + order[j]];
-    for (int64_t k = 0; k < n; ++k) sorted[k * n + j] = v[k * n + order[j]];
-  }
-  v = std::move(sorted);
+inline double Re(double x) { return x; }
+inline double Re(Complex x) { return x.real(); }
+
+// The rotation of the pair (p, q) in cyclic Jacobi: rows p, q of A become
+// c a_p - su a_q and su_conj a_p + c a_q, columns p, q (of A and V)
+// c a_p - su_conj a_q and su a_p + c a_q. False when a_pq == 0 (no
+// rotation).
+template <typename T>
+struct PairRotation {
+  double c;
+  T su, su_conj;
+};
+
+// Symmetric: Golub & Van Loan's sym.schur2 on (a_pp, a_qq, a_pq), the signed
+// a_pq in tau; su = su_conj = s.
+bool RotationOf(double app, double aqq, double apq, PairRotation<double>& rot) {
+  if (apq == 0) return false;
+  const double tau = (aqq - app) / (2 * apq);
+  const double t =
+      (tau >= 0 ? 1.0 : -1.0) / (std::abs(tau) + std::sqrt(1 + tau * tau));
+  const double c = 1 / std::sqrt(1 + t * t), s = t * c;
+  rot = {c, s, s};
+  return true;
 }
 
-// Cyclic complex Jacobi on the Hermitian n x n matrix `a` (row-major), to
-// convergence: the pair (p, q) is rotated by W = D G Dᴴ, D = diag(1,
-// conj(u)) in the (p, q) plane, u = a_pq / |a_pq|, G the real rotation of
-// (a_pp, a_qq, |a_pq|) (Dᴴ A D has the real entry |a_pq| at (p, q)).
-// Returns the eigenvalues ascending (real parts of the diagonal) and the
-// eigenvector columns in `v` permuted alike.
-void HermitianEigen(int64_t n, std::vector<Complex>& a, std::vector<double>& w,
-                    std::vector<Complex>& v) {
-  v.assign(n * n, Complex(0));
+// Hermitian: W = D G Dᴴ, D = diag(1, conj(u)) in the (p, q) plane, u =
+// a_pq / |a_pq|, G the real rotation of (a_pp, a_qq, |a_pq|) (Dᴴ A D has
+// the real entry |a_pq| at (p, q)); su = s u.
+bool RotationOf(Complex app, Complex aqq, Complex apq,
+                PairRotation<Complex>& rot) {
+  const double r = std::abs(apq);
+  if (r == 0) return false;
+  const Complex u = apq / r;
+  const double tau = (aqq.real() - app.real()) / (2 * r);
+  const double t =
+      (tau >= 0 ? 1.0 : -1.0) / (std::abs(tau) + std::sqrt(1 + tau * tau));
+  const double c = 1 / std::sqrt(1 + t * t), s = t * c;
+  const Complex su = s * u;
+  rot = {c, su, std::conj(su)};
+  return true;
+}
+
+// Cyclic two-sided Jacobi on the symmetric (T = double) or Hermitian (T =
+// Complex) n x n matrix `a` (row-major), to convergence (the rotation per
+// pair: RotationOf); returns the eigenvalues ascending (the real parts of
+// the diagonal) and the eigenvector columns in `v` permuted alike (stable
+// order for ties).
+template <typename T>
+void JacobiEigen(int64_t n, std::vector<T>& a, std::vector<double>& w,
+                 std::vector<T>& v) {
+  v.assign(n * n, T(0));
   for (int64_t i = 0; i < n; ++i) v[i * n + i] = 1;
   for (int sweep = 0; sweep < 100; ++sweep) {
     double off = 0, total = 0;
@@ -95,26 +82,22 @@ void HermitianEigen(int64_t n, std::vector<Complex>& a, std::vector<double>& w,
     if (off <= 1e-32 * total || off == 0) break;
     for (int64_t p = 0; p < n; ++p) {
       for (int64_t q = p + 1; q < n; ++q) {
-        const Complex apq = a[p * n + q];
-        const double r = std::abs(apq);
-        if (r == 0) continue;
-        const Complex u = apq / r;
-        const double tau =
-            (a[q * n + q].real() - a[p * n + p].real()) / (2 * r);
-        const double t = (tau >= 0 ? 1.0 : -1.0) /
-                         (std::abs(tau) + std::sqrt(1 + tau * tau));
-        const double c = 1 / std::sqrt(1 + t * t), s = t * c;
-        const Complex su = s * u, su_conj = std::conj(su);
+        PairRotation<T> rot;
+        if (!RotationOf(a[p * n + p], a[q * n + q], a[p * n + q], rot)) {
+          continue;
+        }
+        const double c = rot.c;
+        const T su = rot.su, su_conj = rot.su_conj;
         for (int64_t k = 0; k < n; ++k) {  // rows p, q: Wᴴ A
-          const Complex x = a[p * n + k], y = a[q * n + k];
+          const T x = a[p * n + k], y = a[q * n + k];
           a[p * n + k] = c * x - su * y;
           a[q * n + k] = su_conj * x + c * y;
         }
         for (int64_t k = 0; k < n; ++k) {  // columns p, q: (Wᴴ A) W, V W
-          const Complex x = a[k * n + p], y = a[k * n + q];
+          const T x = a[k * n + p], y = a[k * n + q];
           a[k * n + p] = c * x - su_conj * y;
           a[k * n + q] = su * x + c * y;
-          const Complex vx = v[k * n + p], vy = v[k * n + q];
+          const T vx = v[k * n + p], vy = v[k * n + q];
           v[k * n + p] = c * vx - su_conj * vy;
           v[k * n + q] = su * vx + c * vy;
         }
@@ -124,12 +107,12 @@ void HermitianEigen(int64_t n, std::vector<Complex>& a, std::vector<double>& w,
   std::vector<int64_t> order(n);
   for (int64_t i = 0; i < n; ++i) order[i] = i;
   std::stable_sort(order.begin(), order.end(), [&](int64_t x, int64_t y) {
-    return a[x * n + x].real() < a[y * n + y].real();
+    return Re(a[x * n + x]) < Re(a[y * n + y]);
   });
   w.resize(n);
-  std::vector<Complex> sorted(n * n);
+  std::vector<T> sorted(n * n);
   for (int64_t j = 0; j < n; ++j) {
-    w[j] = a[order[j] * n + order[j]].real();
+    w[j] = Re(a[order[j] * n + order[j]]);
     for (int64_t k = 0; k < n; ++k) sorted[k * n + j] = v[k * n + order[j]];
   }
   v = std::move(sorted);
@@ -165,7 +148,7 @@ absl::StatusOr<std::vector<Array>> EighKernel(const EvalContext& ctx,
       }
       std::vector<double> w;
       std::vector<Complex> v;
-      HermitianEigen(n, a, w, v);
+      JacobiEigen(n, a, w, v);
       vs.insert(vs.end(), v.begin(), v.end());
       ws.insert(ws.end(), w.begin(), w.end());
     }
@@ -184,7 +167,7 @@ absl::StatusOr<std::vector<Array>> EighKernel(const EvalContext& ctx,
       }
     }
     std::vector<double> w, v;
-    SymmetricEigen(n, a, w, v);
+    JacobiEigen(n, a, w, v);
     vs.insert(vs.end(), v.begin(), v.end());
     ws.insert(ws.end(), w.begin(), w.end());
   }
@@ -265,11 +248,7 @@ void Svd(const std::vector<T>& all, const MatrixDims& d, bool full,
     }
     std::vector<double> w;
     std::vector<T> v;
-    if constexpr (std::is_same_v<T, Complex>) {
-      HermitianEigen(k, gram, w, v);  // ascending
-    } else {
-      SymmetricEigen(k, gram, w, v);
-    }
+    JacobiEigen(k, gram, w, v);  // ascending
     std::vector<double> s(k);
     std::vector<T> u(r * k), vh(k * k);
     for (int64_t j = 0; j < k; ++j) {
