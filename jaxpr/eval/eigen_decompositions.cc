@@ -6,6 +6,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -130,49 +131,33 @@ absl::StatusOr<std::vector<Array>> EighKernel(const EvalContext& ctx,
   J2O_ASSIGN_OR_RETURN(MatrixDims d, Matrices(inputs[0], "eigh", true));
   const int64_t n = d.rows;
   J2O_ASSIGN_OR_RETURN(std::vector<int64_t> w_shape, ctx.OutputShape(1));
-  if (IsComplex(inputs[0].dtype())) {
-    // zheevd: the Hermitian matrix of the stored triangle, the diagonal's
-    // real part.
-    std::vector<Complex> all = Widen<Complex>(inputs[0]);
-    std::vector<Complex> vs;
+  // The symmetric (Hermitian: syevd / zheevd read the diagonal's real part)
+  // matrix of the stored triangle of each batch member.
+  auto eigh = [&](const auto& all) -> absl::StatusOr<std::vector<Array>> {
+    using T = typename std::decay_t<decltype(all)>::value_type;
+    std::vector<T> vs;
     std::vector<double> ws;
     for (int64_t b = 0; b < d.batch; ++b) {
-      std::vector<Complex> a(n * n);
+      std::vector<T> a(n * n);
       for (int64_t i = 0; i < n; ++i) {
         for (int64_t j = 0; j < n; ++j) {
           const bool stored = lower ? j < i : j > i;
-          a[i * n + j] = i == j   ? Complex(all[b * n * n + i * n + i].real())
+          a[i * n + j] = i == j   ? T(Re(all[b * n * n + i * n + i]))
                          : stored ? all[b * n * n + i * n + j]
-                                  : std::conj(all[b * n * n + j * n + i]);
+                                  : Conj(all[b * n * n + j * n + i]);
         }
       }
       std::vector<double> w;
-      std::vector<Complex> v;
+      std::vector<T> v;
       JacobiEigen(n, a, w, v);
       vs.insert(vs.end(), v.begin(), v.end());
       ws.insert(ws.end(), w.begin(), w.end());
     }
     return std::vector<Array>{Narrow(vs, inputs[0].dtype(), inputs[0].shape()),
                               Narrow(ws, ctx.OutputDType(1), w_shape)};
-  }
-  std::vector<double> all = Widen<double>(inputs[0]);
-  std::vector<double> vs, ws;
-  for (int64_t b = 0; b < d.batch; ++b) {
-    std::vector<double> a(n * n);
-    for (int64_t i = 0; i < n; ++i) {
-      for (int64_t j = 0; j < n; ++j) {
-        const bool stored = lower ? j <= i : j >= i;
-        a[i * n + j] =
-            stored ? all[b * n * n + i * n + j] : all[b * n * n + j * n + i];
-      }
-    }
-    std::vector<double> w, v;
-    JacobiEigen(n, a, w, v);
-    vs.insert(vs.end(), v.begin(), v.end());
-    ws.insert(ws.end(), w.begin(), w.end());
-  }
-  return std::vector<Array>{Narrow(vs, inputs[0].dtype(), inputs[0].shape()),
-                            Narrow(ws, ctx.OutputDType(1), w_shape)};
+  };
+  if (IsComplex(inputs[0].dtype())) return eigh(Widen<Complex>(inputs[0]));
+  return eigh(Widen<double>(inputs[0]));
 }
 
 // Replaces column c of the r x cols matrix q (row-major) by the standard
