@@ -251,12 +251,11 @@ absl::Status LowerComplexLu(E& e) {
   linalg_complex::CBuilder<E> c{e, d};
   linalg_plan::Builder<E>& b = c.b;
   J2O_ASSIGN_OR_RETURN(Z<E> a, c.Operand(0));
-  J2O_ASSIGN_OR_RETURN(V<E> m, b.Size(aval.shape[rank - 2]));
-  J2O_ASSIGN_OR_RETURN(V<E> n, b.Size(aval.shape[rank - 1]));
-  J2O_ASSIGN_OR_RETURN(V<E> steps, b.Size(piv_aval.shape[rank - 2]));
-  V<E> iota_m = b.Iota(m);
-  V<E> iota_n = b.Iota(n);
-  V<E> iota_k = b.Iota(steps);
+  J2O_ASSIGN_OR_RETURN(
+      linalg_plan::StepDims<E> dims,
+      linalg_plan::ReadStepDims(b, aval, piv_aval.shape[rank - 2], rank));
+  V<E> m = dims.m, n = dims.n, steps = dims.steps;
+  V<E> iota_m = dims.iota_m, iota_n = dims.iota_n, iota_k = dims.iota_k;
   V<E> rows = b.Unsqueeze(iota_m, 1, DType::kI64);
   auto [perm0, piv0] =
       linalg_plan::LuIotas(b, a.re, rank, iota_m, m, iota_k, steps);

@@ -227,6 +227,27 @@ inline absl::Status CheckTridiagonalSolveEqn(const jaxpr::Eqn& eqn) {
   return absl::OkStatus();
 }
 
+// The sizes of a factorization of a [..., m, n] matrix (`mat`, rank `rank`)
+// in `steps` Loop steps, and their iotas (lu and geqrf, real and complex).
+template <class E>
+struct StepDims {
+  V<E> m, n, steps;
+  V<E> iota_m, iota_n, iota_k;
+};
+template <class E>
+absl::StatusOr<StepDims<E>> ReadStepDims(Builder<E>& b, const jaxpr::Aval& mat,
+                                         const jaxpr::DimExpr& steps_dim,
+                                         int rank) {
+  StepDims<E> s;
+  J2O_ASSIGN_OR_RETURN(s.m, b.Size(mat.shape[rank - 2]));
+  J2O_ASSIGN_OR_RETURN(s.n, b.Size(mat.shape[rank - 1]));
+  J2O_ASSIGN_OR_RETURN(s.steps, b.Size(steps_dim));
+  s.iota_m = b.Iota(s.m);
+  s.iota_n = b.Iota(s.n);
+  s.iota_k = b.Iota(s.steps);
+  return s;
+}
+
 // The [..., m, m] identity with the batch dims of `like` (rank `rank`), and
 // that shape (an int64 [rank] tensor) for more tensors of the same size.
 template <class E>
@@ -525,12 +546,11 @@ absl::Status LowerLu(E& e) {
   const jaxpr::Aval& piv_aval = eqn.outputs[1]->aval;
   lp::Builder<E> b{e, dt};
   J2O_ASSIGN_OR_RETURN(V<E> a, e.In(0));
-  J2O_ASSIGN_OR_RETURN(V<E> m, b.Size(aval.shape[rank - 2]));
-  J2O_ASSIGN_OR_RETURN(V<E> n, b.Size(aval.shape[rank - 1]));
-  J2O_ASSIGN_OR_RETURN(V<E> steps, b.Size(piv_aval.shape[rank - 2]));
-  V<E> iota_m = b.Iota(m);
-  V<E> iota_n = b.Iota(n);
-  V<E> iota_k = b.Iota(steps);
+  J2O_ASSIGN_OR_RETURN(
+      lp::StepDims<E> dims,
+      lp::ReadStepDims(b, aval, piv_aval.shape[rank - 2], rank));
+  V<E> m = dims.m, n = dims.n, steps = dims.steps;
+  V<E> iota_m = dims.iota_m, iota_n = dims.iota_n, iota_k = dims.iota_k;
   V<E> rows = b.Unsqueeze(iota_m, 1, DType::kI64);
   auto [perm0, piv0] = lp::LuIotas(b, a, rank, iota_m, m, iota_k, steps);
   V<E> shape_a = e.Op("Shape", {a}, DType::kI64);

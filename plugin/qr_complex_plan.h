@@ -192,12 +192,11 @@ absl::Status LowerComplexGeqrf(E& e) {
   linalg_complex::CBuilder<E> c{e, d};
   linalg_plan::Builder<E>& b = c.b;
   J2O_ASSIGN_OR_RETURN(Z<E> a, c.Operand(0));
-  J2O_ASSIGN_OR_RETURN(V<E> m, b.Size(aval.shape[rank - 2]));
-  J2O_ASSIGN_OR_RETURN(V<E> n, b.Size(aval.shape[rank - 1]));
-  J2O_ASSIGN_OR_RETURN(V<E> steps, b.Size(tau_aval.shape[rank - 2]));
-  V<E> iota_m = b.Iota(m);
-  V<E> iota_n = b.Iota(n);
-  V<E> iota_k = b.Iota(steps);
+  J2O_ASSIGN_OR_RETURN(
+      linalg_plan::StepDims<E> dims,
+      linalg_plan::ReadStepDims(b, aval, tau_aval.shape[rank - 2], rank));
+  V<E> m = dims.m, n = dims.n, steps = dims.steps;
+  V<E> iota_m = dims.iota_m, iota_n = dims.iota_n, iota_k = dims.iota_k;
   V<E> batch =
       e.Op("Shape", {a.re}, DType::kI64, {OpAttr::Int("end", rank - 2)});
   V<E> taus0 = e.Op(

@@ -422,12 +422,11 @@ absl::Status LowerGeqrf(E& e) {
   if (rank < 2) return absl::InvalidArgumentError("geqrf: rank must be >= 2");
   lp::Builder<E> b{e, dt};
   J2O_ASSIGN_OR_RETURN(Val a, e.In(0));
-  J2O_ASSIGN_OR_RETURN(Val m, b.Size(aval.shape[rank - 2]));
-  J2O_ASSIGN_OR_RETURN(Val n, b.Size(aval.shape[rank - 1]));
-  J2O_ASSIGN_OR_RETURN(Val steps, b.Size(tau_aval.shape[rank - 2]));
-  Val iota_m = b.Iota(m);
-  Val iota_n = b.Iota(n);
-  Val iota_k = b.Iota(steps);
+  J2O_ASSIGN_OR_RETURN(
+      lp::StepDims<E> dims,
+      lp::ReadStepDims(b, aval, tau_aval.shape[rank - 2], rank));
+  Val m = dims.m, n = dims.n, steps = dims.steps;
+  Val iota_m = dims.iota_m, iota_n = dims.iota_n, iota_k = dims.iota_k;
   Val zero = b.Scalar(0);
   Val one = b.Scalar(1);
   Val batch = e.Op("Shape", {a}, DType::kI64, {OpAttr::Int("end", rank - 2)});
