@@ -237,13 +237,7 @@ absl::Status LowerComplexEigh(E& e) {
   const jaxpr::Aval& aval = eqn.outputs[0]->aval;
   const int rank = aval.rank();
   if (rank < 2) return absl::InvalidArgumentError("eigh: rank must be >= 2");
-  J2O_ASSIGN_OR_RETURN(bool lower, eqn.params.GetBool("lower"));
-  if (const jaxpr::ParamValue* sub = eqn.params.Find("subset_by_index");
-      sub != nullptr && !sub->is_none()) {
-    return absl::UnimplementedError(
-        "eigh with subset_by_index is not lowered (JAX's CPU lowering "
-        "rejects it too)");
-  }
+  J2O_ASSIGN_OR_RETURN(bool lower, ep::ReadEighLower(eqn));
   const DType d = ComplexPartDType(aval.dtype);
   const DType kB = DType::kBool;
   linalg_complex::CBuilder<E> c{e, d};

@@ -450,6 +450,19 @@ inline absl::StatusOr<SvdShape> ReadSvdShape(const jaxpr::Eqn& eqn) {
   return shape;
 }
 
+// eigh's `lower` param, and the refusal of subset_by_index (the real and
+// complex recipes share them).
+inline absl::StatusOr<bool> ReadEighLower(const jaxpr::Eqn& eqn) {
+  J2O_ASSIGN_OR_RETURN(bool lower, eqn.params.GetBool("lower"));
+  if (const jaxpr::ParamValue* sub = eqn.params.Find("subset_by_index");
+      sub != nullptr && !sub->is_none()) {
+    return absl::UnimplementedError(
+        "eigh with subset_by_index is not lowered (JAX's CPU lowering "
+        "rejects it too)");
+  }
+  return lower;
+}
+
 }  // namespace eig_plan
 
 // eigh(a) -> (v, w): see the file comment.
@@ -467,13 +480,7 @@ absl::Status LowerEigh(E& e) {
   const DType dt = aval.dtype;
   J2O_RETURN_IF_ERROR(lp::CheckRealFloat(dt, "eigh"));
   const int rank = aval.rank();
-  J2O_ASSIGN_OR_RETURN(bool lower, eqn.params.GetBool("lower"));
-  if (const jaxpr::ParamValue* sub = eqn.params.Find("subset_by_index");
-      sub != nullptr && !sub->is_none()) {
-    return absl::UnimplementedError(
-        "eigh with subset_by_index is not lowered (JAX's CPU lowering "
-        "rejects it too)");
-  }
+  J2O_ASSIGN_OR_RETURN(bool lower, ep::ReadEighLower(eqn));
   lp::Builder<E> b{e, dt};
   J2O_ASSIGN_OR_RETURN(Val a, e.In(0));
   J2O_ASSIGN_OR_RETURN(Val n, b.Size(aval.shape[rank - 1]));
