@@ -254,7 +254,7 @@ absl::Status LowerComplexLu(E& e) {
   J2O_ASSIGN_OR_RETURN(
       linalg_plan::StepDims<E> dims,
       linalg_plan::ReadStepDims(b, aval, piv_aval.shape[rank - 2], rank));
-  V<E> m = dims.m, n = dims.n, steps = dims.steps;
+  V<E> m = dims.m, steps = dims.steps;
   V<E> iota_m = dims.iota_m, iota_n = dims.iota_n, iota_k = dims.iota_k;
   V<E> rows = b.Unsqueeze(iota_m, 1, DType::kI64);
   auto [perm0, piv0] =

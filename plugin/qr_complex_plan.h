@@ -195,7 +195,7 @@ absl::Status LowerComplexGeqrf(E& e) {
   J2O_ASSIGN_OR_RETURN(
       linalg_plan::StepDims<E> dims,
       linalg_plan::ReadStepDims(b, aval, tau_aval.shape[rank - 2], rank));
-  V<E> m = dims.m, n = dims.n, steps = dims.steps;
+  V<E> steps = dims.steps;
   V<E> iota_m = dims.iota_m, iota_n = dims.iota_n, iota_k = dims.iota_k;
   V<E> batch =
       e.Op("Shape", {a.re}, DType::kI64, {OpAttr::Int("end", rank - 2)});

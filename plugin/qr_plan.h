@@ -425,7 +425,7 @@ absl::Status LowerGeqrf(E& e) {
   J2O_ASSIGN_OR_RETURN(
       lp::StepDims<E> dims,
       lp::ReadStepDims(b, aval, tau_aval.shape[rank - 2], rank));
-  Val m = dims.m, n = dims.n, steps = dims.steps;
+  Val steps = dims.steps;
   Val iota_m = dims.iota_m, iota_n = dims.iota_n, iota_k = dims.iota_k;
   Val zero = b.Scalar(0);
   Val one = b.Scalar(1);
