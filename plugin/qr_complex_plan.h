@@ -123,10 +123,7 @@ absl::Status LowerComplexQr(E& e) {
   std::vector<V<E>> init = {a.re, a.im, q0.re, q0.im};
   std::vector<DType> types = {d, d, d, d};
   if (shape.pivoting) {
-    qr_plan::Pivots<E> piv =
-        qr_plan::StartPivots(b, {a.re, a.im}, iota_n, rank);
-    init.insert(init.end(), {piv.perm, piv.vn1, piv.vn2});
-    types.insert(types.end(), {DType::kI64, d, d});
+    qr_plan::AppendPivotCarries(b, {a.re, a.im}, iota_n, rank, init, types);
   }
   J2O_ASSIGN_OR_RETURN(
       std::vector<V<E>> out,
@@ -162,13 +159,11 @@ absl::Status LowerComplexQr(E& e) {
   r = c.Where(upper, r, c.Zero());
   const int64_t k_out = full ? m0 : k0;
   if (k_out != m0) {
-    auto slice = [&](V<E> x, int axis) {
-      return e.Op("Slice",
-                  {x, e.ConstI64({0}), e.ConstI64({k_out}), e.ConstI64({axis})},
-                  d);
+    auto leading = [&](V<E> x, int axis) {
+      return qr_plan::Leading(b, x, k_out, axis);
     };
-    q = {slice(q.re, rank - 1), slice(q.im, rank - 1)};
-    r = {slice(r.re, rank - 2), slice(r.im, rank - 2)};
+    q = {leading(q.re, rank - 1), leading(q.im, rank - 1)};
+    r = {leading(r.re, rank - 2), leading(r.im, rank - 2)};
   }
   J2O_RETURN_IF_ERROR(c.SetOut(0, q));
   J2O_RETURN_IF_ERROR(c.SetOut(1, r));

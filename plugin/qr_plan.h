@@ -108,6 +108,27 @@ Pivots<E> StartPivots(linalg_plan::Builder<E>& b,
   return {perm, vn1, vn1};
 }
 
+// pivoting=True: the Loop's carries perm, vn1, vn2 (after the factors'
+// parts in `init` / `types`) start from the matrix's parts.
+template <class E>
+void AppendPivotCarries(linalg_plan::Builder<E>& b,
+                        const std::vector<V<E>>& parts, V<E> iota_n, int rank,
+                        std::vector<V<E>>& init,
+                        std::vector<jaxpr::DType>& types) {
+  Pivots<E> piv = StartPivots(b, parts, iota_n, rank);
+  init.insert(init.end(), {piv.perm, piv.vn1, piv.vn2});
+  types.insert(types.end(), {jaxpr::DType::kI64, b.dt, b.dt});
+}
+
+// The first `count` entries of x along `axis` (qr's thin factors).
+template <class E>
+V<E> Leading(linalg_plan::Builder<E>& b, V<E> x, int64_t count, int axis) {
+  auto& e = b.e;
+  return e.Op("Slice",
+              {x, e.ConstI64({0}), e.ConstI64({count}), e.ConstI64({axis})},
+              b.dt);
+}
+
 // Swaps the first column of largest vn1 among k.. (ArgMax keeps the first,
 // as idamax) into column k of every part and of perm; vn1, vn2 of the
 // pivot's old position take column k's.
@@ -341,9 +362,7 @@ absl::Status LowerQr(E& e) {
   std::vector<Val> init = {a, q0};
   std::vector<DType> types = {dt, dt};
   if (shape.pivoting) {
-    qr_plan::Pivots<E> piv = qr_plan::StartPivots(b, {a}, iota_n, rank);
-    init.insert(init.end(), {piv.perm, piv.vn1, piv.vn2});
-    types.insert(types.end(), {DType::kI64, dt, dt});
+    qr_plan::AppendPivotCarries(b, {a}, iota_n, rank, init, types);
   }
   J2O_ASSIGN_OR_RETURN(
       std::vector<Val> out,
@@ -389,12 +408,8 @@ absl::Status LowerQr(E& e) {
   r = b.Where(upper, r, zero, dt);
   const int64_t k_out = full ? m0 : k0;
   if (k_out != m0) {
-    q = e.Op("Slice",
-             {q, e.ConstI64({0}), e.ConstI64({k_out}), e.ConstI64({rank - 1})},
-             dt);
-    r = e.Op("Slice",
-             {r, e.ConstI64({0}), e.ConstI64({k_out}), e.ConstI64({rank - 2})},
-             dt);
+    q = qr_plan::Leading(b, q, k_out, rank - 1);
+    r = qr_plan::Leading(b, r, k_out, rank - 2);
   }
   J2O_RETURN_IF_ERROR(e.SetOut(0, q));
   J2O_RETURN_IF_ERROR(e.SetOut(1, r));
