@@ -179,21 +179,19 @@ absl::Status LowerComplexTriangularSolve(E& e) {
                        linalg_plan::ReadTriangularSolveParams(eqn));
   // Not a no-op here, unlike on real dtypes.
   J2O_ASSIGN_OR_RETURN(bool conjugate_a, eqn.params.GetBool("conjugate_a"));
-  const bool left_side = params.left_side, lower = params.lower;
+  const bool left_side = params.left_side;
   const DType d = ComplexPartDType(aval.dtype);
   linalg_complex::CBuilder<E> c{e, d};
   linalg_plan::Builder<E>& b = c.b;
   J2O_ASSIGN_OR_RETURN(Z<E> a, c.Operand(0));
   J2O_ASSIGN_OR_RETURN(Z<E> rhs, c.Operand(1));
-  const jaxpr::DimExpr& m_dim = aval.shape[left_side ? rank - 2 : rank - 1];
-  J2O_ASSIGN_OR_RETURN(V<E> m, b.Size(m_dim));
-  V<E> iota = b.Iota(m);
-  V<E> rows = b.Unsqueeze(iota, 1, DType::kI64);
+  J2O_ASSIGN_OR_RETURN(
+      linalg_plan::TriangularSolveIndex<E> ix,
+      linalg_plan::TriangularSolveIndices(b, aval, params, rank));
+  V<E> m = ix.m, iota = ix.iota, rows = ix.rows;
   // Keep the named triangle of A, set a unit diagonal, conjugate, then form
   // op(A) (transposed for the right side as in the real recipe).
-  V<E> tri =
-      b.Bin(lower ? "GreaterOrEqual" : "LessOrEqual", rows, iota, DType::kBool);
-  Z<E> mat = c.Where(tri, a, c.Zero());
+  Z<E> mat = c.Where(ix.tri, a, c.Zero());
   if (params.unit_diagonal) {
     mat = c.Where(b.Bin("Equal", rows, iota, DType::kBool),
                   {b.Scalar(1), b.Scalar(0)}, mat);

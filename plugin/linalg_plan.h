@@ -210,6 +210,28 @@ inline absl::StatusOr<TriangularSolveParams> ReadTriangularSolveParams(
   return p;
 }
 
+// The substitution's index space (real and complex triangular_solve): m,
+// the order of A (`aval` the result's, rank `rank`), its iota, the row
+// index column and the mask of the named triangle of A.
+template <class E>
+struct TriangularSolveIndex {
+  V<E> m, iota, rows, tri;
+};
+template <class E>
+absl::StatusOr<TriangularSolveIndex<E>> TriangularSolveIndices(
+    Builder<E>& b, const jaxpr::Aval& aval, const TriangularSolveParams& p,
+    int rank) {
+  using jaxpr::DType;
+  TriangularSolveIndex<E> ix;
+  const jaxpr::DimExpr& m_dim = aval.shape[p.left_side ? rank - 2 : rank - 1];
+  J2O_ASSIGN_OR_RETURN(ix.m, b.Size(m_dim));
+  ix.iota = b.Iota(ix.m);
+  ix.rows = b.Unsqueeze(ix.iota, 1, DType::kI64);
+  ix.tri = b.Bin(p.lower ? "GreaterOrEqual" : "LessOrEqual", ix.rows, ix.iota,
+                 DType::kBool);
+  return ix;
+}
+
 // tridiagonal_solve's operand count and perturb_singular refusal (the real
 // and complex recipes share them).
 inline absl::Status CheckTridiagonalSolveEqn(const jaxpr::Eqn& eqn) {
@@ -472,19 +494,16 @@ absl::Status LowerTriangularSolve(E& e) {
   }
   J2O_ASSIGN_OR_RETURN(lp::TriangularSolveParams params,
                        lp::ReadTriangularSolveParams(eqn));
-  const bool left_side = params.left_side, lower = params.lower;
+  const bool left_side = params.left_side;
   lp::Builder<E> b{e, dt};
   J2O_ASSIGN_OR_RETURN(V<E> a, e.In(0));
   J2O_ASSIGN_OR_RETURN(V<E> rhs, e.In(1));
-  const jaxpr::DimExpr& m_dim = aval.shape[left_side ? rank - 2 : rank - 1];
-  J2O_ASSIGN_OR_RETURN(V<E> m, b.Size(m_dim));
-  V<E> iota = b.Iota(m);
-  V<E> rows = b.Unsqueeze(iota, 1, DType::kI64);
+  J2O_ASSIGN_OR_RETURN(lp::TriangularSolveIndex<E> ix,
+                       lp::TriangularSolveIndices(b, aval, params, rank));
+  V<E> m = ix.m, iota = ix.iota, rows = ix.rows;
   // Keep the named triangle of A (the other is never read), set a unit
   // diagonal, then form op(A); X op(A) = B is op(A)ᵀ Xᵀ = Bᵀ.
-  V<E> tri =
-      b.Bin(lower ? "GreaterOrEqual" : "LessOrEqual", rows, iota, DType::kBool);
-  V<E> mat = b.Where(tri, a, b.Scalar(0), dt);
+  V<E> mat = b.Where(ix.tri, a, b.Scalar(0), dt);
   if (params.unit_diagonal) {
     mat =
         b.Where(b.Bin("Equal", rows, iota, DType::kBool), b.Scalar(1), mat, dt);
