@@ -792,6 +792,11 @@ inline LoweringInfo LinalgLoweringInfo(absl::string_view name) {
                          "(R's diagonal real)",
                          kWithComplex)};
   }
+  if (name == "hessenberg") {
+    return {with({"MatMul", "Sqrt", "Div", "ReduceSum", "Max"}), kMinOpset,
+            "LAPACK gehrd's reflectors (ilo = 1, ihi = n) in one Loop; "
+            "f32/f64 (complex refused)"};
+  }
   if (name == "ormqr") {
     return {with({"MatMul", "Mul", "Sub"}), kMinOpset,
             "Q c, Q^T c, c Q, c Q^T from geqrf's reflectors in one Loop "

@@ -473,6 +473,80 @@ absl::Status LowerGeqrf(E& e) {
   return e.SetOut(1, out[1]);
 }
 
+// hessenberg(a) -> (h, taus): LAPACK gehrd with ilo = 1, ihi = n (JAX's
+// CPU lowering; gehd2's unblocked steps, which gehrd's blocked form equals
+// up to rounding) in one Loop over i < n - 1: the reflector of column i
+// from row i + 1 (Larfg) is applied from the right to every row's columns
+// after i, then from the left to the rows after i on those columns; column
+// i gets beta (alpha for H = I) at row i + 1 and the reflector's essential
+// part below. h holds the upper Hessenberg matrix on and above the first
+// subdiagonal, the reflectors below it; taus [..., n - 1].
+template <class E>
+absl::Status LowerHessenberg(E& e) {
+  using jaxpr::DType;
+  namespace lp = linalg_plan;
+  using Val = typename E::Value;
+  const jaxpr::Eqn& eqn = e.eqn();
+  if (eqn.inputs.size() != 1 || eqn.outputs.size() != 2) {
+    return absl::InvalidArgumentError("hessenberg takes 1 operand, 2 results");
+  }
+  const jaxpr::Aval& aval = eqn.outputs[0]->aval;
+  const DType dt = aval.dtype;
+  J2O_RETURN_IF_ERROR(lp::CheckRealFloat(dt, "hessenberg"));
+  const int rank = aval.rank();
+  if (rank < 2) {
+    return absl::InvalidArgumentError("hessenberg: rank must be >= 2");
+  }
+  lp::Builder<E> b{e, dt};
+  J2O_ASSIGN_OR_RETURN(Val a, e.In(0));
+  J2O_ASSIGN_OR_RETURN(Val n, b.Size(aval.shape[rank - 1]));
+  Val steps = e.Op(
+      "Max", {b.Bin("Sub", n, b.ScalarI64(1), DType::kI64), b.ScalarI64(0)},
+      DType::kI64);
+  Val iota = b.Iota(n);
+  Val iota_k = b.Iota(steps);
+  Val zero = b.Scalar(0);
+  Val one = b.Scalar(1);
+  Val batch = e.Op("Shape", {a}, DType::kI64, {OpAttr::Int("end", rank - 2)});
+  Val taus0 =
+      e.Op("Expand",
+           {zero, e.Op("Concat", {batch, b.Unsqueeze(steps, 0, DType::kI64)},
+                       DType::kI64, {OpAttr::Int("axis", 0)})},
+           dt);
+  J2O_ASSIGN_OR_RETURN(
+      std::vector<Val> out,
+      e.Loop(
+          steps, {a, taus0}, {dt, dt},
+          [&](Val i, const std::vector<Val>& carried)
+              -> absl::StatusOr<std::vector<Val>> {
+            Val m = carried[0];
+            Val row = b.Bin("Add", i, b.ScalarI64(1), DType::kI64);
+            qr_plan::Reflector<E> h =
+                qr_plan::Larfg(b, m, i, row, iota, zero, one, rank);
+            // A <- A H: A[:, i+1:] -= tau (A v) vᵀ (v is 0 up to row i).
+            Val av = e.Op("MatMul", {m, b.Unsqueeze(h.v, rank - 1, dt)},
+                          dt);  // [..., n, 1]
+            m = b.Bin(
+                "Sub", m,
+                b.Bin("Mul", h.tau2,
+                      b.Bin("Mul", av, b.Unsqueeze(h.v, rank - 2, dt), dt), dt),
+                dt);
+            // A <- H A on the columns after i.
+            m = qr_plan::ReflectFromLeft(b, m, h, i, iota, rank);
+            Val diag = b.Where(h.identity, h.alpha, h.beta, dt);
+            Val new_col = b.Where(h.at, b.Unsqueeze(diag, rank - 2, dt),
+                                  b.Where(h.below, h.v_below, h.col, dt), dt);
+            m = b.Where(b.Bin("Equal", iota, i, DType::kBool),
+                        b.Unsqueeze(new_col, rank - 1, dt), m, dt);
+            Val taus =
+                b.Where(b.Bin("Equal", iota_k, i, DType::kBool),
+                        b.Unsqueeze(h.tau, rank - 2, dt), carried[1], dt);
+            return std::vector<Val>{m, taus};
+          }));
+  J2O_RETURN_IF_ERROR(e.SetOut(0, out[0]));
+  return e.SetOut(1, out[1]);
+}
+
 // householder_product(a, taus) -> Q: the first n columns of H_0 ... H_{k-1}
 // with v_j = (0, ..., 1, a[j+1:, j]) (LAPACK orgqr), accumulated as
 // Q = Q - tau_j (Q v_j) v_jᵀ from the [..., m, m] identity.

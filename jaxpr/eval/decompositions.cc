@@ -755,9 +755,69 @@ absl::StatusOr<std::vector<Array>> OrmqrKernel(const EvalContext& ctx,
   return std::vector<Array>{Narrow(c, inputs[2].dtype(), inputs[2].shape())};
 }
 
+// hessenberg(a) -> (h, taus): LAPACK dgehd2 (ilo = 1, ihi = n, what JAX's
+// CPU gehrd computes up to rounding): for i < n - 1, dlarfg on a[i+1:, i]
+// (beta = -sign(alpha) hypot(alpha, ||x||), tau = (beta - alpha) / beta,
+// v = (1, x / (alpha - beta)); H = I when x == 0), a <- a H on the columns
+// after i, a <- H a on the rows and columns after i, column i <- (beta, v's
+// essential part) below the diagonal.
+absl::StatusOr<std::vector<Array>> HessenbergKernel(
+    const EvalContext& ctx, absl::Span<const Array> inputs) {
+  if (inputs.size() != 1) {
+    return absl::InvalidArgumentError("hessenberg takes 1 operand");
+  }
+  J2O_ASSIGN_OR_RETURN(MatrixDims d, Matrices(inputs[0], "hessenberg"));
+  if (d.rows != d.cols) {
+    return absl::InvalidArgumentError("hessenberg: matrices must be square");
+  }
+  const int64_t n = d.rows, k = std::max<int64_t>(n - 1, 0);
+  std::vector<double> a = Widen<double>(inputs[0]);
+  std::vector<double> taus(d.batch * k, 0.0);
+  std::vector<double> v(n), w(n);
+  for (int64_t b = 0; b < d.batch; ++b) {
+    double* m = a.data() + b * n * n;
+    for (int64_t i = 0; i + 1 < n; ++i) {
+      const double alpha = m[(i + 1) * n + i];
+      double xnorm = 0;
+      for (int64_t r = i + 2; r < n; ++r)
+        xnorm = std::hypot(xnorm, m[r * n + i]);
+      double tau = 0, beta = alpha, scale = 1;
+      if (xnorm != 0) {
+        beta = -std::copysign(std::hypot(alpha, xnorm), alpha);
+        tau = (beta - alpha) / beta;
+        scale = 1 / (alpha - beta);
+      }
+      std::fill(v.begin(), v.end(), 0.0);
+      v[i + 1] = 1;
+      for (int64_t r = i + 2; r < n; ++r) v[r] = m[r * n + i] * scale;
+      // a <- a H on columns i+1..: w = a v; a -= tau w vᵀ.
+      for (int64_t r = 0; r < n; ++r) {
+        double dot = 0;
+        for (int64_t c = i + 1; c < n; ++c) dot += m[r * n + c] * v[c];
+        for (int64_t c = i + 1; c < n; ++c) m[r * n + c] -= tau * dot * v[c];
+      }
+      // a <- H a on rows i+1.., columns i+1..: w = vᵀ a; a -= tau v wᵀ.
+      for (int64_t c = i + 1; c < n; ++c) {
+        double dot = 0;
+        for (int64_t r = i + 1; r < n; ++r) dot += v[r] * m[r * n + c];
+        for (int64_t r = i + 1; r < n; ++r) m[r * n + c] -= tau * v[r] * dot;
+      }
+      m[(i + 1) * n + i] = beta;
+      for (int64_t r = i + 2; r < n; ++r) m[r * n + i] = v[r];
+      taus[b * k + i] = tau;
+    }
+  }
+  std::vector<int64_t> tau_shape(inputs[0].shape().begin(),
+                                 inputs[0].shape().end() - 2);
+  tau_shape.push_back(k);
+  return std::vector<Array>{Narrow(a, inputs[0].dtype(), inputs[0].shape()),
+                            Narrow(taus, inputs[0].dtype(), tau_shape)};
+}
+
 }  // namespace
 
 void RegisterDecompositionKernels() {
+  RegisterEvalKernel("hessenberg", HessenbergKernel);
   RegisterEvalKernel("ormqr", OrmqrKernel);
   RegisterEvalKernel("symmetric_product", SymmetricProductKernel);
   RegisterEvalKernel("cholesky_update", CholeskyUpdateKernel);

@@ -348,6 +348,29 @@ absl::Status OrmqrRule(RuleContext& ctx) {
   return absl::OkStatus();
 }
 
+// hessenberg(a: [..., n, n]) -> (a's type, taus [..., n - 1]).
+absl::Status HessenbergRule(RuleContext& ctx) {
+  J2O_RETURN_IF_ERROR(ctx.Arity(1));
+  J2O_RETURN_IF_ERROR(ctx.Outputs(2));
+  J2O_RETURN_IF_ERROR(ctx.DTypeIn(0, kInexact));
+  J2O_RETURN_IF_ERROR(MatrixOperand(ctx, 0));
+  const Aval& a = ctx.in(0);
+  const int r = a.rank();
+  if (!DimEqual(a.shape[r - 1], a.shape[r - 2])) {
+    return ctx.Fail(absl::StrCat("hessenberg needs square matrices, got ",
+                                 ShapeString(a.shape)));
+  }
+  auto n = DimConst(a.shape[r - 1]);
+  if (!n) {
+    ctx.SetResults({a, std::nullopt});
+    return absl::OkStatus();
+  }
+  std::vector<DimExpr> taus = Batch(a, 2);
+  taus.push_back(DimExpr::Constant(std::max<int64_t>(*n - 1, 0)));
+  ctx.SetResults({a, WithShape(a, taus)});
+  return absl::OkStatus();
+}
+
 // tridiagonal_solve(dl, d, du: [..., m], b: [..., m, n]) -> b's type.
 absl::Status TridiagonalSolveRule(RuleContext& ctx) {
   J2O_RETURN_IF_ERROR(ctx.Arity(4));
@@ -434,6 +457,7 @@ void RegisterDecompositionRules(RuleTable& table) {
   table["symmetric_product"] = {&SymmetricProductRule};
   table["cholesky_update"] = {&CholeskyUpdateRule};
   table["ormqr"] = {&OrmqrRule};
+  table["hessenberg"] = {&HessenbergRule};
 }
 
 }  // namespace jax2onnx::jaxpr::typecheck

@@ -31,6 +31,7 @@ void RegisterDecompositions() {
       {"householder_product",
        &WithNeutralEmitter<&plugin::LowerHouseholderProduct<Em>>},
       {"ormqr", &WithNeutralEmitter<&plugin::LowerOrmqr<Em>>},
+      {"hessenberg", &WithNeutralEmitter<&plugin::LowerHessenberg<Em>>},
       {"symmetric_product",
        &WithNeutralEmitter<&plugin::LowerSymmetricProduct<Em>>},
       {"cholesky_update",
