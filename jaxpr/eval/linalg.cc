@@ -509,6 +509,7 @@ void RegisterLinalgKernels() {
   RegisterEvalKernel("conv_general_dilated", ConvGeneralDilatedKernel);
   linalg_internal::RegisterWindowKernels();
   linalg_internal::RegisterDecompositionKernels();
+  linalg_internal::RegisterLinalgProductKernels();
   linalg_internal::RegisterEigenKernels();
 }
 

@@ -127,6 +127,7 @@ void StoreScalar(const Array& scalar, int64_t flat, Array* out);
 
 void RegisterWindowKernels();         // window_ops.cc
 void RegisterDecompositionKernels();  // decompositions.cc
+void RegisterLinalgProductKernels();  // linalg_products.cc
 void RegisterEigenKernels();          // eigen_decompositions.cc
 
 }  // namespace jax2onnx::jaxpr::linalg_internal

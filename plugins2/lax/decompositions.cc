@@ -2,6 +2,7 @@
 // in plugin/linalg_plan.h, shared with the legacy pipeline.
 #include "plugin/eig_plan.h"
 #include "plugin/linalg_plan.h"
+#include "plugin/linalg_update_plan.h"
 #include "plugin/qr_plan.h"
 #include "plugin/registry.h"
 #include "plugins2/lax/ir_emitter.h"

@@ -1,0 +1,225 @@
+// Reference kernels of the LAPACK-style products and reductions JAX's
+// lax.linalg exposes beside the factorizations: symmetric_product (syrk),
+// cholesky_update, ormqr and hessenberg (gehrd). Plain loops in double,
+// rounded once to the result dtype; real operands only (JAX's
+// symmetric_product and cholesky_update take f32/f64; complex ormqr and
+// hessenberg are refused before the interpreter by the lowerings' dtype
+// checks and here by Matrices()).
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "jaxpr/eval/decompositions_internal.h"
+#include "jaxpr/eval/evaluator.h"
+#include "jaxpr/eval/linalg_internal.h"
+#include "jaxpr/status_macros.h"
+
+namespace jax2onnx::jaxpr::linalg_internal {
+namespace {
+
+// symmetric_product(a, c) = alpha a aᵀ + beta c for a [..., n, k], c
+// [..., n, n] (JAX's CPU lowering, _symmetric_product_jax_fn: the whole
+// matrix, not only the lower triangle syrk would write).
+absl::StatusOr<std::vector<Array>> SymmetricProductKernel(
+    const EvalContext& ctx, absl::Span<const Array> inputs) {
+  if (inputs.size() != 2) {
+    return absl::InvalidArgumentError("symmetric_product takes (a, c)");
+  }
+  J2O_ASSIGN_OR_RETURN(double alpha, ctx.params().GetFloat("alpha"));
+  J2O_ASSIGN_OR_RETURN(double beta, ctx.params().GetFloat("beta"));
+  J2O_ASSIGN_OR_RETURN(MatrixDims da, Matrices(inputs[0], "symmetric_product"));
+  J2O_ASSIGN_OR_RETURN(MatrixDims dc, Matrices(inputs[1], "symmetric_product"));
+  if (dc.rows != dc.cols || da.rows != dc.rows || da.batch != dc.batch) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "symmetric_product: a ", inputs[0].TypeString(), " and c ",
+        inputs[1].TypeString(), " are not [..., n, k] and [..., n, n]"));
+  }
+  const int64_t n = dc.rows, k = da.cols;
+  const std::vector<double> a = Widen<double>(inputs[0]);
+  std::vector<double> c = Widen<double>(inputs[1]);
+  for (int64_t b = 0; b < dc.batch; ++b) {
+    const double* am = a.data() + b * n * k;
+    double* cm = c.data() + b * n * n;
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        double dot = 0;
+        for (int64_t l = 0; l < k; ++l) dot += am[i * k + l] * am[j * k + l];
+        cm[i * n + j] = alpha * dot + beta * cm[i * n + j];
+      }
+    }
+  }
+  return std::vector<Array>{Narrow(c, inputs[1].dtype(), inputs[1].shape())};
+}
+
+// cholesky_update(r, w): JAX's _cholesky_update_jax_fn (its CPU lowering),
+// step k rotates row k of r and w by the Givens rotation (c, s) of
+// (r[k][k], w[k]) (drotg: (1, 0) when w[k] == 0, else both scaled by the
+// larger magnitude, rh = 1 / sqrt(x² + y²), c = x rh, s = -y rh):
+// row_k <- c row_k - s w, w <- c w + s row_k, whole rows.
+absl::StatusOr<std::vector<Array>> CholeskyUpdateKernel(
+    const EvalContext& ctx, absl::Span<const Array> inputs) {
+  if (inputs.size() != 2 || inputs[0].rank() != 2 || inputs[1].rank() != 1 ||
+      inputs[0].shape()[0] != inputs[0].shape()[1] ||
+      inputs[1].shape()[0] != inputs[0].shape()[0]) {
+    return absl::InvalidArgumentError(
+        "cholesky_update takes a square matrix r [n, n] and a vector w [n]");
+  }
+  J2O_RETURN_IF_ERROR(Matrices(inputs[0], "cholesky_update").status());
+  const int64_t n = inputs[1].shape()[0];
+  std::vector<double> r = Widen<double>(inputs[0]);
+  std::vector<double> w = Widen<double>(inputs[1]);
+  for (int64_t k = 0; k < n; ++k) {
+    double c = 1, s = 0;
+    if (w[k] != 0) {
+      double x = r[k * n + k], y = w[k];
+      const double denominator =
+          std::abs(x) > std::abs(y) ? std::abs(x) : std::abs(y);
+      x /= denominator;
+      y /= denominator;
+      const double rh = 1 / std::sqrt(x * x + y * y);
+      c = x * rh;
+      s = -y * rh;
+    }
+    for (int64_t j = 0; j < n; ++j) {
+      const double row = r[k * n + j];
+      r[k * n + j] = c * row - s * w[j];
+      w[j] = c * w[j] + s * row;
+    }
+  }
+  return std::vector<Array>{Narrow(r, inputs[0].dtype(), inputs[0].shape())};
+}
+
+// ormqr(a, taus, c): JAX's reflector loop (_ormqr_lowering; LAPACK ormqr on
+// CPU computes the same product): H_i = I - tau_i v_i v_iᵀ with v_i column i
+// of a below the diagonal and 1 on it; Q = H_0 ... H_{k-1} applied as Q c,
+// Qᵀ c, c Q or c Qᵀ (reflectors in reverse where left != transpose).
+absl::StatusOr<std::vector<Array>> OrmqrKernel(const EvalContext& ctx,
+                                               absl::Span<const Array> inputs) {
+  if (inputs.size() != 3) {
+    return absl::InvalidArgumentError("ormqr takes (a, taus, c)");
+  }
+  J2O_ASSIGN_OR_RETURN(bool left, ctx.params().GetBool("left"));
+  J2O_ASSIGN_OR_RETURN(bool transpose, ctx.params().GetBool("transpose"));
+  J2O_ASSIGN_OR_RETURN(MatrixDims da, Matrices(inputs[0], "ormqr"));
+  J2O_ASSIGN_OR_RETURN(MatrixDims dc, Matrices(inputs[2], "ormqr"));
+  const int64_t m = da.rows, n = da.cols;
+  const int64_t k = inputs[1].rank() > 0 ? inputs[1].shape().back() : 0;
+  const int64_t rows = dc.rows, cols = dc.cols;
+  if (da.batch != dc.batch || inputs[1].num_elements() != da.batch * k ||
+      k > n || (left ? rows : cols) != m) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "ormqr: a ", inputs[0].TypeString(), ", taus ", inputs[1].TypeString(),
+        " and c ", inputs[2].TypeString(), " do not fit"));
+  }
+  const std::vector<double> a = Widen<double>(inputs[0]);
+  const std::vector<double> taus = Widen<double>(inputs[1]);
+  std::vector<double> c = Widen<double>(inputs[2]);
+  const bool reverse = left != transpose;
+  std::vector<double> v(m), dots;
+  for (int64_t b = 0; b < da.batch; ++b) {
+    const double* am = a.data() + b * m * n;
+    double* cm = c.data() + b * rows * cols;
+    for (int64_t step = 0; step < k; ++step) {
+      const int64_t i = reverse ? k - 1 - step : step;
+      const double tau = taus[b * k + i];
+      for (int64_t r = 0; r < m; ++r) {
+        v[r] = r < i ? 0.0 : r == i ? 1.0 : am[r * n + i];
+      }
+      if (left) {  // c -= tau v (vᵀ c)
+        dots.assign(cols, 0.0);
+        for (int64_t r = 0; r < m; ++r) {
+          for (int64_t j = 0; j < cols; ++j) dots[j] += v[r] * cm[r * cols + j];
+        }
+        for (int64_t r = 0; r < m; ++r) {
+          for (int64_t j = 0; j < cols; ++j) {
+            cm[r * cols + j] -= tau * v[r] * dots[j];
+          }
+        }
+      } else {  // c -= tau (c v) vᵀ
+        dots.assign(rows, 0.0);
+        for (int64_t r = 0; r < rows; ++r) {
+          for (int64_t j = 0; j < m; ++j) dots[r] += cm[r * cols + j] * v[j];
+        }
+        for (int64_t r = 0; r < rows; ++r) {
+          for (int64_t j = 0; j < m; ++j) {
+            cm[r * cols + j] -= tau * dots[r] * v[j];
+          }
+        }
+      }
+    }
+  }
+  return std::vector<Array>{Narrow(c, inputs[2].dtype(), inputs[2].shape())};
+}
+
+// hessenberg(a) -> (h, taus): LAPACK dgehd2 (ilo = 1, ihi = n, what JAX's
+// CPU gehrd computes up to rounding): for i < n - 1, dlarfg on a[i+1:, i]
+// (beta = -sign(alpha) hypot(alpha, ||x||), tau = (beta - alpha) / beta,
+// v = (1, x / (alpha - beta)); H = I when x == 0), a <- a H on the columns
+// after i, a <- H a on the rows and columns after i, column i <- (beta, v's
+// essential part) below the diagonal.
+absl::StatusOr<std::vector<Array>> HessenbergKernel(
+    const EvalContext& ctx, absl::Span<const Array> inputs) {
+  if (inputs.size() != 1) {
+    return absl::InvalidArgumentError("hessenberg takes 1 operand");
+  }
+  J2O_ASSIGN_OR_RETURN(MatrixDims d, Matrices(inputs[0], "hessenberg"));
+  if (d.rows != d.cols) {
+    return absl::InvalidArgumentError("hessenberg: matrices must be square");
+  }
+  const int64_t n = d.rows, k = std::max<int64_t>(n - 1, 0);
+  std::vector<double> a = Widen<double>(inputs[0]);
+  std::vector<double> taus(d.batch * k, 0.0);
+  std::vector<double> v(n), w(n);
+  for (int64_t b = 0; b < d.batch; ++b) {
+    double* m = a.data() + b * n * n;
+    for (int64_t i = 0; i + 1 < n; ++i) {
+      const double alpha = m[(i + 1) * n + i];
+      double xnorm = 0;
+      for (int64_t r = i + 2; r < n; ++r)
+        xnorm = std::hypot(xnorm, m[r * n + i]);
+      double tau = 0, beta = alpha, scale = 1;
+      if (xnorm != 0) {
+        beta = -std::copysign(std::hypot(alpha, xnorm), alpha);
+        tau = (beta - alpha) / beta;
+        scale = 1 / (alpha - beta);
+      }
+      std::fill(v.begin(), v.end(), 0.0);
+      v[i + 1] = 1;
+      for (int64_t r = i + 2; r < n; ++r) v[r] = m[r * n + i] * scale;
+      // a <- a H on columns i+1..: w = a v; a -= tau w vᵀ.
+      for (int64_t r = 0; r < n; ++r) {
+        double dot = 0;
+        for (int64_t c = i + 1; c < n; ++c) dot += m[r * n + c] * v[c];
+        for (int64_t c = i + 1; c < n; ++c) m[r * n + c] -= tau * dot * v[c];
+      }
+      // a <- H a on rows i+1.., columns i+1..: w = vᵀ a; a -= tau v wᵀ.
+      for (int64_t c = i + 1; c < n; ++c) {
+        double dot = 0;
+        for (int64_t r = i + 1; r < n; ++r) dot += v[r] * m[r * n + c];
+        for (int64_t r = i + 1; r < n; ++r) m[r * n + c] -= tau * v[r] * dot;
+      }
+      m[(i + 1) * n + i] = beta;
+      for (int64_t r = i + 2; r < n; ++r) m[r * n + i] = v[r];
+      taus[b * k + i] = tau;
+    }
+  }
+  std::vector<int64_t> tau_shape(inputs[0].shape().begin(),
+                                 inputs[0].shape().end() - 2);
+  tau_shape.push_back(k);
+  return std::vector<Array>{Narrow(a, inputs[0].dtype(), inputs[0].shape()),
+                            Narrow(taus, inputs[0].dtype(), tau_shape)};
+}
+
+}  // namespace
+
+void RegisterLinalgProductKernels() {
+  RegisterEvalKernel("symmetric_product", SymmetricProductKernel);
+  RegisterEvalKernel("cholesky_update", CholeskyUpdateKernel);
+  RegisterEvalKernel("ormqr", OrmqrKernel);
+  RegisterEvalKernel("hessenberg", HessenbergKernel);
+}
+
+}  // namespace jax2onnx::jaxpr::linalg_internal
