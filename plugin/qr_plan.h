@@ -284,31 +284,52 @@ V<E> ReflectFromLeft(linalg_plan::Builder<E>& b, V<E> r, const Reflector<E>& h,
 // columns (k+1:), shared by qr and geqrf. Column k itself is left for the
 // caller to write (beta, or alpha for H = I, on the diagonal).
 template <class E>
-struct ReflectedColumn {
-  V<E> r;           // trailing columns reflected
-  V<E> v, v_below;  // [..., m]: v, and its part below row k
-  V<E> tau, tau2;   // [...] and [..., 1, 1]
-  V<E> col, diag;   // column k before, its new diagonal entry [...]
-  V<E> below, at;   // rows > k, row k ([m] bool)
+struct ReflectedColumn : Reflector<E> {
+  V<E> r;     // trailing columns reflected
+  V<E> diag;  // column k's new diagonal entry [...]
 };
 template <class E>
 ReflectedColumn<E> ReflectColumn(linalg_plan::Builder<E>& b, V<E> r, V<E> k,
                                  V<E> iota_m, V<E> iota_n, V<E> zero, V<E> one,
                                  int rank) {
-  using jaxpr::DType;
-  Reflector<E> h = Larfg(b, r, k, k, iota_m, zero, one, rank);
   ReflectedColumn<E> out;
+  static_cast<Reflector<E>&>(out) = Larfg(b, r, k, k, iota_m, zero, one, rank);
   // R[:, k+1:] -= tau v (vᵀ R[:, k+1:]).
-  out.r = ReflectFromLeft(b, r, h, k, iota_n, rank);
-  out.diag = b.Where(h.identity, h.alpha, h.beta, b.dt);
-  out.v = h.v;
-  out.v_below = h.v_below;
-  out.tau = h.tau;
-  out.tau2 = h.tau2;
-  out.col = h.col;
-  out.below = h.below;
-  out.at = h.at;
+  out.r = ReflectFromLeft(b, r, out, k, iota_n, rank);
+  out.diag = b.Where(out.identity, out.alpha, out.beta, b.dt);
   return out;
+}
+
+// The zero taus [..., steps] a geqrf-style Loop fills in.
+template <class E>
+V<E> ZeroTaus(linalg_plan::Builder<E>& b, V<E> a, V<E> steps, V<E> zero,
+              int rank) {
+  using jaxpr::DType;
+  auto& e = b.e;
+  V<E> batch = e.Op("Shape", {a}, DType::kI64, {OpAttr::Int("end", rank - 2)});
+  return e.Op("Expand",
+              {zero, e.Op("Concat", {batch, b.Unsqueeze(steps, 0, DType::kI64)},
+                          DType::kI64, {OpAttr::Int("axis", 0)})},
+              b.dt);
+}
+
+// Stores a reflector the geqrf way: column `column` of r gets `diag` (beta,
+// or alpha for H = I) at the reflector's row and its essential part below
+// (rows above keep h.col), and taus[column] = tau.
+template <class E>
+std::pair<V<E>, V<E>> StoreReflector(linalg_plan::Builder<E>& b, V<E> r,
+                                     V<E> taus, const Reflector<E>& h,
+                                     V<E> diag, V<E> column, V<E> iota_cols,
+                                     V<E> iota_k, int rank) {
+  using jaxpr::DType;
+  const DType dt = b.dt;
+  V<E> new_col = b.Where(h.at, b.Unsqueeze(diag, rank - 2, dt),
+                         b.Where(h.below, h.v_below, h.col, dt), dt);
+  r = b.Where(b.Bin("Equal", iota_cols, column, DType::kBool),
+              b.Unsqueeze(new_col, rank - 1, dt), r, dt);
+  taus = b.Where(b.Bin("Equal", iota_k, column, DType::kBool),
+                 b.Unsqueeze(h.tau, rank - 2, dt), taus, dt);
+  return {r, taus};
 }
 
 // Reflector j of geqrf's output as householder_product and ormqr read it:
@@ -444,12 +465,7 @@ absl::Status LowerGeqrf(E& e) {
   Val iota_m = dims.iota_m, iota_n = dims.iota_n, iota_k = dims.iota_k;
   Val zero = b.Scalar(0);
   Val one = b.Scalar(1);
-  Val batch = e.Op("Shape", {a}, DType::kI64, {OpAttr::Int("end", rank - 2)});
-  Val taus0 =
-      e.Op("Expand",
-           {zero, e.Op("Concat", {batch, b.Unsqueeze(steps, 0, DType::kI64)},
-                       DType::kI64, {OpAttr::Int("axis", 0)})},
-           dt);
+  Val taus0 = qr_plan::ZeroTaus(b, a, steps, zero, rank);
   J2O_ASSIGN_OR_RETURN(
       std::vector<Val> out,
       e.Loop(steps, {a, taus0}, {dt, dt},
@@ -458,15 +474,8 @@ absl::Status LowerGeqrf(E& e) {
                qr_plan::ReflectedColumn<E> h = qr_plan::ReflectColumn(
                    b, carried[0], k, iota_m, iota_n, zero, one, rank);
                // Column k: beta (alpha when H = I), then v's essential part.
-               Val new_col =
-                   b.Where(h.at, b.Unsqueeze(h.diag, rank - 2, dt),
-                           b.Where(h.below, h.v_below, h.col, dt), dt);
-               Val r = b.Where(b.Bin("Equal", iota_n, k, DType::kBool),
-                               b.Unsqueeze(new_col, rank - 1, dt), h.r, dt);
-               Val tau = h.tau;
-               Val taus =
-                   b.Where(b.Bin("Equal", iota_k, k, DType::kBool),
-                           b.Unsqueeze(tau, rank - 2, dt), carried[1], dt);
+               auto [r, taus] = qr_plan::StoreReflector(
+                   b, h.r, carried[1], h, h.diag, k, iota_n, iota_k, rank);
                return std::vector<Val>{r, taus};
              }));
   J2O_RETURN_IF_ERROR(e.SetOut(0, out[0]));
@@ -507,42 +516,32 @@ absl::Status LowerHessenberg(E& e) {
   Val iota_k = b.Iota(steps);
   Val zero = b.Scalar(0);
   Val one = b.Scalar(1);
-  Val batch = e.Op("Shape", {a}, DType::kI64, {OpAttr::Int("end", rank - 2)});
-  Val taus0 =
-      e.Op("Expand",
-           {zero, e.Op("Concat", {batch, b.Unsqueeze(steps, 0, DType::kI64)},
-                       DType::kI64, {OpAttr::Int("axis", 0)})},
-           dt);
+  Val taus0 = qr_plan::ZeroTaus(b, a, steps, zero, rank);
   J2O_ASSIGN_OR_RETURN(
       std::vector<Val> out,
-      e.Loop(
-          steps, {a, taus0}, {dt, dt},
-          [&](Val i, const std::vector<Val>& carried)
-              -> absl::StatusOr<std::vector<Val>> {
-            Val m = carried[0];
-            Val row = b.Bin("Add", i, b.ScalarI64(1), DType::kI64);
-            qr_plan::Reflector<E> h =
-                qr_plan::Larfg(b, m, i, row, iota, zero, one, rank);
-            // A <- A H: A[:, i+1:] -= tau (A v) vᵀ (v is 0 up to row i).
-            Val av = e.Op("MatMul", {m, b.Unsqueeze(h.v, rank - 1, dt)},
-                          dt);  // [..., n, 1]
-            m = b.Bin(
-                "Sub", m,
-                b.Bin("Mul", h.tau2,
-                      b.Bin("Mul", av, b.Unsqueeze(h.v, rank - 2, dt), dt), dt),
-                dt);
-            // A <- H A on the columns after i.
-            m = qr_plan::ReflectFromLeft(b, m, h, i, iota, rank);
-            Val diag = b.Where(h.identity, h.alpha, h.beta, dt);
-            Val new_col = b.Where(h.at, b.Unsqueeze(diag, rank - 2, dt),
-                                  b.Where(h.below, h.v_below, h.col, dt), dt);
-            m = b.Where(b.Bin("Equal", iota, i, DType::kBool),
-                        b.Unsqueeze(new_col, rank - 1, dt), m, dt);
-            Val taus =
-                b.Where(b.Bin("Equal", iota_k, i, DType::kBool),
-                        b.Unsqueeze(h.tau, rank - 2, dt), carried[1], dt);
-            return std::vector<Val>{m, taus};
-          }));
+      e.Loop(steps, {a, taus0}, {dt, dt},
+             [&](Val i, const std::vector<Val>& carried)
+                 -> absl::StatusOr<std::vector<Val>> {
+               Val m = carried[0];
+               Val row = b.Bin("Add", i, b.ScalarI64(1), DType::kI64);
+               qr_plan::Reflector<E> h =
+                   qr_plan::Larfg(b, m, i, row, iota, zero, one, rank);
+               // A <- A H: A[:, i+1:] -= tau (A v) vᵀ (v is 0 up to row i).
+               Val av = e.Op("MatMul", {m, b.Unsqueeze(h.v, rank - 1, dt)},
+                             dt);  // [..., n, 1]
+               m = b.Bin(
+                   "Sub", m,
+                   b.Bin("Mul", h.tau2,
+                         b.Bin("Mul", av, b.Unsqueeze(h.v, rank - 2, dt), dt),
+                         dt),
+                   dt);
+               // A <- H A on the columns after i.
+               m = qr_plan::ReflectFromLeft(b, m, h, i, iota, rank);
+               Val diag = b.Where(h.identity, h.alpha, h.beta, dt);
+               auto [stored, taus] = qr_plan::StoreReflector(
+                   b, m, carried[1], h, diag, i, iota, iota_k, rank);
+               return std::vector<Val>{stored, taus};
+             }));
   J2O_RETURN_IF_ERROR(e.SetOut(0, out[0]));
   return e.SetOut(1, out[1]);
 }
