@@ -280,6 +280,21 @@ V<E> ReflectFromLeft(linalg_plan::Builder<E>& b, V<E> r, const Reflector<E>& h,
   return b.Where(trailing, b.Bin("Sub", r, update, dt), r, dt);
 }
 
+// m H = m - tau (m v) vᵀ with tau as [..., 1, 1]: the right-hand
+// application of a reflector (Q's accumulation in qr and
+// householder_product, hessenberg's A H, ormqr's C Q).
+template <class E>
+V<E> ReflectFromRight(linalg_plan::Builder<E>& b, V<E> m, V<E> v, V<E> tau,
+                      int rank) {
+  const jaxpr::DType dt = b.dt;
+  V<E> mv = b.e.Op("MatMul", {m, b.Unsqueeze(v, rank - 1, dt)},
+                   dt);  // [..., rows, 1]
+  return b.Bin(
+      "Sub", m,
+      b.Bin("Mul", tau, b.Bin("Mul", mv, b.Unsqueeze(v, rank - 2, dt), dt), dt),
+      dt);
+}
+
 // dlarfg on column k of r below row k and the reflection of the trailing
 // columns (k+1:), shared by qr and geqrf. Column k itself is left for the
 // caller to write (beta, or alpha for H = I, on the diagonal).
@@ -410,14 +425,7 @@ absl::Status LowerQr(E& e) {
                r = b.Where(b.Bin("Equal", iota_n, k, DType::kBool),
                            b.Unsqueeze(new_col, rank - 1, dt), h.r, dt);
                // Q = Q - tau (Q v) vᵀ.
-               Val qv = e.Op("MatMul", {q, b.Unsqueeze(v, rank - 1, dt)},
-                             dt);  // [..., m, 1]
-               q = b.Bin(
-                   "Sub", q,
-                   b.Bin("Mul", tau2,
-                         b.Bin("Mul", qv, b.Unsqueeze(v, rank - 2, dt), dt),
-                         dt),
-                   dt);
+               q = qr_plan::ReflectFromRight(b, q, v, tau2, rank);
                if (!shape.pivoting) return std::vector<Val>{r, q};
                qr_plan::UpdateNorms(b, {r}, piv, k, iota_m, iota_n, rank);
                return std::vector<Val>{r, q, piv.perm, piv.vn1, piv.vn2};
@@ -527,14 +535,7 @@ absl::Status LowerHessenberg(E& e) {
                qr_plan::Reflector<E> h =
                    qr_plan::Larfg(b, m, i, row, iota, zero, one, rank);
                // A <- A H: A[:, i+1:] -= tau (A v) vᵀ (v is 0 up to row i).
-               Val av = e.Op("MatMul", {m, b.Unsqueeze(h.v, rank - 1, dt)},
-                             dt);  // [..., n, 1]
-               m = b.Bin(
-                   "Sub", m,
-                   b.Bin("Mul", h.tau2,
-                         b.Bin("Mul", av, b.Unsqueeze(h.v, rank - 2, dt), dt),
-                         dt),
-                   dt);
+               m = qr_plan::ReflectFromRight(b, m, h.v, h.tau2, rank);
                // A <- H A on the columns after i.
                m = qr_plan::ReflectFromLeft(b, m, h, i, iota, rank);
                Val diag = b.Where(h.identity, h.alpha, h.beta, dt);
@@ -579,20 +580,15 @@ absl::Status LowerHouseholderProduct(E& e) {
   Val zero = b.Scalar(0);
   J2O_ASSIGN_OR_RETURN(
       std::vector<Val> out,
-      e.Loop(
-          steps, {q0}, {dt},
-          [&](Val j, const std::vector<Val>& carried)
-              -> absl::StatusOr<std::vector<Val>> {
-            Val q = carried[0];
-            auto [v, tau] =
-                qr_plan::StoredReflector(b, a, taus, j, iota_m, zero, rank);
-            Val qv = e.Op("MatMul", {q, b.Unsqueeze(v, rank - 1, dt)}, dt);
-            return std::vector<Val>{b.Bin(
-                "Sub", q,
-                b.Bin("Mul", tau,
-                      b.Bin("Mul", qv, b.Unsqueeze(v, rank - 2, dt), dt), dt),
-                dt)};
-          }));
+      e.Loop(steps, {q0}, {dt},
+             [&](Val j, const std::vector<Val>& carried)
+                 -> absl::StatusOr<std::vector<Val>> {
+               Val q = carried[0];
+               auto [v, tau] =
+                   qr_plan::StoredReflector(b, a, taus, j, iota_m, zero, rank);
+               return std::vector<Val>{
+                   qr_plan::ReflectFromRight(b, q, v, tau, rank)};
+             }));
   Val q = e.Op("Slice",
                {out[0], e.ConstI64({0}), b.Unsqueeze(n, 0, DType::kI64),
                 e.ConstI64({rank - 1})},
@@ -647,15 +643,14 @@ absl::Status LowerOrmqr(E& e) {
                auto [v, tau] =
                    qr_plan::StoredReflector(b, a, taus, j, iota_m, zero, rank);
                Val x = carried[0];
+               if (!left) {
+                 return std::vector<Val>{
+                     qr_plan::ReflectFromRight(b, x, v, tau, rank)};
+               }
                Val update =
-                   left ? b.Bin("Mul", b.Unsqueeze(v, rank - 1, dt),
-                                e.Op("MatMul",
-                                     {b.Unsqueeze(v, rank - 2, dt), x}, dt),
-                                dt)  // v (vᵀ c)
-                        : b.Bin("Mul",
-                                e.Op("MatMul",
-                                     {x, b.Unsqueeze(v, rank - 1, dt)}, dt),
-                                b.Unsqueeze(v, rank - 2, dt), dt);  // (c v) vᵀ
+                   b.Bin("Mul", b.Unsqueeze(v, rank - 1, dt),
+                         e.Op("MatMul", {b.Unsqueeze(v, rank - 2, dt), x}, dt),
+                         dt);  // v (vᵀ c)
                return std::vector<Val>{
                    b.Bin("Sub", x, b.Bin("Mul", tau, update, dt), dt)};
              }));
