@@ -260,15 +260,10 @@ absl::Status LowerComplexEigh(E& e) {
   // Rayleigh quotients of the re-orthogonalized V.
   V<E> rounds = ep::RoundsPerSweep(b, n);
   V<E> trip = b.Bin("Mul", rounds, b.ScalarI64(ep::kMaxSweeps), DType::kI64);
-  V<E> fro = e.Op("Sqrt",
-                  {e.Op("ReduceSum",
-                        {b.Bin("Add", b.Bin("Mul", herm.re, herm.re, d),
-                               b.Bin("Mul", herm.im, herm.im, d), d),
-                         b.Axes({rank - 2, rank - 1})},
-                        d, {OpAttr::Int("keepdims", 1)})},
-                  d);
-  fro = b.Squeeze(fro, rank - 1, d);  // [..., 1]
-  fro = b.Where(b.Bin("Greater", fro, zero, kB), fro, b.Scalar(1), d);
+  V<E> fro = ep::FrobeniusScale(b,
+                                b.Bin("Add", b.Bin("Mul", herm.re, herm.re, d),
+                                      b.Bin("Mul", herm.im, herm.im, d), d),
+                                rank);
   V<E> tol = b.Bin("Mul", b.Cast(n, d), b.Scalar(ep::Epsilon(b)), d);
   Z<E> v0{ep::EyeLike(b, herm.re, eye), b.ZerosLike(herm.re, d)};
   J2O_ASSIGN_OR_RETURN(

@@ -202,6 +202,23 @@ SweepTest<E> EndOfSweepTest(linalg_plan::Builder<E>& b, V<E> it, V<E> rounds,
   return {b.e.Op("Not", {done}, DType::kBool), worst_now};
 }
 
+// eigh's early-exit scale: ||A||_F as [..., 1] (1 for a zero matrix) from
+// the elementwise squares [..., n, n] of the (Hermitian) matrix; an
+// off-diagonal entry counts as rotated away below n eps of it.
+template <class E>
+V<E> FrobeniusScale(linalg_plan::Builder<E>& b, V<E> squares, int rank) {
+  using jaxpr::DType;
+  const DType dt = b.dt;
+  V<E> fro =
+      b.e.Op("Sqrt",
+             {b.e.Op("ReduceSum", {squares, b.Axes({rank - 2, rank - 1})}, dt,
+                     {OpAttr::Int("keepdims", 1)})},
+             dt);                      // [..., 1, 1]
+  fro = b.Squeeze(fro, rank - 1, dt);  // [..., 1]
+  return b.Where(b.Bin("Greater", fro, b.Scalar(0), DType::kBool), fro,
+                 b.Scalar(1), dt);
+}
+
 // Machine epsilon of the Builder's float dtype.
 template <class E>
 double Epsilon(const linalg_plan::Builder<E>& b) {
@@ -497,15 +514,7 @@ absl::Status LowerEigh(E& e) {
   Val trip = b.Bin("Mul", rounds, b.ScalarI64(ep::kMaxSweeps), DType::kI64);
   // Off-diagonal entries are measured against ||A||_F (kept by the
   // rotations); a sweep whose entries are all <= n eps of it ends the Loop.
-  Val fro =
-      e.Op("Sqrt",
-           {e.Op("ReduceSum",
-                 {b.Bin("Mul", sym, sym, dt), b.Axes({rank - 2, rank - 1})}, dt,
-                 {OpAttr::Int("keepdims", 1)})},
-           dt);                        // [..., 1, 1]
-  fro = b.Squeeze(fro, rank - 1, dt);  // [..., 1]
-  fro = b.Where(b.Bin("Greater", fro, b.Scalar(0), DType::kBool), fro,
-                b.Scalar(1), dt);
+  Val fro = ep::FrobeniusScale(b, b.Bin("Mul", sym, sym, dt), rank);
   Val tol = b.Bin("Mul", b.Cast(n, dt), b.Scalar(ep::Epsilon(b)), dt);
   J2O_ASSIGN_OR_RETURN(
       std::vector<Val> out,
