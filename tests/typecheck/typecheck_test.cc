@@ -505,6 +505,46 @@ TEST(TypeCheckTest, FamilyRulesRefuseIllTypedParams) {
   }
 }
 
+// The lax.linalg products added with their lowerings: each shape mismatch
+// JAX's shape rules reject is a located type error, never a conversion.
+TEST(TypeCheckTest, LinalgProductRulesRefuseMismatchedShapes) {
+  struct Case {
+    const char* text;
+    const char* error;
+  };
+  const Case cases[] = {
+      // symmetric_product: a has 3 rows, c is 4x4.
+      {R"({ lambda ; a:f32[3,2] b:f32[4,4]. let
+    c:f32[4,4] = symmetric_product[alpha=1.0 beta=0.0] a b
+  in (c,) })",
+       "symmetric_product expects a [..., n, k] and c [..., n, n]"},
+      // cholesky_update: w has 3 entries for a 4x4 factor.
+      {R"({ lambda ; a:f64[4,4] b:f64[3]. let
+    c:f64[4,4] = cholesky_update a b
+  in (c,) })",
+       "cholesky_update takes a square matrix and a vector of its size"},
+      // ormqr from the left: c has 4 rows, a has 5.
+      {R"({ lambda ; a:f32[5,3] b:f32[3] c:f32[4,2]. let
+    d:f32[4,2] = ormqr[left=True transpose=False] a b c
+  in (d,) })",
+       "must have as many rows as a has rows"},
+      // hessenberg: a non-square matrix.
+      {R"({ lambda ; a:f32[4,3]. let
+    b:f32[4,3] c:f32[2] = hessenberg a
+  in (b, c) })",
+       "hessenberg needs square matrices"},
+      // hessenberg: taus of a 5x5 matrix have 4 entries.
+      {R"({ lambda ; a:f32[5,5]. let
+    b:f32[5,5] c:f32[5] = hessenberg a
+  in (b, c) })",
+       "expected f32[4], declared f32[5]"},
+  };
+  for (const Case& c : cases) {
+    EXPECT_THAT(Message(Check(c.text)), HasSubstr(c.error)) << c.text;
+    EXPECT_THAT(Message(Check(c.text)), StartsWith("t.jaxpr:")) << c.text;
+  }
+}
+
 TEST(TypeCheckTest, UnknownPrimitiveIsNamedOnlyWhenAsked) {
   auto file = ParseJaxprText(R"({ lambda ; a:f32[2]. let
     b:f32[2] = frobnicate a
