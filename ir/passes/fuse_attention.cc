@@ -237,17 +237,23 @@ std::optional<IntTensor> Broadcast2(
   return out;
 }
 
-std::optional<IntTensor> EvaluateInts(const Value* v, int depth = 0) {
+// `budget` bounds the producers one evaluation visits (a value feeding
+// both operands of an Add is visited twice per level: without a bound a
+// chain of 32 such Adds would take 2^32 steps); running out is "not a
+// constant", which only keeps the mask un-fused.
+std::optional<IntTensor> EvaluateInts(const Value* v, int depth,
+                                      int* budget) {
   if (v == nullptr || depth > 32) return std::nullopt;
   if (const Tensor* t = fusion::ConstantOf(v)) return FromConstant(*t);
   const Node* n = v->producer();
   if (n == nullptr || !n->domain().empty() || n->num_outputs() != 1) {
     return std::nullopt;
   }
+  if (--*budget < 0) return std::nullopt;
   const std::string& op = n->op_type();
   std::vector<IntTensor> in;
   for (int i = 0; i < n->num_inputs(); ++i) {
-    std::optional<IntTensor> x = EvaluateInts(n->input(i), depth + 1);
+    std::optional<IntTensor> x = EvaluateInts(n->input(i), depth + 1, budget);
     if (!x) return std::nullopt;
     in.push_back(*std::move(x));
   }
@@ -374,7 +380,8 @@ std::optional<IntTensor> EvaluateInts(const Value* v, int depth = 0) {
 // last axis) has an element equal to `selected`: no query has every key
 // masked.
 bool EveryRowSelectsAKey(const Value* mask, bool selected) {
-  std::optional<IntTensor> t = EvaluateInts(mask);
+  int budget = 256;
+  std::optional<IntTensor> t = EvaluateInts(mask, 0, &budget);
   if (!t || t->dims.empty()) return false;
   const int64_t row = t->dims.back();
   if (row <= 0) return false;

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 
 namespace jax2onnx::ir::fusion {
@@ -196,54 +197,97 @@ Value* SkipIdentity(Value* v, Match* m) {
 
 const Tensor* ConstantOf(const Value* v) { return ConstantTensor(v); }
 
-std::optional<double> ScalarConstant(const Value* v) {
-  if (v == nullptr) return std::nullopt;
-  if (const Tensor* t = ConstantTensor(v)) return FirstElement(*t);
-  Node* n = v->producer();
-  if (n == nullptr || !n->domain().empty()) return std::nullopt;
-  const std::string& op = n->op_type();
-  if (op == "Constant") {
-    if (const Attr* f = n->attr("value_float")) return f->f();
-    if (const Attr* i = n->attr("value_int")) {
-      return static_cast<double>(i->i());
+namespace {
+
+// How many producers one ScalarConstant query may evaluate. The constant
+// subexpressions the matchers look for (jnp.var's divisor, a literal cast
+// to float32, 1/sqrt(2)) have a handful of nodes; a longer chain is
+// reported as not a constant. That keeps every query O(1), so a matcher
+// that asks about every node of a 100k-deep arithmetic chain stays linear,
+// and it is exact: the answer is either the value the graph computes or
+// "not known to be a constant" (which only makes a fusion not fire).
+constexpr int kMaxConstantProducers = 32;
+
+// One ScalarConstant query: each producer is evaluated at most once (a
+// value feeding both operands of an Add, as `v = add v v` prints, would
+// otherwise be evaluated twice per level, 2^depth times in all).
+class ScalarEvaluator {
+ public:
+  std::optional<double> Eval(const Value* v) {
+    if (v == nullptr) return std::nullopt;
+    if (const Tensor* t = ConstantTensor(v)) return FirstElement(*t);
+    if (v->shape() != nullptr) {
+      // A value with a known dimension other than 1 has more (or fewer)
+      // than one element: no scalar, whatever computes it.
+      for (const Dim& d : v->shape()->dims()) {
+        if (d.is_value() && d.value() != 1) return std::nullopt;
+      }
     }
-    return std::nullopt;
-  }
-  if (op == "Identity" || op == "Cast") {
-    std::optional<double> x = ScalarConstant(n->input(0));
-    if (!x || op == "Identity") return x;
-    // A Cast to float32 rounds; to other float types we do not fold.
-    const Attr* to = n->attr("to");
-    if (to == nullptr) return std::nullopt;
-    if (to->i() == onnx::TensorProto::FLOAT) {
-      return static_cast<double>(static_cast<float>(*x));
-    }
-    if (to->i() == onnx::TensorProto::DOUBLE) return x;
-    if (to->i() == onnx::TensorProto::BFLOAT16) return RoundToBf16(*x);
-    if (to->i() == onnx::TensorProto::FLOAT16) return RoundToF16(*x);
-    return std::nullopt;
-  }
-  if (op == "Neg" && n->num_inputs() == 1) {
-    std::optional<double> x = ScalarConstant(n->input(0));
-    if (x) return -*x;
-    return std::nullopt;
-  }
-  if ((op == "Add" || op == "Sub" || op == "Mul" || op == "Div") &&
-      n->num_inputs() == 2) {
-    std::optional<double> a = ScalarConstant(n->input(0));
-    std::optional<double> b = ScalarConstant(n->input(1));
-    if (!a || !b) return std::nullopt;
-    double r = op == "Add"   ? *a + *b
-               : op == "Sub" ? *a - *b
-               : op == "Mul" ? *a * *b
-                             : *a / *b;
-    // Round as the graph would (float32 graphs fold in float32).
-    if (DtypeOf(v) == onnx::TensorProto::FLOAT) {
-      r = static_cast<double>(static_cast<float>(r));
-    }
+    Node* n = v->producer();
+    if (n == nullptr || !n->domain().empty()) return std::nullopt;
+    if (auto it = memo_.find(v); it != memo_.end()) return it->second;
+    if (--budget_ < 0) return std::nullopt;
+    std::optional<double> r = EvalProducer(v, n);
+    memo_.emplace(v, r);
     return r;
   }
-  return std::nullopt;
+
+ private:
+  std::optional<double> EvalProducer(const Value* v, const Node* n) {
+    const std::string& op = n->op_type();
+    if (op == "Constant") {
+      if (const Attr* f = n->attr("value_float")) return f->f();
+      if (const Attr* i = n->attr("value_int")) {
+        return static_cast<double>(i->i());
+      }
+      return std::nullopt;
+    }
+    if (op == "Identity" || op == "Cast") {
+      std::optional<double> x = Eval(n->input(0));
+      if (!x || op == "Identity") return x;
+      // A Cast to float32 rounds; to other float types we do not fold.
+      const Attr* to = n->attr("to");
+      if (to == nullptr) return std::nullopt;
+      if (to->i() == onnx::TensorProto::FLOAT) {
+        return static_cast<double>(static_cast<float>(*x));
+      }
+      if (to->i() == onnx::TensorProto::DOUBLE) return x;
+      if (to->i() == onnx::TensorProto::BFLOAT16) return RoundToBf16(*x);
+      if (to->i() == onnx::TensorProto::FLOAT16) return RoundToF16(*x);
+      return std::nullopt;
+    }
+    if (op == "Neg" && n->num_inputs() == 1) {
+      std::optional<double> x = Eval(n->input(0));
+      if (x) return -*x;
+      return std::nullopt;
+    }
+    if ((op == "Add" || op == "Sub" || op == "Mul" || op == "Div") &&
+        n->num_inputs() == 2) {
+      std::optional<double> a = Eval(n->input(0));
+      if (!a) return std::nullopt;  // early exit: no need to look at b
+      std::optional<double> b = Eval(n->input(1));
+      if (!b) return std::nullopt;
+      double r = op == "Add"   ? *a + *b
+                 : op == "Sub" ? *a - *b
+                 : op == "Mul" ? *a * *b
+                               : *a / *b;
+      // Round as the graph would (float32 graphs fold in float32).
+      if (DtypeOf(v) == onnx::TensorProto::FLOAT) {
+        r = static_cast<double>(static_cast<float>(r));
+      }
+      return r;
+    }
+    return std::nullopt;
+  }
+
+  absl::flat_hash_map<const Value*, std::optional<double>> memo_;
+  int budget_ = kMaxConstantProducers;
+};
+
+}  // namespace
+
+std::optional<double> ScalarConstant(const Value* v) {
+  return ScalarEvaluator().Eval(v);
 }
 
 bool IsZeros(const Value* v) {
@@ -455,6 +499,8 @@ Value* MatchSquare(Value* v, Match* m) {
   return nullptr;
 }
 
+constexpr size_t kMaxFactors = 8;
+
 std::vector<Value*> MulFactors(Value* v, Match* m) {
   std::vector<Value*> out;
   Node* root = ProducerIs(v, "Mul");
@@ -462,6 +508,10 @@ std::vector<Value*> MulFactors(Value* v, Match* m) {
   m->Add(root);
   std::vector<Value*> stack = {root->input(1), root->input(0)};
   while (!stack.empty()) {
+    // Every walked Mul adds one factor: stop before walking a long chain
+    // (the fusions want at most three factors, and a matcher asking at
+    // every Mul of a 100k-deep product chain must not walk it each time).
+    if (out.size() + stack.size() > kMaxFactors) return {};
     Value* f = stack.back();
     stack.pop_back();
     Node* n = ProducerIs(f, "Mul");

@@ -58,7 +58,9 @@ const Tensor* ConstantOf(const Value* v);
 // The value of a constant with one element (an initializer, a Constant
 // node's `value`, or a chain of Identity/Cast/Add/Sub/Mul/Div/Neg over such
 // constants: folded here so the matchers need not wait for constant
-// folding). Nullopt for anything else.
+// folding). Nullopt for anything else, and for chains of more than a few
+// dozen producers (each query is O(1), so matchers asking about every node
+// of a deep chain stay linear).
 std::optional<double> ScalarConstant(const Value* v);
 // True when `v` is all zeros: a zero constant (of any size), possibly
 // broadcast or reshaped (Expand, Unsqueeze, Reshape, Identity, Cast), or a
@@ -114,7 +116,8 @@ Value* MatchSquare(Value* v, Match* m);
 // The factors of a product tree rooted at `v`'s producer (a Mul): walks
 // through Mul nodes whose output is used once (by the parent Mul) and is
 // not a graph output; the root Mul is always walked. Returns {v} when v is
-// not a Mul's output.
+// not a Mul's output, and {} when the tree has more than 8 factors (no
+// fusion wants more than three; the bound keeps each call O(1)).
 std::vector<Value*> MulFactors(Value* v, Match* m);
 
 // True when `c` is a one-element constant equal to `expected` rounded to
