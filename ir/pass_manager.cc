@@ -27,6 +27,7 @@ constexpr PassFactory kPassFactories[] = {
     {"node-naming", &CreateNodeNamingPass},
     {"reduce-keepdims", &CreateReduceKeepdimsPass},
     {"reshape-folding", &CreateReshapeFoldingPass},
+    {"slices-to-split", &CreateSlicesToSplitPass},
     {"topological-sort", &CreateTopologicalSortPass},
     {"transpose-folding", &CreateTransposeFoldingPass},
     {"type-propagation", &CreateTypePropagationPass},

@@ -41,6 +41,8 @@ std::unique_ptr<Pass> CreateExpandEliminationPass();
 std::unique_ptr<Pass> CreateEinsumToMatMulPass();
 // "gemm-bias-folding"
 std::unique_ptr<Pass> CreateGemmBiasFoldingPass();
+// "slices-to-split"
+std::unique_ptr<Pass> CreateSlicesToSplitPass();
 
 }  // namespace jax2onnx::ir
 

@@ -502,7 +502,8 @@ TEST(PassManagerTest, UnknownPassNameListsKnownNames) {
       "common-subexpression-elimination, constant-folding, "
       "dead-node-elimination, einsum-to-matmul, expand-elimination, "
       "gemm-bias-folding, identity-elimination, node-naming, reduce-keepdims, "
-      "reshape-folding, topological-sort, transpose-folding, "
+      "reshape-folding, slices-to-split, topological-sort, "
+      "transpose-folding, "
       "type-propagation, unused-initializer-pruning");
 }
 
