@@ -235,6 +235,40 @@ TEST_F(CliTest, QuietConvertPrintsNothingVerboseMore) {
   }
 }
 
+// jax.debug.print (debug_print, and debug_callback before JAX 0.7.2) and
+// dce_sink lower to nothing: the model is the program without them, and
+// `convert -v` names each dropped equation with its location (nested ones
+// too), while a plain convert stays quiet about them.
+TEST_F(CliTest, VerboseConvertNamesDroppedDebugPrints) {
+  const std::string bundle = Write(
+      "dbg.jaxpr",
+      "{ lambda ; a:f32[2]. let\n"
+      "    debug_print[fmt=a: {} has_placeholders=True in_tree=PyTreeDef(((*,),"
+      " {})) logging_record=None np_printoptions=() ordered=False "
+      "partitioned=False static_args=()] a\n"
+      "    b:f32[2] = jit[\n"
+      "      name=f\n"
+      "      jaxpr={ lambda ; c:f32[2]. let\n"
+      "          debug_callback[callback=<function f at 0x7f00> effect=Debug"
+      " partitioned=False] c\n"
+      "          dce_sink[prevent_mlir_dce=False] c\n"
+      "          d:f32[2] = neg c\n"
+      "        in (d,) }\n"
+      "    ] a\n"
+      "  in (b,) }\n");
+  const Result verbose = Run("convert -v " + bundle + " -o " + P("v.onnx"));
+  ASSERT_EQ(verbose.exit_code, 0) << verbose.err;
+  EXPECT_THAT(verbose.err,
+              HasSubstr("dbg.jaxpr:2:5: note: dropped debug_print (host print "
+                        "of 'a: {}'"));
+  EXPECT_THAT(verbose.err, HasSubstr(":6:11: note: dropped debug_callback"));
+  EXPECT_THAT(verbose.err, HasSubstr(":7:11: note: dropped dce_sink"));
+  ExpectWrittenModelOrtAccepts(P("v.onnx"));
+  const Result normal = Run("convert " + bundle + " -o " + P("n.onnx"));
+  EXPECT_EQ(normal.exit_code, 0);
+  EXPECT_THAT(normal.err, Not(HasSubstr("dropped")));
+}
+
 TEST_F(CliTest, QuietEvalShowsOnlyFailures) {
   Write("d/add.jaxpr", kAdd);
   Write("d/broken.jaxpr", "{ lambda ; a:f32[2]. let");
