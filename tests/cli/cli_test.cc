@@ -269,6 +269,36 @@ TEST_F(CliTest, VerboseConvertNamesDroppedDebugPrints) {
   EXPECT_THAT(normal.err, Not(HasSubstr("dropped")));
 }
 
+// JAX's narrow dtypes are refused before any lowering, naming the dtype,
+// where it appears and what ONNX offers for it (and from which opset).
+TEST_F(CliTest, NarrowDtypesAreRefusedNamingTheDtypeAndOnnxOpset) {
+  const std::string f8 = Write(
+      "f8.jaxpr",
+      "{ lambda ; a:f32[4]. let\n"
+      "    b:f8_e4m3fn[4] = convert_element_type[new_dtype=float8_e4m3fn "
+      "weak_type=False] a\n"
+      "    c:f32[4] = convert_element_type[new_dtype=float32 weak_type=False] "
+      "b\n"
+      "  in (c,) }\n");
+  for (const char* ir : {"false", "true"}) {
+    const Result r = Run(absl::StrCat("convert --use_onnx_ir=", ir, " ", f8,
+                                      " -o ", P("f8.onnx")));
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_THAT(r.err, HasSubstr("f8.jaxpr:2:5: error: dtype f8_e4m3fn "
+                                 "(float8_e4m3fn) of the result b of "
+                                 "'convert_element_type'"));
+    EXPECT_THAT(r.err, HasSubstr("ONNX has FLOAT8E4M3FN from opset 19"));
+    EXPECT_FALSE(fs::exists(P("f8.onnx")));
+  }
+  const std::string f6 = Write("f6.jaxpr",
+                               "{ lambda ; a:f6_e2m3fn[4]. let\n"
+                               "  in (a,) }\n");
+  const Result r = Run("convert " + f6 + " -o " + P("f6.onnx"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("dtype f6_e2m3fn (float6_e2m3fn) of input a"));
+  EXPECT_THAT(r.err, HasSubstr("ONNX has no element type for it"));
+}
+
 TEST_F(CliTest, QuietEvalShowsOnlyFailures) {
   Write("d/add.jaxpr", kAdd);
   Write("d/broken.jaxpr", "{ lambda ; a:f32[2]. let");
