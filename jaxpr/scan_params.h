@@ -78,8 +78,8 @@ inline absl::StatusOr<int64_t> FlatTreeLeaves(const ParamValue& v,
       }
       if (callee == "Pytree") {
         const ParamValue* vals = v.Field("vals");
-        if (vals != nullptr && (vals->kind() == Kind::kList ||
-                                vals->kind() == Kind::kTuple)) {
+        if (vals != nullptr &&
+            (vals->kind() == Kind::kList || vals->kind() == Kind::kTuple)) {
           if (!filtered) return static_cast<int64_t>(vals->items().size());
           return sum(vals->items(), true);
         }
@@ -143,26 +143,27 @@ ScanCountsFromParams(const Params& params, int64_t num_operands,
     consts = (*in)[0];
     carry = (*in)[1];
     if ((*out)[0] != carry) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "scan: ft_in has ", carry, " carry leaves but ft_out has ",
-          (*out)[0]));
+      return absl::InvalidArgumentError(
+          absl::StrCat("scan: ft_in has ", carry,
+                       " carry leaves but ft_out has ", (*out)[0]));
     }
     if ((*in)[0] + (*in)[1] + (*in)[2] != num_operands ||
         (*out)[0] + (*out)[1] != num_results) {
       return absl::InvalidArgumentError(absl::StrCat(
           "scan: ft_in/ft_out count ", (*in)[0], "+", (*in)[1], "+", (*in)[2],
-          " operands and ", (*out)[0], "+", (*out)[1], " results; the "
-          "equation has ", num_operands, " and ", num_results));
+          " operands and ", (*out)[0], "+", (*out)[1],
+          " results; the "
+          "equation has ",
+          num_operands, " and ", num_results));
     }
   } else {
     return std::nullopt;
   }
   if (consts < 0 || carry < 0 || consts + carry > num_operands ||
       carry > num_results) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("scan num_consts=", consts, " num_carry=", carry,
-                     " do not fit ", num_operands, " operands and ",
-                     num_results, " outputs"));
+    return absl::InvalidArgumentError(absl::StrCat(
+        "scan num_consts=", consts, " num_carry=", carry, " do not fit ",
+        num_operands, " operands and ", num_results, " outputs"));
   }
   return std::make_pair(consts, carry);
 }

@@ -46,9 +46,9 @@ absl::StatusOr<V<E>> Cast(E& e, V<E> v, jaxpr::DType from, jaxpr::DType to) {
 inline absl::Status RefuseNonArray(const jaxpr::Aval& aval,
                                    absl::string_view what) {
   if (aval.dtype == jaxpr::DType::kOther || jaxpr::IsComplex(aval.dtype)) {
-    return absl::UnimplementedError(absl::StrCat(
-        what, " of ", aval.ToString(),
-        ": only real, integer and bool arrays are supported"));
+    return absl::UnimplementedError(
+        absl::StrCat(what, " of ", aval.ToString(),
+                     ": only real, integer and bool arrays are supported"));
   }
   return absl::OkStatus();
 }
@@ -85,15 +85,14 @@ absl::Status LowerUnstack(E& e) {
   J2O_RETURN_IF_ERROR(pi::RefuseNonArray(eqn.outputs[0]->aval, "unstack"));
   std::vector<pi::V<E>> pieces{x};
   if (n > 1) {
-    pieces = e.OpMulti("Split",
-                       {x, e.ConstI64(std::vector<int64_t>(n, 1))},
+    pieces = e.OpMulti("Split", {x, e.ConstI64(std::vector<int64_t>(n, 1))},
                        std::vector<jaxpr::DType>(n, dtype),
                        {OpAttr::Int("axis", axis)});
   }
   for (int i = 0; i < n; ++i) {
     if (eqn.outputs[i]->is_drop) continue;
-    J2O_RETURN_IF_ERROR(e.SetOut(
-        i, e.Op("Squeeze", {pieces[i], e.ConstI64({axis})}, dtype)));
+    J2O_RETURN_IF_ERROR(
+        e.SetOut(i, e.Op("Squeeze", {pieces[i], e.ConstI64({axis})}, dtype)));
   }
   return absl::OkStatus();
 }

@@ -5,7 +5,8 @@
 //   empty / empty2 / zeros_like: zeros. JAX leaves `empty`'s values
 //     unspecified (XLA's AllocateBuffer on GPU/TPU); its CPU lowering
 //     (`_empty_lower`) broadcasts a zero, which is what we compute;
-//   tie: its second operand; shard_alike, xla_metadata_value: identities;
+//   tie: its second operand; shard_alike, xla_metadata_value, random_clone
+//     (a copy of the key): identities;
 //   dce_sink, debug_print, debug_callback: no results and no effect on any
 //     value (the host print is dropped);
 //   platform_index: the index JAX's CPU backend takes (program_params.h);
@@ -143,8 +144,7 @@ Result DimAsValueKernel(const EvalContext& ctx, absl::Span<const Array>) {
   if (!dim.ok()) return dim.status();
   auto value = dim->Evaluate(ctx.bindings());
   if (!value.ok()) return value.status();
-  return std::vector<Array>{
-      Array::ScalarFromInt64(ctx.OutputDType(0), *value)};
+  return std::vector<Array>{Array::ScalarFromInt64(ctx.OutputDType(0), *value)};
 }
 
 // The callee param of each call-like primitive.
@@ -182,7 +182,8 @@ void RegisterProgramKernels() {
     RegisterEvalKernel(name, &ZerosKernel);
   }
   RegisterEvalKernel("tie", &TieKernel);
-  for (const char* name : {"shard_alike", "xla_metadata_value"}) {
+  for (const char* name :
+       {"shard_alike", "xla_metadata_value", "random_clone"}) {
     RegisterEvalKernel(name, &IdentityKernel);
   }
   for (const char* name : {"dce_sink", "debug_print", "debug_callback"}) {
@@ -190,9 +191,9 @@ void RegisterProgramKernels() {
   }
   RegisterEvalKernel("platform_index", &PlatformIndexKernel);
   RegisterEvalKernel("dim_as_value", &DimAsValueKernel);
-  for (const char* name : {"eval_jaxpr", "xla_metadata_call", "composite",
-                           "custom_jvp_call_jaxpr", "linear_call",
-                           "remat_opt"}) {
+  for (const char* name :
+       {"eval_jaxpr", "xla_metadata_call", "composite", "custom_jvp_call_jaxpr",
+        "linear_call", "remat_opt"}) {
     RegisterEvalKernel(name, &CallLikeKernel);
   }
 }

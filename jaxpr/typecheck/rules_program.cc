@@ -8,7 +8,7 @@
 //   tile[reps]                shape * reps (len(reps) == rank)
 //   empty[dtype out_sharding shape] / empty[dtype] (<= 0.7.1, rank 0)
 //   empty2[dtype memory_space] (>= 0.8.0) / empty2[dtype] (0.7.2): rank 0
-//   zeros_like                the operand's type
+//   zeros_like, random_clone  the operand's type
 //   tie                       (x, y) -> y
 //   shard_alike               (x, y) -> (x, y), shapes equal
 //   xla_metadata_value[xla_metadata_kvs]   identity
@@ -18,12 +18,13 @@
 //   debug_callback[callback effect partitioned]               no results
 //   platform_index[platforms] -> i32[]
 //   dim_as_value[dim]         -> an integer scalar (i32, or i64 under x64)
-//   calls: eval_jaxpr[call_jaxpr] (main) / eval_jaxpr[jaxpr] (loops.py), xla_metadata_call[ad_metadata jaxpr
-//   xla_metadata], composite[attributes jaxpr name version],
-//   custom_jvp_call_jaxpr[fun_jaxpr jvp_jaxpr_thunk num_consts symbolic_zeros],
-//   linear_call[callee num_callee_consts num_res transpose_thunk],
-//   remat_opt[fun_jaxpr_thunk fwd_jaxpr num_consts num_res]: the callee's
-//   signature against the operands; the results are the callee's outputs.
+//   calls: eval_jaxpr[call_jaxpr] (main) / eval_jaxpr[jaxpr] (loops.py),
+//   xla_metadata_call[ad_metadata jaxpr xla_metadata], composite[attributes
+//   jaxpr name version], custom_jvp_call_jaxpr[fun_jaxpr jvp_jaxpr_thunk
+//   num_consts symbolic_zeros], linear_call[callee num_callee_consts num_res
+//   transpose_thunk], remat_opt[fun_jaxpr_thunk fwd_jaxpr num_consts num_res]:
+//   the callee's signature against the operands; the results are the callee's
+//   outputs.
 //
 // Every rule reads each param the primitive prints, so a missing one is a
 // located error.
@@ -32,8 +33,8 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "jaxpr/status_macros.h"
 #include "jaxpr/program_params.h"
+#include "jaxpr/status_macros.h"
 #include "jaxpr/typecheck/rules.h"
 
 namespace jax2onnx::jaxpr::typecheck {
@@ -214,8 +215,8 @@ absl::Status DebugCallbackRule(RuleContext& ctx) {
   J2O_ASSIGN_OR_RETURN(const ParamValue* effect, ctx.params().Get("effect"));
   const std::string e = effect->ToString();
   if (e != "Debug" && e != "OrderedDebug") {
-    return ctx.Fail(absl::StrCat("effect ", e,
-                                 " is not Debug or OrderedDebug"));
+    return ctx.Fail(
+        absl::StrCat("effect ", e, " is not Debug or OrderedDebug"));
   }
   if (ctx.params().Has("partitioned")) {
     J2O_RETURN_IF_ERROR(ctx.Bool("partitioned").status());
@@ -241,8 +242,7 @@ absl::Status DimAsValueRule(RuleContext& ctx) {
   J2O_RETURN_IF_ERROR(DimAsValueExpr(ctx.eqn()).status());
   // core.dim_value_dtype(): int64 under jax_enable_x64, else int32.
   const DType declared = ctx.out(0).dtype;
-  const DType dtype =
-      declared == DType::kI64 ? DType::kI64 : DType::kI32;
+  const DType dtype = declared == DType::kI64 ? DType::kI64 : DType::kI32;
   ctx.SetResult(MakeAval(dtype, {}));
   return absl::OkStatus();
 }
@@ -269,8 +269,8 @@ absl::Status CheckCall(RuleContext& ctx, const char* key,
 absl::Status EvalJaxprRule(RuleContext& ctx) {
   // core.eval_jaxpr_p (JAX main) prints `call_jaxpr`; the scan-internal
   // eval_jaxpr_p of control_flow/loops.py (0.4.30 .. 0.11) binds `jaxpr`.
-  return CheckCall(ctx, ctx.params().Has("jaxpr") ? "jaxpr" : "call_jaxpr",
-                   {}, {});
+  return CheckCall(ctx, ctx.params().Has("jaxpr") ? "jaxpr" : "call_jaxpr", {},
+                   {});
 }
 absl::Status XlaMetadataCallRule(RuleContext& ctx) {
   return CheckCall(ctx, "jaxpr", {}, {"xla_metadata", "ad_metadata"});
@@ -305,6 +305,8 @@ void RegisterProgramRules(RuleTable& table) {
   table["empty"] = {&EmptyRule};
   table["empty2"] = {&Empty2Rule};
   table["zeros_like"] = {&ZerosLikeRule};
+  // random_clone (jax/_src/random/core.py): abstract eval `lambda x: x`.
+  table["random_clone"] = {&ZerosLikeRule};
   table["tie"] = {&TieRule};
   table["shard_alike"] = {&ShardAlikeRule};
   table["xla_metadata_value"] = {&XlaMetadataValueRule};
