@@ -60,6 +60,96 @@ void RegisterAllLowerings() {
 
 namespace {
 
+// JAX's narrow dtypes (ml_dtypes). The converter computes only on bool,
+// integers, f16/bf16/f32/f64 and complex; a program using one of these is
+// refused up front, naming the dtype, where it appears, and whether ONNX has
+// an element type for it (and from which opset).
+struct NarrowDType {
+  const char* short_name;  // as printed in avals
+  const char* numpy_name;
+  const char* onnx;        // nullptr: no ONNX element type
+  int onnx_opset;
+};
+constexpr NarrowDType kNarrowDTypes[] = {
+    {"f8_e4m3fn", "float8_e4m3fn", "FLOAT8E4M3FN", 19},
+    {"f8_e5m2", "float8_e5m2", "FLOAT8E5M2", 19},
+    {"f8_e4m3fnuz", "float8_e4m3fnuz", "FLOAT8E4M3FNUZ", 19},
+    {"f8_e5m2fnuz", "float8_e5m2fnuz", "FLOAT8E5M2FNUZ", 19},
+    {"i4", "int4", "INT4", 21},
+    {"u4", "uint4", "UINT4", 21},
+    {"f4_e2m1fn", "float4_e2m1fn", "FLOAT4E2M1", 23},
+    {"f8_e8m0fnu", "float8_e8m0fnu", "FLOAT8E8M0", 24},
+    {"i2", "int2", "INT2", 25},
+    {"u2", "uint2", "UINT2", 25},
+    {"f8_e3m4", "float8_e3m4", nullptr, 0},
+    {"f8_e4m3", "float8_e4m3", nullptr, 0},
+    {"f8_e4m3b11fnuz", "float8_e4m3b11fnuz", nullptr, 0},
+    {"f6_e2m3fn", "float6_e2m3fn", nullptr, 0},
+    {"f6_e3m2fn", "float6_e3m2fn", nullptr, 0},
+};
+
+absl::Status NarrowDTypeError(const jaxpr::JaxprFile& file,
+                              const jaxpr::SourceLoc& loc,
+                              const jaxpr::Aval& aval,
+                              absl::string_view what) {
+  if (!aval.is_shaped() || aval.dtype != jaxpr::DType::kOther) {
+    return absl::OkStatus();
+  }
+  for (const NarrowDType& d : kNarrowDTypes) {
+    if (aval.dtype_name != d.short_name) continue;
+    const std::string where =
+        loc.line > 0 ? absl::StrCat(file.path, ":", loc.line, ":", loc.column)
+                     : file.path;
+    const std::string onnx =
+        d.onnx != nullptr
+            ? absl::StrCat("ONNX has ", d.onnx, " from opset ", d.onnx_opset,
+                           ", but this converter does not compute on it yet")
+            : std::string("ONNX has no element type for it");
+    return absl::UnimplementedError(absl::StrCat(
+        where, ": error: dtype ", d.short_name, " (", d.numpy_name, ") of ",
+        what, " ", aval.ToString(), ": ", onnx,
+        "; cast to a supported dtype (bool, integers, f16, bf16, f32, f64) "
+        "before exporting"));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status RefuseNarrowDTypes(const jaxpr::JaxprFile& file,
+                                const jaxpr::ClosedJaxpr& jaxpr,
+                                std::vector<const jaxpr::ClosedJaxpr*>* seen) {
+  for (const jaxpr::ClosedJaxpr* s : *seen) {
+    if (s == &jaxpr) return absl::OkStatus();
+  }
+  seen->push_back(&jaxpr);
+  for (const jaxpr::Var* v : jaxpr.constvars) {
+    J2O_RETURN_IF_ERROR(NarrowDTypeError(file, jaxpr.loc, v->aval,
+                                         "constvar " + v->name));
+  }
+  for (const jaxpr::Var* v : jaxpr.invars) {
+    J2O_RETURN_IF_ERROR(
+        NarrowDTypeError(file, jaxpr.loc, v->aval, "input " + v->name));
+  }
+  for (const jaxpr::Eqn& eqn : jaxpr.eqns) {
+    for (const jaxpr::Var* v : eqn.outputs) {
+      J2O_RETURN_IF_ERROR(NarrowDTypeError(
+          file, eqn.loc, v->aval,
+          absl::StrCat("the result ", v->name, " of '", eqn.primitive, "'")));
+    }
+    for (const auto& [key, value] : eqn.params.entries()) {
+      if (value.kind() == jaxpr::ParamValue::Kind::kJaxpr && value.jaxpr()) {
+        J2O_RETURN_IF_ERROR(RefuseNarrowDTypes(file, *value.jaxpr(), seen));
+      } else if (value.kind() == jaxpr::ParamValue::Kind::kJaxprTuple) {
+        for (const jaxpr::ParamValue& item : value.items()) {
+          if (!item.jaxpr()) continue;
+          J2O_RETURN_IF_ERROR(RefuseNarrowDTypes(file, *item.jaxpr(), seen));
+        }
+      }
+    }
+  }
+  return absl::OkStatus();
+}
+
+
 absl::StatusOr<onnx::ModelProto> ConvertUnguarded(
     Pipeline pipeline, const Bundle& bundle, const ConvertOptions& options,
     const ir::DeferInitializerData& defer,
@@ -102,6 +192,10 @@ absl::StatusOr<onnx::ModelProto> ConvertUnguarded(
   // Both pipelines trust the printed types; an ill-typed jaxpr is refused
   // here with its FILE:LINE:COL before any lowering sees it.
   J2O_RETURN_IF_ERROR(jaxpr::TypeCheckFile(bundle.file));
+  {
+    std::vector<const jaxpr::ClosedJaxpr*> seen;
+    J2O_RETURN_IF_ERROR(RefuseNarrowDTypes(bundle.file, bundle.jaxpr(), &seen));
+  }
   J2O_ASSIGN_OR_RETURN(std::vector<jaxpr::MeshAxis> mesh_sizes,
                        jaxpr::ParseMeshAxisSizes(options.mesh_axis_sizes));
   const jaxpr::ScopedMeshAxisSizes mesh_scope(std::move(mesh_sizes));
@@ -162,6 +256,7 @@ absl::StatusOr<onnx::ModelProto> ConvertUnguarded(
   J2O_RETURN_IF_ERROR(plugin::WidenLowPrecisionForOrtCpu(proto));
   return proto;
 }
+
 
 }  // namespace
 

@@ -173,6 +173,16 @@ DType LiteralDType(const Literal& lit, const Eqn* eqn) {
         IsFloat(eqn->outputs[0]->aval.dtype)) {
       return eqn->outputs[0]->aval.dtype;
     }
+    // JAX 0.4.2x printed weak-typed literals by value alone, so a Python
+    // int combined into a float result shows as `x:bf16[] = neg 1`: with no
+    // typed operand the literal has the declared result's numeric dtype.
+    if (lit.kind == Literal::Kind::kInt && !eqn->outputs.empty() &&
+        eqn->outputs[0] != nullptr && eqn->outputs[0]->aval.is_shaped() &&
+        (IsFloat(eqn->outputs[0]->aval.dtype) ||
+         IsInteger(eqn->outputs[0]->aval.dtype)) &&
+        eqn->primitive != "convert_element_type") {
+      return eqn->outputs[0]->aval.dtype;
+    }
   }
   if (lit.kind == Literal::Kind::kComplex) return DType::kC64;
   return lit.kind == Literal::Kind::kFloat ? DType::kF32 : DType::kI32;

@@ -560,11 +560,18 @@ const ClosedJaxpr* CallBody(const Eqn& eqn) {
                                        "checkpoint",
                                        "custom_jvp_call",
                                        "custom_vjp_call",
-                                       "custom_vjp_call_jaxpr"};
+                                       "custom_vjp_call_jaxpr",
+                                       "eval_jaxpr",
+                                       "xla_metadata_call",
+                                       "composite",
+                                       "custom_jvp_call_jaxpr",
+                                       "linear_call",
+                                       "remat_opt"};
   bool is_call = false;
   for (const char* c : kCalls) is_call |= eqn.primitive == c;
   if (!is_call) return nullptr;
-  for (const char* key : {"jaxpr", "call_jaxpr", "fun_jaxpr"}) {
+  for (const char* key :
+       {"jaxpr", "call_jaxpr", "fun_jaxpr", "callee", "fwd_jaxpr"}) {
     auto j = eqn.params.GetJaxpr(key);
     if (j.ok()) return *j;
   }
@@ -573,8 +580,8 @@ const ClosedJaxpr* CallBody(const Eqn& eqn) {
 
 const std::vector<std::string>& RefusedPrimitives() {
   static const auto* names = new std::vector<std::string>{
-      "pallas_call", "xla_pmap",       "xmap",    "pure_callback",
-      "io_callback", "debug_callback", "callback"};
+      "pallas_call", "xla_pmap", "xmap", "pure_callback", "io_callback",
+      "callback"};
   return *names;
 }
 
@@ -593,12 +600,6 @@ absl::Status RefusedPrimitiveError(absl::string_view primitive) {
     return absl::UnimplementedError(
         "xmap: removed from JAX and not supported; write the program with "
         "shard_map or vmap");
-  }
-  if (primitive == "debug_callback") {
-    return absl::UnimplementedError(
-        "debug_callback (jax.debug.print/callback): host Python callbacks "
-        "cannot run inside an ONNX graph; remove the debug call before "
-        "exporting");
   }
   return absl::UnimplementedError(absl::StrCat(
       primitive, ": host Python callbacks cannot run inside an ONNX graph"));

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "absl/status/status.h"
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
@@ -195,6 +196,18 @@ absl::StatusOr<double> ParamValue::AsFloat(absl::string_view what) const {
 
 absl::StatusOr<bool> ParamValue::AsBool(absl::string_view what) const {
   if (kind_ == Kind::kBool) return bool_value();
+  // numpy >= 2 reprs: np.True_, np.False_, np.bool_(True) (kept as a name /
+  // call so they print back as written).
+  if (kind_ == Kind::kName &&
+      (text_ == "np.True_" || text_ == "np.False_" ||
+       text_ == "numpy.True_" || text_ == "numpy.False_")) {
+    return absl::EndsWith(text_, "True_");
+  }
+  if (kind_ == Kind::kCall && call_args_.size() == 1 &&
+      call_args_[0].first.empty() &&
+      (text_ == "np.bool_" || text_ == "numpy.bool_")) {
+    return call_args_[0].second.AsBool(what);
+  }
   return TypeError(what, "a bool", *this);
 }
 

@@ -257,6 +257,18 @@ class MeshUnroller {
     const int64_t n = grid_.num_devices();
     const absl::string_view p = eqn.primitive;
     PerDevice out(n);
+    if (p == "pbroadcast" && !eqn.params.Has("source")) {
+      // shard_map's pbroadcast[axes axis_index_groups] (JAX 0.4.30-0.5.3):
+      // an identity on every device and operand (no data movement).
+      for (int64_t dev = 0; dev < n; ++dev) {
+        for (size_t i = 0; i < in[dev].size() && i < eqn.outputs.size(); ++i) {
+          J2O_RETURN_IF_ERROR(
+              d_.SetOutputOf(eqn, static_cast<int>(i), in[dev][i]));
+        }
+        out[dev] = in[dev];
+      }
+      return out;
+    }
     if (p == "axis_index") {
       for (int64_t dev = 0; dev < n; ++dev) {
         jaxpr::Array index = jaxpr::Array::ScalarFromInt64(

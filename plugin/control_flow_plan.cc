@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "jaxpr/literal_value.h"
 #include "jaxpr/params.h"
+#include "jaxpr/scan_params.h"
 #include "jaxpr/status_macros.h"
 
 namespace jax2onnx::plugin {
@@ -141,18 +142,16 @@ absl::StatusOr<ScanPlan> PlanScan(const jaxpr::Eqn& eqn) {
           "scan length '", text, "' is neither an int nor a leading dim"));
     }
   }
-  if (eqn.params.Has("num_consts") && eqn.params.Has("num_carry")) {
-    J2O_ASSIGN_OR_RETURN(plan.num_consts, eqn.params.GetInt("num_consts"));
-    J2O_ASSIGN_OR_RETURN(plan.num_carry, eqn.params.GetInt("num_carry"));
-    if (plan.num_consts < 0 || plan.num_carry < 0 ||
-        plan.num_consts + plan.num_carry > n_in || plan.num_carry > n_out) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "scan num_consts=", plan.num_consts, " num_carry=", plan.num_carry,
-          " do not fit ", n_in, " operands and ", n_out, " outputs"));
-    }
+  // num_consts/num_carry, or the leaf counts of 0.11's ft_in/ft_out
+  // (jaxpr/scan_params.h).
+  J2O_ASSIGN_OR_RETURN(auto counts,
+                       jaxpr::ScanCountsFromParams(eqn.params, n_in, n_out));
+  if (counts.has_value()) {
+    plan.num_consts = counts->first;
+    plan.num_carry = counts->second;
     return plan;
   }
-  // 0.11 prints ft_in/ft_out pytrees instead: infer the unique split.
+  // Neither form printed (a hand-written program): infer the unique split.
   std::vector<std::pair<int64_t, int64_t>> candidates;
   for (int64_t k = 0; k <= n_out; ++k) {
     for (int64_t consts = 0; consts + k <= n_in; ++consts) {

@@ -4,6 +4,9 @@
 
 namespace jax2onnx::plugins {
 
+// lax/program.cc (stack, unstack, tile, empty, debug_print, ...).
+void RegisterProgram();
+
 void RegisterAll() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -12,6 +15,7 @@ void RegisterAll() {
     RegisterReductions();
     RegisterLinalg();
     RegisterCalls();
+    RegisterProgram();
     RegisterIndexing();
     RegisterControlFlow();
     RegisterConv();

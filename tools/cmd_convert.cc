@@ -131,6 +131,43 @@ absl::StatusOr<WriteOptions> WriteOptionsFromFlags(
   return options;
 }
 
+// Equations whose primitive lowers to nothing although the program printed
+// it: host prints and callbacks of jax.debug.print/callback and dce_sink.
+// `convert -v` names each one so a user sees what the model leaves out.
+void ListDroppedEquations(const jaxpr::ClosedJaxpr& jaxpr,
+                          const std::string& path,
+                          std::vector<const jaxpr::ClosedJaxpr*>* seen) {
+  for (const jaxpr::ClosedJaxpr* s : *seen) {
+    if (s == &jaxpr) return;
+  }
+  seen->push_back(&jaxpr);
+  for (const jaxpr::Eqn& eqn : jaxpr.eqns) {
+    if (eqn.primitive == "debug_print" || eqn.primitive == "debug_callback" ||
+        eqn.primitive == "dce_sink") {
+      std::string what = eqn.primitive == "dce_sink"
+                             ? "a DCE marker"
+                             : "a host print/callback";
+      if (const jaxpr::ParamValue* fmt = eqn.params.Find("fmt")) {
+        what = absl::StrCat("host print of '", fmt->ToString(), "'");
+      }
+      std::fprintf(stderr,
+                   "%s:%d:%d: note: dropped %s (%s; no effect on the "
+                   "outputs)\n",
+                   path.c_str(), eqn.loc.line, eqn.loc.column,
+                   eqn.primitive.c_str(), what.c_str());
+    }
+    for (const auto& [key, value] : eqn.params.entries()) {
+      if (value.kind() == jaxpr::ParamValue::Kind::kJaxpr && value.jaxpr()) {
+        ListDroppedEquations(*value.jaxpr(), path, seen);
+      } else if (value.kind() == jaxpr::ParamValue::Kind::kJaxprTuple) {
+        for (const jaxpr::ParamValue& item : value.items()) {
+          if (item.jaxpr()) ListDroppedEquations(*item.jaxpr(), path, seen);
+        }
+      }
+    }
+  }
+}
+
 }  // namespace
 
 std::optional<bool> UseOnnxIrFlag() {
@@ -194,6 +231,10 @@ int RunConvert(const std::vector<std::string>& args) {
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
           .count();
   const std::string jaxpr_path = bundle->jaxpr_path;
+  if (Verbose()) {
+    std::vector<const jaxpr::ClosedJaxpr*> seen;
+    ListDroppedEquations(bundle->jaxpr(), jaxpr_path, &seen);
+  }
   // Weights the model needs are owned by the model (copied into the proto,
   // or kept alive by its IR); the rest of the bundle can go now.
   { const auto released = *std::move(bundle); }

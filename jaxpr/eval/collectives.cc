@@ -139,6 +139,12 @@ absl::StatusOr<PerDevice> Collective(const EvalContext& ctx, const Eqn& eqn,
   PerDevice out(n_dev);
   const absl::string_view p = eqn.primitive;
 
+  if (p == "pbroadcast" && !eqn.params.Has("source")) {
+    // shard_map's own pbroadcast[axes axis_index_groups] (JAX 0.4.30-0.5.3,
+    // jax/experimental/shard_map.py): impl `lambda *args, **_: args`, a
+    // replication-type cast with no data movement.
+    return in;
+  }
   if (p == "axis_index") {
     for (int64_t d = 0; d < n_dev; ++d) {
       out[d] = {Array::ScalarFromInt64(DType::kI32, grid.IndexAlong(d, names))};

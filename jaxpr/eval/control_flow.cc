@@ -10,6 +10,7 @@
 #include "absl/strings/str_cat.h"
 #include "jaxpr/eval/evaluator.h"
 #include "jaxpr/eval/kernels.h"
+#include "jaxpr/scan_params.h"
 
 namespace jax2onnx::jaxpr {
 namespace {
@@ -122,15 +123,13 @@ absl::StatusOr<Arrays> WhileKernel(const EvalContext& ctx,
 absl::StatusOr<std::pair<int64_t, int64_t>> ScanSplit(const EvalContext& ctx,
                                                       const ClosedJaxpr& body,
                                                       int64_t length) {
-  const Params& p = ctx.params();
-  if (p.Has("num_consts") && p.Has("num_carry")) {
-    auto c = p.GetInt("num_consts");
-    if (!c.ok()) return c.status();
-    auto k = p.GetInt("num_carry");
-    if (!k.ok()) return k.status();
-    return std::make_pair(*c, *k);
-  }
   const Eqn& eqn = ctx.eqn();
+  // num_consts/num_carry, or the leaf counts of 0.11's ft_in/ft_out.
+  auto counts = ScanCountsFromParams(ctx.params(),
+                                     static_cast<int64_t>(eqn.inputs.size()),
+                                     static_cast<int64_t>(eqn.outputs.size()));
+  if (!counts.ok()) return counts.status();
+  if (counts->has_value()) return **counts;
   const int64_t n_in = static_cast<int64_t>(eqn.inputs.size());
   const int64_t n_out = static_cast<int64_t>(eqn.outputs.size());
   auto input_aval = [&](int64_t i) -> const Aval* {

@@ -17,6 +17,10 @@
 #include "jaxpr/typecheck/typecheck.h"
 
 namespace jax2onnx::jaxpr {
+
+// eval/program_ops.cc (stack, unstack, tile, empty, debug_print, ...);
+// declared here rather than in kernels.h, which every kernel file includes.
+void RegisterProgramKernels();
 namespace {
 
 std::map<std::string, EvalKernel>& KernelTable() {
@@ -38,6 +42,7 @@ void EnsureKernelsRegistered() {
     RegisterSpecialKernels();
     RegisterFftKernels();
     RegisterRandomKernels();
+    RegisterProgramKernels();
   });
 }
 

@@ -11,10 +11,56 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
+#include "absl/strings/string_view.h"
 
 namespace jax2onnx::jaxpr {
 namespace {
+
+// numpy >= 2 reprs scalars as `np.int64(64)`, `np.float32(1.0)`,
+// `np.bool_(True)`, `np.True_`;
+// JAX prints such values wherever a param holds a numpy scalar (`sizes` of
+// a split computed with numpy, `y` of integer_pow, ...). They are the plain
+// number: an Int/Float/Bool keeping `text` as its spelling.
+void NormalizeNumpyScalar(absl::string_view text, ParamValue* v) {
+  if (v->kind() != ParamValue::Kind::kCall || v->call_args().size() != 1 ||
+      !v->call_args()[0].first.empty()) {
+    return;
+  }
+  absl::string_view callee = v->text();
+  if (!absl::ConsumePrefix(&callee, "np.")) {
+    if (!absl::ConsumePrefix(&callee, "numpy.")) return;
+  }
+  const ParamValue& arg = v->call_args()[0].second;
+  static constexpr absl::string_view kInts[] = {
+      "int8",  "int16",  "int32",  "int64",  "uint8", "uint16",
+      "uint32", "uint64", "intc",  "uintc",  "intp",  "uintp",
+      "longlong", "ulonglong", "int_", "short", "ushort", "byte", "ubyte"};
+  static constexpr absl::string_view kFloats[] = {
+      "float16", "float32", "float64", "float_", "double", "single", "half",
+      "longdouble"};
+  for (absl::string_view t : kInts) {
+    if (callee == t && arg.kind() == ParamValue::Kind::kInt) {
+      *v = ParamValue::Int(arg.int_value(), std::string(text));
+      return;
+    }
+  }
+  for (absl::string_view t : kFloats) {
+    if (callee == t && (arg.kind() == ParamValue::Kind::kFloat ||
+                        arg.kind() == ParamValue::Kind::kInt)) {
+      const double value = arg.kind() == ParamValue::Kind::kFloat
+                               ? arg.float_value()
+                               : static_cast<double>(arg.int_value());
+      *v = ParamValue::Float(value, std::string(text));
+      return;
+    }
+  }
+  // np.bool_(True) stays a call and np.True_ a name (a Bool would print
+  // back as `True`); ParamValue::AsBool reads both.
+}
+
 
 bool IsIdentStart(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
@@ -168,7 +214,9 @@ class PyValueParser {
     }
     if (i_ < s_.size() && s_[i_] == '(') {
       ++i_;
-      return Call(std::string(name), out, depth);
+      if (!Call(std::string(name), out, depth)) return false;
+      NormalizeNumpyScalar(s_.substr(start, i_ - start), out);
+      return true;
     }
     if (name == "None") {
       *out = ParamValue::None();

@@ -92,8 +92,15 @@ absl::Status PbroadcastRule(RuleContext& ctx) {
   J2O_RETURN_IF_ERROR(ctx.ArityRange(1, -1));
   J2O_RETURN_IF_ERROR(ctx.AllShaped());
   J2O_RETURN_IF_ERROR(ctx.Outputs(ctx.num_in()));
-  J2O_RETURN_IF_ERROR(ctx.Has("axis_name"));
-  J2O_RETURN_IF_ERROR(ctx.Int("source").status());
+  if (ctx.params().Has("axes")) {
+    // shard_map's pbroadcast of JAX 0.4.30-0.5.3: [axes axis_index_groups],
+    // an identity on each operand.
+    J2O_RETURN_IF_ERROR(ctx.Has("axis_index_groups"));
+  } else {
+    // lax.pbroadcast: [axis_name source].
+    J2O_RETURN_IF_ERROR(ctx.Has("axis_name"));
+    J2O_RETURN_IF_ERROR(ctx.Int("source").status());
+  }
   ctx.SetResults(
       std::vector<std::optional<Aval>>(ctx.ins().begin(), ctx.ins().end()));
   return absl::OkStatus();
@@ -272,8 +279,9 @@ void RegisterCollectiveRules(RuleTable& table) {
     table[name] = {&MeshShapedCollectiveRule, /*partial=*/true};
   }
   table["shard_map"] = {&ShardMapRule, /*partial=*/true};
+  // debug_callback has its own rule (rules_program.cc): it lowers to nothing.
   for (const char* name : {"pallas_call", "xla_pmap", "xmap", "pure_callback",
-                           "io_callback", "debug_callback", "callback"}) {
+                           "io_callback", "callback"}) {
     table[name] = {&StructuralOnlyRule, /*partial=*/true};
   }
 }

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "jaxpr/status_macros.h"
 #include "jaxpr/text/dim_parser.h"
+#include "jaxpr/scan_params.h"
 #include "jaxpr/typecheck/rules.h"
 
 namespace jax2onnx::jaxpr::typecheck {
@@ -173,8 +174,19 @@ absl::Status ScanRule(RuleContext& ctx) {
     ctx.SetResults(std::move(results));
     return absl::OkStatus();
   }
-  // JAX 0.11 prints ft_in/ft_out pytrees instead of the counts: the program
-  // is well typed when some split makes the signature consistent.
+  // JAX 0.11 prints ft_in/ft_out flat trees instead of the counts: the
+  // split is the leaf count of their groups (jaxpr/scan_params.h).
+  if (ctx.params().Has("ft_in") || ctx.params().Has("ft_out")) {
+    auto counts = ScanCountsFromParams(ctx.params(), ctx.num_in(),
+                                       ctx.num_out());
+    if (!counts.ok()) return ctx.Fail(counts.status().message());
+    J2O_RETURN_IF_ERROR(CheckScanSplit(ctx, *body, length, (*counts)->first,
+                                       (*counts)->second, &results));
+    ctx.SetResults(std::move(results));
+    return absl::OkStatus();
+  }
+  // Neither form printed (a hand-written program): the program is well typed
+  // when some split makes the signature consistent.
   for (int64_t carry = 0; carry <= ctx.num_out(); ++carry) {
     for (int64_t consts = 0; consts + carry <= ctx.num_in(); ++consts) {
       std::vector<std::optional<Aval>> candidate;

@@ -16,6 +16,11 @@
 #include "jaxpr/typecheck/rules.h"
 
 namespace jax2onnx::jaxpr {
+
+namespace typecheck {
+// rules_program.cc (stack, unstack, tile, empty, debug_print, ...).
+void RegisterProgramRules(RuleTable& table);
+}  // namespace typecheck
 namespace {
 
 using typecheck::RuleContext;
@@ -34,6 +39,7 @@ const RuleTable& Rules() {
     typecheck::RegisterMiscRules(*t);
     typecheck::RegisterCollectiveRules(*t);
     typecheck::RegisterRandomRules(*t);
+    typecheck::RegisterProgramRules(*t);
     return t;
   }();
   return *table;

@@ -24,7 +24,9 @@ absl::Status LowerCall(LaxLegacyCtx& ctx, const jaxpr::Eqn& eqn) {
   // jit/pjit name it `jaxpr`, closed_call/core_call/custom_*_call
   // `call_jaxpr`, custom_vjp_call_jaxpr (<= 0.6.0) `fun_jaxpr`.
   const char* key = nullptr;
-  for (const char* k : {"jaxpr", "call_jaxpr", "fun_jaxpr"}) {
+  // linear_call `callee`, remat_opt `fwd_jaxpr` (residuals, then outputs).
+  for (const char* k :
+       {"jaxpr", "call_jaxpr", "fun_jaxpr", "callee", "fwd_jaxpr"}) {
     if (eqn.params.Has(k)) {
       key = k;
       break;
@@ -90,7 +92,13 @@ void RegisterCalls() {
   plugin::Registry& r = plugin::Registry::Global();
   for (const char* name : {"pjit", "jit", "closed_call", "core_call", "remat",
                            "remat2", "checkpoint", "custom_jvp_call",
-                           "custom_vjp_call", "custom_vjp_call_jaxpr"}) {
+                           "custom_vjp_call", "custom_vjp_call_jaxpr",
+                           // eval_jaxpr (JAX main), xla_metadata_call,
+                           // composite (its decomposition), linear_call (the
+                           // forward callee), remat_opt (fwd_jaxpr).
+                           "eval_jaxpr", "xla_metadata_call", "composite",
+                           "custom_jvp_call_jaxpr", "linear_call",
+                           "remat_opt"}) {
     r.RegisterLegacy(name, &AdaptLegacy<&LowerCall>, {{}, 17, "inlined"});
   }
   for (const char* name :

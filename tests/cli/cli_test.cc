@@ -235,6 +235,70 @@ TEST_F(CliTest, QuietConvertPrintsNothingVerboseMore) {
   }
 }
 
+// jax.debug.print (debug_print, and debug_callback before JAX 0.7.2) and
+// dce_sink lower to nothing: the model is the program without them, and
+// `convert -v` names each dropped equation with its location (nested ones
+// too), while a plain convert stays quiet about them.
+TEST_F(CliTest, VerboseConvertNamesDroppedDebugPrints) {
+  const std::string bundle = Write(
+      "dbg.jaxpr",
+      "{ lambda ; a:f32[2]. let\n"
+      "    debug_print[fmt=a: {} has_placeholders=True in_tree=PyTreeDef(((*,),"
+      " {})) logging_record=None np_printoptions=() ordered=False "
+      "partitioned=False static_args=()] a\n"
+      "    b:f32[2] = jit[\n"
+      "      name=f\n"
+      "      jaxpr={ lambda ; c:f32[2]. let\n"
+      "          debug_callback[callback=<function f at 0x7f00> effect=Debug"
+      " partitioned=False] c\n"
+      "          dce_sink[prevent_mlir_dce=False] c\n"
+      "          d:f32[2] = neg c\n"
+      "        in (d,) }\n"
+      "    ] a\n"
+      "  in (b,) }\n");
+  const Result verbose = Run("convert -v " + bundle + " -o " + P("v.onnx"));
+  ASSERT_EQ(verbose.exit_code, 0) << verbose.err;
+  EXPECT_THAT(verbose.err,
+              HasSubstr("dbg.jaxpr:2:5: note: dropped debug_print (host print "
+                        "of 'a: {}'"));
+  EXPECT_THAT(verbose.err, HasSubstr(":6:11: note: dropped debug_callback"));
+  EXPECT_THAT(verbose.err, HasSubstr(":7:11: note: dropped dce_sink"));
+  ExpectWrittenModelOrtAccepts(P("v.onnx"));
+  const Result normal = Run("convert " + bundle + " -o " + P("n.onnx"));
+  EXPECT_EQ(normal.exit_code, 0);
+  EXPECT_THAT(normal.err, Not(HasSubstr("dropped")));
+}
+
+// JAX's narrow dtypes are refused before any lowering, naming the dtype,
+// where it appears and what ONNX offers for it (and from which opset).
+TEST_F(CliTest, NarrowDtypesAreRefusedNamingTheDtypeAndOnnxOpset) {
+  const std::string f8 = Write(
+      "f8.jaxpr",
+      "{ lambda ; a:f32[4]. let\n"
+      "    b:f8_e4m3fn[4] = convert_element_type[new_dtype=float8_e4m3fn "
+      "weak_type=False] a\n"
+      "    c:f32[4] = convert_element_type[new_dtype=float32 weak_type=False] "
+      "b\n"
+      "  in (c,) }\n");
+  for (const char* ir : {"false", "true"}) {
+    const Result r = Run(absl::StrCat("convert --use_onnx_ir=", ir, " ", f8,
+                                      " -o ", P("f8.onnx")));
+    EXPECT_EQ(r.exit_code, 1);
+    EXPECT_THAT(r.err, HasSubstr("f8.jaxpr:2:5: error: dtype f8_e4m3fn "
+                                 "(float8_e4m3fn) of the result b of "
+                                 "'convert_element_type'"));
+    EXPECT_THAT(r.err, HasSubstr("ONNX has FLOAT8E4M3FN from opset 19"));
+    EXPECT_FALSE(fs::exists(P("f8.onnx")));
+  }
+  const std::string f6 = Write("f6.jaxpr",
+                               "{ lambda ; a:f6_e2m3fn[4]. let\n"
+                               "  in (a,) }\n");
+  const Result r = Run("convert " + f6 + " -o " + P("f6.onnx"));
+  EXPECT_EQ(r.exit_code, 1);
+  EXPECT_THAT(r.err, HasSubstr("dtype f6_e2m3fn (float6_e2m3fn) of input a"));
+  EXPECT_THAT(r.err, HasSubstr("ONNX has no element type for it"));
+}
+
 TEST_F(CliTest, QuietEvalShowsOnlyFailures) {
   Write("d/add.jaxpr", kAdd);
   Write("d/broken.jaxpr", "{ lambda ; a:f32[2]. let");

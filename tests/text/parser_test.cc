@@ -334,6 +334,33 @@ TEST(DimParserTest, RoundTripsJaxSpellings) {
                             32, &e, &error, &offset));
 }
 
+// numpy >= 2 reprs numpy scalars as np.int64(64), np.float32(0.5),
+// np.True_: JAX prints them wherever a param holds one. Ints and floats read
+// as plain numbers (kind kInt/kFloat, so every rule sees a number) and print
+// back as written; np.True_/np.bool_(x) stay names/calls that AsBool reads.
+TEST(ParserPitfallTest, NumpyScalarReprsAreThePlainValues) {
+  const JaxprFile f = MustParse(
+      "{ lambda ; a:f32[3]. let\n"
+      "    b:f32[3] = p[f=np.float32(0.5) i=np.int64(-3) n=np.uint8(7) "
+      "s=(np.int64(2), np.int64(4)) t=np.True_ u=np.bool_(False) "
+      "v=np.float64(nan)] a\n"
+      "  in (b,) }");
+  const Params& p = f.main->eqns[0].params;
+  EXPECT_EQ(p.Find("i")->kind(), ParamValue::Kind::kInt);
+  EXPECT_EQ(*p.GetInt("i"), -3);
+  EXPECT_EQ(p.Find("i")->ToString(), "np.int64(-3)");
+  EXPECT_EQ(*p.GetInt("n"), 7);
+  EXPECT_EQ(p.Find("f")->kind(), ParamValue::Kind::kFloat);
+  EXPECT_EQ(*p.GetFloat("f"), 0.5);
+  EXPECT_EQ(p.Find("f")->ToString(), "np.float32(0.5)");
+  EXPECT_TRUE(std::isnan(*p.GetFloat("v")));
+  EXPECT_EQ(*p.GetIntList("s"), (std::vector<int64_t>{2, 4}));
+  EXPECT_EQ(p.Find("s")->ToString(), "(np.int64(2), np.int64(4))");
+  EXPECT_EQ(*p.GetBool("t"), true);
+  EXPECT_EQ(p.Find("t")->ToString(), "np.True_");
+  EXPECT_EQ(*p.GetBool("u"), false);
+}
+
 // §11.12: param values are Python reprs with spaces and brackets.
 TEST(ParserPitfallTest, ParamValuesAreStructuredOrOpaque) {
   const JaxprFile f = MustParse(

@@ -87,6 +87,72 @@ TEST(TypeCheckTest, UntypedLiteralOfTheWrongKindIsAnError) {
                   .ok());
 }
 
+// JAX 0.11's scan prints ft_in/ft_out flat trees: the consts/carry split
+// is their leaf count (RightsOnly(Left(...)) entries are no leaves), never
+// a guess from the avals, so counts that disagree with the equation are an
+// error naming them.
+TEST(TypeCheckTest, ScanFtInLeafCountsGiveTheSplit) {
+  const std::string body =
+      "jaxpr={ lambda ; e:f32[] f:f32[] g:f32[2]. let\n"
+      "          h:f32[2] = mul g e\n"
+      "          i:f32[2] = add h f\n"
+      "        in (i,) }\n"
+      "      length=5 reverse=False unroll=1\n";
+  auto scan = [&](const std::string& ft) {
+    return Check("{ lambda ; a:f32[] b:f32[] c:f32[5,2]. let\n"
+                 "    d:f32[5,2] = scan[\n      " + ft + "\n      " + body +
+                 "    ] a b c\n  in (d,) }");
+  };
+  EXPECT_TRUE(scan("ft_in=((None, None), (), (None,)) ft_out=((), "
+                   "(RightsOnly(Right(None)), RightsOnly(Left(None))))")
+                  .ok());
+  EXPECT_THAT(Message(scan("ft_in=((None,), (None,), (None,)) ft_out=((None,),"
+                           " (RightsOnly(Right(None)),))")),
+              HasSubstr("ft_in/ft_out count 1+1+1 operands and 1+1 results; "
+                        "the equation has 3 and 1"));
+  EXPECT_THAT(Message(scan("ft_in=((None, None), (), (None,)) ft_out=((None,),"
+                           " ())")),
+              HasSubstr("ft_in has 0 carry leaves but ft_out has 1"));
+}
+
+// The primitives current JAX emits for ordinary code (rules_program.cc).
+TEST(TypeCheckTest, StackUnstackTileEmptyRules) {
+  EXPECT_TRUE(Check(R"({ lambda ; a:f32[2,3] b:f32[2,3]. let
+    c:f32[2,2,3] = stack[axis=1] a b
+    d:f32[2,3] e:f32[2,3] = unstack[axis=1] c
+    f:f32[4,9] = tile[reps=(2, 3)] d
+    g:i32[B,4] = empty[dtype=int32 out_sharding=None shape=(B, 4)] 
+    h:f32[] = empty2[dtype=float32 memory_space=MemorySpace.Device] 
+  in (e, f, g, h) })")
+                  .ok());
+  EXPECT_THAT(Message(Check(R"({ lambda ; a:f32[2,3] b:f32[3,2]. let
+    c:f32[2,2,3] = stack[axis=0] a b
+  in (c,) })")),
+              HasSubstr("all operands must have the same shape"));
+  EXPECT_THAT(Message(Check(R"({ lambda ; a:f32[3,2]. let
+    b:f32[2] c:f32[2] = unstack[axis=0] a
+  in (b, c) })")),
+              HasSubstr("'unstack'"));
+  EXPECT_THAT(Message(Check(R"({ lambda ; a:f32[2,3]. let
+    b:f32[4,3] = tile[reps=(2,)] a
+  in (b,) })")),
+              HasSubstr("reps has 1 entries for an operand of rank 2"));
+  EXPECT_THAT(Message(Check(R"({ lambda ; . let
+    a:f32[3] = empty[dtype=float32 shape=(3,)] 
+  in (a,) })")),
+              HasSubstr("out_sharding"));
+}
+
+// An untyped literal with no typed operand takes the declared result's
+// dtype (JAX 0.4.2x printed `x:bf16[] = neg 1`), so this is well typed.
+TEST(TypeCheckTest, UntypedLiteralTakesTheDeclaredResultDtype) {
+  EXPECT_TRUE(Check(R"({ lambda ; a:bf16[3]. let
+    b:bf16[] = neg 1
+    c:bf16[3] = mul a b
+  in (c,) })")
+                  .ok());
+}
+
 TEST(TypeCheckTest, DeclaredResultTooLongIsNamed) {
   // add of two f32[5] is f32[5] (lax broadcasting_shape_rule).
   const absl::Status s = Check(R"({ lambda ; a:f32[5] b:f32[5]. let
