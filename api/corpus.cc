@@ -86,6 +86,7 @@ std::string DisplayName(const std::string& path, const std::string& root) {
     }
   }
   if (absl::EndsWith(name, ".jaxpr")) name.resize(name.size() - 6);
+  if (absl::EndsWith(name, ".mlir")) name.resize(name.size() - 5);
   return name;
 }
 
@@ -681,7 +682,9 @@ absl::StatusOr<std::vector<std::string>> FindBundles(
       std::vector<std::string> found;
       for (const auto& entry :
            std::filesystem::recursive_directory_iterator(arg, ec)) {
-        if (entry.is_regular_file() && entry.path().extension() == ".jaxpr") {
+        if (entry.is_regular_file() &&
+            (entry.path().extension() == ".jaxpr" ||
+             IsStablehloInput(entry.path().string()))) {
           found.push_back(entry.path().string());
         }
       }
