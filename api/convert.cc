@@ -275,7 +275,8 @@ absl::StatusOr<Bundle> LoadBundle(const std::string& path) {
 absl::StatusOr<Bundle> BundleFromText(std::string_view jaxpr_text,
                                       const std::vector<NamedArray>& arrays,
                                       const std::string& name) {
-  if (api::LooksLikeStablehlo(jaxpr_text)) {
+  if (api::LooksLikeStablehlo(
+          absl::string_view(jaxpr_text.data(), jaxpr_text.size()))) {
     if (!arrays.empty()) {
       return absl::InvalidArgumentError(
           "StableHLO text carries its own constants; pass no arrays");
