@@ -28,6 +28,7 @@ const TranslatorTable& Table() {
     RegisterCustomCallOps(*t);
     RegisterChloOps(*t);
     RegisterDotConvOps(*t);
+    RegisterMiscOps(*t);
     return t;
   }();
   return *table;

@@ -136,6 +136,7 @@ void RegisterControlOps(TranslatorTable& table);
 void RegisterCustomCallOps(TranslatorTable& table);
 void RegisterChloOps(TranslatorTable& table);
 void RegisterDotConvOps(TranslatorTable& table);
+void RegisterMiscOps(TranslatorTable& table);
 
 // ---- shared helpers (translate_util.cc) ----
 

@@ -1,5 +1,9 @@
 // Reductions: reduce (sum/prod/max/min/and/or recognised; other bodies
 // through lax's generic reduce), reduce_window (likewise), sort.
+#include <algorithm>
+#include <cmath>
+
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "jaxpr/status_macros.h"
@@ -219,11 +223,177 @@ absl::Status ReduceWindow(OpContext& ctx) {
   return absl::OkStatus();
 }
 
+// ---- sort ----
+
+// Comparator analysis: the comparators JAX emits compare key operands
+// lexicographically: `lt(f(a_k), f(b_k))` for the last key and
+// `or(lt(k0), and(eq(k0), rest))` before it, where f canonicalises floats
+// (-0 -> 0, NaN -> NaN) and a TOTALORDER compare is a monotone integer key.
+// That is lax.sort's order with num_keys keys. `gt` in place of `lt` sorts
+// descending.
+struct SortKeys {
+  std::vector<int> keys;
+  bool descending = false;
+};
+
+class ComparatorAnalysis {
+ public:
+  explicit ComparatorAnalysis(const jaxpr::ClosedJaxpr& j) : j_(j) {
+    for (size_t i = 0; i < j.invars.size(); ++i) {
+      deps_[j.invars[i]] = uint64_t{1} << std::min<size_t>(i, 63);
+    }
+    for (const jaxpr::Eqn& e : j.eqns) {
+      uint64_t d = 0;
+      for (const Atom& a : e.inputs) d |= Deps(a);
+      for (jaxpr::Var* o : e.outputs) {
+        deps_[o] = d;
+        producer_[o] = &e;
+      }
+    }
+  }
+
+  bool Parse(const Atom& a, SortKeys* out) {
+    const jaxpr::Eqn* e = Producer(a);
+    if (e == nullptr) return false;
+    int k;
+    bool desc;
+    if (Strict(*e, &k, &desc)) return Push(out, k, desc);
+    if (e->primitive != "or" || e->inputs.size() != 2) return false;
+    for (int side = 0; side < 2; ++side) {
+      const jaxpr::Eqn* first = Producer(e->inputs[side]);
+      const jaxpr::Eqn* rest = Producer(e->inputs[1 - side]);
+      if (first == nullptr || rest == nullptr || !Strict(*first, &k, &desc) ||
+          rest->primitive != "and" || rest->inputs.size() != 2) {
+        continue;
+      }
+      for (int s2 = 0; s2 < 2; ++s2) {
+        const jaxpr::Eqn* eq = Producer(rest->inputs[s2]);
+        if (eq == nullptr || eq->primitive != "eq" ||
+            Deps(rest->inputs[s2]) != Pair(k)) {
+          continue;
+        }
+        SortKeys tail = *out;
+        if (!Push(&tail, k, desc)) continue;
+        if (Parse(rest->inputs[1 - s2], &tail)) {
+          *out = tail;
+          return true;
+        }
+      }
+    }
+    return false;
+  }
+
+ private:
+  uint64_t Pair(int k) const { return (uint64_t{1} << (2 * k)) | (uint64_t{1} << (2 * k + 1)); }
+  uint64_t Deps(const Atom& a) const {
+    if (a.is_literal()) return 0;
+    auto it = deps_.find(a.var);
+    return it == deps_.end() ? 0 : it->second;
+  }
+  const jaxpr::Eqn* Producer(const Atom& a) const {
+    if (a.is_literal()) return nullptr;
+    auto it = producer_.find(a.var);
+    return it == producer_.end() ? nullptr : it->second;
+  }
+  // lt/gt of key k's two sides.
+  bool Strict(const jaxpr::Eqn& e, int* k, bool* desc) const {
+    if ((e.primitive != "lt" && e.primitive != "gt") || e.inputs.size() != 2) return false;
+    uint64_t a = Deps(e.inputs[0]), b = Deps(e.inputs[1]);
+    for (int kk = 0; 2 * kk + 1 < static_cast<int>(j_.invars.size()); ++kk) {
+      uint64_t lo = uint64_t{1} << (2 * kk), hi = uint64_t{1} << (2 * kk + 1);
+      if (a == lo && b == hi) {
+        *k = kk;
+        *desc = e.primitive == "gt";
+        return true;
+      }
+      if (a == hi && b == lo) {
+        *k = kk;
+        *desc = e.primitive == "lt";
+        return true;
+      }
+    }
+    return false;
+  }
+  static bool Push(SortKeys* out, int k, bool desc) {
+    if (out->keys.empty()) out->descending = desc;
+    if (out->descending != desc) return false;
+    out->keys.push_back(k);
+    return true;
+  }
+
+  const jaxpr::ClosedJaxpr& j_;
+  absl::flat_hash_map<const jaxpr::Var*, uint64_t> deps_;
+  absl::flat_hash_map<const jaxpr::Var*, const jaxpr::Eqn*> producer_;
+};
+
+absl::Status Sort(OpContext& ctx) {
+  const Operation& op = ctx.op();
+  const int n = ctx.num_inputs();
+  std::vector<Val> ins;
+  for (int i = 0; i < n; ++i) {
+    J2O_ASSIGN_OR_RETURN(Val v, ctx.Input(i));
+    ins.push_back(v);
+  }
+  int64_t dim = -1;
+  if (op.Attr("dimension")) { J2O_ASSIGN_OR_RETURN(dim, ctx.IntAttr("dimension")); }
+  if (dim < 0) dim += ins[0].aval.rank();
+  bool stable = false;
+  if (auto s = op.Attr("is_stable")) stable = absl::StartsWith(*s, "true");
+  std::vector<Aval> in_avals;
+  for (const Val& v : ins) in_avals.push_back(WithDType(v.aval, v.aval.dtype));
+  // Comparator block arguments are scalars.
+  std::vector<Aval> scalar_avals;
+  for (const Val& v : ins) {
+    scalar_avals.push_back(ShapedAval(v.aval.dtype, {}));
+    scalar_avals.push_back(ShapedAval(v.aval.dtype, {}));
+  }
+  J2O_ASSIGN_OR_RETURN(RegionJaxpr cmp, ctx.RegionWithArgs(0, {}, scalar_avals));
+  SortKeys keys;
+  ComparatorAnalysis analysis(*cmp.jaxpr);
+  if (!cmp.captured.empty() || cmp.jaxpr->outvars.size() != 1 ||
+      !analysis.Parse(cmp.jaxpr->outvars[0], &keys)) {
+    return ctx.Unsupported(
+        "sort comparator other than a lexicographic less-than/greater-than "
+        "over leading operands");
+  }
+  for (size_t i = 0; i < keys.keys.size(); ++i) {
+    if (keys.keys[i] != static_cast<int>(i)) {
+      return ctx.Unsupported("sort comparator whose keys are not the leading operands in order");
+    }
+  }
+  const int num_keys = static_cast<int>(keys.keys.size());
+  // Descending: sort ascending on an order-reversing key (bitwise not for
+  // integers and bools, negation for floats) and map it back.
+  auto reverse = [&](const Val& v) -> absl::StatusOr<Val> {
+    DType d = v.aval.dtype;
+    if (jaxpr::IsFloat(d)) return ctx.Emit1("neg", {}, {v}, v.aval);
+    if (jaxpr::IsInteger(d) || d == DType::kBool) return ctx.Emit1("not", {}, {v}, v.aval);
+    return ctx.Unsupported("descending sort of complex keys");
+  };
+  std::vector<Val> operands = ins;
+  if (keys.descending) {
+    for (int i = 0; i < num_keys; ++i) { J2O_ASSIGN_OR_RETURN(operands[i], reverse(operands[i])); }
+  }
+  Params p;
+  p.Set("dimension", ParamValue::Int(dim));
+  p.Set("is_stable", ParamValue::Bool(stable));
+  p.Set("num_keys", ParamValue::Int(num_keys));
+  std::vector<Aval> outs;
+  for (const Val& v : ins) outs.push_back(v.aval);
+  std::vector<Val> rs = ctx.Emit("sort", std::move(p), operands, outs);
+  if (keys.descending) {
+    for (int i = 0; i < num_keys; ++i) { J2O_ASSIGN_OR_RETURN(rs[i], reverse(rs[i])); }
+  }
+  for (int i = 0; i < n; ++i) ctx.Bind(i, rs[i]);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterReduceOps(TranslatorTable& table) {
   table["stablehlo.reduce"] = &Reduce;
   table["stablehlo.reduce_window"] = &ReduceWindow;
+  table["stablehlo.sort"] = &Sort;
 }
 
 }  // namespace jax2onnx::stablehlo
