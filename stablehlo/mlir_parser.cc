@@ -225,6 +225,7 @@ class Parser {
     Loc loc = Here();
     const char* s = p_;
     char stack[256];
+    Loc opened[256];
     int depth = 0;
     while (p_ < end_) {
       char c = *p_;
@@ -245,12 +246,19 @@ class Parser {
       }
       if (c == '(' || c == '[' || c == '{' || c == '<') {
         if (depth == 256) return Error(loc, "brackets nested too deeply");
+        opened[depth] = Here();
         stack[depth++] = c == '(' ? ')' : c == '[' ? ']' : c == '{' ? '}' : '>';
       } else if (c == ')' || c == ']' || c == '}' || c == '>') {
         if (depth == 0 || stack[depth - 1] != c) {
           if (c == '>' && depth > 0) {  // a stray `>` (e.g. in a comparison)
             Advance();
             continue;
+          }
+          if (depth > 0) {
+            return Error(opened[depth - 1],
+                         absl::StrCat("`", std::string(1, stack[depth - 1]),
+                                      "` expected to close this bracket, found `",
+                                      std::string(1, c), "`"));
           }
           return Error(Here(), absl::StrCat("unbalanced `", std::string(1, c),
                                             "`"));

@@ -29,6 +29,7 @@ const TranslatorTable& Table() {
     RegisterChloOps(*t);
     RegisterDotConvOps(*t);
     RegisterMiscOps(*t);
+    RegisterDynamicOps(*t);
     return t;
   }();
   return *table;
@@ -132,6 +133,7 @@ class Translator {
   absl::StatusOr<StablehloProgram> Run();
 
   const std::string& path_ref() const { return file_.path; }
+  absl::StatusOr<jaxpr::Array> ConstValueOf(const Val& v, Loc loc);
   int call_depth = 0;
 
  private:
@@ -145,7 +147,6 @@ class Translator {
   }
   bool IsTestModule(const Module& m) const;
   absl::Status HandleCheck(Scope* scope, const Operation& op);
-  absl::StatusOr<jaxpr::Array> ConstValueOf(const Val& v, Loc loc);
 
   const MlirFile& file_;
   std::shared_ptr<jaxpr::ClosedJaxpr> root_;
@@ -233,6 +234,12 @@ std::vector<Val> OpContext::Emit(const std::string& primitive, Params params,
   }
   scope_->jaxpr()->eqns.push_back(std::move(eqn));
   return outs;
+}
+
+std::optional<jaxpr::Array> OpContext::ConstValue(const Val& v) {
+  auto a = tr_->ConstValueOf(v, op_.loc);
+  if (!a.ok()) return std::nullopt;
+  return *a;
 }
 
 jaxpr::Var* OpContext::NewVar(jaxpr::ClosedJaxpr* j, const Aval& aval) {

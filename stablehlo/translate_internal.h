@@ -102,6 +102,8 @@ class OpContext {
   Val ScalarInt(DType dtype, int64_t value);
   // A constant array as a value (literal when scalar, else a constvar).
   absl::StatusOr<Val> Constant(const jaxpr::Array& array);
+  // The value of a constant (literal or constvar), or nullopt.
+  std::optional<jaxpr::Array> ConstValue(const Val& v);
   // Translates region `index` with block-argument avals from its block.
   absl::StatusOr<RegionJaxpr> Region(int index);
   absl::StatusOr<RegionJaxpr> RegionOf(const stablehlo::Region& region);
@@ -137,6 +139,7 @@ void RegisterCustomCallOps(TranslatorTable& table);
 void RegisterChloOps(TranslatorTable& table);
 void RegisterDotConvOps(TranslatorTable& table);
 void RegisterMiscOps(TranslatorTable& table);
+void RegisterDynamicOps(TranslatorTable& table);
 
 // ---- shared helpers (translate_util.cc) ----
 

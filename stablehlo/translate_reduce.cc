@@ -388,12 +388,56 @@ absl::Status Sort(OpContext& ctx) {
   return absl::OkStatus();
 }
 
+// select_and_scatter with a GE/LE select and an add scatter: lax
+// select_and_scatter_add (the gradient of max/min pooling).
+absl::Status SelectAndScatter(OpContext& ctx) {
+  J2O_ASSIGN_OR_RETURN(Val operand, ctx.Input(0));
+  J2O_ASSIGN_OR_RETURN(Val source, ctx.Input(1));
+  J2O_ASSIGN_OR_RETURN(Val init, ctx.Input(2));
+  const size_t rank = operand.aval.rank();
+  J2O_ASSIGN_OR_RETURN(std::vector<int64_t> wd, ctx.IntListAttr("window_dimensions"));
+  J2O_ASSIGN_OR_RETURN(std::vector<int64_t> ws, OptionalList(ctx, "window_strides", rank, 1));
+  J2O_ASSIGN_OR_RETURN(std::vector<int64_t> pad, OptionalList(ctx, "padding", rank * 2, 0));
+  if (pad.size() != rank * 2) return ctx.Error("padding needs a (low, high) pair per dimension");
+  std::vector<Aval> scalars = {ShapedAval(operand.aval.dtype, {}), ShapedAval(operand.aval.dtype, {})};
+  J2O_ASSIGN_OR_RETURN(RegionJaxpr select, ctx.RegionWithArgs(0, {}, scalars));
+  std::vector<Aval> sscalars = {ShapedAval(source.aval.dtype, {}), ShapedAval(source.aval.dtype, {})};
+  J2O_ASSIGN_OR_RETURN(RegionJaxpr scatter, ctx.RegionWithArgs(1, {}, sscalars));
+  std::string select_prim;
+  const jaxpr::ClosedJaxpr& sj = *select.jaxpr;
+  if (select.captured.empty() && sj.eqns.size() == 1 && sj.outvars.size() == 1 &&
+      !sj.outvars[0].is_literal() && sj.outvars[0].var == sj.eqns[0].outputs[0] &&
+      sj.eqns[0].inputs.size() == 2 && !sj.eqns[0].inputs[0].is_literal() &&
+      !sj.eqns[0].inputs[1].is_literal() && sj.eqns[0].inputs[0].var == sj.invars[0] &&
+      sj.eqns[0].inputs[1].var == sj.invars[1] &&
+      (sj.eqns[0].primitive == "ge" || sj.eqns[0].primitive == "le")) {
+    select_prim = sj.eqns[0].primitive;
+  }
+  if (select_prim.empty() || BinaryBody(scatter) != "add") {
+    return ctx.Unsupported("select_and_scatter other than a GE/LE select with an add scatter");
+  }
+  std::vector<std::pair<int64_t, int64_t>> padding;
+  for (size_t i = 0; i < rank; ++i) padding.emplace_back(pad[2 * i], pad[2 * i + 1]);
+  Params p;
+  p.Set("padding", PairTuple(padding));
+  p.Set("select_prim", Name(select_prim));
+  p.Set("window_dimensions", IntTuple(wd));
+  p.Set("window_strides", IntTuple(ws));
+  Val r = ctx.Emit1("select_and_scatter_add", std::move(p), {source, operand}, operand.aval);
+  if (!IsIdentity("add", init)) {
+    r = ctx.Emit1("add", {}, {r, BroadcastTo(ctx, init, operand.aval)}, operand.aval);
+  }
+  ctx.Bind(0, r);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterReduceOps(TranslatorTable& table) {
   table["stablehlo.reduce"] = &Reduce;
   table["stablehlo.reduce_window"] = &ReduceWindow;
   table["stablehlo.sort"] = &Sort;
+  table["stablehlo.select_and_scatter"] = &SelectAndScatter;
 }
 
 }  // namespace jax2onnx::stablehlo

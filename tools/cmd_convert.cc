@@ -22,6 +22,9 @@
 #include "tools/commands.h"
 
 DECLARE_bool(json);
+DEFINE_string(input_format, "auto",
+              "Input language: auto (by extension), jaxpr or stablehlo.");
+
 DEFINE_string(o, "", "Output .onnx path (convert).");
 DEFINE_bool(use_onnx_ir, true,
             "Pipeline: IR (true, the default) or legacy (false); "
@@ -139,9 +142,6 @@ std::optional<bool> UseOnnxIrFlag() {
   }
   return FLAGS_use_onnx_ir;
 }
-
-DEFINE_string(input_format, "auto",
-              "Input language: auto (by extension), jaxpr or stablehlo.");
 
 absl::StatusOr<jaxpr::Bundle> LoadInputBundle(const std::string& path) {
   if (FLAGS_input_format == "stablehlo") return api::LoadStablehloBundle(path);
