@@ -3,6 +3,9 @@
 // translators registered in the table.
 #include "stablehlo/translate.h"
 
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <sstream>
 
@@ -159,6 +162,7 @@ class Translator {
   bool test_mode_ = false;
   std::vector<std::pair<Val, jaxpr::Array>> checks_;
   bool all_exact_ = true;
+  double almost_tol_ = 0;
 };
 
 // ---- Scope ----
@@ -490,6 +494,15 @@ absl::Status Translator::HandleCheck(Scope* scope, const Operation& op) {
     J2O_ASSIGN_OR_RETURN(expected, ConstValueOf(ref, op.loc));
   }
   if (!absl::StartsWith(kind, "check.expect_eq")) all_exact_ = false;
+  if (absl::StrContains(kind, "almost_eq")) {
+    // StableHLO: |actual - expected| <= tolerance (default 1e-4).
+    double tol = 1e-4;
+    if (auto t = op.Attr("tolerance")) {
+      std::string s(StripSpace(t->substr(0, t->find(':'))));
+      tol = std::strtod(s.c_str(), nullptr);
+    }
+    almost_tol_ = std::max(almost_tol_, tol);
+  }
   checks_.emplace_back(actual, expected);
   return absl::OkStatus();
 }
@@ -629,6 +642,19 @@ absl::StatusOr<StablehloProgram> Translator::Run() {
     if (all_exact_) {
       prog.rtol = 0;
       prog.atol = 0;
+    } else if (almost_tol_ > 0) {
+      // The check's absolute tolerance, but never tighter than the dtype
+      // defaults of jaxpr/io/compare.h (f16/bf16 1e-2, f32/c64 1e-5,
+      // f64/c128 1e-7) that expect_close files get.
+      double tol = almost_tol_;
+      for (const auto& [actual, expected] : checks_) {
+        DType d = expected.dtype();
+        if (d == DType::kF16 || d == DType::kBF16) tol = std::max(tol, 1e-2);
+        if (d == DType::kF32 || d == DType::kC64) tol = std::max(tol, 1e-5);
+        if (d == DType::kF64 || d == DType::kC128) tol = std::max(tol, 1e-7);
+      }
+      prog.rtol = tol;
+      prog.atol = tol;
     }
   }
   prog.file.path = file_.path;
