@@ -498,7 +498,11 @@ class Parser {
       f.is_public = vis == "public";
     }
     J2O_EXPECT('@');
-    {
+    if (p_ < end_ && *p_ == '"') {  // @"<lambda>"
+      auto q = ReadBalanced();
+      if (!q.ok()) return q.status();
+      f.name = std::string(q->substr(1, q->size() - 2));
+    } else {
       const char* s = p_;
       while (p_ < end_ && IsValueChar(*p_)) ++p_;
       f.name = std::string(s, p_ - s);
@@ -834,7 +838,11 @@ class Parser {
         after_comma = true;
         continue;
       }
-      if (!after_comma && any && (c == '%' || c == '"')) break;
+      if (!after_comma && any && (c == '%' || c == '"') &&
+          !(c == '%' && op->operands.empty() && op->positional.size() == 1 &&
+            !op->positional[0].empty() && op->positional[0][0] == '"')) {
+        break;
+      }
       if (c == '%') {
         op->operands.push_back(ReadValueRef());
       } else if (c == '(') {

@@ -240,6 +240,13 @@ std::vector<Val> OpContext::Emit(const std::string& primitive, Params params,
   return outs;
 }
 
+absl::Status OpContext::CallFunction(const std::string& symbol) {
+  Operation call = op_;
+  call.regions.clear();
+  call.symbol = symbol;
+  return tr_->InlineCall(scope_, call);
+}
+
 std::optional<jaxpr::Array> OpContext::ConstValue(const Val& v) {
   auto a = tr_->ConstValueOf(v, op_.loc);
   if (!a.ok()) return std::nullopt;

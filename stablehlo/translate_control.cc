@@ -133,12 +133,23 @@ absl::Status If(OpContext& ctx) {
   return EmitCond(ctx, idx, std::move(branches));
 }
 
+// composite: its decomposition function is its meaning.
+absl::Status Composite(OpContext& ctx) {
+  J2O_ASSIGN_OR_RETURN(absl::string_view d, ctx.Attr("decomposition"));
+  d = StripSpace(d);
+  if (d.empty() || d[0] != '@') return ctx.Error("decomposition must be a @symbol");
+  d.remove_prefix(1);
+  if (!d.empty() && d[0] == '"') d = d.substr(1, d.size() - 2);
+  return ctx.CallFunction(std::string(d));
+}
+
 }  // namespace
 
 void RegisterControlOps(TranslatorTable& table) {
   table["stablehlo.while"] = &While;
   table["stablehlo.case"] = &Case;
   table["stablehlo.if"] = &If;
+  table["stablehlo.composite"] = &Composite;
 }
 
 }  // namespace jax2onnx::stablehlo

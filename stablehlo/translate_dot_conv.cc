@@ -109,7 +109,7 @@ absl::StatusOr<std::vector<int64_t>> Spec(absl::string_view layout, char first,
   return out;
 }
 
-absl::Status Convolution(OpContext& ctx) {
+absl::Status ConvolutionWith(OpContext& ctx, const std::vector<int64_t>* pad_in) {
   const Operation& op = ctx.op();
   J2O_ASSIGN_OR_RETURN(Val lhs, ctx.Input(0));
   J2O_ASSIGN_OR_RETURN(Val rhs, ctx.Input(1));
@@ -181,6 +181,7 @@ absl::Status Convolution(OpContext& ctx) {
     if (op.Attr("rhs_dilation")) { J2O_ASSIGN_OR_RETURN(rhs_dil, ctx.IntListAttr("rhs_dilation")); }
     if (op.Attr("window_reversal")) { J2O_ASSIGN_OR_RETURN(reversal, ctx.IntListAttr("window_reversal")); }
   }
+  if (pad_in != nullptr) pad = *pad_in;
   for (int64_t r : reversal) {
     if (r != 0) return ctx.Unsupported("window_reversal");
   }
@@ -213,12 +214,25 @@ absl::Status Convolution(OpContext& ctx) {
   return absl::OkStatus();
 }
 
+absl::Status Convolution(OpContext& ctx) { return ConvolutionWith(ctx, nullptr); }
+
+// dynamic_conv with a constant padding operand is convolution.
+absl::Status DynamicConv(OpContext& ctx) {
+  J2O_ASSIGN_OR_RETURN(Val pv, ctx.Input(2));
+  auto a = ctx.ConstValue(pv);
+  if (!a.has_value()) return ctx.Unsupported("padding must be a constant");
+  std::vector<int64_t> pad;
+  for (int64_t i = 0; i < a->num_elements(); ++i) pad.push_back(a->GetAsInt64(i));
+  return ConvolutionWith(ctx, &pad);
+}
+
 }  // namespace
 
 void RegisterDotConvOps(TranslatorTable& table) {
   table["stablehlo.dot_general"] = &DotGeneral;
   table["stablehlo.dot"] = &DotGeneral;
   table["stablehlo.convolution"] = &Convolution;
+  table["stablehlo.dynamic_conv"] = &DynamicConv;
 }
 
 }  // namespace jax2onnx::stablehlo

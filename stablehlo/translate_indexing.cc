@@ -84,7 +84,7 @@ absl::StatusOr<Val> NormalizeIndices(OpContext& ctx, Val indices, int64_t ivd,
                    ShapedAval(indices.aval.dtype, nd));
 }
 
-absl::Status Gather(OpContext& ctx) {
+absl::Status GatherWith(OpContext& ctx, const std::vector<int64_t>* sizes_in) {
   const Operation& op = ctx.op();
   J2O_ASSIGN_OR_RETURN(Val x, ctx.Input(0));
   J2O_ASSIGN_OR_RETURN(Val idx, ctx.Input(1));
@@ -101,7 +101,12 @@ absl::Status Gather(OpContext& ctx) {
     if (!v.ok()) return ctx.Error("bad index_vector_dim");
     ivd = *v;
   }
-  J2O_ASSIGN_OR_RETURN(std::vector<int64_t> sizes, ctx.IntListAttr("slice_sizes"));
+  std::vector<int64_t> sizes;
+  if (sizes_in != nullptr) {
+    sizes = *sizes_in;
+  } else {
+    J2O_ASSIGN_OR_RETURN(sizes, ctx.IntListAttr("slice_sizes"));
+  }
   J2O_ASSIGN_OR_RETURN(idx, NormalizeIndices(ctx, idx, ivd, &idx_batch));
   bool sorted = false;
   if (auto s = op.Attr("indices_are_sorted")) sorted = absl::StartsWith(*s, "true");
@@ -120,6 +125,18 @@ absl::Status Gather(OpContext& ctx) {
   p.Set("unique_indices", ParamValue::Bool(false));
   ctx.Bind(0, ctx.Emit1("gather", std::move(p), {x, idx}, out));
   return absl::OkStatus();
+}
+
+absl::Status Gather(OpContext& ctx) { return GatherWith(ctx, nullptr); }
+
+// dynamic_gather with constant slice sizes is gather.
+absl::Status DynamicGather(OpContext& ctx) {
+  J2O_ASSIGN_OR_RETURN(Val s, ctx.Input(2));
+  auto a = ctx.ConstValue(s);
+  if (!a.has_value()) return ctx.Unsupported("slice_sizes must be a constant");
+  std::vector<int64_t> sizes;
+  for (int64_t i = 0; i < a->num_elements(); ++i) sizes.push_back(a->GetAsInt64(i));
+  return GatherWith(ctx, &sizes);
 }
 
 // The lax scatter primitive whose update computation the region is:
@@ -205,6 +222,7 @@ void RegisterIndexingOps(TranslatorTable& table) {
   table["stablehlo.dynamic_slice"] = &DynamicSlice;
   table["stablehlo.dynamic_update_slice"] = &DynamicUpdateSlice;
   table["stablehlo.gather"] = &Gather;
+  table["stablehlo.dynamic_gather"] = &DynamicGather;
   table["stablehlo.scatter"] = &Scatter;
 }
 

@@ -95,6 +95,8 @@ class OpContext {
             const std::vector<Val>& inputs, const Aval& out_aval) {
     return Emit(primitive, std::move(params), inputs, {out_aval})[0];
   }
+  // Inlines function @symbol on this op's operands, binding its results.
+  absl::Status CallFunction(const std::string& symbol);
   // A fresh variable owned by `j` (a jaxpr of this translation).
   jaxpr::Var* NewVar(jaxpr::ClosedJaxpr* j, const Aval& aval);
   // Scalar literal of a dtype.

@@ -356,6 +356,16 @@ absl::Status Sort(OpContext& ctx) {
         "sort comparator other than a lexicographic less-than/greater-than "
         "over leading operands");
   }
+  // A complex key is compared as (real, imag): JAX's comparator names it
+  // twice in a row, which is lax.sort's order of complex values.
+  for (size_t i = 1; i < keys.keys.size();) {
+    if (keys.keys[i] == keys.keys[i - 1] &&
+        jaxpr::IsComplex(ins[keys.keys[i]].aval.dtype)) {
+      keys.keys.erase(keys.keys.begin() + i);
+    } else {
+      ++i;
+    }
+  }
   for (size_t i = 0; i < keys.keys.size(); ++i) {
     if (keys.keys[i] != static_cast<int>(i)) {
       return ctx.Unsupported("sort comparator whose keys are not the leading operands in order");

@@ -71,8 +71,14 @@ absl::Status BroadcastInDim(OpContext& ctx) {
   if (dims.size() != static_cast<size_t>(x.aval.rank())) {
     return ctx.Error("broadcast_dimensions do not match the operand rank");
   }
-  // StableHLO allows size-1 operand dims to expand (like lax); identity
-  // broadcasts pass through.
+  // An identity broadcast (same shape, dims in order) is the operand itself;
+  // passing it through keeps scalar init values literals.
+  bool identity = x.aval.shape == out.shape;
+  for (size_t i = 0; identity && i < dims.size(); ++i) identity = dims[i] == static_cast<int64_t>(i);
+  if (identity) {
+    ctx.Bind(0, x);
+    return absl::OkStatus();
+  }
   Params p;
   p.Set("broadcast_dimensions", IntTuple(dims));
   p.Set("shape", IntTuple(StaticDims(out)));
