@@ -1,5 +1,7 @@
 // Elementwise ops: arithmetic, logic, math functions, compare, select,
 // clamp, convert, bitcast_convert, reduce_precision, rounding, complex parts.
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
@@ -251,6 +253,67 @@ absl::Status ReducePrecision(OpContext& ctx) {
   return absl::OkStatus();
 }
 
+// map over all dimensions with a body of elementwise ops on scalars: the
+// body's equations applied to the whole tensors.
+absl::Status Map(OpContext& ctx) {
+  static const absl::flat_hash_set<std::string>* kElementwise =
+      new absl::flat_hash_set<std::string>{
+          "add", "sub", "mul", "div", "rem", "max", "min", "pow", "atan2",
+          "and", "or", "xor", "not", "neg", "abs", "exp", "expm1", "log",
+          "log1p", "logistic", "sqrt", "rsqrt", "cbrt", "sin", "cos", "tan",
+          "tanh", "floor", "ceil", "sign", "round", "is_finite", "eq", "ne",
+          "lt", "le", "gt", "ge", "select_n", "clamp", "convert_element_type",
+          "population_count", "clz", "shift_left", "shift_right_arithmetic",
+          "shift_right_logical", "real", "imag", "complex", "nextafter",
+          "erf", "erfc", "erf_inv", "lgamma", "digamma", "sinh", "cosh",
+          "asin", "acos", "atan", "asinh", "acosh", "atanh"};
+  std::vector<Val> ins;
+  std::vector<Aval> scalars;
+  for (int i = 0; i < ctx.num_inputs(); ++i) {
+    J2O_ASSIGN_OR_RETURN(Val v, ctx.Input(i));
+    ins.push_back(v);
+    scalars.push_back(ShapedAval(v.aval.dtype, {}));
+  }
+  if (ins.empty()) return ctx.Error("expects operands");
+  J2O_ASSIGN_OR_RETURN(std::vector<int64_t> dims, ctx.IntListAttr("dimensions"));
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] != static_cast<int64_t>(i) || dims.size() != static_cast<size_t>(ins[0].aval.rank())) {
+      return ctx.Unsupported("map over a subset of dimensions");
+    }
+  }
+  J2O_ASSIGN_OR_RETURN(RegionJaxpr body, ctx.RegionWithArgs(0, {}, scalars));
+  if (!body.captured.empty()) return ctx.Unsupported("map body that uses values from outside it");
+  absl::flat_hash_map<const jaxpr::Var*, Val> env;
+  for (size_t i = 0; i < ins.size(); ++i) env[body.jaxpr->invars[i]] = ins[i];
+  auto value = [&](const Atom& a) -> Val {
+    if (a.is_literal()) return Val{a, a.literal->aval.value_or(Aval())};
+    return env.at(a.var);
+  };
+  const std::vector<jaxpr::DimExpr>& shape = ins[0].aval.shape;
+  for (const jaxpr::Eqn& e : body.jaxpr->eqns) {
+    if (!kElementwise->contains(e.primitive)) {
+      return ctx.Unsupported(absl::StrCat("map body with `", e.primitive, "`"));
+    }
+    std::vector<Val> args;
+    for (const Atom& a : e.inputs) args.push_back(value(a));
+    std::vector<Aval> outs;
+    for (const jaxpr::Var* o : e.outputs) {
+      Aval a = o->aval;
+      a.shape = shape;
+      outs.push_back(a);
+    }
+    std::vector<Val> rs = ctx.Emit(e.primitive, e.params, args, outs);
+    for (size_t k = 0; k < rs.size(); ++k) env[e.outputs[k]] = rs[k];
+  }
+  if (body.jaxpr->outvars.size() != 1) return ctx.Error("map body must return one value");
+  Val r = value(body.jaxpr->outvars[0]);
+  if (r.atom.is_literal() || r.aval.rank() != static_cast<int>(shape.size())) {
+    return ctx.Unsupported("map body returning a constant or an operand-independent value");
+  }
+  ctx.Bind(0, r);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterElementwiseOps(TranslatorTable& table) {
@@ -266,6 +329,7 @@ void RegisterElementwiseOps(TranslatorTable& table) {
   table["stablehlo.convert"] = &Convert;
   table["stablehlo.bitcast_convert"] = &BitcastConvert;
   table["stablehlo.reduce_precision"] = &ReducePrecision;
+  table["stablehlo.map"] = &Map;
 }
 
 }  // namespace jax2onnx::stablehlo
