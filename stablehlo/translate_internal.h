@@ -51,6 +51,16 @@ class Scope {
   // The innermost scope that owns `jaxpr` as a region (or the root).
   void Bind(const std::string& name, Val v) { values_[name] = std::move(v); }
   absl::StatusOr<Val> Lookup(const std::string& name, Loc loc);
+  // Tuple values are kept as the names of their elements (which may be
+  // tuples themselves); they never reach the jaxpr.
+  void BindTuple(const std::string& name, std::vector<std::string> elems) {
+    tuples_[name] = std::move(elems);
+  }
+  const std::vector<std::string>* TupleOf(const std::string& name) const {
+    auto it = tuples_.find(name);
+    if (it != tuples_.end()) return &it->second;
+    return parent_ != nullptr && !captures_ ? parent_->TupleOf(name) : nullptr;
+  }
   // (outer value, inner var) in capture order.
   const std::vector<std::pair<Val, jaxpr::Var*>>& captured() const {
     return captured_list_;
@@ -62,6 +72,7 @@ class Scope {
   Scope* parent_;
   bool captures_;
   absl::flat_hash_map<std::string, Val> values_;
+  absl::flat_hash_map<std::string, std::vector<std::string>> tuples_;
   std::vector<std::pair<Val, jaxpr::Var*>> captured_list_;
 };
 

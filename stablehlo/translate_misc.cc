@@ -62,11 +62,43 @@ absl::Status TriangularSolve(OpContext& ctx) {
   return absl::OkStatus();
 }
 
+absl::Status Tuple(OpContext& ctx) {
+  if (ctx.num_results() != 1) return ctx.Error("expects one result");
+  ctx.scope()->BindTuple(ctx.op().results[0], ctx.op().operands);
+  return absl::OkStatus();
+}
+
+absl::Status GetTupleElement(OpContext& ctx) {
+  const Operation& op = ctx.op();
+  if (op.operands.size() != 1 || op.results.size() != 1) return ctx.Error("expects one operand");
+  int64_t index = -1;
+  if (!op.positional.empty()) {  // %t[1]
+    absl::string_view s = op.positional[0];
+    auto v = ParseIntList(s);
+    if (v.ok() && v->size() == 1) index = (*v)[0];
+  } else if (op.Attr("index")) {
+    J2O_ASSIGN_OR_RETURN(index, ctx.IntAttr("index"));
+  }
+  const std::vector<std::string>* elems = ctx.scope()->TupleOf(op.operands[0]);
+  if (elems == nullptr) return ctx.Error(absl::StrCat(op.operands[0], " is not a tuple"));
+  if (index < 0 || index >= static_cast<int64_t>(elems->size())) return ctx.Error("index out of range");
+  const std::string& name = (*elems)[index];
+  if (const std::vector<std::string>* inner = ctx.scope()->TupleOf(name)) {
+    ctx.scope()->BindTuple(op.results[0], *inner);
+    return absl::OkStatus();
+  }
+  J2O_ASSIGN_OR_RETURN(Val v, ctx.scope()->Lookup(name, op.loc));
+  ctx.Bind(0, v);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterMiscOps(TranslatorTable& table) {
   table["stablehlo.fft"] = &Fft;
   table["stablehlo.triangular_solve"] = &TriangularSolve;
+  table["stablehlo.tuple"] = &Tuple;
+  table["stablehlo.get_tuple_element"] = &GetTupleElement;
 }
 
 }  // namespace jax2onnx::stablehlo
