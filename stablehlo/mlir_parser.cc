@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/status/status.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 
@@ -972,7 +973,11 @@ MlirType ParseTypeText(absl::string_view text) {
         while (i < body.size() && std::isdigit(static_cast<unsigned char>(body[i]))) ++i;
       }
       if (i == 0 || i >= body.size() || body[i] != 'x') break;
-      t.dims.push_back(body[0] == '?' ? -1 : std::stoll(std::string(body.substr(0, i))));
+      int64_t dim = -1;
+      if (body[0] != '?' && !absl::SimpleAtoi(body.substr(0, i), &dim)) {
+        dim = -2;  // out of range: AvalOfType refuses it
+      }
+      t.dims.push_back(dim);
       body.remove_prefix(i + 1);
     }
     // element type, then an optional `, encoding` at depth 0

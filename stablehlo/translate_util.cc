@@ -50,6 +50,10 @@ absl::StatusOr<Aval> AvalOfType(const MlirType& type) {
   J2O_ASSIGN_OR_RETURN(DType d, ElementDType(type.element));
   std::vector<jaxpr::DimExpr> shape;
   for (int64_t dim : type.dims) {
+    if (dim == -2) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("dimension out of range in ", type.text));
+    }
     if (dim < 0) {
       return absl::UnimplementedError(
           absl::StrCat("dynamic dimension in ", type.text,
@@ -238,6 +242,9 @@ absl::StatusOr<jaxpr::Array> ParseDense(absl::string_view raw,
                                         const MlirType& type) {
   J2O_ASSIGN_OR_RETURN(Aval aval, AvalOfType(type));
   std::vector<int64_t> shape = StaticDims(aval);
+  // A constant is materialised: refuse absurd sizes instead of failing to
+  // allocate them.
+  J2O_RETURN_IF_ERROR(jaxpr::CheckedByteSize(aval.dtype, shape, int64_t{4} << 30).status());
   jaxpr::Array a(aval.dtype, shape);
   const int64_t n = a.num_elements();
   const int item = jaxpr::ItemSize(aval.dtype);
