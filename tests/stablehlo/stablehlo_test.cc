@@ -111,7 +111,11 @@ func.func @b() {
 )", "s.mlir");
   ASSERT_TRUE(p.ok()) << p.status();
   EXPECT_EQ(p->file.main->outvars.size(), 2u);
-  EXPECT_FALSE(p->rtol.has_value());  // almost_eq: dtype defaults
+  // expect_almost_eq without a tolerance: StableHLO's default 1e-4, which is
+  // above f32's default 1e-5.
+  ASSERT_TRUE(p->rtol.has_value());
+  EXPECT_DOUBLE_EQ(*p->rtol, 1e-4);
+  EXPECT_DOUBLE_EQ(*p->atol, 1e-4);
 }
 
 TEST(StablehloTranslate, UnsupportedOpIsLocatedAndNamed) {
