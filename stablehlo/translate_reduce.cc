@@ -373,10 +373,13 @@ absl::Status Sort(OpContext& ctx) {
   }
   const int num_keys = static_cast<int>(keys.keys.size());
   // Descending: sort ascending on an order-reversing key (bitwise not for
-  // integers and bools, negation for floats) and map it back.
+  // integers and bools) and map it back.
   auto reverse = [&](const Val& v) -> absl::StatusOr<Val> {
     DType d = v.aval.dtype;
-    if (jaxpr::IsFloat(d)) return ctx.Emit1("neg", {}, {v}, v.aval);
+    if (jaxpr::IsFloat(d)) {
+      // Negation would move NaN keys from first to last: refuse.
+      return ctx.Unsupported("descending sort on floating-point keys");
+    }
     if (jaxpr::IsInteger(d) || d == DType::kBool) return ctx.Emit1("not", {}, {v}, v.aval);
     return ctx.Unsupported("descending sort of complex keys");
   };
