@@ -5,6 +5,7 @@
 #define JAX2ONNX_API_BUNDLE_ACCESS_H_
 
 #include <memory>
+#include <string>
 
 #include "jax2onnx/jax2onnx.h"
 #include "jaxpr/io/bundle.h"
@@ -12,7 +13,17 @@
 namespace jax2onnx::api {
 
 using jaxpr::Bundle;
-using jaxpr::LoadBundle;
+// NAME.jaxpr (+ NAME.npz) or StableHLO text (.mlir / .stablehlo), by the
+// path's extension (api/load_bundle.cc).
+absl::StatusOr<jaxpr::Bundle> LoadBundle(const std::string& path);
+absl::StatusOr<jaxpr::Bundle> LoadStablehloBundle(const std::string& path);
+// StableHLO text in memory; `name` names it in messages (`name.mlir`).
+absl::StatusOr<jaxpr::Bundle> StablehloBundleFromText(absl::string_view text,
+                                                      const std::string& name);
+bool IsStablehloInput(const std::string& path);
+// True when `text` starts (after blank lines and `//` comments) like MLIR:
+// `module`, `func.func` or a `#loc` alias.
+bool LooksLikeStablehlo(absl::string_view text);
 
 class BundleAccess {
  public:

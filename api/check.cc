@@ -226,7 +226,7 @@ CheckResult CheckBundle(const std::string& bundle_path,
   auto pipeline = RoutePipeline(options.convert);
   if (!pipeline.ok()) return fail("route", pipeline.status());
   result.pipeline = *pipeline;
-  auto bundle = jaxpr::LoadBundle(bundle_path);
+  auto bundle = api::LoadBundle(bundle_path);
   if (!bundle.ok()) return fail("load", bundle.status());
   const auto start = std::chrono::steady_clock::now();
   auto model = ConvertWithPipeline(*pipeline, *bundle, options.convert);

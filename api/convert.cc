@@ -363,13 +363,25 @@ int Bundle::num_outputs() const {
 }
 
 absl::StatusOr<Bundle> LoadBundle(const std::string& path) {
-  J2O_ASSIGN_OR_RETURN(jaxpr::Bundle bundle, jaxpr::LoadBundle(path));
+  J2O_ASSIGN_OR_RETURN(jaxpr::Bundle bundle, api::LoadBundle(path));
   return api::BundleAccess::Wrap(std::move(bundle));
 }
 
 absl::StatusOr<Bundle> BundleFromText(std::string_view jaxpr_text,
                                       const std::vector<NamedArray>& arrays,
                                       const std::string& name) {
+  if (api::LooksLikeStablehlo(
+          absl::string_view(jaxpr_text.data(), jaxpr_text.size()))) {
+    if (!arrays.empty()) {
+      return absl::InvalidArgumentError(
+          "StableHLO text carries its own constants; pass no arrays");
+    }
+    J2O_ASSIGN_OR_RETURN(
+        jaxpr::Bundle bundle,
+        api::StablehloBundleFromText(
+            absl::string_view(jaxpr_text.data(), jaxpr_text.size()), name));
+    return api::BundleAccess::Wrap(std::move(bundle));
+  }
   jaxpr::NamedArrays named;
   for (const NamedArray& a : arrays) {
     const std::optional<jaxpr::DType> dtype =

@@ -9,7 +9,7 @@ set(JAX2ONNX_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/jax2onnx)
 
 # Every project library the public API links, in dependency order.
 set(JAX2ONNX_INSTALLED_LIBS
-  jaxpr_model jaxpr_text jaxpr_io jaxpr_typecheck jaxpr_eval ir jax2onnx_plugin
+  jaxpr_model jax2onnx_stablehlo jaxpr_text jaxpr_io jaxpr_typecheck jaxpr_eval ir jax2onnx_plugin
   jax2onnx_converter jax2onnx_converter2 jax2onnx_plugins jax2onnx_plugins2
   jax2onnx_ort jax2onnx_api)
 foreach(lib ${JAX2ONNX_INSTALLED_LIBS})

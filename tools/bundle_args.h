@@ -1,5 +1,5 @@
 // Expands CLI arguments naming bundles: files are kept, directories are
-// searched recursively for *.jaxpr (sorted).
+// searched recursively for *.jaxpr, *.mlir and *.stablehlo (sorted).
 #ifndef JAX2ONNX_TOOLS_BUNDLE_ARGS_H_
 #define JAX2ONNX_TOOLS_BUNDLE_ARGS_H_
 
@@ -24,7 +24,10 @@ inline bool ExpandBundleArgs(const std::vector<std::string>& args,
       std::vector<std::string> found;
       for (const auto& entry :
            std::filesystem::recursive_directory_iterator(arg, ec)) {
-        if (entry.is_regular_file() && entry.path().extension() == ".jaxpr") {
+        // .jaxpr bundles and StableHLO text (docs/stablehlo.md).
+        const auto ext = entry.path().extension();
+        if (entry.is_regular_file() &&
+            (ext == ".jaxpr" || ext == ".mlir" || ext == ".stablehlo")) {
           found.push_back(entry.path().string());
         }
       }

@@ -22,6 +22,9 @@
 #include "tools/commands.h"
 
 DECLARE_bool(json);
+DEFINE_string(input_format, "auto",
+              "Input language: auto (by extension), jaxpr or stablehlo.");
+
 DEFINE_string(o, "", "Output .onnx path (convert).");
 DEFINE_bool(use_onnx_ir, true,
             "Pipeline: IR (true, the default) or legacy (false); "
@@ -177,6 +180,17 @@ std::optional<bool> UseOnnxIrFlag() {
   return FLAGS_use_onnx_ir;
 }
 
+absl::StatusOr<jaxpr::Bundle> LoadInputBundle(const std::string& path) {
+  if (FLAGS_input_format == "stablehlo") return api::LoadStablehloBundle(path);
+  if (FLAGS_input_format == "jaxpr") return jaxpr::LoadBundle(path);
+  if (FLAGS_input_format != "auto") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "--input_format=", FLAGS_input_format,
+        ": expected auto, jaxpr or stablehlo"));
+  }
+  return api::LoadBundle(path);
+}
+
 int RunConvert(const std::vector<std::string>& args) {
   if (args.size() != 1 || FLAGS_o.empty()) {
     std::fprintf(stderr,
@@ -184,7 +198,7 @@ int RunConvert(const std::vector<std::string>& args) {
                  "OUT.onnx\n");
     return kExitUsage;
   }
-  auto bundle = api::LoadBundle(args[0]);
+  auto bundle = LoadInputBundle(args[0]);
   if (!bundle.ok()) {
     std::fprintf(stderr, "%s\n",
                  std::string(bundle.status().message()).c_str());

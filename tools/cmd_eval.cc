@@ -31,6 +31,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "gflags/gflags.h"
+#include "api/bundle_access.h"
 #include "jaxpr/eval/evaluator.h"
 #include "jaxpr/io/bundle.h"
 #include "jaxpr/io/compare.h"
@@ -103,7 +104,9 @@ absl::StatusOr<std::vector<BundleRef>> CollectBundles(
       for (auto it = fs::recursive_directory_iterator(
                arg, fs::directory_options::follow_directory_symlink, ec);
            !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
-        if (it->is_regular_file(ec) && it->path().extension() == ".jaxpr") {
+        if (it->is_regular_file(ec) &&
+            (it->path().extension() == ".jaxpr" ||
+             api::IsStablehloInput(it->path().string()))) {
           found.push_back(it->path());
         }
       }
@@ -121,7 +124,9 @@ absl::StatusOr<std::vector<BundleRef>> CollectBundles(
     }
     std::string path = arg;
     if (absl::EndsWith(path, ".npz")) path.resize(path.size() - 4);
-    if (!absl::EndsWith(path, ".jaxpr")) path += ".jaxpr";
+    if (!absl::EndsWith(path, ".jaxpr") && !api::IsStablehloInput(path)) {
+      path += ".jaxpr";
+    }
     if (!fs::is_regular_file(path, ec)) {
       return absl::NotFoundError(
           absl::StrCat(arg, " does not exist (no ", path, ")"));
@@ -176,7 +181,7 @@ void PrintOutputs(const std::vector<Array>& outputs) {
 Outcome RunBundle(const BundleRef& ref, const jaxpr::NamedArrays* inputs_npz,
                   bool print, const std::string& out_path) {
   Outcome outcome;
-  auto bundle = jaxpr::LoadBundle(ref.path);
+  auto bundle = api::LoadBundle(ref.path);
   if (!bundle.ok()) {
     outcome.reason = FirstLine(bundle.status().message());
     return outcome;

@@ -13,11 +13,14 @@
 #include "jaxpr/jaxpr.h"
 #include "jaxpr/text/parser.h"
 #include "jaxpr/text/printer.h"
+#include "stablehlo/translate.h"
 #include "nlohmann/json.hpp"
 #include "tools/cli_output.h"
 #include "tools/commands.h"
 
 DECLARE_bool(json);
+DECLARE_string(input_format);  // cmd_convert.cc
+DEFINE_string(to, "jaxpr", "print: the output language (jaxpr).");
 
 namespace jax2onnx::cli {
 namespace {
@@ -204,6 +207,24 @@ int RunPrint(const std::vector<std::string>& args) {
   if (args.size() != 1) {
     std::fprintf(stderr, "jax2onnx print: usage: jax2onnx print FILE\n");
     return kExitUsage;
+  }
+  if (FLAGS_to != "jaxpr") {
+    std::fprintf(stderr, "jax2onnx print: --to=%s: only jaxpr is supported\n",
+                 FLAGS_to.c_str());
+    return kExitUsage;
+  }
+  const bool stablehlo =
+      FLAGS_input_format == "stablehlo" ||
+      (FLAGS_input_format == "auto" && stablehlo::IsStablehloPath(args[0]));
+  if (stablehlo) {
+    auto prog = stablehlo::LoadStablehloFile(args[0]);
+    if (!prog.ok()) {
+      std::fprintf(stderr, "%s\n",
+                   std::string(prog.status().message()).c_str());
+      return 1;
+    }
+    std::printf("%s\n", jaxpr::PrintJaxprFile(prog->file).c_str());
+    return 0;
   }
   auto file = jaxpr::ParseJaxprFile(args[0]);
   if (!file.ok()) {

@@ -59,10 +59,12 @@ const std::vector<Command>& Commands() {
        {},
        &RunVerify},
       {"print",
-       "print FILE",
+       "print FILE [--to=jaxpr] [--input_format=auto|jaxpr|stablehlo]",
        "Print a jaxpr in canonical JAX style",
-       "Parses FILE and prints it back in current JAX style to stdout.",
-       {},
+       "Parses FILE and prints it back in current JAX style to stdout. A "
+       "StableHLO file (.mlir, .stablehlo) prints as the jaxpr it translates "
+       "to (docs/stablehlo.md); that text parses back to the same program.",
+       {{"to", "Output language: jaxpr (the only one)."}, "input_format"},
        &RunPrint},
       {"eval",
        "eval BUNDLE... [--inputs F.npz] [--out F.npz] [--compare]",
@@ -117,7 +119,10 @@ const std::vector<Command>& Commands() {
         "inputs_as_nchw",
         "outputs_as_nchw",
         "functions",
-        "threefry_partitionable"},
+        "threefry_partitionable",
+        {"input_format",
+         "auto (by extension: .mlir and .stablehlo are StableHLO text, "
+         "docs/stablehlo.md), jaxpr or stablehlo."}},
        &RunConvert},
       {"check",
        "check BUNDLE_OR_DIR... [--use_onnx_ir] [--json] [--seed N] "

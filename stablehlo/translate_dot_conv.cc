@@ -1,0 +1,238 @@
+// dot_general (and the legacy dot) -> lax dot_general; convolution ->
+// lax conv_general_dilated.
+#include "absl/strings/ascii.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "jaxpr/status_macros.h"
+#include "stablehlo/translate_internal.h"
+
+namespace jax2onnx::stablehlo {
+namespace {
+
+absl::StatusOr<Val> Cast(OpContext& ctx, const Val& v, DType d) {
+  if (v.aval.dtype == d) return v;
+  Params p;
+  p.Set("new_dtype", NumpyDType(d));
+  p.Set("sharding", ParamValue::None());
+  p.Set("weak_type", ParamValue::Bool(false));
+  return ctx.Emit1("convert_element_type", std::move(p), {v}, WithDType(v.aval, d));
+}
+
+// "[0] x [1]" -> ([0], [1]).
+absl::Status PairLists(absl::string_view raw, std::vector<int64_t>* a,
+                       std::vector<int64_t>* b) {
+  size_t close = raw.find(']');
+  if (close == absl::string_view::npos) return absl::InvalidArgumentError("expected [..] x [..]");
+  J2O_ASSIGN_OR_RETURN(*a, ParseIntList(raw.substr(0, close + 1)));
+  size_t open = raw.find('[', close);
+  if (open == absl::string_view::npos) return absl::InvalidArgumentError("expected [..] x [..]");
+  J2O_ASSIGN_OR_RETURN(*b, ParseIntList(raw.substr(open)));
+  return absl::OkStatus();
+}
+
+std::vector<int64_t> Field(absl::string_view raw, absl::string_view key) {
+  auto f = StructField(raw, key);
+  if (!f.has_value()) return {};
+  auto v = ParseIntList(*f);
+  return v.ok() ? *v : std::vector<int64_t>{};
+}
+
+absl::Status DotGeneral(OpContext& ctx) {
+  const Operation& op = ctx.op();
+  J2O_ASSIGN_OR_RETURN(Val lhs, ctx.Input(0));
+  J2O_ASSIGN_OR_RETURN(Val rhs, ctx.Input(1));
+  J2O_ASSIGN_OR_RETURN(Aval out, ctx.ResultAval(0));
+  std::vector<int64_t> lb, rb, lc, rc;
+  if (op.name == "stablehlo.dot") {
+    lc = {lhs.aval.rank() - 1};
+    rc = {0};
+  } else if (auto dn = op.Attr("dot_dimension_numbers")) {
+    lb = Field(*dn, "lhs_batching_dimensions");
+    rb = Field(*dn, "rhs_batching_dimensions");
+    lc = Field(*dn, "lhs_contracting_dimensions");
+    rc = Field(*dn, "rhs_contracting_dimensions");
+  } else {
+    if (auto b = op.Attr("batching_dims")) {
+      absl::Status s = PairLists(*b, &lb, &rb);
+      if (!s.ok()) return ctx.Error(s.message());
+    }
+    if (auto c = op.Attr("contracting_dims")) {
+      absl::Status s = PairLists(*c, &lc, &rc);
+      if (!s.ok()) return ctx.Error(s.message());
+    }
+  }
+  if (lhs.aval.dtype != rhs.aval.dtype) {
+    J2O_ASSIGN_OR_RETURN(lhs, Cast(ctx, lhs, out.dtype));
+    J2O_ASSIGN_OR_RETURN(rhs, Cast(ctx, rhs, out.dtype));
+  }
+  Params p;
+  p.Set("dimension_numbers",
+        ParamValue::Tuple({ParamValue::Tuple({IntList(lc), IntList(rc)}),
+                           ParamValue::Tuple({IntList(lb), IntList(rb)})}));
+  p.Set("out_sharding", ParamValue::None());
+  p.Set("precision", ParamValue::None());
+  p.Set("preferred_element_type", NumpyDType(out.dtype));
+  ctx.Bind(0, ctx.Emit1("dot_general", std::move(p), {lhs, rhs}, out));
+  return absl::OkStatus();
+}
+
+// `[b, 0, 1, f]` -> (batch-like, feature-like, spatial...) positions.
+absl::StatusOr<std::vector<int64_t>> Spec(absl::string_view layout, char first,
+                                          char second) {
+  layout = StripSpace(layout);
+  if (layout.size() < 2 || layout.front() != '[' || layout.back() != ']') {
+    return absl::InvalidArgumentError(absl::StrCat("bad layout ", layout));
+  }
+  std::vector<absl::string_view> parts = SplitTopLevel(layout.substr(1, layout.size() - 2), ',');
+  std::vector<int64_t> spatial(parts.size(), -1);
+  int64_t a = -1, b = -1;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    absl::string_view s = parts[i];
+    if (s.size() == 1 && s[0] == first) {
+      a = i;
+    } else if (s.size() == 1 && s[0] == second) {
+      b = i;
+    } else {
+      int64_t k;
+      if (!absl::SimpleAtoi(s, &k) || k < 0 || k >= static_cast<int64_t>(parts.size())) {
+        return absl::InvalidArgumentError(absl::StrCat("bad layout ", layout));
+      }
+      spatial[k] = i;
+    }
+  }
+  std::vector<int64_t> out = {a, b};
+  for (size_t k = 0; k + 2 < parts.size(); ++k) out.push_back(spatial[k]);
+  for (int64_t v : out) {
+    if (v < 0) return absl::InvalidArgumentError(absl::StrCat("bad layout ", layout));
+  }
+  return out;
+}
+
+absl::Status ConvolutionWith(OpContext& ctx, const std::vector<int64_t>* pad_in) {
+  const Operation& op = ctx.op();
+  J2O_ASSIGN_OR_RETURN(Val lhs, ctx.Input(0));
+  J2O_ASSIGN_OR_RETURN(Val rhs, ctx.Input(1));
+  J2O_ASSIGN_OR_RETURN(Aval out, ctx.ResultAval(0));
+  const int nsp = lhs.aval.rank() - 2;
+  std::vector<int64_t> lhs_spec, rhs_spec, out_spec;
+  absl::string_view dn;
+  if (auto d = op.Attr("dim_numbers")) {
+    dn = *d;
+  } else if (auto d2 = op.Attr("dimension_numbers")) {
+    dn = *d2;
+    if (absl::StartsWith(dn, "#stablehlo.conv<")) {
+      dn = dn.substr(16, dn.size() - 17);
+      if (absl::StartsWith(dn, "raw ")) dn = dn.substr(4);
+    }
+  } else {
+    return ctx.Error("missing dimension numbers");
+  }
+  if (absl::StrContains(dn, "input_batch_dimension")) {
+    std::string wrapped = absl::StrCat("<", dn, ">");
+    auto one = [&](absl::string_view k) -> int64_t {
+      auto f = StructField(wrapped, k);
+      if (!f) return -1;
+      auto v = ParseIntScalar(*f);
+      return v.ok() ? *v : -1;
+    };
+    lhs_spec = {one("input_batch_dimension"), one("input_feature_dimension")};
+    for (int64_t v : Field(wrapped, "input_spatial_dimensions")) lhs_spec.push_back(v);
+    rhs_spec = {one("kernel_output_feature_dimension"), one("kernel_input_feature_dimension")};
+    for (int64_t v : Field(wrapped, "kernel_spatial_dimensions")) rhs_spec.push_back(v);
+    out_spec = {one("output_batch_dimension"), one("output_feature_dimension")};
+    for (int64_t v : Field(wrapped, "output_spatial_dimensions")) out_spec.push_back(v);
+  } else {
+    size_t x = dn.find("]x[");
+    size_t arrow = dn.find("->");
+    if (x == absl::string_view::npos || arrow == absl::string_view::npos) {
+      x = dn.find("] x [");
+      if (x == absl::string_view::npos || arrow == absl::string_view::npos) {
+        return ctx.Error(absl::StrCat("bad dimension numbers ", dn));
+      }
+      ++x;
+    } else {
+      ++x;
+    }
+    auto l = Spec(dn.substr(0, x), 'b', 'f');
+    absl::string_view rest = StripSpace(dn.substr(x));
+    if (!rest.empty() && rest[0] == 'x') rest = StripSpace(rest.substr(1));
+    size_t arrow2 = rest.find("->");
+    auto r = Spec(rest.substr(0, arrow2), 'o', 'i');
+    auto o = Spec(rest.substr(arrow2 + 2), 'b', 'f');
+    if (!l.ok() || !r.ok() || !o.ok()) return ctx.Error(absl::StrCat("bad dimension numbers ", dn));
+    lhs_spec = *l;
+    rhs_spec = *r;
+    out_spec = *o;
+  }
+  std::vector<int64_t> strides(nsp, 1), lhs_dil(nsp, 1), rhs_dil(nsp, 1), pad(2 * nsp, 0);
+  std::vector<int64_t> reversal;
+  if (auto w = op.Attr("window")) {  // {stride = [..], pad = [[..]], ...}
+    std::string wrapped = absl::StrCat("<", w->substr(1, w->size() - 2), ">");
+    if (auto f = StructField(wrapped, "stride")) { J2O_ASSIGN_OR_RETURN(strides, ParseIntList(*f)); }
+    if (auto f = StructField(wrapped, "pad")) { J2O_ASSIGN_OR_RETURN(pad, ParseIntList(*f)); }
+    if (auto f = StructField(wrapped, "lhs_dilate")) { J2O_ASSIGN_OR_RETURN(lhs_dil, ParseIntList(*f)); }
+    if (auto f = StructField(wrapped, "rhs_dilate")) { J2O_ASSIGN_OR_RETURN(rhs_dil, ParseIntList(*f)); }
+    if (auto f = StructField(wrapped, "reverse")) { J2O_ASSIGN_OR_RETURN(reversal, ParseIntList(*f)); }
+  } else {
+    if (op.Attr("window_strides")) { J2O_ASSIGN_OR_RETURN(strides, ctx.IntListAttr("window_strides")); }
+    if (op.Attr("padding")) { J2O_ASSIGN_OR_RETURN(pad, ctx.IntListAttr("padding")); }
+    if (op.Attr("lhs_dilation")) { J2O_ASSIGN_OR_RETURN(lhs_dil, ctx.IntListAttr("lhs_dilation")); }
+    if (op.Attr("rhs_dilation")) { J2O_ASSIGN_OR_RETURN(rhs_dil, ctx.IntListAttr("rhs_dilation")); }
+    if (op.Attr("window_reversal")) { J2O_ASSIGN_OR_RETURN(reversal, ctx.IntListAttr("window_reversal")); }
+  }
+  if (pad_in != nullptr) pad = *pad_in;
+  for (int64_t r : reversal) {
+    if (r != 0) return ctx.Unsupported("window_reversal");
+  }
+  if (pad.size() != static_cast<size_t>(2 * nsp)) return ctx.Error("padding needs (low, high) per spatial dim");
+  std::vector<std::pair<int64_t, int64_t>> padding;
+  for (int i = 0; i < nsp; ++i) padding.emplace_back(pad[2 * i], pad[2 * i + 1]);
+  int64_t fgc = 1, bgc = 1;
+  if (op.Attr("feature_group_count")) { J2O_ASSIGN_OR_RETURN(fgc, ctx.IntAttr("feature_group_count")); }
+  if (op.Attr("batch_group_count")) { J2O_ASSIGN_OR_RETURN(bgc, ctx.IntAttr("batch_group_count")); }
+  if (lhs.aval.dtype != rhs.aval.dtype) {
+    J2O_ASSIGN_OR_RETURN(lhs, Cast(ctx, lhs, out.dtype));
+    J2O_ASSIGN_OR_RETURN(rhs, Cast(ctx, rhs, out.dtype));
+  }
+  Params p;
+  p.Set("batch_group_count", ParamValue::Int(bgc));
+  p.Set("dimension_numbers",
+        ParamValue::Call("ConvDimensionNumbers", {{"lhs_spec", IntTuple(lhs_spec)},
+                                                  {"rhs_spec", IntTuple(rhs_spec)},
+                                                  {"out_spec", IntTuple(out_spec)}}));
+  p.Set("feature_group_count", ParamValue::Int(fgc));
+  p.Set("lhs_dilation", IntTuple(lhs_dil));
+  p.Set("out_sharding", ParamValue::None());
+  p.Set("padding", PairTuple(padding));
+  p.Set("precision", ParamValue::None());
+  p.Set("preferred_element_type",
+        out.dtype == lhs.aval.dtype ? ParamValue::None() : NumpyDType(out.dtype));
+  p.Set("rhs_dilation", IntTuple(rhs_dil));
+  p.Set("window_strides", IntTuple(strides));
+  ctx.Bind(0, ctx.Emit1("conv_general_dilated", std::move(p), {lhs, rhs}, out));
+  return absl::OkStatus();
+}
+
+absl::Status Convolution(OpContext& ctx) { return ConvolutionWith(ctx, nullptr); }
+
+// dynamic_conv with a constant padding operand is convolution.
+absl::Status DynamicConv(OpContext& ctx) {
+  J2O_ASSIGN_OR_RETURN(Val pv, ctx.Input(2));
+  auto a = ctx.ConstValue(pv);
+  if (!a.has_value()) return ctx.Unsupported("padding must be a constant");
+  std::vector<int64_t> pad;
+  for (int64_t i = 0; i < a->num_elements(); ++i) pad.push_back(a->GetAsInt64(i));
+  return ConvolutionWith(ctx, &pad);
+}
+
+}  // namespace
+
+void RegisterDotConvOps(TranslatorTable& table) {
+  table["stablehlo.dot_general"] = &DotGeneral;
+  table["stablehlo.dot"] = &DotGeneral;
+  table["stablehlo.convolution"] = &Convolution;
+  table["stablehlo.dynamic_conv"] = &DynamicConv;
+}
+
+}  // namespace jax2onnx::stablehlo

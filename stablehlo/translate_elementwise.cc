@@ -1,0 +1,335 @@
+// Elementwise ops: arithmetic, logic, math functions, compare, select,
+// clamp, convert, bitcast_convert, reduce_precision, rounding, complex parts.
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "jaxpr/status_macros.h"
+#include "stablehlo/translate_internal.h"
+
+namespace jax2onnx::stablehlo {
+namespace {
+
+// stablehlo op -> lax primitive with the same operands and result type.
+const std::pair<const char*, const char*> kSameShape[] = {
+    {"stablehlo.add", "add"},
+    {"stablehlo.subtract", "sub"},
+    {"stablehlo.multiply", "mul"},
+    {"stablehlo.divide", "div"},
+    {"stablehlo.remainder", "rem"},
+    {"stablehlo.maximum", "max"},
+    {"stablehlo.minimum", "min"},
+    {"stablehlo.power", "pow"},
+    {"stablehlo.atan2", "atan2"},
+    {"stablehlo.and", "and"},
+    {"stablehlo.or", "or"},
+    {"stablehlo.xor", "xor"},
+    {"stablehlo.shift_left", "shift_left"},
+    {"stablehlo.shift_right_arithmetic", "shift_right_arithmetic"},
+    {"stablehlo.shift_right_logical", "shift_right_logical"},
+    {"stablehlo.abs", "abs"},
+    {"stablehlo.negate", "neg"},
+    {"stablehlo.exponential", "exp"},
+    {"stablehlo.exponential_minus_one", "expm1"},
+    {"stablehlo.log", "log"},
+    {"stablehlo.log_plus_one", "log1p"},
+    {"stablehlo.logistic", "logistic"},
+    {"stablehlo.sqrt", "sqrt"},
+    {"stablehlo.rsqrt", "rsqrt"},
+    {"stablehlo.cbrt", "cbrt"},
+    {"stablehlo.sine", "sin"},
+    {"stablehlo.cosine", "cos"},
+    {"stablehlo.tan", "tan"},
+    {"stablehlo.tanh", "tanh"},
+    {"stablehlo.floor", "floor"},
+    {"stablehlo.ceil", "ceil"},
+    {"stablehlo.sign", "sign"},
+    {"stablehlo.not", "not"},
+    {"stablehlo.popcnt", "population_count"},
+    {"stablehlo.count_leading_zeros", "clz"},
+    {"stablehlo.is_finite", "is_finite"},
+    {"stablehlo.real", "real"},
+    {"stablehlo.imag", "imag"},
+    {"stablehlo.complex", "complex"},
+    {"stablehlo.optimization_barrier", ""},
+};
+
+const char* PrimitiveFor(absl::string_view op) {
+  for (const auto& [name, prim] : kSameShape) {
+    if (op == name) return prim;
+  }
+  return nullptr;
+}
+
+absl::Status Simple(OpContext& ctx) {
+  std::string prim = PrimitiveFor(ctx.op().name);
+  std::vector<Val> ins;
+  for (int i = 0; i < ctx.num_inputs(); ++i) {
+    J2O_ASSIGN_OR_RETURN(Val v, ctx.Input(i));
+    ins.push_back(v);
+  }
+  if (ins.empty()) return ctx.Error("expects operands");
+  J2O_ASSIGN_OR_RETURN(Aval out, ctx.ResultAval(0));
+  const DType d = ins[0].aval.dtype;
+  // Bool arithmetic is logic in StableHLO (i1 is a 1-bit integer, wrapping).
+  if (d == DType::kBool) {
+    if (prim == "add" || prim == "max") prim = "or";
+    else if (prim == "mul" || prim == "min") prim = "and";
+    else if (prim == "sub") prim = "xor";
+  }
+  if ((prim == "real" || prim == "imag") && !jaxpr::IsComplex(d)) {
+    // StableHLO allows real/imag of real values: x and zeros.
+    if (prim == "real") {
+      ctx.Bind(0, ins[0]);
+      return absl::OkStatus();
+    }
+    Params bp;
+    bp.Set("broadcast_dimensions", IntTuple({}));
+    bp.Set("shape", IntTuple(StaticDims(out)));
+    bp.Set("sharding", ParamValue::None());
+    ctx.Bind(0, ctx.Emit1("broadcast_in_dim", std::move(bp),
+                          {ctx.Scalar(d, 0)}, out));
+    return absl::OkStatus();
+  }
+  Params params;
+  ctx.Bind(0, ctx.Emit1(prim, std::move(params), ins, out));
+  return absl::OkStatus();
+}
+
+absl::Status Round(OpContext& ctx) {
+  J2O_ASSIGN_OR_RETURN(Val x, ctx.Input(0));
+  Params p;
+  p.Set("rounding_method",
+        ParamValue::Int(ctx.op().name == "stablehlo.round_nearest_afz" ? 0 : 1));
+  ctx.Bind(0, ctx.Emit1("round", std::move(p), {x}, x.aval));
+  return absl::OkStatus();
+}
+
+absl::Status OptimizationBarrier(OpContext& ctx) {
+  for (int i = 0; i < ctx.num_inputs(); ++i) {
+    J2O_ASSIGN_OR_RETURN(Val v, ctx.Input(i));
+    ctx.Bind(i, v);
+  }
+  return absl::OkStatus();
+}
+
+// Total order of floats as a signed integer key of the same width:
+// negative values have their magnitude bits flipped (-NaN < -inf < ... <
+// -0 < +0 < ... < inf < NaN), exactly as XLA's TOTALORDER compare.
+absl::StatusOr<Val> TotalOrderKey(OpContext& ctx, const Val& x) {
+  DType d = x.aval.dtype;
+  DType key = d == DType::kF64 ? DType::kI64
+              : d == DType::kF32 ? DType::kI32
+                                 : DType::kI16;
+  int bits = jaxpr::ItemSize(d) * 8;
+  Params bp;
+  bp.Set("new_dtype", NumpyDType(key));
+  Val k = ctx.Emit1("bitcast_convert_type", std::move(bp), {x},
+                    WithDType(x.aval, key));
+  Val sign = ctx.Emit1("shift_right_arithmetic", {},
+                       {k, ctx.ScalarInt(key, bits - 1)}, k.aval);
+  int64_t max_mag = bits == 64 ? INT64_MAX : (int64_t{1} << (bits - 1)) - 1;
+  Val mask = ctx.Emit1("and", {}, {sign, ctx.ScalarInt(key, max_mag)}, k.aval);
+  return ctx.Emit1("xor", {}, {k, mask}, k.aval);
+}
+
+absl::Status Compare(OpContext& ctx) {
+  const Operation& op = ctx.op();
+  std::string dir;
+  std::string type;
+  for (absl::string_view w : op.words) {
+    if (w == "EQ" || w == "NE" || w == "LT" || w == "LE" || w == "GT" ||
+        w == "GE") {
+      dir = std::string(w);
+    } else if (w == "FLOAT" || w == "TOTALORDER" || w == "SIGNED" ||
+               w == "UNSIGNED" || w == "NOTYPE") {
+      type = std::string(w);
+    }
+  }
+  if (auto a = op.Attr("comparison_direction")) {
+    for (const char* d : {"EQ", "NE", "LT", "LE", "GT", "GE"}) {
+      if (absl::StrContains(*a, absl::StrCat(" ", d, ">"))) dir = d;
+    }
+  }
+  if (auto a = op.Attr("compare_type")) {
+    for (const char* t : {"FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED", "NOTYPE"}) {
+      if (absl::StrContains(*a, absl::StrCat(" ", t, ">"))) type = t;
+    }
+  }
+  if (dir.empty()) return ctx.Error("missing comparison direction");
+  J2O_ASSIGN_OR_RETURN(Val a, ctx.Input(0));
+  J2O_ASSIGN_OR_RETURN(Val b, ctx.Input(1));
+  J2O_ASSIGN_OR_RETURN(Aval out, ctx.ResultAval(0));
+  DType d = a.aval.dtype;
+  if (jaxpr::IsComplex(d) && dir != "EQ" && dir != "NE") {
+    return ctx.Unsupported("ordered comparison of complex values");
+  }
+  if (type == "TOTALORDER" && jaxpr::IsFloat(d)) {
+    J2O_ASSIGN_OR_RETURN(a, TotalOrderKey(ctx, a));
+    J2O_ASSIGN_OR_RETURN(b, TotalOrderKey(ctx, b));
+  }
+  std::string prim = dir == "EQ" ? "eq" : dir == "NE" ? "ne" : dir == "LT" ? "lt"
+                   : dir == "LE" ? "le" : dir == "GT" ? "gt" : "ge";
+  ctx.Bind(0, ctx.Emit1(prim, {}, {a, b}, out));
+  return absl::OkStatus();
+}
+
+absl::Status Select(OpContext& ctx) {
+  J2O_ASSIGN_OR_RETURN(Val p, ctx.Input(0));
+  J2O_ASSIGN_OR_RETURN(Val t, ctx.Input(1));
+  J2O_ASSIGN_OR_RETURN(Val f, ctx.Input(2));
+  if (p.aval.rank() == 0 && t.aval.rank() > 0) {
+    Params bp;
+    bp.Set("broadcast_dimensions", IntTuple({}));
+    bp.Set("shape", IntTuple(StaticDims(t.aval)));
+    bp.Set("sharding", ParamValue::None());
+    p = ctx.Emit1("broadcast_in_dim", std::move(bp), {p},
+                  WithDType(t.aval, DType::kBool));
+  }
+  ctx.Bind(0, ctx.Emit1("select_n", {}, {p, f, t}, t.aval));
+  return absl::OkStatus();
+}
+
+absl::Status Clamp(OpContext& ctx) {
+  J2O_ASSIGN_OR_RETURN(Val lo, ctx.Input(0));
+  J2O_ASSIGN_OR_RETURN(Val x, ctx.Input(1));
+  J2O_ASSIGN_OR_RETURN(Val hi, ctx.Input(2));
+  ctx.Bind(0, ctx.Emit1("clamp", {}, {lo, x, hi}, x.aval));
+  return absl::OkStatus();
+}
+
+absl::Status Convert(OpContext& ctx) {
+  J2O_ASSIGN_OR_RETURN(Val x, ctx.Input(0));
+  J2O_ASSIGN_OR_RETURN(Aval out, ctx.ResultAval(0));
+  if (jaxpr::IsComplex(x.aval.dtype) && !jaxpr::IsComplex(out.dtype)) {
+    // StableHLO keeps the real part.
+    x = ctx.Emit1("real", {}, {x},
+                  WithDType(x.aval, x.aval.dtype == DType::kC64 ? DType::kF32
+                                                                : DType::kF64));
+  }
+  if (x.aval.dtype == out.dtype) {
+    ctx.Bind(0, x);
+    return absl::OkStatus();
+  }
+  Params p;
+  p.Set("new_dtype", NumpyDType(out.dtype));
+  p.Set("sharding", ParamValue::None());
+  p.Set("weak_type", ParamValue::Bool(false));
+  ctx.Bind(0, ctx.Emit1("convert_element_type", std::move(p), {x}, out));
+  return absl::OkStatus();
+}
+
+absl::Status BitcastConvert(OpContext& ctx) {
+  J2O_ASSIGN_OR_RETURN(Val x, ctx.Input(0));
+  J2O_ASSIGN_OR_RETURN(Aval out, ctx.ResultAval(0));
+  Params p;
+  p.Set("new_dtype", NumpyDType(out.dtype));
+  ctx.Bind(0, ctx.Emit1("bitcast_convert_type", std::move(p), {x}, out));
+  return absl::OkStatus();
+}
+
+absl::Status ReducePrecision(OpContext& ctx) {
+  J2O_ASSIGN_OR_RETURN(Val x, ctx.Input(0));
+  int64_t e = -1, m = -1;
+  if (auto f = ctx.op().Attr("format")) {  // e5m10
+    absl::string_view s = *f;
+    size_t mpos = s.find('m');
+    if (s.size() > 1 && s[0] == 'e' && mpos != absl::string_view::npos) {
+      if (!absl::SimpleAtoi(s.substr(1, mpos - 1), &e) ||
+          !absl::SimpleAtoi(s.substr(mpos + 1), &m)) {
+        e = m = -1;
+      }
+    }
+  } else {
+    J2O_ASSIGN_OR_RETURN(e, ctx.IntAttr("exponent_bits"));
+    J2O_ASSIGN_OR_RETURN(m, ctx.IntAttr("mantissa_bits"));
+  }
+  if (e < 1 || m < 0) return ctx.Error("bad reduce_precision format");
+  Params p;
+  p.Set("exponent_bits", ParamValue::Int(e));
+  p.Set("mantissa_bits", ParamValue::Int(m));
+  ctx.Bind(0, ctx.Emit1("reduce_precision", std::move(p), {x}, x.aval));
+  return absl::OkStatus();
+}
+
+// map over all dimensions with a body of elementwise ops on scalars: the
+// body's equations applied to the whole tensors.
+absl::Status Map(OpContext& ctx) {
+  static const absl::flat_hash_set<std::string>* kElementwise =
+      new absl::flat_hash_set<std::string>{
+          "add", "sub", "mul", "div", "rem", "max", "min", "pow", "atan2",
+          "and", "or", "xor", "not", "neg", "abs", "exp", "expm1", "log",
+          "log1p", "logistic", "sqrt", "rsqrt", "cbrt", "sin", "cos", "tan",
+          "tanh", "floor", "ceil", "sign", "round", "is_finite", "eq", "ne",
+          "lt", "le", "gt", "ge", "select_n", "clamp", "convert_element_type",
+          "population_count", "clz", "shift_left", "shift_right_arithmetic",
+          "shift_right_logical", "real", "imag", "complex", "nextafter",
+          "erf", "erfc", "erf_inv", "lgamma", "digamma", "sinh", "cosh",
+          "asin", "acos", "atan", "asinh", "acosh", "atanh"};
+  std::vector<Val> ins;
+  std::vector<Aval> scalars;
+  for (int i = 0; i < ctx.num_inputs(); ++i) {
+    J2O_ASSIGN_OR_RETURN(Val v, ctx.Input(i));
+    ins.push_back(v);
+    scalars.push_back(ShapedAval(v.aval.dtype, {}));
+  }
+  if (ins.empty()) return ctx.Error("expects operands");
+  J2O_ASSIGN_OR_RETURN(std::vector<int64_t> dims, ctx.IntListAttr("dimensions"));
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (dims[i] != static_cast<int64_t>(i) || dims.size() != static_cast<size_t>(ins[0].aval.rank())) {
+      return ctx.Unsupported("map over a subset of dimensions");
+    }
+  }
+  J2O_ASSIGN_OR_RETURN(RegionJaxpr body, ctx.RegionWithArgs(0, {}, scalars));
+  if (!body.captured.empty()) return ctx.Unsupported("map body that uses values from outside it");
+  absl::flat_hash_map<const jaxpr::Var*, Val> env;
+  for (size_t i = 0; i < ins.size(); ++i) env[body.jaxpr->invars[i]] = ins[i];
+  auto value = [&](const Atom& a) -> Val {
+    if (a.is_literal()) return Val{a, a.literal->aval.value_or(Aval())};
+    return env.at(a.var);
+  };
+  const std::vector<jaxpr::DimExpr>& shape = ins[0].aval.shape;
+  for (const jaxpr::Eqn& e : body.jaxpr->eqns) {
+    if (!kElementwise->contains(e.primitive)) {
+      return ctx.Unsupported(absl::StrCat("map body with `", e.primitive, "`"));
+    }
+    std::vector<Val> args;
+    for (const Atom& a : e.inputs) args.push_back(value(a));
+    std::vector<Aval> outs;
+    for (const jaxpr::Var* o : e.outputs) {
+      Aval a = o->aval;
+      a.shape = shape;
+      outs.push_back(a);
+    }
+    std::vector<Val> rs = ctx.Emit(e.primitive, e.params, args, outs);
+    for (size_t k = 0; k < rs.size(); ++k) env[e.outputs[k]] = rs[k];
+  }
+  if (body.jaxpr->outvars.size() != 1) return ctx.Error("map body must return one value");
+  Val r = value(body.jaxpr->outvars[0]);
+  if (r.atom.is_literal() || r.aval.rank() != static_cast<int>(shape.size())) {
+    return ctx.Unsupported("map body returning a constant or an operand-independent value");
+  }
+  ctx.Bind(0, r);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void RegisterElementwiseOps(TranslatorTable& table) {
+  for (const auto& [name, prim] : kSameShape) {
+    if (*prim != '\0') table[name] = &Simple;
+  }
+  table["stablehlo.optimization_barrier"] = &OptimizationBarrier;
+  table["stablehlo.round_nearest_afz"] = &Round;
+  table["stablehlo.round_nearest_even"] = &Round;
+  table["stablehlo.compare"] = &Compare;
+  table["stablehlo.select"] = &Select;
+  table["stablehlo.clamp"] = &Clamp;
+  table["stablehlo.convert"] = &Convert;
+  table["stablehlo.bitcast_convert"] = &BitcastConvert;
+  table["stablehlo.reduce_precision"] = &ReducePrecision;
+  table["stablehlo.map"] = &Map;
+}
+
+}  // namespace jax2onnx::stablehlo

@@ -1,0 +1,189 @@
+// Internal interface between the translation core (translate.cc) and the
+// per-family op translators (translate_*.cc). Each family file registers
+// its ops in the table with Register*Ops; a translator reads one operation
+// through an OpContext, emits equations and binds the op's results.
+#ifndef JAX2ONNX_STABLEHLO_TRANSLATE_INTERNAL_H_
+#define JAX2ONNX_STABLEHLO_TRANSLATE_INTERNAL_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "jaxpr/array.h"
+#include "jaxpr/jaxpr.h"
+#include "jaxpr/params.h"
+#include "stablehlo/mlir_ast.h"
+
+namespace jax2onnx::stablehlo {
+
+using jaxpr::Atom;
+using jaxpr::Aval;
+using jaxpr::DType;
+using jaxpr::ParamValue;
+using jaxpr::Params;
+
+// A value of the program: an atom (var or literal) and its type.
+struct Val {
+  Atom atom;
+  Aval aval;
+};
+
+class Translator;
+
+// The equations of one jaxpr under construction and the names visible in
+// it. Region scopes capture outer values as extra leading invars; scopes of
+// inlined calls share their caller's jaxpr but not its names.
+class Scope {
+ public:
+  Scope(Translator* tr, jaxpr::ClosedJaxpr* jaxpr, Scope* parent,
+        bool captures)
+      : tr_(tr), jaxpr_(jaxpr), parent_(parent), captures_(captures) {}
+
+  Translator* tr() const { return tr_; }
+  jaxpr::ClosedJaxpr* jaxpr() const { return jaxpr_; }
+  Scope* parent() const { return parent_; }
+  // The innermost scope that owns `jaxpr` as a region (or the root).
+  void Bind(const std::string& name, Val v) { values_[name] = std::move(v); }
+  absl::StatusOr<Val> Lookup(const std::string& name, Loc loc);
+  // Tuple values are kept as the names of their elements (which may be
+  // tuples themselves); they never reach the jaxpr.
+  void BindTuple(const std::string& name, std::vector<std::string> elems) {
+    tuples_[name] = std::move(elems);
+  }
+  const std::vector<std::string>* TupleOf(const std::string& name) const {
+    auto it = tuples_.find(name);
+    if (it != tuples_.end()) return &it->second;
+    return parent_ != nullptr && !captures_ ? parent_->TupleOf(name) : nullptr;
+  }
+  // (outer value, inner var) in capture order.
+  const std::vector<std::pair<Val, jaxpr::Var*>>& captured() const {
+    return captured_list_;
+  }
+
+ private:
+  Translator* tr_;
+  jaxpr::ClosedJaxpr* jaxpr_;
+  Scope* parent_;
+  bool captures_;
+  absl::flat_hash_map<std::string, Val> values_;
+  absl::flat_hash_map<std::string, std::vector<std::string>> tuples_;
+  std::vector<std::pair<Val, jaxpr::Var*>> captured_list_;
+};
+
+// A translated region: a jaxpr whose invars are the captured outer values
+// followed by the block arguments.
+struct RegionJaxpr {
+  std::shared_ptr<jaxpr::ClosedJaxpr> jaxpr;
+  std::vector<Val> captured;  // outer values, in invar order
+};
+
+class OpContext {
+ public:
+  OpContext(Translator* tr, Scope* scope, const Operation& op)
+      : tr_(tr), scope_(scope), op_(op) {}
+
+  const Operation& op() const { return op_; }
+  Scope* scope() const { return scope_; }
+  Translator* tr() const { return tr_; }
+  int num_inputs() const { return static_cast<int>(op_.operands.size()); }
+  absl::StatusOr<Val> Input(int i);
+  // The declared type of result i as an aval.
+  absl::StatusOr<Aval> ResultAval(int i);
+  int num_results() const { return static_cast<int>(op_.results.size()); }
+  void Bind(int i, Val v);
+
+  // Emits `outs = prim[params] inputs` and returns the outputs.
+  std::vector<Val> Emit(const std::string& primitive, Params params,
+                        const std::vector<Val>& inputs,
+                        const std::vector<Aval>& out_avals);
+  Val Emit1(const std::string& primitive, Params params,
+            const std::vector<Val>& inputs, const Aval& out_aval) {
+    return Emit(primitive, std::move(params), inputs, {out_aval})[0];
+  }
+  // Inlines function @symbol on this op's operands, binding its results.
+  absl::Status CallFunction(const std::string& symbol);
+  // A fresh variable owned by `j` (a jaxpr of this translation).
+  jaxpr::Var* NewVar(jaxpr::ClosedJaxpr* j, const Aval& aval);
+  // Scalar literal of a dtype.
+  Val Scalar(DType dtype, double value);
+  Val ScalarInt(DType dtype, int64_t value);
+  // A constant array as a value (literal when scalar, else a constvar).
+  absl::StatusOr<Val> Constant(const jaxpr::Array& array);
+  // The value of a constant (literal or constvar), or nullopt.
+  std::optional<jaxpr::Array> ConstValue(const Val& v);
+  // Translates region `index` with block-argument avals from its block.
+  absl::StatusOr<RegionJaxpr> Region(int index);
+  absl::StatusOr<RegionJaxpr> RegionOf(const stablehlo::Region& region);
+  // Region `index` whose block arguments are `names` (the pretty while's
+  // iter_args; empty: the block's own) with types `avals`.
+  absl::StatusOr<RegionJaxpr> RegionWithArgs(
+      int index, const std::vector<std::string>& names,
+      const std::vector<Aval>& avals);
+
+  absl::Status Error(absl::string_view message) const;
+  absl::Status Unsupported(absl::string_view what) const;
+
+  // Attribute helpers (errors name the op and attribute).
+  absl::StatusOr<absl::string_view> Attr(absl::string_view key) const;
+  absl::StatusOr<std::vector<int64_t>> IntListAttr(absl::string_view key) const;
+  absl::StatusOr<int64_t> IntAttr(absl::string_view key) const;
+
+ private:
+  Translator* tr_;
+  Scope* scope_;
+  const Operation& op_;
+};
+
+using OpTranslator = absl::Status (*)(OpContext& ctx);
+using TranslatorTable = absl::flat_hash_map<std::string, OpTranslator>;
+
+void RegisterElementwiseOps(TranslatorTable& table);
+void RegisterShapeOps(TranslatorTable& table);
+void RegisterIndexingOps(TranslatorTable& table);
+void RegisterReduceOps(TranslatorTable& table);
+void RegisterControlOps(TranslatorTable& table);
+void RegisterCustomCallOps(TranslatorTable& table);
+void RegisterChloOps(TranslatorTable& table);
+void RegisterDotConvOps(TranslatorTable& table);
+void RegisterMiscOps(TranslatorTable& table);
+void RegisterDynamicOps(TranslatorTable& table);
+
+// ---- shared helpers (translate_util.cc) ----
+
+// MLIR element type -> dtype; an error for types ONNX cannot hold.
+absl::StatusOr<DType> ElementDType(absl::string_view element);
+absl::StatusOr<Aval> AvalOfType(const MlirType& type);
+// Parses a dense<...> / array<...> / [..] value for `type`.
+absl::StatusOr<jaxpr::Array> ParseDense(absl::string_view raw,
+                                        const MlirType& type);
+// "[1, 2]", "array<i64: 1, 2>", "dense<[1, 2]> : tensor<2xi64>", "[]".
+absl::StatusOr<std::vector<int64_t>> ParseIntList(absl::string_view raw);
+// "1 : i64", "1" -> 1; "true" -> 1.
+absl::StatusOr<int64_t> ParseIntScalar(absl::string_view raw);
+// Field `key = value` inside "#stablehlo.gather<...>" and similar.
+std::optional<absl::string_view> StructField(absl::string_view raw,
+                                             absl::string_view key);
+// Splits "a, b, [c, d]" at depth-0 commas.
+std::vector<absl::string_view> SplitTopLevel(absl::string_view s, char sep);
+absl::string_view StripSpace(absl::string_view s);
+
+// Param builders in the shapes JAX prints.
+ParamValue IntTuple(const std::vector<int64_t>& v);
+ParamValue IntList(const std::vector<int64_t>& v);
+ParamValue PairTuple(const std::vector<std::pair<int64_t, int64_t>>& v);
+ParamValue Name(absl::string_view n);
+ParamValue NumpyDType(DType d);
+ParamValue JaxprParam(std::shared_ptr<jaxpr::ClosedJaxpr> j);
+std::vector<int64_t> StaticDims(const Aval& aval);
+Aval ShapedAval(DType dtype, const std::vector<int64_t>& shape);
+Aval WithDType(const Aval& aval, DType dtype);
+
+}  // namespace jax2onnx::stablehlo
+
+#endif  // JAX2ONNX_STABLEHLO_TRANSLATE_INTERNAL_H_

@@ -1,0 +1,104 @@
+// fft, triangular_solve, select_and_scatter, tuples.
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "jaxpr/status_macros.h"
+#include "stablehlo/translate_internal.h"
+
+namespace jax2onnx::stablehlo {
+namespace {
+
+absl::Status Fft(OpContext& ctx) {
+  J2O_ASSIGN_OR_RETURN(Val x, ctx.Input(0));
+  J2O_ASSIGN_OR_RETURN(Aval out, ctx.ResultAval(0));
+  std::string type;
+  if (auto t = ctx.op().Attr("type")) type = std::string(StripSpace(*t));
+  if (auto t = ctx.op().Attr("fft_type")) {
+    for (const char* k : {"IRFFT", "RFFT", "IFFT", "FFT"}) {
+      if (absl::StrContains(*t, absl::StrCat(" ", k, ">"))) {
+        type = k;
+        break;
+      }
+    }
+  }
+  if (type != "FFT" && type != "IFFT" && type != "RFFT" && type != "IRFFT") {
+    return ctx.Error(absl::StrCat("unknown fft type `", type, "`"));
+  }
+  std::vector<int64_t> lengths;
+  if (ctx.op().Attr("length")) {
+    J2O_ASSIGN_OR_RETURN(lengths, ctx.IntListAttr("length"));
+  } else {
+    J2O_ASSIGN_OR_RETURN(lengths, ctx.IntListAttr("fft_length"));
+  }
+  Params p;
+  p.Set("fft_lengths", IntTuple(lengths));
+  p.Set("fft_type", Name(absl::StrCat("FftType.", type)));
+  ctx.Bind(0, ctx.Emit1("fft", std::move(p), {x}, out));
+  return absl::OkStatus();
+}
+
+absl::Status TriangularSolve(OpContext& ctx) {
+  J2O_ASSIGN_OR_RETURN(Val a, ctx.Input(0));
+  J2O_ASSIGN_OR_RETURN(Val b, ctx.Input(1));
+  auto flag = [&](absl::string_view k) {
+    auto v = ctx.op().Attr(k);
+    return v.has_value() && absl::StartsWith(*v, "true");
+  };
+  bool transpose = false, conjugate = false;
+  if (auto t = ctx.op().Attr("transpose_a")) {
+    if (absl::StrContains(*t, "ADJOINT")) {
+      transpose = conjugate = true;
+    } else if (absl::StrContains(*t, "NO_TRANSPOSE")) {
+    } else if (absl::StrContains(*t, "TRANSPOSE")) {
+      transpose = true;
+    }
+  }
+  Params p;
+  p.Set("conjugate_a", ParamValue::Bool(conjugate));
+  p.Set("left_side", ParamValue::Bool(flag("left_side")));
+  p.Set("lower", ParamValue::Bool(flag("lower")));
+  p.Set("transpose_a", ParamValue::Bool(transpose));
+  p.Set("unit_diagonal", ParamValue::Bool(flag("unit_diagonal")));
+  ctx.Bind(0, ctx.Emit1("triangular_solve", std::move(p), {a, b}, b.aval));
+  return absl::OkStatus();
+}
+
+absl::Status Tuple(OpContext& ctx) {
+  if (ctx.num_results() != 1) return ctx.Error("expects one result");
+  ctx.scope()->BindTuple(ctx.op().results[0], ctx.op().operands);
+  return absl::OkStatus();
+}
+
+absl::Status GetTupleElement(OpContext& ctx) {
+  const Operation& op = ctx.op();
+  if (op.operands.size() != 1 || op.results.size() != 1) return ctx.Error("expects one operand");
+  int64_t index = -1;
+  if (!op.positional.empty()) {  // %t[1]
+    absl::string_view s = op.positional[0];
+    auto v = ParseIntList(s);
+    if (v.ok() && v->size() == 1) index = (*v)[0];
+  } else if (op.Attr("index")) {
+    J2O_ASSIGN_OR_RETURN(index, ctx.IntAttr("index"));
+  }
+  const std::vector<std::string>* elems = ctx.scope()->TupleOf(op.operands[0]);
+  if (elems == nullptr) return ctx.Error(absl::StrCat(op.operands[0], " is not a tuple"));
+  if (index < 0 || index >= static_cast<int64_t>(elems->size())) return ctx.Error("index out of range");
+  const std::string& name = (*elems)[index];
+  if (const std::vector<std::string>* inner = ctx.scope()->TupleOf(name)) {
+    ctx.scope()->BindTuple(op.results[0], *inner);
+    return absl::OkStatus();
+  }
+  J2O_ASSIGN_OR_RETURN(Val v, ctx.scope()->Lookup(name, op.loc));
+  ctx.Bind(0, v);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+void RegisterMiscOps(TranslatorTable& table) {
+  table["stablehlo.fft"] = &Fft;
+  table["stablehlo.triangular_solve"] = &TriangularSolve;
+  table["stablehlo.tuple"] = &Tuple;
+  table["stablehlo.get_tuple_element"] = &GetTupleElement;
+}
+
+}  // namespace jax2onnx::stablehlo

@@ -1,0 +1,154 @@
+// The StableHLO frontend on small hand-written modules: parsing of the
+// pretty and generic forms, dense constants, the test-suite format and
+// error locations. Expected values are derived by hand in the comments.
+#include <string>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "jaxpr/text/printer.h"
+#include "stablehlo/translate.h"
+
+namespace jax2onnx::stablehlo {
+namespace {
+
+using ::testing::HasSubstr;
+
+const jaxpr::Array* Find(const StablehloProgram& p, const std::string& name) {
+  for (const auto& [k, v] : p.arrays) {
+    if (k == name) return &v;
+  }
+  return nullptr;
+}
+
+TEST(StablehloTranslate, MainArgumentsAndResultsBecomeTheProgram) {
+  auto p = StablehloFromText(R"(
+module @jit_f attributes {mhlo.num_partitions = 1 : i32} {
+  func.func public @main(%arg0: tensor<2x3xf32> {mhlo.sharding = "{replicated}"}) -> (tensor<3x2xf32> {jax.result_info = "result"}) {
+    %0 = stablehlo.transpose %arg0, dims = [1, 0] : (tensor<2x3xf32>) -> tensor<3x2xf32> loc(#loc3)
+    %1 = "stablehlo.negate"(%0) : (tensor<3x2xf32>) -> tensor<3x2xf32>
+    return %1 : tensor<3x2xf32>
+  }
+}
+#loc3 = loc("x")
+)", "f.mlir");
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_FALSE(p->is_test);
+  EXPECT_EQ(jaxpr::PrintJaxpr(*p->file.main),
+            "{ lambda ; a:f32[2,3]. let\n"
+            "    b:f32[3,2] = transpose[permutation=(1, 0)] a\n"
+            "    c:f32[3,2] = neg b\n"
+            "  in (c,) }");
+}
+
+TEST(StablehloTranslate, HexSplatAndComplexConstants) {
+  // 0x0000803F is 1.0f little-endian; a 4-byte hex string for a 2x2 tensor
+  // is a splat. (1.5, -2) is one complex element.
+  auto p = StablehloFromText(R"(
+func.func public @main() -> (tensor<2x2xf32>, tensor<2xcomplex<f32>>) {
+  %0 = stablehlo.constant dense<"0x0000803F"> : tensor<2x2xf32>
+  %1 = stablehlo.constant dense<[(1.5, -2.0), (0.0, 0x7F800000)]> : tensor<2xcomplex<f32>>
+  return %0, %1 : tensor<2x2xf32>, tensor<2xcomplex<f32>>
+}
+)", "c.mlir");
+  ASSERT_TRUE(p.ok()) << p.status();
+  const jaxpr::Array* c0 = Find(*p, "const_0");
+  ASSERT_NE(c0, nullptr);
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(c0->GetAsDouble(i), 1.0);
+  const jaxpr::Array* c1 = Find(*p, "const_1");
+  ASSERT_NE(c1, nullptr);
+  const float* f = c1->typed_data<float>();
+  EXPECT_EQ(f[0], 1.5f);
+  EXPECT_EQ(f[1], -2.0f);
+  EXPECT_EQ(f[2], 0.0f);
+  EXPECT_TRUE(std::isinf(f[3]));
+}
+
+TEST(StablehloTranslate, TestFormatTakesInputsExpectedAndTolerance) {
+  auto p = StablehloFromText(R"(
+module @jit_main {
+  func.func public @main() -> (tensor<2xi32> {jax.result_info = ""}) {
+    %0 = call @inputs() : () -> tensor<2xi32>
+    %1 = call @expected() : () -> tensor<2xi32>
+    %2 = stablehlo.abs %0 : tensor<2xi32>
+    stablehlo.custom_call @check.expect_eq(%2, %1) {has_side_effect = true} : (tensor<2xi32>, tensor<2xi32>) -> ()
+    return %2 : tensor<2xi32>
+  }
+  func.func private @inputs() -> (tensor<2xi32> {mhlo.layout_mode = "default"}) {
+    %c = stablehlo.constant dense<[-3, 4]> : tensor<2xi32>
+    return %c : tensor<2xi32>
+  }
+  func.func private @expected() -> (tensor<2xi32> {mhlo.layout_mode = "default"}) {
+    %c = stablehlo.constant dense<[3, 4]> : tensor<2xi32>
+    return %c : tensor<2xi32>
+  }
+}
+)", "t.mlir");
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_TRUE(p->is_test);
+  EXPECT_EQ(p->file.main->invars.size(), 1u);
+  EXPECT_TRUE(p->file.main->constvars.empty());  // @expected is not program
+  ASSERT_NE(Find(*p, "input_0"), nullptr);
+  EXPECT_EQ(Find(*p, "input_0")->GetAsInt64(0), -3);
+  ASSERT_NE(Find(*p, "expected_0"), nullptr);
+  EXPECT_EQ(Find(*p, "expected_0")->GetAsInt64(0), 3);
+  EXPECT_EQ(p->rtol, 0.0);  // expect_eq: exact
+}
+
+TEST(StablehloTranslate, SplitModulesWithConstChecksFormOneProgram) {
+  auto p = StablehloFromText(R"(// RUN: stablehlo-translate --interpret -split-input-file %s
+func.func @a() {
+  %x = stablehlo.constant dense<[1.0, 2.0]> : tensor<2xf32>
+  %y = stablehlo.multiply %x, %x : tensor<2xf32>
+  check.expect_almost_eq_const %y, dense<[1.0, 4.0]> : tensor<2xf32>
+  func.return
+}
+// -----
+func.func @b() {
+  %x = stablehlo.constant dense<true> : tensor<i1>
+  check.expect_eq_const %x, dense<true> : tensor<i1>
+  func.return
+}
+)", "s.mlir");
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(p->file.main->outvars.size(), 2u);
+  // expect_almost_eq without a tolerance: StableHLO's default 1e-4, which is
+  // above f32's default 1e-5.
+  ASSERT_TRUE(p->rtol.has_value());
+  EXPECT_DOUBLE_EQ(*p->rtol, 1e-4);
+  EXPECT_DOUBLE_EQ(*p->atol, 1e-4);
+}
+
+TEST(StablehloTranslate, UnsupportedOpIsLocatedAndNamed) {
+  auto p = StablehloFromText(
+      "func.func public @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n"
+      "  %0 = stablehlo.frobnicate %a : tensor<2xf32>\n"
+      "  return %0 : tensor<2xf32>\n"
+      "}\n",
+      "u.mlir");
+  ASSERT_FALSE(p.ok());
+  EXPECT_THAT(p.status().message(),
+              HasSubstr("u.mlir:2:8: error: stablehlo.frobnicate"));
+}
+
+TEST(StablehloTranslate, SyntaxErrorIsLocated) {
+  auto p = StablehloFromText(
+      "func.func public @main(%a: tensor<2xf32>) -> tensor<2xf32> {\n"
+      "  %0 = stablehlo.add %a, %a : tensor<2xf32\n"
+      "}\n",
+      "e.mlir");
+  ASSERT_FALSE(p.ok());
+  EXPECT_THAT(p.status().message(), HasSubstr("e.mlir:2:"));
+}
+
+TEST(StablehloTranslate, UnsupportedElementTypeIsNamed) {
+  auto p = StablehloFromText(
+      "func.func public @main(%a: tensor<2xi4>) -> tensor<2xi4> {\n"
+      "  return %a : tensor<2xi4>\n"
+      "}\n",
+      "i4.mlir");
+  ASSERT_FALSE(p.ok());
+  EXPECT_THAT(p.status().message(), HasSubstr("i4"));
+}
+
+}  // namespace
+}  // namespace jax2onnx::stablehlo
