@@ -417,24 +417,231 @@ def symbolic_specs(symbolic: Mapping[str, Any] | None,
 
 
 # ---------------------------------------------------------------------------
+# Names and pytree paths
+# ---------------------------------------------------------------------------
+#
+# Every input leaf is named after its argument and its pytree path inside it
+# (`x`, `batch/input_ids`, `params/layers/0/w`), every output leaf after its
+# path in the result (`out` for a single array, `out_0`, `out_1` for a
+# tuple, `logits` for a dict entry). The names go to the bundle as
+# `# input_names:` / `# output_names:` header lines, which `jax2onnx convert`
+# uses for the ONNX graph's inputs and outputs unless --input_names /
+# --output_names override them.
+
+_NAME_UNSAFE = re.compile(r"[^A-Za-z0-9_./:\-\[\]]")
+
+
+def path_part(key: Any) -> str:
+  """One jax.tree_util key entry as a name part: DictKey -> its key,
+  GetAttrKey -> the attribute, SequenceKey -> the index, FlattenedIndexKey ->
+  the index."""
+  for attr in ("key", "name", "idx"):
+    if hasattr(key, attr):
+      return str(getattr(key, attr))
+  return str(key)
+
+
+def path_name(prefix: str, path: Sequence[Any]) -> str:
+  """'batch' + (DictKey('input_ids'),) -> 'batch/input_ids'."""
+  return "/".join([prefix] * bool(prefix) + [path_part(k) for k in path])
+
+
+def output_name(path: Sequence[Any]) -> str:
+  """A result leaf's name: 'out' (the result itself), 'out_1' (a top-level
+  tuple/list item), else its path ('logits', 'aux/loss')."""
+  if not path:
+    return "out"
+  if hasattr(path[0], "idx") and len(path) == 1:
+    return f"out_{path[0].idx}"
+  return path_name("", path) if not hasattr(path[0], "idx") else (
+      f"out_{path[0].idx}/" + path_name("", path[1:]))
+
+
+def unique_names(names: Sequence[str]) -> list[str]:
+  """Header-safe (no commas, spaces or other characters outside
+  [A-Za-z0-9_./:-[]], which become '_') and unique (a clash gets _1, _2)."""
+  out: list[str] = []
+  seen: set[str] = set()
+  for name in names:
+    base = _NAME_UNSAFE.sub("_", name) or "_"
+    candidate, n = base, 0
+    while candidate in seen:
+      n += 1
+      candidate = f"{base}_{n}"
+    seen.add(candidate)
+    out.append(candidate)
+  return out
+
+
+def argument_names(fn: Any, num_positional: int) -> list[str]:
+  """The parameter names of fn's first num_positional positional arguments
+  (arg0, arg1, ... where the signature does not say; *args items args_0...)."""
+  names = [f"arg{i}" for i in range(num_positional)]
+  try:
+    import inspect
+    params = list(inspect.signature(fn).parameters.values())
+  except (TypeError, ValueError):
+    return names
+  i = 0
+  for param in params:
+    if i >= num_positional:
+      break
+    if param.kind in (param.POSITIONAL_ONLY, param.POSITIONAL_OR_KEYWORD):
+      names[i] = param.name
+      i += 1
+    elif param.kind == param.VAR_POSITIONAL:
+      for k in range(num_positional - i):
+        names[i + k] = f"{param.name}_{k}"
+      break
+  return names
+
+
+def names_header(input_names: Sequence[str],
+                 output_names: Sequence[str]) -> str:
+  """The `# input_names:` / `# output_names:` header lines."""
+  lines = ""
+  if input_names:
+    lines += f"# input_names: {', '.join(input_names)}\n"
+  if output_names:
+    lines += f"# output_names: {', '.join(output_names)}\n"
+  return lines
+
+
+def resolve_symbolic(symbolic: Mapping[str, Any] | None,
+                     leaf_names: Sequence[str],
+                     arg_leaf: Mapping[int, int]) -> dict[str, list]:
+  """`symbolic` with every position as (leaf_index, axis), for
+  symbolic_specs over the input leaves.
+
+  A position is "PATH:AXIS" with PATH a leaf name ("batch/input_ids:0",
+  "x:-1"), or (arg_index, axis) for an argument that is an array itself.
+  """
+  by_name = {name: i for i, name in enumerate(leaf_names)}
+  resolved: dict[str, list] = {}
+  for symbol, positions in (symbolic or {}).items():
+    if isinstance(positions, str) or (
+        isinstance(positions, tuple) and len(positions) == 2 and
+        all(isinstance(p, int) for p in positions)):
+      positions = [positions]
+    out = []
+    for position in positions:
+      if isinstance(position, str):
+        path, sep, axis = position.rpartition(":")
+        try:
+          axis_index = int(axis)
+        except ValueError:
+          axis_index = None
+        if not sep or axis_index is None:
+          raise ExportError(f"symbol {symbol}: {position!r} is not PATH:AXIS "
+                            "(e.g. 'batch/input_ids:0')")
+        if path not in by_name:
+          raise ExportError(
+              f"symbol {symbol}: no input leaf named {path!r} (inputs: "
+              f"{', '.join(leaf_names)})")
+        out.append((by_name[path], axis_index))
+      elif (isinstance(position, tuple) and len(position) == 2 and
+            all(isinstance(p, int) for p in position)):
+        arg, axis = position
+        if arg not in arg_leaf:
+          raise ExportError(
+              f"symbol {symbol}: argument {arg} is not an array (name a "
+              f"pytree leaf instead, e.g. {leaf_names[0] if leaf_names else 'x'}"
+              ":0)")
+        out.append((arg_leaf[arg], axis))
+      else:
+        raise ExportError(f"symbol {symbol}: position {position!r} is not "
+                          "PATH:AXIS or (arg_index, axis)")
+    resolved[symbol] = out
+  return resolved
+
+
+# ---------------------------------------------------------------------------
+# Training mode
+# ---------------------------------------------------------------------------
+
+# Flax flags that make a layer behave as in training: (attribute, value in
+# training, what it means).
+_TRAINING_FLAGS = (
+    ("deterministic", False, "dropout is active"),
+    ("use_running_average", False, "batch statistics are used"),
+    ("training", True, "training behaviour"),
+)
+
+
+def training_mode_layers(nodes: Iterable[tuple[str, Any]]) -> list[str]:
+  """'PATH (TYPE): what' for each (path, layer) whose Flax flags say it runs
+  in training mode (NNX Dropout with deterministic=False, BatchNorm with
+  use_running_average=False)."""
+  found = []
+  for path, node in nodes:
+    for attr, training_value, meaning in _TRAINING_FLAGS:
+      if getattr(node, attr, None) is training_value:
+        found.append(f"{path or '(root)'} ({type(node).__name__}): {meaning}")
+  return found
+
+
+def training_kwargs(kwargs: Mapping[str, Any]) -> list[str]:
+  """Keyword arguments of a call that select training behaviour (Linen
+  convention: train=True, training=True, deterministic=False)."""
+  found = []
+  for key, value in kwargs.items():
+    if (key in ("train", "training") and value is True) or (
+        key == "deterministic" and value is False):
+      found.append(f"{key}={value}")
+  return found
+
+
+def warn_training_mode(found: Sequence[str]) -> None:
+  if found:
+    import warnings
+    warnings.warn(
+        "exporting in training mode: " + "; ".join(found) + ". The ONNX "
+        "model computes what JAX computes, so it would do the same; for "
+        "inference call model.eval() first (NNX), pass eval_mode=True, or "
+        "call with train=False / deterministic=True (Linen).",
+        stacklevel=3)
+
+
+# ---------------------------------------------------------------------------
 # The JAX side
 # ---------------------------------------------------------------------------
 
 
-def _as_function(fn: Any, variables: Any) -> Callable:
+def _import_jax() -> Any:
+  try:
+    import jax
+    from jax.extend import core  # noqa: F401
+  except ImportError as e:
+    raise ExportError(
+        f"JAX is not installed for {sys.executable} ({e}); pip install jax "
+        "(export_jaxpr needs JAX >= 0.4.30 to trace)") from None
+  return jax
+
+
+def _as_function(fn: Any, variables: Any, eval_mode: bool = False) -> Callable:
   """Modules as functions whose weights are closed over (-> constvars)."""
   flax = sys.modules.get("flax")
   if flax is not None:
     nnx = getattr(flax, "nnx", None)
     if nnx is not None and isinstance(fn, nnx.Module):
       graphdef, state = nnx.split(fn)  # pure call: no mutation of `fn`
-      return lambda *args: nnx.merge(graphdef, state)(*args)
+      if eval_mode:
+        def call(*args, **kwargs):
+          module = nnx.merge(graphdef, state)
+          module.eval()
+          return module(*args, **kwargs)
+        return call
+      nodes = ((path_name("", path), node)
+               for path, node in nnx.iter_graph(fn))
+      warn_training_mode(training_mode_layers(nodes))
+      return lambda *args, **kwargs: nnx.merge(graphdef, state)(*args,
+                                                                **kwargs)
     linen = getattr(flax, "linen", None)
     if linen is not None and isinstance(fn, linen.Module):
       if variables is None:
         raise ExportError("a Flax Linen module needs variables=: "
                           "export(model, x, variables=params, ...)")
-      return lambda *args: fn.apply(variables, *args)
+      return lambda *args, **kwargs: fn.apply(variables, *args, **kwargs)
   if variables is not None:
     raise ExportError("variables= is only for Flax Linen modules")
   if not callable(fn):
@@ -458,31 +665,38 @@ def _source_of(fn: Any) -> str:
   return f"tools/export_jaxpr.py from {where}"
 
 
-def export(fn: Callable, *example_args: Any, name: str, out_dir: str = ".",
-           symbolic: Mapping[str, Any] | None = None,
-           include_expected: bool = True, rtol: float | None = None,
-           atol: float | None = None, variables: Any = None,
-           static_argnums: Sequence[int] = (), source: str | None = None,
-           expected_on_cpu: bool = True) -> tuple[str, str | None]:
-  """Traces `fn(*example_args)` and writes OUT_DIR/NAME.jaxpr and NAME.npz.
+class Traced:
+  """A traced function: the bundle's text (header included) and arrays."""
 
-  fn: a function, an Equinox module, a Flax NNX module, or a Flax Linen
-    module with `variables=`; weights it closes over become constvars.
-  symbolic: {"B": (arg_index, axis)} or {"B": [(0, 0), (1, 0)]} traces those
-    dims as jax.export.symbolic_shape symbols; the example sizes are stored.
-  include_expected: store JAX's outputs as expected_i (computed on the CPU
-    with expected_on_cpu, the converter's reference backend: GPU matmuls may
-    use TF32).
-  rtol/atol: tolerance header lines for `jax2onnx check` (default: the C++
-    per-dtype defaults).
-  Returns the paths written (npz None when there is nothing to store).
-  """
-  import jax
+  def __init__(self, name: str, text: str, arrays: dict[str, np.ndarray],
+               input_names: list[str], output_names: list[str]):
+    self.name = name
+    self.text = text
+    self.arrays = arrays
+    self.input_names = input_names
+    self.output_names = output_names
+
+
+def trace(fn: Callable, *example_args: Any, name: str = "model",
+          kwargs: Mapping[str, Any] | None = None,
+          symbolic: Mapping[str, Any] | None = None,
+          include_inputs: bool = True, include_expected: bool = True,
+          rtol: float | None = None, atol: float | None = None,
+          variables: Any = None, static_argnums: Sequence[int] = (),
+          source: str | None = None, expected_on_cpu: bool = True,
+          record_names: bool = True, eval_mode: bool = False) -> Traced:
+  """Traces fn(*example_args, **kwargs); the bundle export() writes, in
+  memory. The arrays are numpy views of the constants where JAX allows (no
+  copy of the weights)."""
+  jax = _import_jax()
   from jax.extend import core as jex_core
 
-  function = _as_function(fn, variables)
+  function = _as_function(fn, variables, eval_mode)
+  kwargs = dict(kwargs or {})
+  warn_training_mode(training_kwargs(kwargs))
   static = set(static_argnums)
-  leaves_of = jax.tree_util.tree_leaves
+  tree = jax.tree_util
+  leaves_of = tree.tree_leaves
 
   def to_host(value: Any, aval: Any, what: str) -> np.ndarray:
     """numpy data of `value` in the dtype its jaxpr var prints."""
@@ -498,22 +712,69 @@ def export(fn: Callable, *example_args: Any, name: str, out_dir: str = ".",
       array = array.astype(want)
     return to_npz_array(array, what)
 
+  # Keyword arguments travel as one trailing dict argument, so the invars
+  # are the leaves of the positional arguments, then of the kwargs (sorted
+  # by key, as pytrees flatten dicts).
+  num_args = len(example_args)
+  all_args = list(example_args) + ([kwargs] if kwargs else [])
+  call = function
+  if kwargs:
+    def call(*args):
+      return function(*args[:num_args], **args[num_args])
+
+  # Input leaves: names and example shapes.
+  arg_names = argument_names(fn, num_args) + ["kwargs"] * bool(kwargs)
+  flatten_with_path = getattr(tree, "tree_flatten_with_path", None)
+  leaf_names: list[str] = []
+  leaf_shapes: list[tuple[int, ...] | None] = []
+  arg_leaf: dict[int, int] = {}
+  for i, arg in enumerate(all_args):
+    if i in static:
+      continue
+    prefix = "" if (kwargs and i == num_args) else arg_names[i]
+    pairs = (flatten_with_path(arg)[0] if flatten_with_path is not None
+             else [((), leaf) for leaf in leaves_of(arg)])
+    if len(pairs) == 1 and not pairs[0][0]:
+      arg_leaf[i] = len(leaf_names)
+    for path, leaf in pairs:
+      leaf_names.append(path_name(prefix, path) or prefix)
+      shape = getattr(leaf, "shape", None)
+      leaf_shapes.append(None if shape is None or not hasattr(leaf, "dtype")
+                         else tuple(shape))
+  leaf_names = unique_names(leaf_names)
+
   # Trace with symbols where asked.
-  arg_shapes = []
-  for i, arg in enumerate(example_args):
-    shape = getattr(arg, "shape", None)
-    arg_shapes.append(None if i in static or shape is None or
-                      not hasattr(arg, "dtype") else tuple(shape))
-  specs = symbolic_specs(symbolic, arg_shapes)
-  trace_args = list(example_args)
+  specs = symbolic_specs(resolve_symbolic(symbolic, leaf_names, arg_leaf),
+                         leaf_shapes)
+  trace_args = list(all_args)
   if symbolic:
     scope = jax.export.SymbolicScope()
-    for i, spec in enumerate(specs):
-      if spec is None or not any(_SYMBOL.fullmatch(d) for d in spec.split(", ")):
+    replace: dict[int, Any] = {}
+    for k, spec in enumerate(specs):
+      if spec is None or not any(_SYMBOL.fullmatch(d)
+                                 for d in spec.split(", ")):
         continue
-      shape = jax.export.symbolic_shape(spec, scope=scope)
-      trace_args[i] = jax.ShapeDtypeStruct(shape, example_args[i].dtype)
-  closed = jax.make_jaxpr(function, static_argnums=tuple(static))(*trace_args)
+      replace[k] = jax.export.symbolic_shape(spec, scope=scope)
+    leaf_index = 0
+    for i, arg in enumerate(all_args):
+      if i in static:
+        continue
+      if i in arg_leaf:  # the argument is an array itself
+        if arg_leaf[i] in replace:
+          trace_args[i] = jax.ShapeDtypeStruct(replace[arg_leaf[i]], arg.dtype)
+        leaf_index += 1
+        continue
+      flat, treedef = tree.tree_flatten(arg)
+      new_leaves = []
+      for leaf in flat:
+        if leaf_index in replace:
+          leaf = jax.ShapeDtypeStruct(replace[leaf_index], leaf.dtype)
+        new_leaves.append(leaf)
+        leaf_index += 1
+      trace_args[i] = tree.tree_unflatten(treedef, new_leaves)
+  traced = jax.make_jaxpr(call, static_argnums=tuple(static),
+                          return_shape=True)(*trace_args)
+  closed, out_shape = traced
 
   try:
     text = closed.pretty_print(use_color=False)
@@ -537,21 +798,28 @@ def export(fn: Callable, *example_args: Any, name: str, out_dir: str = ".",
   consts = list(closed.consts)
   if len(consts) != len(top.constvars):
     raise ExportError(f"{len(top.constvars)} constvars but {len(consts)} consts")
-  dynamic_args = [a for i, a in enumerate(example_args) if i not in static]
+  dynamic_args = [a for i, a in enumerate(all_args) if i not in static]
   inputs = leaves_of(dynamic_args)
   if len(inputs) != len(top.invars):
     raise ExportError(f"{len(inputs)} input leaves but the jaxpr has "
                       f"{len(top.invars)} invars")
+  if flatten_with_path is not None:
+    output_names = unique_names(
+        [output_name(path) for path, _ in flatten_with_path(out_shape)[0]])
+  else:
+    output_names = []
+  if len(output_names) != len(top.outvars):
+    output_names = []  # e.g. outputs JAX folds away; keep out_i
   expected = None
   if include_expected:
     if expected_on_cpu:
       cpu = jax.devices("cpu")[0]
       cpu_args = [a if i in static else jax.device_put(a, cpu)
-                  for i, a in enumerate(example_args)]
+                  for i, a in enumerate(all_args)]
       with jax.default_device(cpu):
-        outputs = function(*cpu_args)
+        outputs = call(*cpu_args)
     else:
-      outputs = function(*example_args)
+      outputs = call(*all_args)
     expected = leaves_of(outputs)
     if len(expected) != len(top.outvars):
       raise ExportError(f"{len(expected)} output leaves but the jaxpr has "
@@ -564,13 +832,57 @@ def export(fn: Callable, *example_args: Any, name: str, out_dir: str = ".",
   for prefix, values, atoms in (
       ("const", consts, top.constvars),
       ("literal", [lit.val for lit in literals], literals),
-      ("input", inputs, top.invars),
+      ("input", inputs if include_inputs else [], top.invars),
       ("expected", expected or [], top.outvars)):
     for i, value in enumerate(values):
       arrays[f"{prefix}_{i}"] = to_host(value, aval_of(atoms[i]),
                                         f"{prefix}_{i}")
   header = header_lines(source or _source_of(fn), jax.__version__, rtol, atol)
-  return write_bundle(out_dir, name, header + text, arrays)
+  if record_names:
+    header += names_header(leaf_names, output_names)
+  return Traced(name, header + text, arrays, leaf_names, output_names)
+
+
+def export(fn: Callable, *example_args: Any, name: str, out_dir: str = ".",
+           kwargs: Mapping[str, Any] | None = None,
+           symbolic: Mapping[str, Any] | None = None,
+           include_expected: bool = True, rtol: float | None = None,
+           atol: float | None = None, variables: Any = None,
+           static_argnums: Sequence[int] = (), source: str | None = None,
+           expected_on_cpu: bool = True, record_names: bool = True,
+           eval_mode: bool = False) -> tuple[str, str | None]:
+  """Traces `fn(*example_args, **kwargs)` and writes OUT_DIR/NAME.jaxpr and
+  NAME.npz.
+
+  fn: a function, an Equinox module, a Flax NNX module, or a Flax Linen
+    module with `variables=`; weights it closes over become constvars.
+    Arguments may be pytrees (dicts, lists, dataclasses, modules).
+  kwargs: keyword arguments, traced too (their leaves follow the positional
+    ones, sorted by key).
+  symbolic: dynamic dims, each symbol at one or more positions: a pytree
+    path and axis, {"B": "batch/input_ids:0"} or {"B": ["x:0", "y:0"]}, or
+    an array argument's index and axis, {"B": (0, 0)}. Traced as
+    jax.export.symbolic_shape symbols; the example sizes are stored.
+  record_names: write `# input_names:` (argument name + pytree path:
+    x, batch/input_ids) and `# output_names:` (out, out_0, logits) header
+    lines; `jax2onnx convert` names the ONNX inputs/outputs with them.
+  eval_mode: call .eval() on a Flax NNX module before tracing (dropout off,
+    running batch statistics); a module in training mode is exported as it
+    is, with a warning.
+  include_expected: store JAX's outputs as expected_i (computed on the CPU
+    with expected_on_cpu, the converter's reference backend: GPU matmuls may
+    use TF32).
+  rtol/atol: tolerance header lines for `jax2onnx check` (default: the C++
+    per-dtype defaults).
+  Returns the paths written (npz None when there is nothing to store).
+  """
+  traced = trace(fn, *example_args, name=name, kwargs=kwargs,
+                 symbolic=symbolic, include_expected=include_expected,
+                 rtol=rtol, atol=atol, variables=variables,
+                 static_argnums=static_argnums, source=source,
+                 expected_on_cpu=expected_on_cpu, record_names=record_names,
+                 eval_mode=eval_mode)
+  return write_bundle(out_dir, name, traced.text, traced.arrays)
 
 
 # ---------------------------------------------------------------------------
@@ -594,15 +906,21 @@ def parse_input_spec(spec: str) -> tuple[str, tuple[int, ...]]:
   return dtype, shape
 
 
-def parse_symbolic_arg(text: str) -> tuple[str, list[tuple[int, int]]]:
-  """'B=0:0,1:0' -> ('B', [(0, 0), (1, 0)])."""
+def parse_symbolic_arg(text: str) -> tuple[str, list]:
+  """'B=0:0,1:0' -> ('B', [(0, 0), (1, 0)]) (argument index:axis);
+  'B=batch/input_ids:0' -> ('B', ['batch/input_ids:0']) (pytree path:axis)."""
   symbol, _, positions = text.partition("=")
-  try:
-    pairs = [tuple(int(x) for x in p.split(":")) for p in positions.split(",")]
-  except ValueError:
-    pairs = []
-  if not positions or any(len(p) != 2 for p in pairs):
-    raise ExportError(f"--symbolic {text!r} is not like B=0:0,1:0")
+  pairs: list = []
+  for part in positions.split(",") if positions else []:
+    where, sep, axis = part.strip().rpartition(":")
+    if not sep or not where or not re.fullmatch(r"-?\d+", axis):
+      pairs = []
+      break
+    pairs.append((int(where), int(axis)) if re.fullmatch(r"\d+", where)
+                 else f"{where}:{axis}")
+  if not pairs:
+    raise ExportError(f"--symbolic {text!r} is not like B=0:0,1:0 or "
+                      "B=batch/input_ids:0")
   return symbol.strip(), pairs
 
 
@@ -631,7 +949,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not attr:
       raise ExportError(f"target {args.target!r} is not MODULE:ATTR")
     sys.path.insert(0, os.getcwd())
-    target = importlib.import_module(module_name)
+    _import_jax()
+    try:
+      target = importlib.import_module(module_name)
+    except ImportError as e:
+      raise ExportError(f"cannot import {module_name!r}: {e}") from None
     for part in attr.split("."):
       target = getattr(target, part)
     rng = np.random.default_rng(args.seed)
