@@ -20,6 +20,14 @@ Use it as a module:
 or as a script: `python3 tools/export_jaxpr.py my_module:fn --name mlp
 --input f32[4,3] --symbolic B=0:0 --out bundles`.
 
+Arguments may be pytrees and keyword arguments (`kwargs={"mask": m}`);
+symbolic dims are named by pytree path (`symbolic={"B": "batch/ids:0"}`).
+The inputs are named after the argument and pytree path (`x`, `batch/ids`),
+the outputs after their path in the result (`out`, `out_1`, `logits`), in
+`# input_names:` / `# output_names:` header lines that `jax2onnx convert`
+uses for the ONNX graph (export_names.py). `trace()` returns the bundle in
+memory (the Python package's to_onnx uses it).
+
 Requirements: Python >= 3.10, numpy, JAX >= 0.4.30. Written against JAX
 0.4.30 through 0.11.1 (jax-ml/jax at cec06d116c05, 2026-08-08): the printing
 rules mirrored here (`pp_toplevel_jaxpr`, `pp_kv_pair`, `_pp_eqn`,
@@ -58,17 +66,28 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-__all__ = ["export", "ExportError"]
+# Names, pytree paths and training-mode checks (JAX-free, export_names.py;
+# the Python package carries both files side by side).
+try:
+  from .export_names import (ExportError, argument_names, names_header,
+                             output_name, path_name, path_part,
+                             resolve_symbolic, training_kwargs,
+                             training_mode_layers, unique_names,
+                             warn_training_mode)
+except ImportError:
+  from export_names import (ExportError, argument_names, names_header,
+                            output_name, path_name, path_part,
+                            resolve_symbolic, training_kwargs,
+                            training_mode_layers, unique_names,
+                            warn_training_mode)
+
+__all__ = ["export", "trace", "ExportError"]
 
 WRITTEN_AGAINST = "JAX 0.4.30 to 0.11.1 (jax-ml/jax cec06d116c05)"
 
 # JAX >= 0.10.2 also hoists every nested jaxpr with more than 10 equations to
 # a shared `let` definition (jax/_src/core.py pp_toplevel_jaxpr).
 HOIST_LARGE_JAXPRS_SINCE = (0, 10, 2)
-
-
-class ExportError(Exception):
-  """The function or its arguments cannot be written as a bundle."""
 
 
 # ---------------------------------------------------------------------------
@@ -417,192 +436,6 @@ def symbolic_specs(symbolic: Mapping[str, Any] | None,
 
 
 # ---------------------------------------------------------------------------
-# Names and pytree paths
-# ---------------------------------------------------------------------------
-#
-# Every input leaf is named after its argument and its pytree path inside it
-# (`x`, `batch/input_ids`, `params/layers/0/w`), every output leaf after its
-# path in the result (`out` for a single array, `out_0`, `out_1` for a
-# tuple, `logits` for a dict entry). The names go to the bundle as
-# `# input_names:` / `# output_names:` header lines, which `jax2onnx convert`
-# uses for the ONNX graph's inputs and outputs unless --input_names /
-# --output_names override them.
-
-_NAME_UNSAFE = re.compile(r"[^A-Za-z0-9_./:\-\[\]]")
-
-
-def path_part(key: Any) -> str:
-  """One jax.tree_util key entry as a name part: DictKey -> its key,
-  GetAttrKey -> the attribute, SequenceKey -> the index, FlattenedIndexKey ->
-  the index."""
-  for attr in ("key", "name", "idx"):
-    if hasattr(key, attr):
-      return str(getattr(key, attr))
-  return str(key)
-
-
-def path_name(prefix: str, path: Sequence[Any]) -> str:
-  """'batch' + (DictKey('input_ids'),) -> 'batch/input_ids'."""
-  return "/".join([prefix] * bool(prefix) + [path_part(k) for k in path])
-
-
-def output_name(path: Sequence[Any]) -> str:
-  """A result leaf's name: 'out' (the result itself), 'out_1' (a top-level
-  tuple/list item), else its path ('logits', 'aux/loss')."""
-  if not path:
-    return "out"
-  if hasattr(path[0], "idx") and len(path) == 1:
-    return f"out_{path[0].idx}"
-  return path_name("", path) if not hasattr(path[0], "idx") else (
-      f"out_{path[0].idx}/" + path_name("", path[1:]))
-
-
-def unique_names(names: Sequence[str]) -> list[str]:
-  """Header-safe (no commas, spaces or other characters outside
-  [A-Za-z0-9_./:-[]], which become '_') and unique (a clash gets _1, _2)."""
-  out: list[str] = []
-  seen: set[str] = set()
-  for name in names:
-    base = _NAME_UNSAFE.sub("_", name) or "_"
-    candidate, n = base, 0
-    while candidate in seen:
-      n += 1
-      candidate = f"{base}_{n}"
-    seen.add(candidate)
-    out.append(candidate)
-  return out
-
-
-def argument_names(fn: Any, num_positional: int) -> list[str]:
-  """The parameter names of fn's first num_positional positional arguments
-  (arg0, arg1, ... where the signature does not say; *args items args_0...)."""
-  names = [f"arg{i}" for i in range(num_positional)]
-  try:
-    import inspect
-    params = list(inspect.signature(fn).parameters.values())
-  except (TypeError, ValueError):
-    return names
-  i = 0
-  for param in params:
-    if i >= num_positional:
-      break
-    if param.kind in (param.POSITIONAL_ONLY, param.POSITIONAL_OR_KEYWORD):
-      names[i] = param.name
-      i += 1
-    elif param.kind == param.VAR_POSITIONAL:
-      for k in range(num_positional - i):
-        names[i + k] = f"{param.name}_{k}"
-      break
-  return names
-
-
-def names_header(input_names: Sequence[str],
-                 output_names: Sequence[str]) -> str:
-  """The `# input_names:` / `# output_names:` header lines."""
-  lines = ""
-  if input_names:
-    lines += f"# input_names: {', '.join(input_names)}\n"
-  if output_names:
-    lines += f"# output_names: {', '.join(output_names)}\n"
-  return lines
-
-
-def resolve_symbolic(symbolic: Mapping[str, Any] | None,
-                     leaf_names: Sequence[str],
-                     arg_leaf: Mapping[int, int]) -> dict[str, list]:
-  """`symbolic` with every position as (leaf_index, axis), for
-  symbolic_specs over the input leaves.
-
-  A position is "PATH:AXIS" with PATH a leaf name ("batch/input_ids:0",
-  "x:-1"), or (arg_index, axis) for an argument that is an array itself.
-  """
-  by_name = {name: i for i, name in enumerate(leaf_names)}
-  resolved: dict[str, list] = {}
-  for symbol, positions in (symbolic or {}).items():
-    if isinstance(positions, str) or (
-        isinstance(positions, tuple) and len(positions) == 2 and
-        all(isinstance(p, int) for p in positions)):
-      positions = [positions]
-    out = []
-    for position in positions:
-      if isinstance(position, str):
-        path, sep, axis = position.rpartition(":")
-        try:
-          axis_index = int(axis)
-        except ValueError:
-          axis_index = None
-        if not sep or axis_index is None:
-          raise ExportError(f"symbol {symbol}: {position!r} is not PATH:AXIS "
-                            "(e.g. 'batch/input_ids:0')")
-        if path not in by_name:
-          raise ExportError(
-              f"symbol {symbol}: no input leaf named {path!r} (inputs: "
-              f"{', '.join(leaf_names)})")
-        out.append((by_name[path], axis_index))
-      elif (isinstance(position, tuple) and len(position) == 2 and
-            all(isinstance(p, int) for p in position)):
-        arg, axis = position
-        if arg not in arg_leaf:
-          raise ExportError(
-              f"symbol {symbol}: argument {arg} is not an array (name a "
-              f"pytree leaf instead, e.g. {leaf_names[0] if leaf_names else 'x'}"
-              ":0)")
-        out.append((arg_leaf[arg], axis))
-      else:
-        raise ExportError(f"symbol {symbol}: position {position!r} is not "
-                          "PATH:AXIS or (arg_index, axis)")
-    resolved[symbol] = out
-  return resolved
-
-
-# ---------------------------------------------------------------------------
-# Training mode
-# ---------------------------------------------------------------------------
-
-# Flax flags that make a layer behave as in training: (attribute, value in
-# training, what it means).
-_TRAINING_FLAGS = (
-    ("deterministic", False, "dropout is active"),
-    ("use_running_average", False, "batch statistics are used"),
-    ("training", True, "training behaviour"),
-)
-
-
-def training_mode_layers(nodes: Iterable[tuple[str, Any]]) -> list[str]:
-  """'PATH (TYPE): what' for each (path, layer) whose Flax flags say it runs
-  in training mode (NNX Dropout with deterministic=False, BatchNorm with
-  use_running_average=False)."""
-  found = []
-  for path, node in nodes:
-    for attr, training_value, meaning in _TRAINING_FLAGS:
-      if getattr(node, attr, None) is training_value:
-        found.append(f"{path or '(root)'} ({type(node).__name__}): {meaning}")
-  return found
-
-
-def training_kwargs(kwargs: Mapping[str, Any]) -> list[str]:
-  """Keyword arguments of a call that select training behaviour (Linen
-  convention: train=True, training=True, deterministic=False)."""
-  found = []
-  for key, value in kwargs.items():
-    if (key in ("train", "training") and value is True) or (
-        key == "deterministic" and value is False):
-      found.append(f"{key}={value}")
-  return found
-
-
-def warn_training_mode(found: Sequence[str]) -> None:
-  if found:
-    import warnings
-    warnings.warn(
-        "exporting in training mode: " + "; ".join(found) + ". The ONNX "
-        "model computes what JAX computes, so it would do the same; for "
-        "inference call model.eval() first (NNX), pass eval_mode=True, or "
-        "call with train=False / deterministic=True (Linen).",
-        stacklevel=3)
-
-
-# ---------------------------------------------------------------------------
 # The JAX side
 # ---------------------------------------------------------------------------
 
@@ -936,7 +769,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                       help="example input, one per positional argument: "
                       "f32[4,3], i32[8], bf16[2,2] (seeded random values)")
   parser.add_argument("--symbolic", action="append", default=[],
-                      help="B=ARG:AXIS[,ARG:AXIS...] traces those dims as B")
+                      help="B=ARG:AXIS[,...] or B=PATH:AXIS (PATH a pytree "
+                      "path such as batch/ids) traces those dims as B")
   parser.add_argument("--seed", type=int, default=0)
   parser.add_argument("--rtol", type=float)
   parser.add_argument("--atol", type=float)
