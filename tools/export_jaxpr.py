@@ -148,9 +148,15 @@ def short_dtype_name(name: str) -> str:
           .replace("int", "i").replace("complex", "c"))
 
 
+def contiguous(array: np.ndarray) -> np.ndarray:
+  """C-contiguous, same shape (np.ascontiguousarray makes a 0-d array 1-d
+  before numpy 2); no copy when it already is."""
+  return np.ascontiguousarray(array).reshape(array.shape)
+
+
 def bf16_bits_to_npz(bits: np.ndarray) -> np.ndarray:
   """uint16 bf16 bit patterns -> the '|V2' array the C++ reader takes as bf16."""
-  bits = np.ascontiguousarray(bits)
+  bits = contiguous(np.asarray(bits))
   if bits.dtype != np.uint16:
     raise ExportError(f"bf16 bits must be uint16, not {bits.dtype}")
   return bits.view(np.dtype("V2"))
@@ -161,11 +167,11 @@ def to_npz_array(value: Any, what: str) -> np.ndarray:
   array = np.asarray(value)
   name = array.dtype.name
   if name in _NUMPY_NATIVE:
-    return np.ascontiguousarray(array)
+    return contiguous(array)
   if name == "bfloat16":  # ml_dtypes.bfloat16, 2 bytes
     return bf16_bits_to_npz(array.view(np.uint16))
   if array.dtype.kind == "V" and array.dtype.itemsize == 2 and not array.dtype.fields:
-    return np.ascontiguousarray(array)  # already bf16 bits
+    return contiguous(array)  # already bf16 bits
   raise ExportError(
       f"{what}: dtype {name} has no .npy form the converter reads "
       "(bool, int8-64, uint8-64, float16/32/64, bfloat16, complex64/128)")
@@ -201,30 +207,45 @@ NPZ_ALIGNMENT = 64
 _ZIPALIGN_EXTRA_ID = 0xD935  # Android zipalign's padding extra field
 
 
+def _npy_header(array: np.ndarray) -> bytes:
+  """The .npy header np.save writes for `array` (version 1.0, else 2.0)."""
+  header = io.BytesIO()
+  fields = np.lib.format.header_data_from_array_1_0(array)
+  try:
+    np.lib.format.write_array_header_1_0(header, fields)
+  except ValueError:  # a header over 64 KiB (huge structured dtypes)
+    header = io.BytesIO()
+    np.lib.format.write_array_header_2_0(header, fields)
+  return header.getvalue()
+
+
 def write_aligned_npz(f: Any, arrays: Mapping[str, np.ndarray]) -> None:
   """np.savez's archive (stored NAME.npy entries, readable by np.load), with
   each array's data starting on a 64-byte boundary of the file, so jax2onnx
   memory-maps the weights instead of copying them. The local header of each
   entry gets a zipalign-style padding extra field; .npy headers are already
-  padded to 64 bytes by numpy."""
+  padded to 64 bytes by numpy. Each array's bytes go from its own buffer to
+  the file (no second in-memory copy of large weights)."""
   with zipfile.ZipFile(f, mode="w", compression=zipfile.ZIP_STORED,
                        allowZip64=True) as zf:
     for name, value in arrays.items():
-      buffer = io.BytesIO()
-      np.lib.format.write_array(buffer, np.asanyarray(value),
-                                allow_pickle=False)
-      data = buffer.getvalue()
+      array = contiguous(np.asanyarray(value))
+      header = _npy_header(array)
       info = zipfile.ZipInfo(name + ".npy", date_time=(1980, 1, 1, 0, 0, 0))
       info.compress_type = zipfile.ZIP_STORED
+      info.file_size = len(header) + array.nbytes
       # zipfile appends a 20-byte zip64 extra to the local header when it
       # expects the entry to need one (the same test as ZipFile._open_to_write).
-      zip64_extra = 20 if len(data) * 1.05 > zipfile.ZIP64_LIMIT else 0
+      zip64 = info.file_size * 1.05 > zipfile.ZIP64_LIMIT
       before = (zf.fp.tell() + 30 + len(info.filename.encode("utf-8")) + 6 +
-                zip64_extra)
+                (20 if zip64 else 0))
       zeros = (-before) % NPZ_ALIGNMENT
       info.extra = struct.pack("<HHH", _ZIPALIGN_EXTRA_ID, 2 + zeros,
                                NPZ_ALIGNMENT) + bytes(zeros)
-      zf.writestr(info, data)
+      with zf.open(info, mode="w", force_zip64=zip64) as entry:
+        entry.write(header)
+        if array.nbytes:
+          entry.write(array.reshape(-1).view(np.uint8))
 
 
 def write_bundle(out_dir: str, name: str, jaxpr_text: str,

@@ -246,12 +246,21 @@ def _bf16_as_f32(array: np.ndarray) -> np.ndarray:
   return (bits << 16).view(np.float32)
 
 
+def _package_runner_dir() -> str:
+  return os.path.join(os.path.dirname(os.path.abspath(__file__)), "ort")
+
+
 def _runner_dir() -> str:
+  """$JAX2ONNX_ORT_DIR; else the package's ort/ once `npm ci` ran there;
+  else "" (the C++ default: an install's share/jax2onnx/ort next to the
+  executable, or the source tree's tools/ort this module was built from)."""
   env = os.environ.get("JAX2ONNX_ORT_DIR")
   if env:
     return env
-  here = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ort")
-  return here if os.path.isfile(os.path.join(here, "runner.js")) else ""
+  here = _package_runner_dir()
+  if os.path.isdir(os.path.join(here, "node_modules", "onnxruntime-node")):
+    return here
+  return ""
 
 
 def run_model(model: Any, inputs: Sequence[Any]) -> tuple[list[str],
@@ -283,7 +292,15 @@ def run_model(model: Any, inputs: Sequence[Any]) -> tuple[list[str],
     with open(path, "wb") as f:
       f.write(data)
     entries = _arrays.core_entries(dict(zip(input_names, arrays)))
-    results = _core.run_model(path, entries, _runner_dir())
+    try:
+      results = _core.run_model(path, entries, _runner_dir())
+    except RuntimeError as e:
+      if "not installed" not in str(e):
+        raise
+      raise RuntimeError(
+          f"{e}; or install ONNX Runtime for this package: `cd "
+          f"{_package_runner_dir()} && npm ci --ignore-scripts`, or "
+          "pip install onnxruntime") from None
   outputs = [_arrays.from_core(dtype, shape, raw)
              for _, dtype, shape, raw in results]
   return [n for n, _, _, _ in results], outputs, "jax2onnx runner"

@@ -42,7 +42,9 @@ def core_entries(arrays: Mapping[str, Any]) -> list[tuple]:
   for name, value in arrays.items():
     array = np.asarray(value)
     dtype = jaxpr_dtype(array, str(name))
-    array = np.ascontiguousarray(array)  # no copy when already contiguous
+    # No copy when already contiguous (reshape: ascontiguousarray makes a
+    # 0-d array 1-d before numpy 2).
+    array = np.ascontiguousarray(array).reshape(array.shape)
     if array.dtype.kind == "V" or array.dtype.name == "bfloat16":
       buffer = array.view(np.uint16)  # the buffer protocol lacks bf16/V2
     else:

@@ -134,6 +134,24 @@ class TrainingModeTest(unittest.TestCase):
     self.assertIn("eval_mode=True", str(caught[0].message))
 
 
+class ScalarsAndStreamingTest(unittest.TestCase):
+
+  def test_zero_d_arrays_keep_their_shape(self):
+    # np.ascontiguousarray alone makes them 1-d (numpy < 2): a scalar const
+    # would no longer match its f32[] constvar.
+    self.assertEqual(ej.to_npz_array(np.float32(2.5), "c").shape, ())
+    self.assertEqual(ej.to_npz_array(np.array(7, np.uint16).view("V2"),
+                                     "b").shape, ())
+    buffer = io.BytesIO()
+    ej.write_aligned_npz(buffer, {"const_0": np.array(3.5),
+                                  "const_1": np.arange(6.).reshape(2, 3).T})
+    with np.load(io.BytesIO(buffer.getvalue())) as z:
+      self.assertEqual(z["const_0"].shape, ())
+      self.assertEqual(z["const_0"], 3.5)
+      np.testing.assert_array_equal(z["const_1"],
+                                    np.arange(6.).reshape(2, 3).T)
+
+
 class MissingJaxTest(unittest.TestCase):
 
   def test_one_line_error(self):
