@@ -233,6 +233,7 @@ def compare_outputs(names: Sequence[str], got: Sequence[np.ndarray],
     same_inf = (gd == wd)
     diff = np.where(same_inf, 0.0, diff)
     scale = np.abs(wd)
+    scale = np.where(np.isnan(scale) | np.isinf(scale), 0.0, scale)
     rel = np.where(scale > 0, diff / np.where(scale > 0, scale, 1), diff)
     ok = bool(np.all(diff <= a + r * scale))
     reports.append(OutputReport(
