@@ -88,7 +88,9 @@ setup(
     "jax2onnx converter",
     license="Apache-2.0",
     python_requires=">=3.10",
-    install_requires=["numpy"],
+    # numpy is required (Debian: python3-numpy) but not declared: pip would
+    # try to download it for `--target DIR` installs, which must work
+    # offline.
     packages=["jax2onnx_cpp"],
     ext_modules=[CMakeExtension("jax2onnx_cpp._core")],
     cmdclass={"build_ext": CMakeBuild},

@@ -45,6 +45,8 @@ def _as_model(data: bytes, as_bytes: bool) -> Any:
     import onnx
   except ImportError:
     return data
+  if not hasattr(onnx, "ModelProto"):  # e.g. a directory named onnx
+    return data
   model = onnx.ModelProto()
   model.ParseFromString(data)
   return model
