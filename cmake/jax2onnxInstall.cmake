@@ -86,6 +86,12 @@ if(JAX2ONNX_INSTALL_SHARED)
   foreach(dep ${_j2o_interface_deps})
     if(dep MATCHES "^absl::|^onnx$|^protobuf::")
       list(APPEND _j2o_public_deps ${dep})
+    elseif(dep MATCHES "glog")
+      # The plain library: a target here would be named in the exported
+      # IMPORTED_LINK_DEPENDENT_LIBRARIES and need glog's package.
+      if(NOT "glog" IN_LIST _j2o_private_deps)
+        list(APPEND _j2o_private_deps glog)
+      endif()
     else()
       list(APPEND _j2o_private_deps ${dep})
     endif()
