@@ -90,6 +90,21 @@ class SameBytesAsTheCliTest(unittest.TestCase):
                                  as_bytes=True, **kwargs)
           self.assertEqual(got, cli_convert(path, out, *flags))
 
+  def test_the_cli_names_the_graph_from_the_recorded_header_too(self):
+    text = ("# input_names: x\n# output_names: y\n"
+            "{ lambda ; a:f32[3]. let b:f32[3] = neg a in (b,) }\n")
+    with tempfile.TemporaryDirectory() as tmp:
+      path = os.path.join(tmp, "named.jaxpr")
+      with open(path, "w") as f:
+        f.write(text)
+      out = os.path.join(tmp, "named.onnx")
+      cli = cli_convert(path, out)
+      self.assertEqual(_core.model_io_names(cli), (["x"], ["y"]))
+      self.assertEqual(cli, j2o.convert_text(text, name="named",
+                                             as_bytes=True))
+      overridden = cli_convert(path, out, "--output_names=z")
+      self.assertEqual(_core.model_io_names(overridden), (["x"], ["z"]))
+
   def test_save_writes_the_cli_file_and_sidecar(self):
     path = os.path.join(SOURCE, "testdata", "examples", "conv_stack_nhwc",
                         "conv_stack_nhwc.jaxpr")
