@@ -8,10 +8,12 @@
 #include <optional>
 
 #include "absl/status/status.h"
+#include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "absl/strings/str_split.h"
 #include "api/convert_internal.h"
 #include "api/router.h"
 #include "api/shadow.h"
@@ -155,6 +157,22 @@ absl::StatusOr<onnx::ModelProto> ConvertUnguarded(
     const ir::DeferInitializerData& defer,
     std::shared_ptr<const ir::Model>* ir_model);
 
+// tools/export_jaxpr.py records the argument and pytree-path names as
+// `# input_names: x, batch/ids` and `# output_names: ...` header lines; they
+// name the graph's inputs and outputs unless the call names them.
+ConvertOptions WithRecordedNames(const Bundle& bundle, ConvertOptions options) {
+  for (const auto& [key, names] :
+       {std::pair{"input_names", &options.input_names},
+        std::pair{"output_names", &options.output_names}}) {
+    const std::optional<std::string> recorded = bundle.file.Header(key);
+    if (!names->empty() || !recorded.has_value()) continue;
+    for (absl::string_view name : absl::StrSplit(*recorded, ',')) {
+      names->emplace_back(absl::StripAsciiWhitespace(name));
+    }
+  }
+  return options;
+}
+
 // ConvertWithPipeline; on the IR pipeline, `defer` is handed to ir::ToProto
 // and `ir_model` (when not null) receives the IR model whose tensors the
 // deferred data belongs to. A conversion that runs out of memory (a
@@ -165,7 +183,8 @@ absl::StatusOr<onnx::ModelProto> ConvertWithPipelineImpl(
     const ir::DeferInitializerData& defer,
     std::shared_ptr<const ir::Model>* ir_model) {
   try {
-    return ConvertUnguarded(pipeline, bundle, options, defer, ir_model);
+    return ConvertUnguarded(
+        pipeline, bundle, WithRecordedNames(bundle, options), defer, ir_model);
   } catch (const std::bad_alloc&) {
     return absl::ResourceExhaustedError(absl::StrCat(
         bundle.name.empty() ? "the bundle" : bundle.name,

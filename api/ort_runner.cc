@@ -37,13 +37,27 @@ namespace {
 namespace fs = std::filesystem;
 using json = nlohmann::json;
 
-constexpr char kInstallHint[] =
-    "ONNX Runtime is not installed: run `cd tools/ort && npm ci "
-    "--ignore-scripts`";
+// The runner directory an install puts next to its bin/ (cmake/
+// jax2onnxInstall.cmake), relative to the running executable.
+constexpr char kInstalledRunnerDir[] = "../share/jax2onnx/ort";
 // Enough of the child's stderr to show a Node stack trace.
 constexpr size_t kStderrTailBytes = 8192;
 
 std::string ErrnoText(int err) { return std::strerror(err); }
+
+// An installed executable's share/jax2onnx/ort when it holds runner.js, else
+// the source tree's tools/ort compiled in by CMake.
+std::string DefaultRunnerDir() {
+  std::error_code ec;
+  const fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const fs::path installed = exe.parent_path() / kInstalledRunnerDir;
+    if (fs::is_regular_file(installed / "runner.js", ec)) {
+      return fs::weakly_canonical(installed, ec).string();
+    }
+  }
+  return JAX2ONNX_ORT_DEFAULT_DIR;
+}
 
 bool IsExecutable(const std::string& path) {
   struct stat st;
@@ -178,8 +192,7 @@ absl::Status OrtRunner::StartProcessLocked() {
     runner_dir_ = options_.runner_dir;
     if (runner_dir_.empty()) {
       const char* env = std::getenv("JAX2ONNX_ORT_DIR");
-      runner_dir_ =
-          (env != nullptr && *env != '\0') ? env : JAX2ONNX_ORT_DEFAULT_DIR;
+      runner_dir_ = (env != nullptr && *env != '\0') ? env : DefaultRunnerDir();
     }
     runner_script_ = (fs::path(runner_dir_) / "runner.js").string();
   }
@@ -194,8 +207,10 @@ absl::Status OrtRunner::StartProcessLocked() {
   if (!fs::is_directory(
           fs::path(runner_dir_) / "node_modules" / "onnxruntime-node", ec)) {
     return absl::FailedPreconditionError(
-        absl::StrCat(kInstallHint, " (no node_modules/onnxruntime-node in '",
-                     runner_dir_, "')"));
+        absl::StrCat("ONNX Runtime is not installed: run `cd ", runner_dir_,
+                     " && npm ci --ignore-scripts` (no "
+                     "node_modules/onnxruntime-node there; needs the npm "
+                     "registry once)"));
   }
 
   // stdin is a socket so writes to a dead child fail with EPIPE instead of

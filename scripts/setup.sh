@@ -11,6 +11,8 @@ packages=(
   libgflags-dev libgoogle-glog-dev libgtest-dev libgmock-dev
   libbenchmark-dev libzip-dev zlib1g-dev nlohmann-json3-dev libonnx-testdata
   python3-numpy
+  pybind11-dev python3-pybind11 python3-dev python3-setuptools python3-wheel
+  python3-pip python3-venv
 )
 missing=()
 for p in "${packages[@]}"; do

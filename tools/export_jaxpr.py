@@ -20,6 +20,14 @@ Use it as a module:
 or as a script: `python3 tools/export_jaxpr.py my_module:fn --name mlp
 --input f32[4,3] --symbolic B=0:0 --out bundles`.
 
+Arguments may be pytrees and keyword arguments (`kwargs={"mask": m}`);
+symbolic dims are named by pytree path (`symbolic={"B": "batch/ids:0"}`).
+The inputs are named after the argument and pytree path (`x`, `batch/ids`),
+the outputs after their path in the result (`out`, `out_1`, `logits`), in
+`# input_names:` / `# output_names:` header lines that `jax2onnx convert`
+uses for the ONNX graph (export_names.py). `trace()` returns the bundle in
+memory (the Python package's to_onnx uses it).
+
 Requirements: Python >= 3.10, numpy, JAX >= 0.4.30. Written against JAX
 0.4.30 through 0.11.1 (jax-ml/jax at cec06d116c05, 2026-08-08): the printing
 rules mirrored here (`pp_toplevel_jaxpr`, `pp_kv_pair`, `_pp_eqn`,
@@ -58,17 +66,28 @@ from typing import Any, Callable, Iterable, Iterator, Mapping, Sequence
 
 import numpy as np
 
-__all__ = ["export", "ExportError"]
+# Names, pytree paths and training-mode checks (JAX-free, export_names.py;
+# the Python package carries both files side by side).
+try:
+  from .export_names import (ExportError, argument_names, names_header,
+                             output_name, path_name, path_part,
+                             resolve_symbolic, training_kwargs,
+                             training_mode_layers, unique_names,
+                             warn_training_mode)
+except ImportError:
+  from export_names import (ExportError, argument_names, names_header,
+                            output_name, path_name, path_part,
+                            resolve_symbolic, training_kwargs,
+                            training_mode_layers, unique_names,
+                            warn_training_mode)
+
+__all__ = ["export", "trace", "ExportError"]
 
 WRITTEN_AGAINST = "JAX 0.4.30 to 0.11.1 (jax-ml/jax cec06d116c05)"
 
 # JAX >= 0.10.2 also hoists every nested jaxpr with more than 10 equations to
 # a shared `let` definition (jax/_src/core.py pp_toplevel_jaxpr).
 HOIST_LARGE_JAXPRS_SINCE = (0, 10, 2)
-
-
-class ExportError(Exception):
-  """The function or its arguments cannot be written as a bundle."""
 
 
 # ---------------------------------------------------------------------------
@@ -129,9 +148,15 @@ def short_dtype_name(name: str) -> str:
           .replace("int", "i").replace("complex", "c"))
 
 
+def contiguous(array: np.ndarray) -> np.ndarray:
+  """C-contiguous, same shape (np.ascontiguousarray makes a 0-d array 1-d
+  before numpy 2); no copy when it already is."""
+  return np.ascontiguousarray(array).reshape(array.shape)
+
+
 def bf16_bits_to_npz(bits: np.ndarray) -> np.ndarray:
   """uint16 bf16 bit patterns -> the '|V2' array the C++ reader takes as bf16."""
-  bits = np.ascontiguousarray(bits)
+  bits = contiguous(np.asarray(bits))
   if bits.dtype != np.uint16:
     raise ExportError(f"bf16 bits must be uint16, not {bits.dtype}")
   return bits.view(np.dtype("V2"))
@@ -142,11 +167,11 @@ def to_npz_array(value: Any, what: str) -> np.ndarray:
   array = np.asarray(value)
   name = array.dtype.name
   if name in _NUMPY_NATIVE:
-    return np.ascontiguousarray(array)
+    return contiguous(array)
   if name == "bfloat16":  # ml_dtypes.bfloat16, 2 bytes
     return bf16_bits_to_npz(array.view(np.uint16))
   if array.dtype.kind == "V" and array.dtype.itemsize == 2 and not array.dtype.fields:
-    return np.ascontiguousarray(array)  # already bf16 bits
+    return contiguous(array)  # already bf16 bits
   raise ExportError(
       f"{what}: dtype {name} has no .npy form the converter reads "
       "(bool, int8-64, uint8-64, float16/32/64, bfloat16, complex64/128)")
@@ -182,30 +207,45 @@ NPZ_ALIGNMENT = 64
 _ZIPALIGN_EXTRA_ID = 0xD935  # Android zipalign's padding extra field
 
 
+def _npy_header(array: np.ndarray) -> bytes:
+  """The .npy header np.save writes for `array` (version 1.0, else 2.0)."""
+  header = io.BytesIO()
+  fields = np.lib.format.header_data_from_array_1_0(array)
+  try:
+    np.lib.format.write_array_header_1_0(header, fields)
+  except ValueError:  # a header over 64 KiB (huge structured dtypes)
+    header = io.BytesIO()
+    np.lib.format.write_array_header_2_0(header, fields)
+  return header.getvalue()
+
+
 def write_aligned_npz(f: Any, arrays: Mapping[str, np.ndarray]) -> None:
   """np.savez's archive (stored NAME.npy entries, readable by np.load), with
   each array's data starting on a 64-byte boundary of the file, so jax2onnx
   memory-maps the weights instead of copying them. The local header of each
   entry gets a zipalign-style padding extra field; .npy headers are already
-  padded to 64 bytes by numpy."""
+  padded to 64 bytes by numpy. Each array's bytes go from its own buffer to
+  the file (no second in-memory copy of large weights)."""
   with zipfile.ZipFile(f, mode="w", compression=zipfile.ZIP_STORED,
                        allowZip64=True) as zf:
     for name, value in arrays.items():
-      buffer = io.BytesIO()
-      np.lib.format.write_array(buffer, np.asanyarray(value),
-                                allow_pickle=False)
-      data = buffer.getvalue()
+      array = contiguous(np.asanyarray(value))
+      header = _npy_header(array)
       info = zipfile.ZipInfo(name + ".npy", date_time=(1980, 1, 1, 0, 0, 0))
       info.compress_type = zipfile.ZIP_STORED
+      info.file_size = len(header) + array.nbytes
       # zipfile appends a 20-byte zip64 extra to the local header when it
       # expects the entry to need one (the same test as ZipFile._open_to_write).
-      zip64_extra = 20 if len(data) * 1.05 > zipfile.ZIP64_LIMIT else 0
+      zip64 = info.file_size * 1.05 > zipfile.ZIP64_LIMIT
       before = (zf.fp.tell() + 30 + len(info.filename.encode("utf-8")) + 6 +
-                zip64_extra)
+                (20 if zip64 else 0))
       zeros = (-before) % NPZ_ALIGNMENT
       info.extra = struct.pack("<HHH", _ZIPALIGN_EXTRA_ID, 2 + zeros,
                                NPZ_ALIGNMENT) + bytes(zeros)
-      zf.writestr(info, data)
+      with zf.open(info, mode="w", force_zip64=zip64) as entry:
+        entry.write(header)
+        if array.nbytes:
+          entry.write(array.reshape(-1).view(np.uint8))
 
 
 def write_bundle(out_dir: str, name: str, jaxpr_text: str,
@@ -421,20 +461,41 @@ def symbolic_specs(symbolic: Mapping[str, Any] | None,
 # ---------------------------------------------------------------------------
 
 
-def _as_function(fn: Any, variables: Any) -> Callable:
+def _import_jax() -> Any:
+  try:
+    import jax
+    from jax.extend import core  # noqa: F401
+  except ImportError as e:
+    raise ExportError(
+        f"JAX is not installed for {sys.executable} ({e}); pip install jax "
+        "(export_jaxpr needs JAX >= 0.4.30 to trace)") from None
+  return jax
+
+
+def _as_function(fn: Any, variables: Any, eval_mode: bool = False) -> Callable:
   """Modules as functions whose weights are closed over (-> constvars)."""
   flax = sys.modules.get("flax")
   if flax is not None:
     nnx = getattr(flax, "nnx", None)
     if nnx is not None and isinstance(fn, nnx.Module):
       graphdef, state = nnx.split(fn)  # pure call: no mutation of `fn`
-      return lambda *args: nnx.merge(graphdef, state)(*args)
+      if eval_mode:
+        def call(*args, **kwargs):
+          module = nnx.merge(graphdef, state)
+          module.eval()
+          return module(*args, **kwargs)
+        return call
+      nodes = ((path_name("", path), node)
+               for path, node in nnx.iter_graph(fn))
+      warn_training_mode(training_mode_layers(nodes))
+      return lambda *args, **kwargs: nnx.merge(graphdef, state)(*args,
+                                                                **kwargs)
     linen = getattr(flax, "linen", None)
     if linen is not None and isinstance(fn, linen.Module):
       if variables is None:
         raise ExportError("a Flax Linen module needs variables=: "
                           "export(model, x, variables=params, ...)")
-      return lambda *args: fn.apply(variables, *args)
+      return lambda *args, **kwargs: fn.apply(variables, *args, **kwargs)
   if variables is not None:
     raise ExportError("variables= is only for Flax Linen modules")
   if not callable(fn):
@@ -458,31 +519,38 @@ def _source_of(fn: Any) -> str:
   return f"tools/export_jaxpr.py from {where}"
 
 
-def export(fn: Callable, *example_args: Any, name: str, out_dir: str = ".",
-           symbolic: Mapping[str, Any] | None = None,
-           include_expected: bool = True, rtol: float | None = None,
-           atol: float | None = None, variables: Any = None,
-           static_argnums: Sequence[int] = (), source: str | None = None,
-           expected_on_cpu: bool = True) -> tuple[str, str | None]:
-  """Traces `fn(*example_args)` and writes OUT_DIR/NAME.jaxpr and NAME.npz.
+class Traced:
+  """A traced function: the bundle's text (header included) and arrays."""
 
-  fn: a function, an Equinox module, a Flax NNX module, or a Flax Linen
-    module with `variables=`; weights it closes over become constvars.
-  symbolic: {"B": (arg_index, axis)} or {"B": [(0, 0), (1, 0)]} traces those
-    dims as jax.export.symbolic_shape symbols; the example sizes are stored.
-  include_expected: store JAX's outputs as expected_i (computed on the CPU
-    with expected_on_cpu, the converter's reference backend: GPU matmuls may
-    use TF32).
-  rtol/atol: tolerance header lines for `jax2onnx check` (default: the C++
-    per-dtype defaults).
-  Returns the paths written (npz None when there is nothing to store).
-  """
-  import jax
+  def __init__(self, name: str, text: str, arrays: dict[str, np.ndarray],
+               input_names: list[str], output_names: list[str]):
+    self.name = name
+    self.text = text
+    self.arrays = arrays
+    self.input_names = input_names
+    self.output_names = output_names
+
+
+def trace(fn: Callable, *example_args: Any, name: str = "model",
+          kwargs: Mapping[str, Any] | None = None,
+          symbolic: Mapping[str, Any] | None = None,
+          include_inputs: bool = True, include_expected: bool = True,
+          rtol: float | None = None, atol: float | None = None,
+          variables: Any = None, static_argnums: Sequence[int] = (),
+          source: str | None = None, expected_on_cpu: bool = True,
+          record_names: bool = True, eval_mode: bool = False) -> Traced:
+  """Traces fn(*example_args, **kwargs); the bundle export() writes, in
+  memory. The arrays are numpy views of the constants where JAX allows (no
+  copy of the weights)."""
+  jax = _import_jax()
   from jax.extend import core as jex_core
 
-  function = _as_function(fn, variables)
+  function = _as_function(fn, variables, eval_mode)
+  kwargs = dict(kwargs or {})
+  warn_training_mode(training_kwargs(kwargs))
   static = set(static_argnums)
-  leaves_of = jax.tree_util.tree_leaves
+  tree = jax.tree_util
+  leaves_of = tree.tree_leaves
 
   def to_host(value: Any, aval: Any, what: str) -> np.ndarray:
     """numpy data of `value` in the dtype its jaxpr var prints."""
@@ -498,22 +566,69 @@ def export(fn: Callable, *example_args: Any, name: str, out_dir: str = ".",
       array = array.astype(want)
     return to_npz_array(array, what)
 
+  # Keyword arguments travel as one trailing dict argument, so the invars
+  # are the leaves of the positional arguments, then of the kwargs (sorted
+  # by key, as pytrees flatten dicts).
+  num_args = len(example_args)
+  all_args = list(example_args) + ([kwargs] if kwargs else [])
+  call = function
+  if kwargs:
+    def call(*args):
+      return function(*args[:num_args], **args[num_args])
+
+  # Input leaves: names and example shapes.
+  arg_names = argument_names(fn, num_args) + ["kwargs"] * bool(kwargs)
+  flatten_with_path = getattr(tree, "tree_flatten_with_path", None)
+  leaf_names: list[str] = []
+  leaf_shapes: list[tuple[int, ...] | None] = []
+  arg_leaf: dict[int, int] = {}
+  for i, arg in enumerate(all_args):
+    if i in static:
+      continue
+    prefix = "" if (kwargs and i == num_args) else arg_names[i]
+    pairs = (flatten_with_path(arg)[0] if flatten_with_path is not None
+             else [((), leaf) for leaf in leaves_of(arg)])
+    if len(pairs) == 1 and not pairs[0][0]:
+      arg_leaf[i] = len(leaf_names)
+    for path, leaf in pairs:
+      leaf_names.append(path_name(prefix, path) or prefix)
+      shape = getattr(leaf, "shape", None)
+      leaf_shapes.append(None if shape is None or not hasattr(leaf, "dtype")
+                         else tuple(shape))
+  leaf_names = unique_names(leaf_names)
+
   # Trace with symbols where asked.
-  arg_shapes = []
-  for i, arg in enumerate(example_args):
-    shape = getattr(arg, "shape", None)
-    arg_shapes.append(None if i in static or shape is None or
-                      not hasattr(arg, "dtype") else tuple(shape))
-  specs = symbolic_specs(symbolic, arg_shapes)
-  trace_args = list(example_args)
+  specs = symbolic_specs(resolve_symbolic(symbolic, leaf_names, arg_leaf),
+                         leaf_shapes)
+  trace_args = list(all_args)
   if symbolic:
     scope = jax.export.SymbolicScope()
-    for i, spec in enumerate(specs):
-      if spec is None or not any(_SYMBOL.fullmatch(d) for d in spec.split(", ")):
+    replace: dict[int, Any] = {}
+    for k, spec in enumerate(specs):
+      if spec is None or not any(_SYMBOL.fullmatch(d)
+                                 for d in spec.split(", ")):
         continue
-      shape = jax.export.symbolic_shape(spec, scope=scope)
-      trace_args[i] = jax.ShapeDtypeStruct(shape, example_args[i].dtype)
-  closed = jax.make_jaxpr(function, static_argnums=tuple(static))(*trace_args)
+      replace[k] = jax.export.symbolic_shape(spec, scope=scope)
+    leaf_index = 0
+    for i, arg in enumerate(all_args):
+      if i in static:
+        continue
+      if i in arg_leaf:  # the argument is an array itself
+        if arg_leaf[i] in replace:
+          trace_args[i] = jax.ShapeDtypeStruct(replace[arg_leaf[i]], arg.dtype)
+        leaf_index += 1
+        continue
+      flat, treedef = tree.tree_flatten(arg)
+      new_leaves = []
+      for leaf in flat:
+        if leaf_index in replace:
+          leaf = jax.ShapeDtypeStruct(replace[leaf_index], leaf.dtype)
+        new_leaves.append(leaf)
+        leaf_index += 1
+      trace_args[i] = tree.tree_unflatten(treedef, new_leaves)
+  traced = jax.make_jaxpr(call, static_argnums=tuple(static),
+                          return_shape=True)(*trace_args)
+  closed, out_shape = traced
 
   try:
     text = closed.pretty_print(use_color=False)
@@ -537,21 +652,28 @@ def export(fn: Callable, *example_args: Any, name: str, out_dir: str = ".",
   consts = list(closed.consts)
   if len(consts) != len(top.constvars):
     raise ExportError(f"{len(top.constvars)} constvars but {len(consts)} consts")
-  dynamic_args = [a for i, a in enumerate(example_args) if i not in static]
+  dynamic_args = [a for i, a in enumerate(all_args) if i not in static]
   inputs = leaves_of(dynamic_args)
   if len(inputs) != len(top.invars):
     raise ExportError(f"{len(inputs)} input leaves but the jaxpr has "
                       f"{len(top.invars)} invars")
+  if flatten_with_path is not None:
+    output_names = unique_names(
+        [output_name(path) for path, _ in flatten_with_path(out_shape)[0]])
+  else:
+    output_names = []
+  if len(output_names) != len(top.outvars):
+    output_names = []  # e.g. outputs JAX folds away; keep out_i
   expected = None
   if include_expected:
     if expected_on_cpu:
       cpu = jax.devices("cpu")[0]
       cpu_args = [a if i in static else jax.device_put(a, cpu)
-                  for i, a in enumerate(example_args)]
+                  for i, a in enumerate(all_args)]
       with jax.default_device(cpu):
-        outputs = function(*cpu_args)
+        outputs = call(*cpu_args)
     else:
-      outputs = function(*example_args)
+      outputs = call(*all_args)
     expected = leaves_of(outputs)
     if len(expected) != len(top.outvars):
       raise ExportError(f"{len(expected)} output leaves but the jaxpr has "
@@ -564,13 +686,57 @@ def export(fn: Callable, *example_args: Any, name: str, out_dir: str = ".",
   for prefix, values, atoms in (
       ("const", consts, top.constvars),
       ("literal", [lit.val for lit in literals], literals),
-      ("input", inputs, top.invars),
+      ("input", inputs if include_inputs else [], top.invars),
       ("expected", expected or [], top.outvars)):
     for i, value in enumerate(values):
       arrays[f"{prefix}_{i}"] = to_host(value, aval_of(atoms[i]),
                                         f"{prefix}_{i}")
   header = header_lines(source or _source_of(fn), jax.__version__, rtol, atol)
-  return write_bundle(out_dir, name, header + text, arrays)
+  if record_names:
+    header += names_header(leaf_names, output_names)
+  return Traced(name, header + text, arrays, leaf_names, output_names)
+
+
+def export(fn: Callable, *example_args: Any, name: str, out_dir: str = ".",
+           kwargs: Mapping[str, Any] | None = None,
+           symbolic: Mapping[str, Any] | None = None,
+           include_expected: bool = True, rtol: float | None = None,
+           atol: float | None = None, variables: Any = None,
+           static_argnums: Sequence[int] = (), source: str | None = None,
+           expected_on_cpu: bool = True, record_names: bool = True,
+           eval_mode: bool = False) -> tuple[str, str | None]:
+  """Traces `fn(*example_args, **kwargs)` and writes OUT_DIR/NAME.jaxpr and
+  NAME.npz.
+
+  fn: a function, an Equinox module, a Flax NNX module, or a Flax Linen
+    module with `variables=`; weights it closes over become constvars.
+    Arguments may be pytrees (dicts, lists, dataclasses, modules).
+  kwargs: keyword arguments, traced too (their leaves follow the positional
+    ones, sorted by key).
+  symbolic: dynamic dims, each symbol at one or more positions: a pytree
+    path and axis, {"B": "batch/input_ids:0"} or {"B": ["x:0", "y:0"]}, or
+    an array argument's index and axis, {"B": (0, 0)}. Traced as
+    jax.export.symbolic_shape symbols; the example sizes are stored.
+  record_names: write `# input_names:` (argument name + pytree path:
+    x, batch/input_ids) and `# output_names:` (out, out_0, logits) header
+    lines; `jax2onnx convert` names the ONNX inputs/outputs with them.
+  eval_mode: call .eval() on a Flax NNX module before tracing (dropout off,
+    running batch statistics); a module in training mode is exported as it
+    is, with a warning.
+  include_expected: store JAX's outputs as expected_i (computed on the CPU
+    with expected_on_cpu, the converter's reference backend: GPU matmuls may
+    use TF32).
+  rtol/atol: tolerance header lines for `jax2onnx check` (default: the C++
+    per-dtype defaults).
+  Returns the paths written (npz None when there is nothing to store).
+  """
+  traced = trace(fn, *example_args, name=name, kwargs=kwargs,
+                 symbolic=symbolic, include_expected=include_expected,
+                 rtol=rtol, atol=atol, variables=variables,
+                 static_argnums=static_argnums, source=source,
+                 expected_on_cpu=expected_on_cpu, record_names=record_names,
+                 eval_mode=eval_mode)
+  return write_bundle(out_dir, name, traced.text, traced.arrays)
 
 
 # ---------------------------------------------------------------------------
@@ -594,15 +760,21 @@ def parse_input_spec(spec: str) -> tuple[str, tuple[int, ...]]:
   return dtype, shape
 
 
-def parse_symbolic_arg(text: str) -> tuple[str, list[tuple[int, int]]]:
-  """'B=0:0,1:0' -> ('B', [(0, 0), (1, 0)])."""
+def parse_symbolic_arg(text: str) -> tuple[str, list]:
+  """'B=0:0,1:0' -> ('B', [(0, 0), (1, 0)]) (argument index:axis);
+  'B=batch/input_ids:0' -> ('B', ['batch/input_ids:0']) (pytree path:axis)."""
   symbol, _, positions = text.partition("=")
-  try:
-    pairs = [tuple(int(x) for x in p.split(":")) for p in positions.split(",")]
-  except ValueError:
-    pairs = []
-  if not positions or any(len(p) != 2 for p in pairs):
-    raise ExportError(f"--symbolic {text!r} is not like B=0:0,1:0")
+  pairs: list = []
+  for part in positions.split(",") if positions else []:
+    where, sep, axis = part.strip().rpartition(":")
+    if not sep or not where or not re.fullmatch(r"-?\d+", axis):
+      pairs = []
+      break
+    pairs.append((int(where), int(axis)) if re.fullmatch(r"\d+", where)
+                 else f"{where}:{axis}")
+  if not pairs:
+    raise ExportError(f"--symbolic {text!r} is not like B=0:0,1:0 or "
+                      "B=batch/input_ids:0")
   return symbol.strip(), pairs
 
 
@@ -618,7 +790,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                       help="example input, one per positional argument: "
                       "f32[4,3], i32[8], bf16[2,2] (seeded random values)")
   parser.add_argument("--symbolic", action="append", default=[],
-                      help="B=ARG:AXIS[,ARG:AXIS...] traces those dims as B")
+                      help="B=ARG:AXIS[,...] or B=PATH:AXIS (PATH a pytree "
+                      "path such as batch/ids) traces those dims as B")
   parser.add_argument("--seed", type=int, default=0)
   parser.add_argument("--rtol", type=float)
   parser.add_argument("--atol", type=float)
@@ -631,7 +804,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if not attr:
       raise ExportError(f"target {args.target!r} is not MODULE:ATTR")
     sys.path.insert(0, os.getcwd())
-    target = importlib.import_module(module_name)
+    _import_jax()
+    try:
+      target = importlib.import_module(module_name)
+    except ImportError as e:
+      raise ExportError(f"cannot import {module_name!r}: {e}") from None
     for part in attr.split("."):
       target = getattr(target, part)
     rng = np.random.default_rng(args.seed)

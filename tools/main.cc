@@ -15,6 +15,7 @@
 #include "absl/strings/str_join.h"
 #include "gflags/gflags.h"
 #include "jax2onnx/jax2onnx.h"
+#include "jax2onnx_git.h"  // generated: JAX2ONNX_GIT_HASH
 #include "tools/cli_output.h"
 #include "tools/commands.h"
 
@@ -454,7 +455,8 @@ int main(int argc, char** argv) {
     return kExitOk;
   }
   if (first == "--version" || first == "version") {
-    std::printf("jax2onnx %s\n", jax2onnx::Version());
+    std::printf("jax2onnx %s (git %s)\n", jax2onnx::Version(),
+                JAX2ONNX_GIT_HASH);
     return kExitOk;
   }
   if (first == "help") {

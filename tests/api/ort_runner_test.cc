@@ -452,7 +452,10 @@ TEST(OrtRunnerTest, MissingOnnxruntimeNodeSaysHowToInstall) {
   OrtRunner runner(options);
   std::string reason;
   EXPECT_FALSE(runner.IsAvailable(&reason));
-  EXPECT_THAT(reason, HasSubstr("npm ci --ignore-scripts"));
+  // The command to run, in the directory the runner looked in (an install's
+  // share/jax2onnx/ort, not the checkout's tools/ort).
+  EXPECT_THAT(reason, HasSubstr("cd " + dir.string() +
+                                " && npm ci --ignore-scripts"));
 }
 
 TEST(OrtRunnerTest, MissingRunnerScriptNamesThePath) {

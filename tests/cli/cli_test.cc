@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "gmock/gmock.h"
@@ -142,10 +143,22 @@ TEST_F(CliTest, FlagHelpIsWrittenForTheCommand) {
 
 // --- help, version, commands ---------------------------------------------
 
-TEST_F(CliTest, VersionPrintsTheProjectVersion) {
+TEST_F(CliTest, VersionPrintsTheProjectVersionAndCommit) {
   const Result r = Run("--version");
   EXPECT_EQ(r.exit_code, 0);
-  EXPECT_EQ(r.out, absl::StrCat("jax2onnx ", JAX2ONNX_VERSION, "\n"));
+  // `git describe --always --dirty` of the checkout (cmake/git_version.cmake),
+  // "unknown" outside git.
+  const std::string prefix =
+      absl::StrCat("jax2onnx ", JAX2ONNX_VERSION, " (git ");
+  ASSERT_TRUE(absl::StartsWith(r.out, prefix)) << r.out;
+  ASSERT_TRUE(absl::EndsWith(r.out, ")\n")) << r.out;
+  const std::string hash =
+      r.out.substr(prefix.size(), r.out.size() - prefix.size() - 2);
+  EXPECT_TRUE(hash == "unknown" ||
+              hash.find_first_not_of("0123456789abcdefgtdiry-") ==
+                  std::string::npos)
+      << hash;
+  EXPECT_FALSE(hash.empty());
 }
 
 TEST_F(CliTest, HelpCommandEqualsCommandHelpFlag) {

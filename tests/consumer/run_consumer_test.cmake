@@ -33,6 +33,50 @@ foreach(header ${installed_headers})
   endif()
 endforeach()
 
+# One library, no project-internal archives (libir.a, libjaxpr_*.a, ...).
+file(GLOB installed_libs RELATIVE ${prefix} ${prefix}/lib*/lib*)
+if(NOT installed_libs MATCHES "^lib[^/;]*/libjax2onnx\\.(a|so)$")
+  message(FATAL_ERROR "the install should hold one library libjax2onnx, "
+                      "holds: ${installed_libs}")
+endif()
+# Users need neither glog's nor gflags' CMake package.
+file(GLOB_RECURSE package_files ${prefix}/lib*/cmake/jax2onnx/*.cmake)
+foreach(f ${package_files})
+  file(READ ${f} text)
+  if(text MATCHES "find_(dependency|package)\\((glog|gflags)|glog::|gflags::")
+    message(FATAL_ERROR "${f} pulls glog/gflags into users")
+  endif()
+endforeach()
+# No debug info in the library or the CLI (JAX2ONNX_INSTALL_STRIP).
+find_program(READELF readelf)
+if(READELF)
+  foreach(f ${prefix}/${installed_libs} ${prefix}/bin/jax2onnx)
+    execute_process(COMMAND ${READELF} -S --wide ${f} OUTPUT_VARIABLE sections)
+    if(sections MATCHES "\\.debug_info")
+      message(FATAL_ERROR "${f} carries debug info")
+    endif()
+  endforeach()
+endif()
+# `check` finds the runner installed next to the binary; without its npm
+# dependency it names the command that installs it there.
+if(NOT EXISTS ${prefix}/share/jax2onnx/ort/runner.js OR
+   NOT EXISTS ${prefix}/share/jax2onnx/ort/package-lock.json)
+  message(FATAL_ERROR "the ONNX Runtime runner is not installed under share/")
+endif()
+find_program(NODE node)
+if(NODE)
+execute_process(
+  COMMAND ${CMAKE_COMMAND} -E env --unset=JAX2ONNX_ORT_DIR
+    ${prefix}/bin/jax2onnx check ${SOURCE_DIR}/testdata/examples/mlp/mlp.jaxpr
+  RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+string(FIND "${err}" "cd ${prefix}/share/jax2onnx/ort && npm ci --ignore-scripts" hint)
+if(rc EQUAL 0 OR hint EQUAL -1)
+  message(FATAL_ERROR "`check` without node_modules should fail naming "
+                      "`cd ${prefix}/share/jax2onnx/ort && npm ci "
+                      "--ignore-scripts`; rc ${rc}: ${err}")
+endif()
+endif()
+
 # The CLI is installed too.
 run(${prefix}/bin/jax2onnx --version)
 if(NOT last_output MATCHES "^jax2onnx [0-9]+\\.[0-9]+\\.[0-9]+")
@@ -44,6 +88,8 @@ run(${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 run(${WORK_DIR}/build/consumer
   ${SOURCE_DIR}/testdata/examples/mlp/mlp.jaxpr)
 message(STATUS "${last_output}")
+file(SIZE ${WORK_DIR}/build/consumer consumer_size)
+message(STATUS "consumer binary: ${consumer_size} bytes")
 if(NOT last_output MATCHES "converted .*: [1-9][0-9]* nodes.*in memory: [1-9][0-9]* nodes")
   message(FATAL_ERROR "unexpected consumer output: ${last_output}")
 endif()

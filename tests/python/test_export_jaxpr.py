@@ -455,6 +455,24 @@ if __name__ == "__main__":
   unittest.main()
 
 
+class DictKey:
+
+  def __init__(self, key):
+    self.key = key
+
+
+class SequenceKey:
+
+  def __init__(self, idx):
+    self.idx = idx
+
+
+class GetAttrKey:
+
+  def __init__(self, name):
+    self.name = name
+
+
 class StubJax:
   """The few public JAX names export() uses, over the plain fakes above.
 
@@ -471,11 +489,14 @@ class StubJax:
     jax = types.ModuleType("jax")
     jax.__version__ = version
 
-    def make_jaxpr(fn, static_argnums=()):
+    def make_jaxpr(fn, static_argnums=(), return_shape=False):
       def trace(*args):
         self.traced_with = args
-        return closed
+        self.traced_fn = fn
+        return (closed, self.out_shape) if return_shape else closed
       return trace
+
+    self.out_shape = None
 
     jax.make_jaxpr = make_jaxpr
     extend = types.ModuleType("jax.extend")
@@ -495,7 +516,33 @@ class StubJax:
         return [x for t in tree for x in leaves(t)]
       return [] if tree is None else [tree]
 
-    jax.tree_util = types.SimpleNamespace(tree_leaves=leaves)
+    def with_path(tree, path=()):
+      if isinstance(tree, (list, tuple)):
+        return [p for i, t in enumerate(tree)
+                for p in with_path(t, path + (SequenceKey(i),))]
+      if isinstance(tree, dict):
+        return [p for k in sorted(tree)
+                for p in with_path(tree[k], path + (DictKey(k),))]
+      return [] if tree is None else [(path, tree)]
+
+    def flatten(tree):
+      return [leaf for _, leaf in with_path(tree)], tree
+
+    def unflatten(treedef, new_leaves):
+      it = iter(new_leaves)
+
+      def rebuild(t):
+        if isinstance(t, (list, tuple)):
+          return type(t)(rebuild(x) for x in t)
+        if isinstance(t, dict):
+          return {k: rebuild(t[k]) for k in sorted(t)}
+        return next(it)
+      return rebuild(treedef)
+
+    jax.tree_util = types.SimpleNamespace(
+        tree_leaves=lambda t: [leaf for _, leaf in with_path(t)],
+        tree_flatten_with_path=lambda t: (with_path(t), None),
+        tree_flatten=flatten, tree_unflatten=unflatten)
     jax.dtypes = types.SimpleNamespace(prng_key="key",
                                        issubdtype=lambda d, k: d == k)
     jax.devices = lambda kind: ["cpu0"]

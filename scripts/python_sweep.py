@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""convert_text vs the CLI on every testdata bundle (the full sweep; ctest
+runs a representative set in python/tests/test_core.py).
+
+For each NAME.jaxpr under testdata/ (recursively): `jax2onnx convert
+--external_data=never` and jax2onnx_cpp.convert_text on the file's text and
+its npz arrays (name=NAME) must either both succeed with byte-identical
+models or both fail. Prints the mismatches and a summary; exit 1 on any.
+
+  PYTHONPATH=build/python JAX2ONNX_BIN=build/bin/jax2onnx \
+      /usr/bin/python3 scripts/python_sweep.py [DIR...] [--use_onnx_ir=false]
+"""
+import glob
+import os
+import subprocess
+import sys
+import tempfile
+
+import numpy as np
+
+import jax2onnx_cpp as j2o
+
+
+def main(argv):
+  flags = [a for a in argv if a.startswith("--")]
+  dirs = [a for a in argv if not a.startswith("--")] or [
+      os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                   "testdata")]
+  use_onnx_ir = None
+  if "--use_onnx_ir=false" in flags:
+    use_onnx_ir = False
+  cli = os.environ.get("JAX2ONNX_BIN", "build/bin/jax2onnx")
+  paths = sorted(p for d in dirs for p in glob.glob(
+      os.path.join(d, "**", "*.jaxpr"), recursive=True))
+  same = both_failed = 0
+  mismatches = []
+  with tempfile.TemporaryDirectory() as tmp:
+    out = os.path.join(tmp, "m.onnx")
+    for i, path in enumerate(paths):
+      name = os.path.basename(path)[:-len(".jaxpr")]
+      if os.path.exists(out):
+        os.unlink(out)
+      result = subprocess.run([cli, "convert", path, "-o", out, "-q",
+                               "--external_data=never", *flags],
+                              capture_output=True, text=True)
+      cli_bytes = None
+      if result.returncode == 0:
+        with open(out, "rb") as f:
+          cli_bytes = f.read()
+      try:
+        with open(path) as f:
+          text = f.read()
+        arrays = {}
+        npz = path[:-len(".jaxpr")] + ".npz"
+        if os.path.exists(npz):
+          with np.load(npz) as z:
+            arrays = {k: z[k] for k in z.files}
+        ours = j2o.convert_text(text, arrays, name=name, as_bytes=True,
+                                use_onnx_ir=use_onnx_ir)
+      except Exception as e:  # noqa: BLE001 - every failure is compared
+        ours = e
+      if cli_bytes is None and isinstance(ours, Exception):
+        both_failed += 1
+      elif isinstance(ours, bytes) and ours == cli_bytes:
+        same += 1
+      else:
+        why = (f"CLI failed: {result.stderr.strip()[:200]}"
+               if cli_bytes is None else
+               f"convert_text failed: {str(ours)[:200]}"
+               if isinstance(ours, Exception) else
+               f"bytes differ ({len(ours)} vs {len(cli_bytes)})")
+        mismatches.append((path, why))
+        print(f"MISMATCH {path}: {why}", flush=True)
+      if (i + 1) % 200 == 0:
+        print(f"... {i + 1}/{len(paths)}", file=sys.stderr, flush=True)
+  print(f"{len(paths)} bundles: {same} byte-identical, {both_failed} refused "
+        f"by both, {len(mismatches)} mismatches")
+  return 1 if mismatches else 0
+
+
+if __name__ == "__main__":
+  sys.exit(main(sys.argv[1:]))
