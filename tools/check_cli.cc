@@ -9,11 +9,13 @@
 DEFINE_double(rtol, 0,
               "Relative tolerance for every float output, replacing the "
               "bundle's `# rtol:` header and the dtype default; turns the f32 "
-              "noise bound off (check).");
+              "noise bound off (check). Unset unless given: the 0 shown is "
+              "not applied.");
 DEFINE_double(atol, 0,
               "Absolute tolerance for every float output, replacing the "
               "bundle's `# atol:` header and the dtype default; turns the f32 "
-              "noise bound off (check).");
+              "noise bound off (check). Unset unless given: the 0 shown is "
+              "not applied.");
 
 namespace jax2onnx::cli {
 namespace {
