@@ -248,7 +248,8 @@ CheckResult CheckBundle(const std::string& bundle_path,
   }
   std::string failure;
   result.outputs = CompareOutputs(*bundle, *inputs, *expected, *got,
-                                  result.oracle == "expected", &failure);
+                                  result.oracle == "expected", &failure,
+                                  options.tolerance);
   result.passed = failure.empty();
   if (!result.passed) {
     result.stage = "compare";

@@ -25,6 +25,9 @@ struct CheckOptions {
   // Sizes given to symbolic dims when inputs are generated: the k-th symbol
   // (in order of appearance) gets first_symbol_size + k.
   int64_t first_symbol_size = 2;
+  // Replace the bundle header's `# rtol:` / `# atol:` per component (and
+  // turn the f32 noise bound off, as a header does).
+  ToleranceOverride tolerance;
 };
 
 struct CheckResult {

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <optional>
 #include <string>
 #include <utility>
@@ -109,6 +110,69 @@ NoiseVerdict NoiseCheck(const jaxpr::Array& values, const jaxpr::Array& ref,
 
 std::string Num(double x) { return absl::StrFormat("%.9g", x); }
 
+struct Measured {
+  double max_abs = 0;
+  double max_rel = 0;
+};
+
+// The worst absolute and relative errors of `got` against `oracle` over all
+// elements (output_compare.h states the rules). NaN for both when the arrays
+// cannot be compared element-wise (their structural error says why).
+Measured MeasureAll(const jaxpr::Array& oracle_in, const jaxpr::Array& got_in) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  auto numeric = [](jaxpr::DType d) {
+    return jaxpr::IsFloat(d) || jaxpr::IsComplex(d) || jaxpr::IsInteger(d) ||
+           d == jaxpr::DType::kBool;
+  };
+  const jaxpr::DType dtype = oracle_in.dtype();
+  if (!numeric(dtype) || !numeric(got_in.dtype())) return {nan, nan};
+  // Complex values on both sides as (re, im) pairs, as the model returns them.
+  const jaxpr::Array oracle = jaxpr::IsComplex(dtype)
+                                  ? jaxpr::ComplexAsPairs(oracle_in)
+                                  : oracle_in;
+  const jaxpr::Array got = jaxpr::IsComplex(got_in.dtype())
+                               ? jaxpr::ComplexAsPairs(got_in)
+                               : got_in;
+  if (oracle.num_elements() != got.num_elements() ||
+      oracle.shape() != got.shape()) {
+    return {nan, nan};
+  }
+  Measured m;
+  for (int64_t k = 0; k < oracle.num_elements(); ++k) {
+    const double e = oracle.GetAsDouble(k), g = got.GetAsDouble(k);
+    double abs_err, rel_err;
+    if (std::isnan(e) || std::isnan(g) || std::isinf(e) || std::isinf(g)) {
+      const bool same = (std::isnan(e) && std::isnan(g)) || e == g;
+      abs_err = rel_err = same ? 0 : inf;
+    } else {
+      abs_err = std::fabs(g - e);
+      rel_err = e != 0 ? abs_err / std::fabs(e) : (abs_err == 0 ? 0 : inf);
+    }
+    m.max_abs = std::max(m.max_abs, abs_err);
+    m.max_rel = std::max(m.max_rel, rel_err);
+  }
+  return m;
+}
+
+// Where the fixed tolerance of an output of `dtype` comes from.
+std::string ToleranceSource(jaxpr::DType dtype, const jaxpr::Bundle& bundle,
+                            const ToleranceOverride& overrides) {
+  if (!jaxpr::IsFloat(dtype) && !jaxpr::IsComplex(dtype)) return "exact";
+  auto source = [](const std::optional<double>& flag,
+                   const std::optional<double>& header) -> std::string {
+    if (flag.has_value()) return "flag";
+    if (header.has_value()) return "header";
+    return "default";
+  };
+  const std::string r = source(overrides.rtol, bundle.rtol);
+  const std::string a = source(overrides.atol, bundle.atol);
+  if (r == a) return r;
+  return absl::StrCat("rtol ", r, ", atol ", a);
+}
+
+std::string Short(double x) { return absl::StrFormat("%.3g", x); }
+
 }  // namespace
 
 absl::StatusOr<NoiseReference> ComputeNoiseReference(
@@ -149,20 +213,30 @@ std::vector<OutputCheck> CompareOutputs(
     const jaxpr::Bundle& bundle, const std::vector<jaxpr::Array>& inputs,
     const std::vector<jaxpr::Array>& expected,
     const std::vector<jaxpr::Array>& got, bool oracle_is_expected,
-    std::string* first_failure) {
+    std::string* first_failure, const ToleranceOverride& overrides) {
   first_failure->clear();
-  const bool header_tolerance = bundle.rtol.has_value() || bundle.atol.has_value();
+  const std::optional<double> rtol =
+      overrides.rtol.has_value() ? overrides.rtol : bundle.rtol;
+  const std::optional<double> atol =
+      overrides.atol.has_value() ? overrides.atol : bundle.atol;
+  const bool explicit_tolerance = rtol.has_value() || atol.has_value();
   std::optional<absl::StatusOr<NoiseReference>> noise;  // computed on demand
   std::vector<OutputCheck> outputs;
   for (size_t i = 0; i < got.size(); ++i) {
     jaxpr::CompareResult cmp =
-        jaxpr::CompareArrays(expected[i], got[i], bundle.rtol, bundle.atol);
+        jaxpr::CompareArrays(expected[i], got[i], rtol, atol);
     OutputCheck out;
     out.index = static_cast<int>(i);
     out.ok = cmp.ok;
     out.summary = cmp.Summary();
-    out.max_abs_error = cmp.worst_abs_diff;
-    if (!cmp.ok && !header_tolerance && cmp.structural_error.empty() &&
+    const Measured measured = MeasureAll(expected[i], got[i]);
+    out.max_abs_error = measured.max_abs;
+    out.max_rel_error = measured.max_rel;
+    out.rtol = cmp.tolerance.rtol;
+    out.atol = cmp.tolerance.atol;
+    out.tolerance_source =
+        ToleranceSource(expected[i].dtype(), bundle, overrides);
+    if (!cmp.ok && !explicit_tolerance && cmp.structural_error.empty() &&
         expected[i].dtype() == jaxpr::DType::kF32) {
       if (!noise.has_value()) noise = ComputeNoiseReference(bundle, inputs);
       if (!noise->ok()) {
@@ -200,6 +274,9 @@ std::vector<OutputCheck> CompareOutputs(
         }
         if (oracle_ok && v.ok) {
           out.ok = true;
+          out.rtol = floor.rtol;
+          out.atol = floor.atol;
+          out.tolerance_source = "noise-scaled";
           out.summary = absl::StrCat(
               "ok within the f32 noise bound: |got - f64 reference| <= ",
               Num(v.worst_error), ", allowed ", rule, "; fixed rule: ",
@@ -220,6 +297,27 @@ std::vector<OutputCheck> CompareOutputs(
     outputs.push_back(std::move(out));
   }
   return outputs;
+}
+
+std::string MeasuredErrors(const OutputCheck& check) {
+  if (std::isnan(check.max_abs_error)) {
+    return absl::StrCat("not measured (", check.tolerance_source, ")");
+  }
+  std::string out = absl::StrCat("max_abs=", Short(check.max_abs_error),
+                                 " max_rel=", Short(check.max_rel_error));
+  if (check.tolerance_source == "exact") {
+    absl::StrAppend(&out, " (exact)");
+  } else if (check.tolerance_source == "noise-scaled") {
+    absl::StrAppend(&out, " (noise-scaled: |got - f64 ref| ",
+                    Short(check.f64_error), " <= ", Short(kNoiseMultiple),
+                    " x ", Short(check.sequential_f32_error),
+                    " + atol=", Short(check.atol), " + rtol=",
+                    Short(check.rtol), " x |ref|)");
+  } else {
+    absl::StrAppend(&out, " (rtol=", Short(check.rtol), " atol=",
+                    Short(check.atol), " from ", check.tolerance_source, ")");
+  }
+  return out;
 }
 
 }  // namespace jax2onnx::api

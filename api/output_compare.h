@@ -25,11 +25,21 @@
 //           expected_i, expected_i itself is within the same bound of ref.
 //
 // The rule only widens acceptance of f32 outputs of bundles without an
-// explicit `# rtol:` / `# atol:` header (the header always wins); other
-// dtypes keep the fixed rule (integers and bools exact).
+// explicit `# rtol:` / `# atol:` header or a caller's override (`check
+// --rtol/--atol`); other dtypes keep the fixed rule (integers and bools
+// exact). Fixed tolerance precedence, per component: override, then the
+// bundle header, then the dtype default.
+//
+// Every output is measured over all its elements, pass or fail: the max
+// absolute error |got - oracle| and the max relative error
+// |got - oracle| / |oracle| (numpy's convention: inf where the oracle is 0
+// and got is not). NaN against NaN and equal infinities count as 0; any
+// other NaN or infinity mismatch as inf. Complex values are measured on
+// their real and imaginary parts.
 #ifndef JAX2ONNX_API_OUTPUT_COMPARE_H_
 #define JAX2ONNX_API_OUTPUT_COMPARE_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -41,11 +51,25 @@ namespace jax2onnx::api {
 
 inline constexpr double kNoiseMultiple = 2;
 
+// Explicit tolerances that replace the bundle header's (`check --rtol`).
+struct ToleranceOverride {
+  std::optional<double> rtol;
+  std::optional<double> atol;
+};
+
 struct OutputCheck {
   int index = 0;
   bool ok = false;
   std::string summary;  // CompareResult::Summary(), or the noise bound's
-  double max_abs_error = 0;  // worst |got - oracle| (fixed rule)
+  // Over all elements (see above), whether the output passed or not.
+  double max_abs_error = 0;
+  double max_rel_error = 0;
+  // The fixed rule's tolerance (0, 0 for exact dtypes) and where it came
+  // from: "flag", "header", "default" (the dtype's), "exact" (integers,
+  // bools), or "noise-scaled" when the noise bound accepted the output.
+  double rtol = 0;
+  double atol = 0;
+  std::string tolerance_source;
   // Set when the noise bound was evaluated (an f32 output the fixed default
   // rejected): worst |got - f64 reference| and E, the sequential-f32
   // interpreter runs' worst error against the same reference.
@@ -72,7 +96,11 @@ std::vector<OutputCheck> CompareOutputs(
     const jaxpr::Bundle& bundle, const std::vector<jaxpr::Array>& inputs,
     const std::vector<jaxpr::Array>& expected,
     const std::vector<jaxpr::Array>& got, bool oracle_is_expected,
-    std::string* first_failure);
+    std::string* first_failure, const ToleranceOverride& overrides = {});
+
+// "max_abs=6.5e-05 max_rel=1.2e-05 (rtol=1e-05 atol=1e-05 from header)", the
+// measured errors and tolerance of `check -v` (3 significant digits).
+std::string MeasuredErrors(const OutputCheck& check);
 
 }  // namespace jax2onnx::api
 

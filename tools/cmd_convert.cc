@@ -18,6 +18,7 @@
 #include "nlohmann/json.hpp"
 #include "plugin/registry.h"
 #include "tools/bundle_args.h"
+#include "tools/check_cli.h"
 #include "tools/cli_output.h"
 #include "tools/commands.h"
 
@@ -276,6 +277,7 @@ int RunCheck(const std::vector<std::string>& args) {
   api::CheckOptions options;
   options.convert = OptionsFromFlags();
   options.seed = FLAGS_seed;
+  if (!ToleranceOverrideFromFlags(&options.tolerance)) return kExitUsage;
   // The interpreter (the oracle of check) reads --mesh too.
   auto mesh_sizes = jaxpr::ParseMeshAxisSizes(FLAGS_mesh);
   if (!mesh_sizes.ok()) {
@@ -308,17 +310,7 @@ int RunCheck(const std::vector<std::string>& args) {
       j["oracle"] = r.oracle;
       j["convert_seconds"] = r.convert_seconds;
       nlohmann::json outs = nlohmann::json::array();
-      for (const auto& o : r.outputs) {
-        nlohmann::json out = {{"index", o.index},
-                              {"ok", o.ok},
-                              {"max_abs_error", o.max_abs_error},
-                              {"summary", o.summary}};
-        if (o.noise_checked) {
-          out["f64_error"] = o.f64_error;
-          out["sequential_f32_error"] = o.sequential_f32_error;
-        }
-        outs.push_back(std::move(out));
-      }
+      for (const auto& o : r.outputs) outs.push_back(OutputCheckJson(o));
       j["outputs"] = outs;
       report.push_back(j);
     } else if (r.passed) {
@@ -335,7 +327,8 @@ int RunCheck(const std::vector<std::string>& args) {
       std::printf("  oracle %s, converted in %.3f s\n", r.oracle.c_str(),
                   r.convert_seconds);
       for (const auto& o : r.outputs) {
-        std::printf("  out_%d: %s\n", o.index, o.summary.c_str());
+        std::printf("  out_%d: %s  %s\n", o.index, o.summary.c_str(),
+                    api::MeasuredErrors(o).c_str());
       }
     }
     std::fflush(stdout);

@@ -127,27 +127,33 @@ const std::vector<Command>& Commands() {
        &RunConvert},
       {"check",
        "check BUNDLE_OR_DIR... [--use_onnx_ir] [--json] [--seed N] "
+       "[--rtol R] [--atol A] "
        "[--optimize=0|1|2] [--fuse_attention] [--functions=GLOB,...]",
        "Convert, run in ONNX Runtime and compare with the oracle",
        "For each bundle: converts it, runs the model in ONNX Runtime on the "
        "bundle's input_i (or seeded random inputs, symbolic dims bound to "
        "small sizes) and compares with expected_i (or the reference "
-       "interpreter) using the bundle's rtol/atol (defaults f32 1e-5, f64 "
+       "interpreter) using --rtol/--atol, else the bundle's rtol/atol header, "
+       "else the dtype defaults (f32 1e-5, f64 "
        "1e-7, f16 and bf16 1e-2; ints/bools exact). An f32 output the f32 "
-       "default rejects (no rtol/atol header) is then held to a noise bound "
+       "default rejects (no rtol/atol flag or header) is then held to a noise bound "
        "that scales with the program: with ref the interpreter on the program "
        "widened to f64 and E the worst error against ref of the interpreter "
        "in f32 with the partial sums of dot_general and reduce_sum rounded to "
        "f32 in sequential order (to nearest, up and down), each element must "
        "satisfy |got - ref| <= 2 E + 1e-5 + 1e-5 |ref| (docs/testing.md, "
        "Tolerances); both errors are reported. Prints one PASS/FAIL line per "
-       "bundle with a reason for each FAIL, then `N passed, M failed`.",
+       "bundle with a reason for each FAIL, then `N passed, M failed`; -v "
+       "and --json add per output the max absolute and relative error over "
+       "all elements and the tolerance used with its source.",
        {{"use_onnx_ir", kUseOnnxIrHelp},
         {"opset", kOpsetHelp},
         {"json",
          "Print one JSON array with an object per bundle on stdout; "
          "the summary line goes to stderr."},
         {"seed", kSeedHelp},
+        "rtol",
+        "atol",
         "mesh",
         "optimize",
         "fuse_attention",

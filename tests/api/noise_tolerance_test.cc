@@ -99,6 +99,10 @@ TEST_P(NoiseToleranceTest, DotOverTenThousandTermsFailsFixedRulePassesNoise) {
     ASSERT_EQ(checks.size(), 1u);
     if (checks[0].noise_checked) {
       EXPECT_THAT(checks[0].summary, HasSubstr("ok within the f32 noise bound"));
+      EXPECT_EQ(checks[0].tolerance_source, "noise-scaled");
+      // The error against the oracle over all elements is still reported,
+      // and it is what the fixed rule rejected.
+      EXPECT_GT(checks[0].max_abs_error, 1e-5);
       EXPECT_GT(checks[0].sequential_f32_error, 0);
       EXPECT_LE(checks[0].f64_error, kNoiseMultiple *
                                          checks[0].sequential_f32_error +
