@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Expected values for the integer padding bundles of reduce_window_min and
-reduce_window_max in testdata/primitives/, computed with numpy independently
+reduce_window_max, and the i64 cummax/cummin bundles, in
+testdata/primitives/, computed with numpy independently
 of the C++ interpreter. XLA skips pads (JAX's reduce_window_min/max start
 from the dtype's top/lowest value, the identity), so each output element is
 the min/max of the operand elements its window reads (window_reads), or the
@@ -57,6 +58,15 @@ def main():
             z = reduce_window(x, is_min, (2, 1), ((3, 0), (0, 0)))
             np.savez(os.path.join(HERE, prim, f"{tag}_low_padding.npz"),
                      input_0=x, expected_0=y, expected_1=z)
+
+    # cummax/cummin on i64 (scanned axis 0, forward): numpy's accumulate.
+    # Column 0's high words agree with low words on both sides of bit 31.
+    x = np.array([[7, -3, 2**40], [2**32 - 1, 5, 2**40 + 2**31],
+                  [2**31, -2**31, 2**40 + 1], [1, 2**32, -1],
+                  [2**32 + 5, 4, 2**40 + 2**32 - 1]], dtype=np.int64)
+    for prim, ufunc in (("cummax", np.maximum), ("cummin", np.minimum)):
+        np.savez(os.path.join(HERE, prim, "i64_high_words.npz"), input_0=x,
+                 expected_0=ufunc.accumulate(x, axis=0))
 
 
 if __name__ == "__main__":
