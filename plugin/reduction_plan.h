@@ -312,7 +312,15 @@ absl::Status LowerCumulativeScan(E& e) {
                                       eqn.primitive));
   }
   auto combine = [&](ri::V<E> a, ri::V<E> b) {
-    return is_logsumexp ? ri::LogAddExp(e, a, b, work) : e.Op(op, {a, b}, work);
+    if (is_logsumexp) return ri::LogAddExp(e, a, b, work);
+    if (!is_prod && work == DType::kI64) {
+      // ONNX Runtime 1.30's i64 Max/Min misorder values whose high 32-bit
+      // words agree (docs/dtypes.md); Greater/Less order them exactly.
+      auto keep_a = e.Op(eqn.primitive == "cummax" ? "Greater" : "Less", {a, b},
+                         DType::kBool);
+      return e.Op("Where", {keep_a, a, b}, work);
+    }
+    return e.Op(op, {a, b}, work);
   };
   J2O_ASSIGN_OR_RETURN(auto x, e.In(0));
   J2O_ASSIGN_OR_RETURN(x, ri::CastTo(e, x, in.dtype, work));

@@ -452,11 +452,14 @@ absl::Status LowerReduceWindow(E& e) {
   const jaxpr::Aval& out = eqn.outputs[0]->aval;
   const int rank = in.rank();
   const DType dtype = in.dtype;
+  // Max/Min take u32 and u64 directly (kElementwiseOrdering): widening u32
+  // to i64 would meet ONNX Runtime's i64 Max/Min (see combine below).
   J2O_ASSIGN_OR_RETURN(
-      DType compute, ComputeDType(dtype,
-                                  p.op == WindowOp::kAdd ? ArithUse::kWrapping
-                                                         : ArithUse::kOrdering,
-                                  absl::StrCat("'", eqn.primitive, "'")));
+      DType compute,
+      ComputeDType(dtype,
+                   p.op == WindowOp::kAdd ? ArithUse::kWrapping
+                                          : ArithUse::kElementwiseOrdering,
+                   absl::StrCat("'", eqn.primitive, "'")));
   if (jaxpr::IsComplex(dtype)) {
     return absl::UnimplementedError(
         absl::StrCat("'", eqn.primitive, "' on complex operands"));
@@ -485,9 +488,20 @@ absl::Status LowerReduceWindow(E& e) {
   // WindowSliceEnd); the others pass through.
   std::vector<int64_t> axes;
   J2O_ASSIGN_OR_RETURN(const int64_t offsets, wi::WindowOffsets(eqn, p, &axes));
-  const char* combine = p.op == WindowOp::kAdd   ? "Add"
-                        : p.op == WindowOp::kMax ? "Max"
-                                                 : "Min";
+  // ONNX Runtime 1.30's CPU Max/Min on i64 compare the low 32-bit words as
+  // signed where the high words agree (Max(6, 4294967295) = 6, Max(2^31,
+  // 11) = 11), so i64 picks the larger/smaller with Greater/Less and Where,
+  // which order i64 exactly; the other types keep Max/Min (float NaNs
+  // propagate through them as XLA's max/min do).
+  auto combine = [&](typename E::Value a, typename E::Value b) {
+    if (p.op == WindowOp::kAdd) return e.Op("Add", {a, b}, compute);
+    const bool is_max = p.op == WindowOp::kMax;
+    if (compute == DType::kI64) {
+      auto keep_a = e.Op(is_max ? "Greater" : "Less", {a, b}, DType::kBool);
+      return e.Op("Where", {keep_a, a, b}, compute);
+    }
+    return e.Op(is_max ? "Max" : "Min", {a, b}, compute);
+  };
   bool any_out_empty = false;
   for (int64_t a : axes) {
     any_out_empty |=
@@ -515,7 +529,7 @@ absl::Status LowerReduceWindow(E& e) {
                         {x, e.ConstI64(starts), e.ConstI64(ends),
                          e.ConstI64(axes), e.ConstI64(steps)},
                         compute);
-      acc = acc ? e.Op(combine, {*acc, slice}, compute) : slice;
+      acc = acc ? combine(*acc, slice) : slice;
       for (int j = static_cast<int>(axes.size()) - 1; j >= 0; --j) {
         if (++offset[j] < p.window[axes[j]]) break;
         offset[j] = 0;
@@ -523,7 +537,7 @@ absl::Status LowerReduceWindow(E& e) {
     }
   }
   auto y = *acc;
-  if (init) y = e.Op(combine, {y, *init}, compute);
+  if (init) y = combine(y, *init);
   if (compute != dtype) {
     y = e.Op("Cast", {y}, dtype, {OpAttr::Int("to", OnnxTypeOf(dtype))});
   }

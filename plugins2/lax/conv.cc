@@ -29,9 +29,11 @@ void RegisterConv() {
     registry.RegisterIr(
         prim, &WithNeutralEmitter<&plugin::LowerReduceWindow<NeutralIrEmitter>>,
         {{"Slice", "Add", "Max", "Min", "Pad", "Gather", "Where", "Expand",
-          "And", "Or", "Not"},
+          "And", "Or", "Not", "Greater", "Less"},
          plugin::kMinOpset,
          "one strided Slice per window offset combined with Add/Max/Min "
+         "(i64: Greater/Less and Where, exact where ORT's i64 Max/Min are "
+         "not) "
          "(at most 4096 offsets; a symbolic windowed dim slices from its "
          "end); padding and base_dilation holes are "
          "skipped as XLA does (the identity fills them; a generic init "

@@ -51,7 +51,8 @@ void RegisterReductions() {
     r.RegisterIr(
         name,
         &WithNeutralEmitter<&plugin::LowerCumulativeScan<NeutralIrEmitter>>,
-        {{"Slice", "Concat", "Mul", "Max", "Min", "Cast", "Exp", "Log"},
+        {{"Slice", "Concat", "Mul", "Max", "Min", "Cast", "Exp", "Log",
+          "Greater", "Less", "Where"},
          17,
          "log-step scan (cumlogsumexp combines with a stable logaddexp; "
          "complex "
