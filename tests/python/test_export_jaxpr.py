@@ -19,6 +19,7 @@ import sys
 import tempfile
 import unittest
 import zipfile
+from unittest import mock
 
 import numpy as np
 
@@ -554,16 +555,12 @@ class StubJax:
                     "jax.extend.core": core, "jax.export": export}
 
   def __enter__(self):
-    self.saved = {k: sys.modules.get(k) for k in self.modules}
-    sys.modules.update(self.modules)
+    self.patch = mock.patch.dict(sys.modules, self.modules)
+    self.patch.__enter__()
     return self
 
   def __exit__(self, *exc):
-    for k, v in self.saved.items():
-      if v is None:
-        sys.modules.pop(k, None)
-      else:
-        sys.modules[k] = v
+    return self.patch.__exit__(*exc)
 
 
 @unittest.skipUnless(JAX2ONNX and os.path.exists(JAX2ONNX),

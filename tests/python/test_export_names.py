@@ -10,6 +10,7 @@ import sys
 import tempfile
 import unittest
 import warnings
+from unittest import mock
 
 import numpy as np
 
@@ -155,9 +156,8 @@ class ScalarsAndStreamingTest(unittest.TestCase):
 class MissingJaxTest(unittest.TestCase):
 
   def test_one_line_error(self):
-    saved = {k: sys.modules.get(k) for k in ("jax", "jax.extend")}
-    sys.modules["jax"] = None  # import jax raises ImportError
-    try:
+    # A None entry makes `import jax` raise ImportError.
+    with mock.patch.dict(sys.modules, {"jax": None, "jax.extend": None}):
       with self.assertRaisesRegex(ej.ExportError, "JAX is not installed"):
         ej.export(lambda x: x, f32(1), name="m", out_dir=tempfile.gettempdir())
       err = io.StringIO()
@@ -167,12 +167,6 @@ class MissingJaxTest(unittest.TestCase):
       self.assertEqual(err.getvalue().count("\n"), 1, err.getvalue())
       self.assertTrue(err.getvalue().startswith(
           "export_jaxpr: error: JAX is not installed"))
-    finally:
-      for k, v in saved.items():
-        if v is None:
-          sys.modules.pop(k, None)
-        else:
-          sys.modules[k] = v
 
 
 @unittest.skipUnless(JAX2ONNX and os.path.exists(JAX2ONNX),
