@@ -353,7 +353,8 @@ std::pair<V<E>, V<E>> SinhCosh(E& e, V<E> x, DType d) {
           B(e, "Mul", B(e, "Add", ep, en, d), half, d)};
 }
 
-// Recipes by primitive (complex_plan_recipes.h).
+// Recipes by primitive (complex_plan_recipes.h; the dispatch LowerComplex
+// in complex_lowering.h).
 template <class E>
 absl::Status LowerComplexRecipe(E& e);
 
@@ -390,21 +391,6 @@ absl::Status LowerPartwise(E& e) {
   return absl::OkStatus();
 }
 
-// Dispatch for an equation that involves complex values.
-template <class E>
-absl::Status LowerComplex(E& e) {
-  switch (ComplexKind(e.eqn().primitive)) {
-    case Kind::kPartwise:
-      return LowerPartwise(e);
-    case Kind::kRecipe:
-      return LowerComplexRecipe(e);
-    default:
-      return RefuseComplex(e.eqn());
-  }
-}
-
 }  // namespace jax2onnx::plugin::complex
-
-#include "plugin/complex_plan_recipes.h"  // IWYU pragma: export
 
 #endif  // JAX2ONNX_PLUGIN_COMPLEX_PLAN_H_

@@ -1,7 +1,7 @@
 // The complex recipes (see complex_plan.h): elementwise arithmetic and math
 // on the parts, comparisons, conversions, dot_general and
 // conv_general_dilated from four real products, and fft through ONNX DFT.
-// Included by complex_plan.h only.
+// Included by complex_lowering.h only.
 //
 // Accuracy against XLA: add/sub/neg/mul/conj/real/imag/complex and the
 // conversions are exact (the same real operations XLA's CPU backend emits);

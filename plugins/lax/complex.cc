@@ -14,7 +14,7 @@
 #include "converter/state.h"
 #include "jaxpr/jaxpr.h"
 #include "jaxpr/status_macros.h"
-#include "plugin/complex_plan.h"
+#include "plugin/complex_lowering.h"
 #include "plugin/registry.h"
 #include "plugins/lax/legacy_emitter.h"
 #include "plugins/register.h"

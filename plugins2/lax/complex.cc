@@ -14,7 +14,7 @@
 #include "converter2/lowering_context.h"
 #include "jaxpr/jaxpr.h"
 #include "jaxpr/status_macros.h"
-#include "plugin/complex_plan.h"
+#include "plugin/complex_lowering.h"
 #include "plugin/registry.h"
 #include "plugins2/lax/ir_emitter.h"
 #include "plugins2/register.h"
