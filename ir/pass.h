@@ -38,7 +38,8 @@ class Pass {
   virtual std::vector<absl::string_view> AnchorOps() const { return {}; }
 };
 
-// The generic passes, by name (nullptr for an unknown name).
+// Every pass by name, generic passes and fusions (with default
+// FusionOptions); nullptr for an unknown name.
 std::unique_ptr<Pass> CreatePass(absl::string_view name);
 std::vector<std::string> RegisteredPassNames();
 

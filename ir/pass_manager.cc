@@ -1,9 +1,11 @@
-// The pass manager and the name -> factory table of the generic passes.
+// The pass manager and the name -> factory table of the passes: the generic
+// ones here, the fusions from their rule table (ir/passes/fusions.cc).
 #include <utility>
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "ir/pass.h"
+#include "ir/passes/fusions.h"
 #include "ir/passes/passes.h"
 
 namespace jax2onnx::ir {
@@ -44,12 +46,15 @@ std::unique_ptr<Pass> CreatePass(absl::string_view name) {
   for (const PassFactory& f : kPassFactories) {
     if (name == f.name) return f.create();
   }
-  return nullptr;
+  return CreateFusionPass(name);
 }
 
 std::vector<std::string> RegisteredPassNames() {
   std::vector<std::string> names;
   for (const PassFactory& f : kPassFactories) names.push_back(f.name);
+  for (const FusionRule& rule : FusionRules()) {
+    names.emplace_back(rule.name);
+  }
   return names;
 }
 

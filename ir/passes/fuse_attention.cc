@@ -645,24 +645,11 @@ absl::StatusOr<bool> FuseAt(Graph& graph, Node* root,
   return true;
 }
 
-class FuseAttention : public Pass {
- public:
-  explicit FuseAttention(FusionOptions options) : options_(options) {}
-  absl::string_view name() const override { return "fuse-attention"; }
-  absl::StatusOr<bool> Run(Model& model) override {
-    if (fusion::DefaultOpset(model) < 23) return false;
-    return fusion::ForEachNodeBackwards(
-        model, [this](Graph& g, Node* n) { return FuseAt(g, n, options_); });
-  }
-
- private:
-  FusionOptions options_;
-};
-
 }  // namespace
 
-std::unique_ptr<Pass> CreateFuseAttentionPass(FusionOptions options) {
-  return std::make_unique<FuseAttention>(options);
+absl::StatusOr<bool> FuseAttentionAt(Graph& graph, Node* root,
+                                     const FusionOptions& options) {
+  return FuseAt(graph, root, options);
 }
 
 }  // namespace jax2onnx::ir

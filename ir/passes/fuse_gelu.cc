@@ -395,24 +395,11 @@ absl::StatusOr<bool> FuseAt(Graph& graph, Node* root,
   return true;
 }
 
-class FuseGelu : public Pass {
- public:
-  explicit FuseGelu(FusionOptions options) : options_(options) {}
-  absl::string_view name() const override { return "fuse-gelu"; }
-  absl::StatusOr<bool> Run(Model& model) override {
-    if (fusion::DefaultOpset(model) < 20) return false;
-    return fusion::ForEachNodeBackwards(
-        model, [this](Graph& g, Node* n) { return FuseAt(g, n, options_); });
-  }
-
- private:
-  FusionOptions options_;
-};
-
 }  // namespace
 
-std::unique_ptr<Pass> CreateFuseGeluPass(FusionOptions options) {
-  return std::make_unique<FuseGelu>(options);
+absl::StatusOr<bool> FuseGeluAt(Graph& graph, Node* root,
+                                const FusionOptions& options) {
+  return FuseAt(graph, root, options);
 }
 
 }  // namespace jax2onnx::ir

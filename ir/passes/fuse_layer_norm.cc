@@ -332,31 +332,15 @@ absl::StatusOr<bool> FuseAt(Graph& graph, Node* root, bool rms,
   return true;
 }
 
-class FuseNorm : public Pass {
- public:
-  FuseNorm(bool rms, FusionOptions options) : rms_(rms), options_(options) {}
-  absl::string_view name() const override {
-    return rms_ ? "fuse-rms-norm" : "fuse-layer-norm";
-  }
-  absl::StatusOr<bool> Run(Model& model) override {
-    if (fusion::DefaultOpset(model) < (rms_ ? 23 : 17)) return false;
-    return fusion::ForEachNodeBackwards(model, [this](Graph& g, Node* n) {
-      return FuseAt(g, n, rms_, options_);
-    });
-  }
-
- private:
-  bool rms_;
-  FusionOptions options_;
-};
-
 }  // namespace
 
-std::unique_ptr<Pass> CreateFuseLayerNormPass(FusionOptions options) {
-  return std::make_unique<FuseNorm>(false, options);
+absl::StatusOr<bool> FuseLayerNormAt(Graph& graph, Node* root,
+                                     const FusionOptions& options) {
+  return FuseAt(graph, root, /*rms=*/false, options);
 }
-std::unique_ptr<Pass> CreateFuseRmsNormPass(FusionOptions options) {
-  return std::make_unique<FuseNorm>(true, options);
+absl::StatusOr<bool> FuseRmsNormAt(Graph& graph, Node* root,
+                                   const FusionOptions& options) {
+  return FuseAt(graph, root, /*rms=*/true, options);
 }
 
 }  // namespace jax2onnx::ir

@@ -152,24 +152,11 @@ absl::StatusOr<bool> FuseAt(Graph& graph, Node* root,
   return true;
 }
 
-class FuseSoftmax : public Pass {
- public:
-  explicit FuseSoftmax(FusionOptions options) : options_(options) {}
-  absl::string_view name() const override { return "fuse-softmax"; }
-  absl::StatusOr<bool> Run(Model& model) override {
-    if (fusion::DefaultOpset(model) < 13) return false;
-    return fusion::ForEachNodeBackwards(
-        model, [this](Graph& g, Node* n) { return FuseAt(g, n, options_); });
-  }
-
- private:
-  FusionOptions options_;
-};
-
 }  // namespace
 
-std::unique_ptr<Pass> CreateFuseSoftmaxPass(FusionOptions options) {
-  return std::make_unique<FuseSoftmax>(options);
+absl::StatusOr<bool> FuseSoftmaxAt(Graph& graph, Node* root,
+                                   const FusionOptions& options) {
+  return FuseAt(graph, root, options);
 }
 
 }  // namespace jax2onnx::ir

@@ -51,24 +51,11 @@ absl::StatusOr<bool> FuseAt(Graph& graph, Node* root,
   return false;
 }
 
-class FuseSwish : public Pass {
- public:
-  explicit FuseSwish(FusionOptions options) : options_(options) {}
-  absl::string_view name() const override { return "fuse-swish"; }
-  absl::StatusOr<bool> Run(Model& model) override {
-    if (fusion::DefaultOpset(model) < 24) return false;
-    return fusion::ForEachNodeBackwards(
-        model, [this](Graph& g, Node* n) { return FuseAt(g, n, options_); });
-  }
-
- private:
-  FusionOptions options_;
-};
-
 }  // namespace
 
-std::unique_ptr<Pass> CreateFuseSwishPass(FusionOptions options) {
-  return std::make_unique<FuseSwish>(options);
+absl::StatusOr<bool> FuseSwishAt(Graph& graph, Node* root,
+                                 const FusionOptions& options) {
+  return FuseAt(graph, root, options);
 }
 
 }  // namespace jax2onnx::ir

@@ -1,22 +1,58 @@
 #include "ir/passes/fusions.h"
 
+#include "ir/passes/fusion_match.h"
+
 namespace jax2onnx::ir {
+namespace {
+
+// Norms first: their chains contain Mul trees the activation matchers would
+// otherwise inspect for nothing. Attention after softmax: it matches the
+// Softmax node.
+constexpr FusionRule kFusionRules[] = {
+    {"fuse-layer-norm", 17, nullptr, &FuseLayerNormAt},
+    {"fuse-rms-norm", 23, nullptr, &FuseRmsNormAt},
+    {"fuse-softmax", 13, nullptr, &FuseSoftmaxAt},
+    {"fuse-gelu", 20, nullptr, &FuseGeluAt},
+    {"fuse-swish", 24, &FusionOptions::fuse_swish, &FuseSwishAt},
+    {"fuse-attention", 23, &FusionOptions::fuse_attention, &FuseAttentionAt},
+};
+
+class FusionPass : public Pass {
+ public:
+  FusionPass(const FusionRule& rule, FusionOptions options)
+      : rule_(rule), options_(options) {}
+  absl::string_view name() const override { return rule_.name; }
+  absl::StatusOr<bool> Run(Model& model) override {
+    if (fusion::DefaultOpset(model) < rule_.min_opset) return false;
+    return fusion::ForEachNodeBackwards(model, [this](Graph& g, Node* n) {
+      return rule_.fuse_at(g, n, options_);
+    });
+  }
+
+ private:
+  const FusionRule& rule_;
+  FusionOptions options_;
+};
+
+}  // namespace
+
+absl::Span<const FusionRule> FusionRules() { return kFusionRules; }
+
+std::unique_ptr<Pass> CreateFusionPass(absl::string_view name,
+                                       FusionOptions options) {
+  for (const FusionRule& rule : kFusionRules) {
+    if (rule.name == name) return std::make_unique<FusionPass>(rule, options);
+  }
+  return nullptr;
+}
 
 std::vector<std::unique_ptr<Pass>> FusionPasses(int opset,
                                                 FusionOptions options) {
   std::vector<std::unique_ptr<Pass>> passes;
-  // Norms first: their chains contain Mul trees the activation matchers
-  // would otherwise inspect for nothing.
-  if (opset >= 17) passes.push_back(CreateFuseLayerNormPass(options));
-  if (opset >= 23) passes.push_back(CreateFuseRmsNormPass(options));
-  if (opset >= 13) passes.push_back(CreateFuseSoftmaxPass(options));
-  if (opset >= 20) passes.push_back(CreateFuseGeluPass(options));
-  if (opset >= 24 && options.fuse_swish) {
-    passes.push_back(CreateFuseSwishPass(options));
-  }
-  // After fuse-softmax: it matches the Softmax node.
-  if (opset >= 23 && options.fuse_attention) {
-    passes.push_back(CreateFuseAttentionPass(options));
+  for (const FusionRule& rule : kFusionRules) {
+    if (opset < rule.min_opset) continue;
+    if (rule.enabled_by != nullptr && !(options.*rule.enabled_by)) continue;
+    passes.push_back(std::make_unique<FusionPass>(rule, options));
   }
   return passes;
 }

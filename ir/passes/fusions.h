@@ -10,6 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
+#include "absl/types/span.h"
+#include "ir/ir.h"
 #include "ir/pass.h"
 
 namespace jax2onnx::ir {
@@ -35,26 +39,50 @@ struct FusionOptions {
   bool fuse_attention = false;
 };
 
-// "fuse-layer-norm": LayerNormalization (opset >= 17).
-std::unique_ptr<Pass> CreateFuseLayerNormPass(FusionOptions options = {});
-// "fuse-rms-norm": RMSNormalization (opset >= 23).
-std::unique_ptr<Pass> CreateFuseRmsNormPass(FusionOptions options = {});
-// "fuse-softmax": Softmax and LogSoftmax (opset >= 13).
-std::unique_ptr<Pass> CreateFuseSoftmaxPass(FusionOptions options = {});
-// "fuse-gelu": Gelu, tanh and erf forms (opset >= 20).
-std::unique_ptr<Pass> CreateFuseGeluPass(FusionOptions options = {});
-// "fuse-swish": Swish (opset >= 24).
-std::unique_ptr<Pass> CreateFuseSwishPass(FusionOptions options = {});
-// "fuse-attention": Attention (opset >= 23); needs Softmax fused first.
-std::unique_ptr<Pass> CreateFuseAttentionPass(FusionOptions options = {});
+// A fusion rule: a matcher-and-rewriter anchored at one node (it fires
+// only on an exact structural match, see its file, and returns whether it
+// rewrote), the first opset that has the fused op, and the option that
+// enables it (nullptr: on whenever the opset allows). One driver pass runs
+// a rule over every graph of the model, backwards; the table in fusions.cc
+// is the only place a fusion's name, opset and gate are stated.
+struct FusionRule {
+  absl::string_view name;
+  int min_opset;
+  bool FusionOptions::*enabled_by;
+  absl::StatusOr<bool> (*fuse_at)(Graph& graph, Node* root,
+                                  const FusionOptions& options);
+};
 
-// The fusion passes available at `opset`, in the order they should run
-// (each also checks the model's imported opset, so a pass given a model of
-// a lower opset does nothing). The passes erase the chains they replace.
+// Every fusion rule, in the order they should run.
+absl::Span<const FusionRule> FusionRules();
+
+// The pass running the rule `name` ("fuse-gelu", ...) with `options`, or
+// nullptr for an unknown name. The pass does nothing on a model whose
+// imported opset is below the rule's; its enabling option is not consulted
+// (FusionPasses applies it).
+std::unique_ptr<Pass> CreateFusionPass(absl::string_view name,
+                                       FusionOptions options = {});
+
+// The fusion passes enabled at `opset` with `options`, in the order they
+// should run. The passes erase the chains they replace.
 std::vector<std::unique_ptr<Pass>> FusionPasses(int opset,
                                                 FusionOptions options = {});
 void AddFusionPasses(PassManager& manager, int opset,
                      FusionOptions options = {});
+
+// The rules' anchors (one file each: ir/passes/fuse_*.cc).
+absl::StatusOr<bool> FuseLayerNormAt(Graph& graph, Node* root,
+                                     const FusionOptions& options);
+absl::StatusOr<bool> FuseRmsNormAt(Graph& graph, Node* root,
+                                   const FusionOptions& options);
+absl::StatusOr<bool> FuseSoftmaxAt(Graph& graph, Node* root,
+                                   const FusionOptions& options);
+absl::StatusOr<bool> FuseGeluAt(Graph& graph, Node* root,
+                                const FusionOptions& options);
+absl::StatusOr<bool> FuseSwishAt(Graph& graph, Node* root,
+                                 const FusionOptions& options);
+absl::StatusOr<bool> FuseAttentionAt(Graph& graph, Node* root,
+                                     const FusionOptions& options);
 
 }  // namespace jax2onnx::ir
 

@@ -504,7 +504,20 @@ TEST(PassManagerTest, UnknownPassNameListsKnownNames) {
       "gemm-bias-folding, identity-elimination, node-naming, reduce-keepdims, "
       "reshape-folding, slices-to-split, topological-sort, "
       "transpose-folding, "
-      "type-propagation, unused-initializer-pruning");
+      "type-propagation, unused-initializer-pruning, fuse-layer-norm, "
+      "fuse-rms-norm, fuse-softmax, fuse-gelu, fuse-swish, fuse-attention");
+}
+
+// One registry: every name the manager lists, fusions included, creates the
+// pass of that name.
+TEST(PassManagerTest, EveryRegisteredNameCreatesItsPass) {
+  std::vector<std::string> names = RegisteredPassNames();
+  EXPECT_THAT(names, testing::Contains("fuse-gelu"));
+  for (const std::string& name : names) {
+    std::unique_ptr<Pass> pass = CreatePass(name);
+    ASSERT_NE(pass, nullptr) << name;
+    EXPECT_EQ(pass->name(), name);
+  }
 }
 
 }  // namespace
