@@ -2,6 +2,10 @@
 
 #include <mutex>
 
+#include "plugin/conv_rules.h"
+#include "plugin/sort_rules.h"
+#include "plugins/lax/legacy_emitter.h"
+
 namespace jax2onnx::plugins {
 
 // lax/program.cc (stack, unstack, tile, empty, debug_print, ...).
@@ -10,6 +14,7 @@ void RegisterProgram();
 void RegisterAll() {
   static std::once_flag once;
   std::call_once(once, [] {
+    LegacyRegistrar shared;  // the rule tables stated once (plugin/rules.h)
     RegisterElementwise();
     RegisterShape();
     RegisterReductions();
@@ -18,8 +23,8 @@ void RegisterAll() {
     RegisterProgram();
     RegisterIndexing();
     RegisterControlFlow();
-    RegisterConv();
-    RegisterSort();
+    plugin::ConvRules(shared);
+    plugin::SortRules(shared);
     RegisterCollectives();
     RegisterKeyWords();
     RegisterComplex();

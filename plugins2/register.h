@@ -17,8 +17,6 @@ void RegisterLinalg();
 void RegisterCalls();
 void RegisterIndexing();
 void RegisterControlFlow();
-void RegisterConv();
-void RegisterSort();
 void RegisterCollectives();  // lax/collectives.cc
 void RegisterKeyWords();  // lax/key_words.cc: structural ops on PRNG keys
 // Last: wraps every lowering registered before for complex values

@@ -10,12 +10,14 @@
 #include <variant>
 #include <vector>
 
+#include "absl/strings/string_view.h"
 #include "converter/state.h"
 #include "glog/logging.h"
 #include "jaxpr/jaxpr.h"
 #include "jaxpr/status_macros.h"
 #include "plugin/emit.h"
 #include "plugin/onnx_types.h"
+#include "plugin/registry.h"
 
 namespace jax2onnx::plugins {
 
@@ -141,6 +143,17 @@ absl::Status WithNeutralEmitter(converter::State& s, const jaxpr::Eqn& eqn) {
   NeutralLegacyEmitter e(s, eqn);
   return Recipe(e);
 }
+
+// The legacy pipeline's registrar of the shared rule tables (plugin/rules.h):
+// a rule's recipe runs through WithNeutralEmitter.
+struct LegacyRegistrar {
+  using Emitter = NeutralLegacyEmitter;
+  template <absl::Status (*Recipe)(Emitter&)>
+  void Neutral(absl::string_view primitive, plugin::LoweringInfo info) {
+    plugin::Registry::Global().RegisterLegacy(
+        primitive, &WithNeutralEmitter<Recipe>, std::move(info));
+  }
+};
 
 }  // namespace jax2onnx::plugins
 

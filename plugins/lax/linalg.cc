@@ -10,10 +10,13 @@
 #include "absl/strings/str_cat.h"
 #include "converter/state.h"
 #include "jaxpr/status_macros.h"
+#include "plugin/decomposition_rules.h"
 #include "plugin/lax_plan.h"
 #include "plugin/onnx_types.h"
 #include "plugin/registry.h"
+#include "plugin/select_window_rules.h"
 #include "plugins/lax/lax_legacy_ctx.h"
+#include "plugins/lax/legacy_emitter.h"
 #include "plugins/register.h"
 
 namespace jax2onnx::plugins {
@@ -53,12 +56,10 @@ absl::Status LowerDotGeneral(LaxLegacyCtx& ctx, const jaxpr::Eqn& eqn) {
 
 }  // namespace
 
-void RegisterDecompositions();  // decompositions.cc
-void RegisterSelectWindow();    // select_window.cc
-
 void RegisterLinalg() {
-  RegisterDecompositions();
-  RegisterSelectWindow();
+  LegacyRegistrar shared;
+  plugin::DecompositionRules(shared);
+  plugin::SelectWindowRules(shared);
   plugin::Registry::Global().RegisterLegacy(
       "dot_general", &AdaptLegacy<&LowerDotGeneral>,
       {{"MatMul", "Einsum", "Cast"},

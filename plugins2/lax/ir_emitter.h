@@ -9,11 +9,13 @@
 #include <variant>
 #include <vector>
 
+#include "absl/strings/string_view.h"
 #include "converter2/lowering_context.h"
 #include "jaxpr/jaxpr.h"
 #include "jaxpr/status_macros.h"
 #include "plugin/emit.h"
 #include "plugin/onnx_types.h"
+#include "plugin/registry.h"
 
 namespace jax2onnx::plugins2 {
 
@@ -146,6 +148,17 @@ absl::Status WithNeutralEmitter(converter2::LoweringContext& ctx,
   NeutralIrEmitter e(ctx, eqn);
   return Recipe(e);
 }
+
+// The IR pipeline's registrar of the shared rule tables (plugin/rules.h):
+// a rule's recipe runs through WithNeutralEmitter.
+struct IrRegistrar {
+  using Emitter = NeutralIrEmitter;
+  template <absl::Status (*Recipe)(Emitter&)>
+  void Neutral(absl::string_view primitive, plugin::LoweringInfo info) {
+    plugin::Registry::Global().RegisterIr(
+        primitive, &WithNeutralEmitter<Recipe>, std::move(info));
+  }
+};
 
 }  // namespace jax2onnx::plugins2
 

@@ -10,9 +10,12 @@
 #include "absl/strings/str_cat.h"
 #include "converter2/lowering_context.h"
 #include "jaxpr/status_macros.h"
+#include "plugin/decomposition_rules.h"
 #include "plugin/lax_plan.h"
 #include "plugin/onnx_types.h"
 #include "plugin/registry.h"
+#include "plugin/select_window_rules.h"
+#include "plugins2/lax/ir_emitter.h"
 #include "plugins2/lax/lax_ir_util.h"
 #include "plugins2/register.h"
 
@@ -52,12 +55,10 @@ absl::Status LowerDotGeneral(LoweringContext& ctx, const jaxpr::Eqn& eqn) {
 
 }  // namespace
 
-void RegisterDecompositions();  // decompositions.cc
-void RegisterSelectWindow();    // select_window.cc
-
 void RegisterLinalg() {
-  RegisterDecompositions();
-  RegisterSelectWindow();
+  IrRegistrar shared;
+  plugin::DecompositionRules(shared);
+  plugin::SelectWindowRules(shared);
   plugin::Registry::Global().RegisterIr(
       "dot_general", &LowerDotGeneral,
       {{"MatMul", "Einsum", "Cast"},
