@@ -58,6 +58,18 @@ absl::Status TriangularSolve(OpContext& ctx) {
   p.Set("lower", ParamValue::Bool(flag("lower")));
   p.Set("transpose_a", ParamValue::Bool(transpose));
   p.Set("unit_diagonal", ParamValue::Bool(flag("unit_diagonal")));
+  // f16/bf16 systems are solved in f32 and the solution rounded to the
+  // element type (lax's triangular_solve lowers f32/f64 only; LAPACK has no
+  // half precision). XLA's own expansion rounds intermediate results to
+  // the element type, so the two may differ by a few of its ulps.
+  const DType d = b.aval.dtype;
+  if (d == DType::kF16 || d == DType::kBF16) {
+    Val a32 = ConvertTo(ctx, a, DType::kF32);
+    Val b32 = ConvertTo(ctx, b, DType::kF32);
+    Val x32 = ctx.Emit1("triangular_solve", std::move(p), {a32, b32}, b32.aval);
+    ctx.Bind(0, ConvertTo(ctx, x32, d));
+    return absl::OkStatus();
+  }
   ctx.Bind(0, ctx.Emit1("triangular_solve", std::move(p), {a, b}, b.aval));
   return absl::OkStatus();
 }
