@@ -1,4 +1,4 @@
-// fft, triangular_solve, select_and_scatter, tuples.
+// fft, triangular_solve, rng_bit_generator, tuples.
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "jaxpr/status_macros.h"
@@ -104,9 +104,46 @@ absl::Status GetTupleElement(OpContext& ctx) {
   return absl::OkStatus();
 }
 
+// rng_bit_generator -> lax rng_bit_generator (XLA's CPU generators; the
+// primitive comes with the jaxpr frontend's rng_bit_generator support):
+// `algorithm = THREE_FRY` (pretty) or `rng_algorithm =
+// #stablehlo<rng_algorithm THREE_FRY>` (generic); results (new state, bits).
+absl::Status RngBitGenerator(OpContext& ctx) {
+  J2O_ASSIGN_OR_RETURN(Val state, ctx.Input(0));
+  J2O_ASSIGN_OR_RETURN(Aval new_state, ctx.ResultAval(0));
+  J2O_ASSIGN_OR_RETURN(Aval bits, ctx.ResultAval(1));
+  absl::string_view raw;
+  if (auto a = ctx.op().Attr("algorithm")) {
+    raw = *a;
+  } else {
+    J2O_ASSIGN_OR_RETURN(raw, ctx.Attr("rng_algorithm"));
+  }
+  std::string algorithm;
+  for (const char* name : {"THREE_FRY", "PHILOX", "DEFAULT"}) {
+    if (absl::StrContains(raw, name)) {
+      algorithm = absl::StrCat("RNG_", name);
+      break;
+    }
+  }
+  if (algorithm.empty()) {
+    return ctx.Error(absl::StrCat("unknown rng algorithm `", raw, "`"));
+  }
+  Params p;
+  p.Set("algorithm", Name(algorithm));
+  p.Set("dtype", NumpyDType(bits.dtype));
+  p.Set("out_sharding", ParamValue::None());
+  p.Set("shape", IntTuple(StaticDims(bits)));
+  std::vector<Val> outs =
+      ctx.Emit("rng_bit_generator", std::move(p), {state}, {new_state, bits});
+  ctx.Bind(0, outs[0]);
+  ctx.Bind(1, outs[1]);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterMiscOps(TranslatorTable& table) {
+  table["stablehlo.rng_bit_generator"] = &RngBitGenerator;
   table["stablehlo.fft"] = &Fft;
   table["stablehlo.triangular_solve"] = &TriangularSolve;
   table["stablehlo.tuple"] = &Tuple;
