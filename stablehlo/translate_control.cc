@@ -197,7 +197,7 @@ absl::Status Scan(OpContext& ctx) {
   const size_t k = body.captured.size();
   if (j.invars.size() != k + arg_avals.size() ||
       static_cast<int>(j.outvars.size()) < num_carry ||
-      static_cast<int>(j.outvars.size()) - num_carry != ctx.num_results() - num_carry) {
+      static_cast<int>(j.outvars.size()) != ctx.num_results()) {
     return ctx.Error("body signature does not match the scan's operands and results");
   }
   const int num_ys = static_cast<int>(j.outvars.size()) - num_carry;
