@@ -493,8 +493,21 @@ absl::Status LowerReduceWindow(E& e) {
   // 11) = 11), so i64 picks the larger/smaller with Greater/Less and Where,
   // which order i64 exactly; the other types keep Max/Min (float NaNs
   // propagate through them as XLA's max/min do).
+  // XLA sums f16/bf16 windows in the element type, rounding after every
+  // element in window order (init first); f32 partial sums differ after
+  // cancellation. Each Add in f32 is rounded back (bit-exact: f32 holds
+  // more than 2p+2 bits of either type).
+  const bool round_each_add =
+      p.op == WindowOp::kAdd && compute != dtype &&
+      (dtype == DType::kF16 || dtype == DType::kBF16);
   auto combine = [&](typename E::Value a, typename E::Value b) {
-    if (p.op == WindowOp::kAdd) return e.Op("Add", {a, b}, compute);
+    if (p.op == WindowOp::kAdd) {
+      auto sum = e.Op("Add", {a, b}, compute);
+      if (!round_each_add) return sum;
+      sum = e.Op("Cast", {sum}, dtype, {OpAttr::Int("to", OnnxTypeOf(dtype))});
+      return e.Op("Cast", {sum}, compute,
+                  {OpAttr::Int("to", OnnxTypeOf(compute))});
+    }
     const bool is_max = p.op == WindowOp::kMax;
     if (compute == DType::kI64) {
       auto keep_a = e.Op(is_max ? "Greater" : "Less", {a, b}, DType::kBool);
@@ -529,7 +542,12 @@ absl::Status LowerReduceWindow(E& e) {
                         {x, e.ConstI64(starts), e.ConstI64(ends),
                          e.ConstI64(axes), e.ConstI64(steps)},
                         compute);
-      acc = acc ? combine(*acc, slice) : slice;
+      if (!acc && round_each_add && init) {
+        acc = combine(*init, slice);
+        init.reset();
+      } else {
+        acc = acc ? combine(*acc, slice) : slice;
+      }
       for (int j = static_cast<int>(axes.size()) - 1; j >= 0; --j) {
         if (++offset[j] < p.window[axes[j]]) break;
         offset[j] = 0;

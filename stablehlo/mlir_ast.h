@@ -67,7 +67,8 @@ struct Operation {
   // attribute dictionary `{...}` (values raw; a trailing `: type` kept).
   std::vector<std::pair<absl::string_view, absl::string_view>> attrs;
   std::string symbol;  // @callee of call / custom_call
-  // Pretty reduce: `(%x init: %y)` groups; operands are inputs then inits.
+  // Pretty reduce: `(%x init: %y)` groups, and chlo.scan's `(%x) inits(%y)`:
+  // operands are inputs then inits.
   int num_reduce_inputs = -1;
   // Pretty while: `%iterArg = %x` names, bound as the regions' block args.
   std::vector<std::string> iter_args;

@@ -458,12 +458,9 @@ class Parser {
     }
     J2O_EXPECT('{');
     while (true) {
-      SkipWs();
-      if (p_ >= end_) return Error(m.loc, "unterminated module");
-      if (*p_ == '}') {
-        ++p_;
-        break;
-      }
+      auto closed = ConsumeClose(m.loc, "module");
+      if (!closed.ok()) return closed.status();
+      if (*closed) break;
       if (*p_ == '#') {
         SkipAlias();
         continue;
@@ -573,6 +570,24 @@ class Parser {
   }
 
   // `{ [^bb(args):] ops... }`
+  // Inside `{ ... }` of a module or region: true (consumed) at its `}`, an
+  // error at the end of the text.
+  absl::StatusOr<bool> ConsumeClose(Loc open, absl::string_view what) {
+    SkipWs();
+    if (p_ >= end_) return Error(open, absl::StrCat("unterminated ", what));
+    if (*p_ != '}') return false;
+    ++p_;
+    return true;
+  }
+
+  // At `{`: whether a region with a block label (`{ ^bb0(...)`) follows
+  // rather than an attribute dictionary.
+  bool RegionFollows() const {
+    const char* q = p_ + 1;
+    while (q < end_ && (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r')) ++q;
+    return q < end_ && *q == '^';
+  }
+
   absl::StatusOr<Region> ParseRegion() {
     Region r;
     r.loc = Here();
@@ -581,12 +596,9 @@ class Parser {
     block.loc = Here();
     bool any = false;
     while (true) {
-      SkipWs();
-      if (p_ >= end_) return Error(r.loc, "unterminated region");
-      if (*p_ == '}') {
-        ++p_;
-        break;
-      }
+      auto closed = ConsumeClose(r.loc, "region");
+      if (!closed.ok()) return closed.status();
+      if (*closed) break;
       if (*p_ == '^') {
         if (any) r.blocks.push_back(std::move(block));
         block = Block();
@@ -848,6 +860,11 @@ class Parser {
         op->operands.push_back(ReadValueRef());
       } else if (c == '(') {
         J2O_RETURN_IF_ERROR_P(ReadParenGroup(op));
+      } else if (c == '{' && RegionFollows()) {
+        // A pretty form's region given inline (chlo.scan's body).
+        auto r = ParseRegion();
+        if (!r.ok()) return r.status();
+        op->regions.push_back(std::move(*r));
       } else if (c == '{') {
         J2O_RETURN_IF_ERROR_P(ReadAttrDict(&op->attrs));
       } else if (c == '<' && p_ + 1 < end_ && p_[1] == '{') {
@@ -890,6 +907,11 @@ class Parser {
           }
           p_ = after;
           op->words.push_back(id);
+          // chlo.scan(%xs...) inits(%carries...): inputs then inits, as
+          // the pretty reduce.
+          if (id == "inits" && op->num_reduce_inputs < 0) {
+            op->num_reduce_inputs = static_cast<int>(op->operands.size());
+          }
         }
       } else {
         auto v = ReadAttrValue(false);

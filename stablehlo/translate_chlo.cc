@@ -18,7 +18,7 @@ const std::pair<const char*, const char*> kSameShape[] = {
     {"chlo.next_after", "nextafter"}, {"chlo.polygamma", "polygamma"},
     {"chlo.zeta", "zeta"},           {"chlo.bessel_i1e", "bessel_i1e"},
     {"chlo.conj", "conj"},           {"chlo.igamma", "igamma"},
-    {"chlo.igammac", "igammac"},
+    {"chlo.igammac", "igammac"},     {"chlo.mulhi", "mulhi"},
 };
 
 absl::Status Simple(OpContext& ctx) {

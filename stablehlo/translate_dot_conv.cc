@@ -1,5 +1,7 @@
 // dot_general (and the legacy dot) -> lax dot_general; convolution ->
 // lax conv_general_dilated.
+#include <algorithm>
+
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
@@ -9,15 +11,6 @@
 
 namespace jax2onnx::stablehlo {
 namespace {
-
-absl::StatusOr<Val> Cast(OpContext& ctx, const Val& v, DType d) {
-  if (v.aval.dtype == d) return v;
-  Params p;
-  p.Set("new_dtype", NumpyDType(d));
-  p.Set("sharding", ParamValue::None());
-  p.Set("weak_type", ParamValue::Bool(false));
-  return ctx.Emit1("convert_element_type", std::move(p), {v}, WithDType(v.aval, d));
-}
 
 // "[0] x [1]" -> ([0], [1]).
 absl::Status PairLists(absl::string_view raw, std::vector<int64_t>* a,
@@ -36,6 +29,20 @@ std::vector<int64_t> Field(absl::string_view raw, absl::string_view key) {
   if (!f.has_value()) return {};
   auto v = ParseIntList(*f);
   return v.ok() ? *v : std::vector<int64_t>{};
+}
+
+Params DotGeneralParams(const std::vector<int64_t>& lc,
+                        const std::vector<int64_t>& rc,
+                        const std::vector<int64_t>& lb,
+                        const std::vector<int64_t>& rb, DType out) {
+  Params p;
+  p.Set("dimension_numbers",
+        ParamValue::Tuple({ParamValue::Tuple({IntList(lc), IntList(rc)}),
+                           ParamValue::Tuple({IntList(lb), IntList(rb)})}));
+  p.Set("out_sharding", ParamValue::None());
+  p.Set("precision", ParamValue::None());
+  p.Set("preferred_element_type", NumpyDType(out));
+  return p;
 }
 
 absl::Status DotGeneral(OpContext& ctx) {
@@ -63,17 +70,98 @@ absl::Status DotGeneral(OpContext& ctx) {
     }
   }
   if (lhs.aval.dtype != rhs.aval.dtype) {
-    J2O_ASSIGN_OR_RETURN(lhs, Cast(ctx, lhs, out.dtype));
-    J2O_ASSIGN_OR_RETURN(rhs, Cast(ctx, rhs, out.dtype));
+    lhs = ConvertTo(ctx, lhs, out.dtype);
+    rhs = ConvertTo(ctx, rhs, out.dtype);
   }
-  Params p;
-  p.Set("dimension_numbers",
-        ParamValue::Tuple({ParamValue::Tuple({IntList(lc), IntList(rc)}),
-                           ParamValue::Tuple({IntList(lb), IntList(rb)})}));
-  p.Set("out_sharding", ParamValue::None());
-  p.Set("precision", ParamValue::None());
-  p.Set("preferred_element_type", NumpyDType(out.dtype));
+  Params p = DotGeneralParams(lc, rc, lb, rb, out.dtype);
   ctx.Bind(0, ctx.Emit1("dot_general", std::move(p), {lhs, rhs}, out));
+  return absl::OkStatus();
+}
+
+// chlo.ragged_dot with the ragged dimension a non-contracting dimension of
+// lhs (ragged_dot mode 1, what jax.lax.ragged_dot emits): rows
+// [start_g, end_g) of lhs's ragged dimension multiply rhs's group g
+// (end = cumsum(group_sizes)); rows past the last group are zero. It is
+// one dot_general with the group dimension as a free dimension of rhs,
+// then each row keeps its own group's product (select, so other groups'
+// infinities cannot leak in) and the group axis is summed (adding zeros
+// is exact). Ragged contracting or batch dimensions are refused.
+absl::Status RaggedDot(OpContext& ctx) {
+  J2O_ASSIGN_OR_RETURN(Val lhs, ctx.Input(0));
+  J2O_ASSIGN_OR_RETURN(Val rhs, ctx.Input(1));
+  J2O_ASSIGN_OR_RETURN(Val sizes, ctx.Input(2));
+  J2O_ASSIGN_OR_RETURN(Aval out, ctx.ResultAval(0));
+  J2O_ASSIGN_OR_RETURN(absl::string_view dn,
+                       ctx.Attr("ragged_dot_dimension_numbers"));
+  const std::vector<int64_t> lb = Field(dn, "lhs_batching_dimensions");
+  const std::vector<int64_t> rb = Field(dn, "rhs_batching_dimensions");
+  const std::vector<int64_t> lc = Field(dn, "lhs_contracting_dimensions");
+  const std::vector<int64_t> rc = Field(dn, "rhs_contracting_dimensions");
+  const std::vector<int64_t> lr = Field(dn, "lhs_ragged_dimensions");
+  const std::vector<int64_t> rg = Field(dn, "rhs_group_dimensions");
+  auto contains = [](const std::vector<int64_t>& v, int64_t x) {
+    return std::find(v.begin(), v.end(), x) != v.end();
+  };
+  if (lr.size() != 1 || rg.size() != 1 || contains(lc, lr[0]) ||
+      contains(lb, lr[0])) {
+    return ctx.Unsupported(
+        "ragged_dot whose ragged dimension is not a non-contracting lhs "
+        "dimension with an rhs group dimension");
+  }
+  if (sizes.aval.rank() != 1) {
+    return ctx.Unsupported("ragged_dot with per-batch group_sizes");
+  }
+  if (lhs.aval.dtype != rhs.aval.dtype) {
+    lhs = ConvertTo(ctx, lhs, out.dtype);
+    rhs = ConvertTo(ctx, rhs, out.dtype);
+  }
+  const std::vector<int64_t> ldims = StaticDims(lhs.aval);
+  const std::vector<int64_t> rdims = StaticDims(rhs.aval);
+  const int64_t groups = rdims[rg[0]];
+  const int64_t rows = ldims[lr[0]];
+  // dot_general's output: batch, lhs free, rhs free (in operand order).
+  std::vector<int64_t> full;
+  for (int64_t d : lb) full.push_back(ldims[d]);
+  int64_t row_axis = -1, group_axis = -1;
+  for (int64_t d = 0; d < static_cast<int64_t>(ldims.size()); ++d) {
+    if (contains(lb, d) || contains(lc, d)) continue;
+    if (d == lr[0]) row_axis = static_cast<int64_t>(full.size());
+    full.push_back(ldims[d]);
+  }
+  for (int64_t d = 0; d < static_cast<int64_t>(rdims.size()); ++d) {
+    if (contains(rb, d) || contains(rc, d)) continue;
+    if (d == rg[0]) group_axis = static_cast<int64_t>(full.size());
+    full.push_back(rdims[d]);
+  }
+  const Aval full_aval = ShapedAval(out.dtype, full);
+  Params p = DotGeneralParams(lc, rc, lb, rb, out.dtype);
+  Val prod = ctx.Emit1("dot_general", std::move(p), {lhs, rhs}, full_aval);
+  // mask[row, g] = start_g <= row < end_g.
+  const DType it = sizes.aval.dtype;
+  Params cp;
+  cp.Set("axis", ParamValue::Int(0));
+  cp.Set("reverse", ParamValue::Bool(false));
+  Val ends = ctx.Emit1("cumsum", std::move(cp), {sizes}, sizes.aval);
+  Val starts = ctx.Emit1("sub", {}, {ends, sizes}, sizes.aval);
+  const Aval grid = ShapedAval(it, {rows, groups});
+  Val row = EmitIota(ctx, grid, 0);
+  auto along_groups = [&](const Val& v) {
+    return EmitBroadcastInDim(ctx, v, {1}, grid);
+  };
+  const Aval mask_aval = ShapedAval(DType::kBool, {rows, groups});
+  Val mask = ctx.Emit1(
+      "and", {},
+      {ctx.Emit1("ge", {}, {row, along_groups(starts)}, mask_aval),
+       ctx.Emit1("lt", {}, {row, along_groups(ends)}, mask_aval)},
+      mask_aval);
+  Val wide_mask = EmitBroadcastInDim(ctx, mask, {row_axis, group_axis},
+                                     WithDType(full_aval, DType::kBool));
+  Val zeros = EmitBroadcastInDim(ctx, ctx.Scalar(out.dtype, 0.0), {}, full_aval);
+  Val kept = ctx.Emit1("select_n", {}, {wide_mask, zeros, prod}, full_aval);
+  Params sp;
+  sp.Set("axes", IntTuple({group_axis}));
+  sp.Set("out_sharding", ParamValue::None());
+  ctx.Bind(0, ctx.Emit1("reduce_sum", std::move(sp), {kept}, out));
   return absl::OkStatus();
 }
 
@@ -192,8 +280,8 @@ absl::Status ConvolutionWith(OpContext& ctx, const std::vector<int64_t>* pad_in)
   if (op.Attr("feature_group_count")) { J2O_ASSIGN_OR_RETURN(fgc, ctx.IntAttr("feature_group_count")); }
   if (op.Attr("batch_group_count")) { J2O_ASSIGN_OR_RETURN(bgc, ctx.IntAttr("batch_group_count")); }
   if (lhs.aval.dtype != rhs.aval.dtype) {
-    J2O_ASSIGN_OR_RETURN(lhs, Cast(ctx, lhs, out.dtype));
-    J2O_ASSIGN_OR_RETURN(rhs, Cast(ctx, rhs, out.dtype));
+    lhs = ConvertTo(ctx, lhs, out.dtype);
+    rhs = ConvertTo(ctx, rhs, out.dtype);
   }
   Params p;
   p.Set("batch_group_count", ParamValue::Int(bgc));
@@ -230,6 +318,7 @@ absl::Status DynamicConv(OpContext& ctx) {
 
 void RegisterDotConvOps(TranslatorTable& table) {
   table["stablehlo.dot_general"] = &DotGeneral;
+  table["chlo.ragged_dot"] = &RaggedDot;
   table["stablehlo.dot"] = &DotGeneral;
   table["stablehlo.convolution"] = &Convolution;
   table["stablehlo.dynamic_conv"] = &DynamicConv;

@@ -1,6 +1,8 @@
 // The dynamic-shape ops where the shape operands are constants and the
 // result type is static (as in StableHLO's interpreter tests): they are the
-// static ops. get_dimension_size of a static dimension is a constant.
+// static ops (dynamic_iota, dynamic_broadcast_in_dim and dynamic_reshape
+// share the static translators of translate_shape.cc). get_dimension_size
+// of a static dimension is a constant.
 // Truly dynamic shapes (`?` dims) are refused by the type translation.
 #include "absl/strings/str_cat.h"
 #include "jaxpr/status_macros.h"
@@ -20,46 +22,6 @@ absl::StatusOr<std::vector<int64_t>> ConstInts(OpContext& ctx, int operand) {
   std::vector<int64_t> out;
   for (int64_t i = 0; i < a->num_elements(); ++i) out.push_back(a->GetAsInt64(i));
   return out;
-}
-
-absl::Status DynamicBroadcastInDim(OpContext& ctx) {
-  J2O_ASSIGN_OR_RETURN(Val x, ctx.Input(0));
-  J2O_ASSIGN_OR_RETURN(Aval out, ctx.ResultAval(0));
-  J2O_ASSIGN_OR_RETURN(std::vector<int64_t> dims, ctx.IntListAttr("broadcast_dimensions"));
-  Params p;
-  p.Set("broadcast_dimensions", IntTuple(dims));
-  p.Set("shape", IntTuple(StaticDims(out)));
-  p.Set("sharding", ParamValue::None());
-  ctx.Bind(0, ctx.Emit1("broadcast_in_dim", std::move(p), {x}, out));
-  return absl::OkStatus();
-}
-
-absl::Status DynamicReshape(OpContext& ctx) {
-  J2O_ASSIGN_OR_RETURN(Val x, ctx.Input(0));
-  J2O_ASSIGN_OR_RETURN(Aval out, ctx.ResultAval(0));
-  Params p;
-  p.Set("dimensions", ParamValue::None());
-  p.Set("new_sizes", IntTuple(StaticDims(out)));
-  p.Set("sharding", ParamValue::None());
-  ctx.Bind(0, ctx.Emit1("reshape", std::move(p), {x}, out));
-  return absl::OkStatus();
-}
-
-absl::Status DynamicIota(OpContext& ctx) {
-  J2O_ASSIGN_OR_RETURN(Aval out, ctx.ResultAval(0));
-  int64_t dim = 0;
-  if (ctx.op().Attr("dim")) {
-    J2O_ASSIGN_OR_RETURN(dim, ctx.IntAttr("dim"));
-  } else {
-    J2O_ASSIGN_OR_RETURN(dim, ctx.IntAttr("iota_dimension"));
-  }
-  Params p;
-  p.Set("dimension", ParamValue::Int(dim));
-  p.Set("dtype", NumpyDType(out.dtype));
-  p.Set("shape", IntTuple(StaticDims(out)));
-  p.Set("sharding", ParamValue::None());
-  ctx.Bind(0, ctx.Emit1("iota", std::move(p), {}, out));
-  return absl::OkStatus();
 }
 
 absl::Status DynamicPad(OpContext& ctx) {
@@ -98,9 +60,6 @@ absl::Status GetDimensionSize(OpContext& ctx) {
 }  // namespace
 
 void RegisterDynamicOps(TranslatorTable& table) {
-  table["stablehlo.dynamic_broadcast_in_dim"] = &DynamicBroadcastInDim;
-  table["stablehlo.dynamic_reshape"] = &DynamicReshape;
-  table["stablehlo.dynamic_iota"] = &DynamicIota;
   table["stablehlo.dynamic_pad"] = &DynamicPad;
   table["stablehlo.get_dimension_size"] = &GetDimensionSize;
 }

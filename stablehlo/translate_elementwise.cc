@@ -55,6 +55,43 @@ const std::pair<const char*, const char*> kSameShape[] = {
     {"stablehlo.optimization_barrier", ""},
 };
 
+// StableHLO defines atan2 and cbrt on complex values too; lax's are
+// real-only, so they are built from complex primitives with StableHLO's
+// reference formulas:
+//   atan2(y, x) = -i * log((x + i*y) / sqrt(x*x + y*y))
+//   cbrt(z)     = exp(log(z) / 3)   (the principal cube root)
+// Multiplying by +-i and dividing by the real 3 go through the parts
+// (real/imag), which is exact.
+Val ComplexPart(OpContext& ctx, const char* part, const Val& z) {
+  const DType real = z.aval.dtype == DType::kC64 ? DType::kF32 : DType::kF64;
+  return ctx.Emit1(part, {}, {z}, WithDType(z.aval, real));
+}
+
+Val ComplexAtan2(OpContext& ctx, const Val& y, const Val& x) {
+  const Aval& c = x.aval;
+  Val y_re = ComplexPart(ctx, "real", y), y_im = ComplexPart(ctx, "imag", y);
+  Val neg_y_im = ctx.Emit1("neg", {}, {y_im}, y_im.aval);
+  Val iy = ctx.Emit1("complex", {}, {neg_y_im, y_re}, c);
+  Val num = ctx.Emit1("add", {}, {x, iy}, c);
+  Val xx = ctx.Emit1("mul", {}, {x, x}, c);
+  Val yy = ctx.Emit1("mul", {}, {y, y}, c);
+  Val den = ctx.Emit1("sqrt", {}, {ctx.Emit1("add", {}, {xx, yy}, c)}, c);
+  Val w = ctx.Emit1("log", {}, {ctx.Emit1("div", {}, {num, den}, c)}, c);
+  Val w_re = ComplexPart(ctx, "real", w), w_im = ComplexPart(ctx, "imag", w);
+  Val neg_w_re = ctx.Emit1("neg", {}, {w_re}, w_re.aval);
+  return ctx.Emit1("complex", {}, {w_im, neg_w_re}, c);
+}
+
+Val ComplexCbrt(OpContext& ctx, const Val& z) {
+  const Aval& c = z.aval;
+  Val l = ctx.Emit1("log", {}, {z}, c);
+  Val re = ComplexPart(ctx, "real", l), im = ComplexPart(ctx, "imag", l);
+  Val three = ctx.Scalar(re.aval.dtype, 3.0);
+  Val re3 = ctx.Emit1("div", {}, {re, three}, re.aval);
+  Val im3 = ctx.Emit1("div", {}, {im, three}, im.aval);
+  return ctx.Emit1("exp", {}, {ctx.Emit1("complex", {}, {re3, im3}, c)}, c);
+}
+
 const char* PrimitiveFor(absl::string_view op) {
   for (const auto& [name, prim] : kSameShape) {
     if (op == name) return prim;
@@ -84,12 +121,15 @@ absl::Status Simple(OpContext& ctx) {
       ctx.Bind(0, ins[0]);
       return absl::OkStatus();
     }
-    Params bp;
-    bp.Set("broadcast_dimensions", IntTuple({}));
-    bp.Set("shape", IntTuple(StaticDims(out)));
-    bp.Set("sharding", ParamValue::None());
-    ctx.Bind(0, ctx.Emit1("broadcast_in_dim", std::move(bp),
-                          {ctx.Scalar(d, 0)}, out));
+    ctx.Bind(0, EmitBroadcastInDim(ctx, ctx.Scalar(d, 0), {}, out));
+    return absl::OkStatus();
+  }
+  if (prim == "atan2" && jaxpr::IsComplex(d)) {
+    ctx.Bind(0, ComplexAtan2(ctx, ins[0], ins[1]));
+    return absl::OkStatus();
+  }
+  if (prim == "cbrt" && jaxpr::IsComplex(d)) {
+    ctx.Bind(0, ComplexCbrt(ctx, ins[0]));
     return absl::OkStatus();
   }
   Params params;
@@ -180,12 +220,7 @@ absl::Status Select(OpContext& ctx) {
   J2O_ASSIGN_OR_RETURN(Val t, ctx.Input(1));
   J2O_ASSIGN_OR_RETURN(Val f, ctx.Input(2));
   if (p.aval.rank() == 0 && t.aval.rank() > 0) {
-    Params bp;
-    bp.Set("broadcast_dimensions", IntTuple({}));
-    bp.Set("shape", IntTuple(StaticDims(t.aval)));
-    bp.Set("sharding", ParamValue::None());
-    p = ctx.Emit1("broadcast_in_dim", std::move(bp), {p},
-                  WithDType(t.aval, DType::kBool));
+    p = EmitBroadcastInDim(ctx, p, {}, WithDType(t.aval, DType::kBool));
   }
   ctx.Bind(0, ctx.Emit1("select_n", {}, {p, f, t}, t.aval));
   return absl::OkStatus();
@@ -220,9 +255,196 @@ absl::Status Convert(OpContext& ctx) {
   return absl::OkStatus();
 }
 
+DType UnsignedOfBits(int bits) {
+  switch (bits) {
+    case 8: return DType::kU8;
+    case 16: return DType::kU16;
+    case 32: return DType::kU32;
+    default: return DType::kU64;
+  }
+}
+
+Val EmitBitcast(OpContext& ctx, const Val& x, DType to) {
+  if (x.aval.dtype == to) return x;
+  Params p;
+  p.Set("new_dtype", NumpyDType(to));
+  return ctx.Emit1("bitcast_convert_type", std::move(p), {x},
+                   WithDType(x.aval, to));
+}
+
+// Bit i of the element along the last axis, i = 0 the least significant.
+Val BitPositions(OpContext& ctx, DType u, const std::vector<int64_t>& dims) {
+  return EmitIota(ctx, ShapedAval(u, dims),
+                  static_cast<int64_t>(dims.size()) - 1);
+}
+
+// bitcast_convert between i1 tensors and wider types: StableHLO packs a
+// trailing axis of W booleans into one W-bit element, element 0 the least
+// significant bit. lax's bitcast_convert_type has no 1-bit type, so the
+// bits are shifted into (out of) an unsigned integer of W bits.
+absl::StatusOr<Val> BitcastFromBool(OpContext& ctx, const Val& x,
+                                    const Aval& out) {
+  std::vector<int64_t> dims = StaticDims(x.aval);
+  const int bits = dims.empty() ? 0 : static_cast<int>(dims.back());
+  if (bits != 8 * jaxpr::ItemSize(out.dtype) || bits < 8) {
+    return ctx.Error("i1 bitcast needs a trailing axis of the result's bit width");
+  }
+  const DType u = UnsignedOfBits(bits);
+  Val wide = ConvertTo(ctx, x, u);
+  Val shifted = ctx.Emit1("shift_left", {}, {wide, BitPositions(ctx, u, dims)},
+                          wide.aval);
+  // Or the halves of the last axis together until one element is left
+  // (exact on every integer type, unlike a u64 sum in the runtime).
+  const int64_t last = static_cast<int64_t>(dims.size()) - 1;
+  Val packed = shifted;
+  for (int64_t width = bits; width > 1; width /= 2) {
+    std::vector<Val> halves;
+    std::vector<int64_t> half_dims = dims;
+    half_dims[last] = width / 2;
+    for (int64_t h = 0; h < 2; ++h) {
+      std::vector<int64_t> start(dims.size(), 0), limit = half_dims;
+      start[last] = h * width / 2;
+      limit[last] = (h + 1) * width / 2;
+      Params sp;
+      sp.Set("limit_indices", IntTuple(limit));
+      sp.Set("start_indices", IntTuple(start));
+      sp.Set("strides", ParamValue::None());
+      halves.push_back(ctx.Emit1("slice", std::move(sp), {packed},
+                                 ShapedAval(u, half_dims)));
+    }
+    packed = ctx.Emit1("or", {}, {halves[0], halves[1]}, halves[0].aval);
+  }
+  return EmitBitcast(ctx, EmitReshape(ctx, packed, WithDType(out, u)),
+                     out.dtype);
+}
+
+absl::StatusOr<Val> BitcastToBool(OpContext& ctx, const Val& x,
+                                  const Aval& out) {
+  std::vector<int64_t> dims = StaticDims(out);
+  const int bits = dims.empty() ? 0 : static_cast<int>(dims.back());
+  if (bits != 8 * jaxpr::ItemSize(x.aval.dtype) || bits < 8) {
+    return ctx.Error("i1 bitcast needs a trailing axis of the operand's bit width");
+  }
+  const DType u = UnsignedOfBits(bits);
+  Val word = EmitBitcast(ctx, x, u);
+  std::vector<int64_t> lead(dims.begin(), dims.end() - 1);
+  std::vector<int64_t> bdims;
+  for (size_t i = 0; i < lead.size(); ++i) bdims.push_back(static_cast<int64_t>(i));
+  const Aval wide = ShapedAval(u, dims);
+  Val b = EmitBroadcastInDim(ctx, word, bdims, wide);
+  Val shifted = ctx.Emit1("shift_right_logical", {},
+                          {b, BitPositions(ctx, u, dims)}, wide);
+  Val bit = ctx.Emit1("and", {}, {shifted, ctx.ScalarInt(u, 1)}, wide);
+  return ctx.Emit1("ne", {}, {bit, ctx.ScalarInt(u, 0)}, out);
+}
+
+Val ReshapeTo(OpContext& ctx, const Val& x, const std::vector<int64_t>& dims) {
+  if (StaticDims(x.aval) == dims) return x;
+  return EmitReshape(ctx, x, ShapedAval(x.aval.dtype, dims));
+}
+
+// bitcast_convert from or to complex values (lax's bitcast_convert_type
+// takes real types only): a complex tensor is laid out as its (re, im)
+// parts along a trailing axis, so the bytes are moved as those real parts
+// through unsigned integers of the part widths (little-endian pieces along
+// the last axis, as XLA), then regrouped into the result's shape.
+absl::StatusOr<Val> BitcastComplex(OpContext& ctx, const Val& x,
+                                   const Aval& out) {
+  const bool from_complex = jaxpr::IsComplex(x.aval.dtype);
+  const bool to_complex = jaxpr::IsComplex(out.dtype);
+  auto part_dtype = [](DType d) {
+    return d == DType::kC64 ? DType::kF32
+           : d == DType::kC128 ? DType::kF64 : d;
+  };
+  const DType src = part_dtype(x.aval.dtype), dst = part_dtype(out.dtype);
+  // The source as a flat run of its real parts.
+  std::vector<int64_t> src_dims = StaticDims(x.aval);
+  int64_t n = 1;
+  for (int64_t d : src_dims) n *= d;
+  Val flat;
+  if (from_complex) {
+    std::vector<int64_t> one = src_dims;
+    one.push_back(1);
+    std::vector<int64_t> bdims;
+    for (size_t i = 0; i < src_dims.size(); ++i) bdims.push_back(static_cast<int64_t>(i));
+    std::vector<Val> parts;
+    for (const char* part : {"real", "imag"}) {
+      parts.push_back(EmitBroadcastInDim(ctx, ComplexPart(ctx, part, x), bdims,
+                                         ShapedAval(src, one)));
+    }
+    std::vector<int64_t> two = src_dims;
+    two.push_back(2);
+    Params cp;
+    cp.Set("dimension", ParamValue::Int(static_cast<int64_t>(src_dims.size())));
+    Val both = ctx.Emit1("concatenate", std::move(cp), parts, ShapedAval(src, two));
+    n *= 2;
+    flat = ReshapeTo(ctx, both, {n});
+  } else {
+    flat = ReshapeTo(ctx, x, {n});
+  }
+  const int src_bits = 8 * jaxpr::ItemSize(src);
+  const int dst_bits = 8 * jaxpr::ItemSize(dst);
+  Val bits = EmitBitcast(ctx, flat, UnsignedOfBits(src_bits));
+  const DType du = UnsignedOfBits(dst_bits);
+  if (src_bits > dst_bits) {
+    const int64_t r = src_bits / dst_bits;
+    Params p;
+    p.Set("new_dtype", NumpyDType(du));
+    bits = ctx.Emit1("bitcast_convert_type", std::move(p), {bits},
+                     ShapedAval(du, {n, r}));
+    n *= r;
+    bits = ReshapeTo(ctx, bits, {n});
+  } else if (src_bits < dst_bits) {
+    const int64_t r = dst_bits / src_bits;
+    if (n % r != 0) return ctx.Error("bitcast changes the number of bytes");
+    n /= r;
+    bits = ReshapeTo(ctx, bits, {n, r});
+    Params p;
+    p.Set("new_dtype", NumpyDType(du));
+    bits = ctx.Emit1("bitcast_convert_type", std::move(p), {bits},
+                     ShapedAval(du, {n}));
+  }
+  std::vector<int64_t> dst_dims = StaticDims(out);
+  if (to_complex) dst_dims.push_back(2);
+  int64_t m = 1;
+  for (int64_t d : dst_dims) m *= d;
+  if (m != n) return ctx.Error("bitcast changes the number of bytes");
+  Val y = EmitBitcast(ctx, ReshapeTo(ctx, bits, dst_dims), dst);
+  if (!to_complex) return y;
+  const int64_t rank = static_cast<int64_t>(dst_dims.size());
+  std::vector<int64_t> part_dims(dst_dims.begin(), dst_dims.end() - 1);
+  std::vector<Val> parts;
+  for (int64_t k = 0; k < 2; ++k) {
+    std::vector<int64_t> start(rank, 0), limit = dst_dims, strides(rank, 1);
+    start.back() = k;
+    limit.back() = k + 1;
+    std::vector<int64_t> sliced = dst_dims;
+    sliced.back() = 1;
+    Params sp;
+    sp.Set("limit_indices", IntTuple(limit));
+    sp.Set("start_indices", IntTuple(start));
+    sp.Set("strides", IntTuple(strides));
+    Val s1 = ctx.Emit1("slice", std::move(sp), {y}, ShapedAval(dst, sliced));
+    parts.push_back(ReshapeTo(ctx, s1, part_dims));
+  }
+  return ctx.Emit1("complex", {}, {parts[0], parts[1]}, out);
+}
+
 absl::Status BitcastConvert(OpContext& ctx) {
   J2O_ASSIGN_OR_RETURN(Val x, ctx.Input(0));
   J2O_ASSIGN_OR_RETURN(Aval out, ctx.ResultAval(0));
+  if ((x.aval.dtype == DType::kBool) != (out.dtype == DType::kBool)) {
+    J2O_ASSIGN_OR_RETURN(Val r, x.aval.dtype == DType::kBool
+                                    ? BitcastFromBool(ctx, x, out)
+                                    : BitcastToBool(ctx, x, out));
+    ctx.Bind(0, r);
+    return absl::OkStatus();
+  }
+  if (jaxpr::IsComplex(x.aval.dtype) || jaxpr::IsComplex(out.dtype)) {
+    J2O_ASSIGN_OR_RETURN(Val r, BitcastComplex(ctx, x, out));
+    ctx.Bind(0, r);
+    return absl::OkStatus();
+  }
   Params p;
   p.Set("new_dtype", NumpyDType(out.dtype));
   ctx.Bind(0, ctx.Emit1("bitcast_convert_type", std::move(p), {x}, out));

@@ -84,40 +84,62 @@ absl::StatusOr<Val> NormalizeIndices(OpContext& ctx, Val indices, int64_t ivd,
                    ShapedAval(indices.aval.dtype, nd));
 }
 
+// The dimension numbers gather and scatter share, under gather's and
+// scatter's names (#stablehlo.gather<...> / #stablehlo.scatter<...>).
+struct IndexingDims {
+  std::vector<int64_t> window;         // offset_dims / update_window_dims
+  std::vector<int64_t> collapsed;      // collapsed_slice_dims / inserted_window_dims
+  std::vector<int64_t> operand_batch;  // operand_ / input_batching_dims
+  std::vector<int64_t> index_batch;    // start_indices_ / scatter_indices_batching_dims
+  std::vector<int64_t> index_map;      // start_index_map / scatter_dims_to_operand_dims
+  int64_t index_vector_dim = 0;
+};
+
+absl::StatusOr<IndexingDims> ParseIndexingDims(OpContext& ctx, bool scatter) {
+  J2O_ASSIGN_OR_RETURN(
+      absl::string_view dn,
+      ctx.Attr(scatter ? "scatter_dimension_numbers" : "dimension_numbers"));
+  IndexingDims d;
+  d.window = FieldList(dn, scatter ? "update_window_dims" : "offset_dims");
+  d.collapsed =
+      FieldList(dn, scatter ? "inserted_window_dims" : "collapsed_slice_dims");
+  d.operand_batch =
+      FieldList(dn, scatter ? "input_batching_dims" : "operand_batching_dims");
+  d.index_batch = FieldList(dn, scatter ? "scatter_indices_batching_dims"
+                                        : "start_indices_batching_dims");
+  d.index_map = FieldList(
+      dn, scatter ? "scatter_dims_to_operand_dims" : "start_index_map");
+  if (auto f = StructField(dn, "index_vector_dim")) {
+    auto v = ParseIntScalar(*f);
+    if (!v.ok()) return ctx.Error("bad index_vector_dim");
+    d.index_vector_dim = *v;
+  }
+  return d;
+}
+
 absl::Status GatherWith(OpContext& ctx, const std::vector<int64_t>* sizes_in) {
   const Operation& op = ctx.op();
   J2O_ASSIGN_OR_RETURN(Val x, ctx.Input(0));
   J2O_ASSIGN_OR_RETURN(Val idx, ctx.Input(1));
   J2O_ASSIGN_OR_RETURN(Aval out, ctx.ResultAval(0));
-  J2O_ASSIGN_OR_RETURN(absl::string_view dn, ctx.Attr("dimension_numbers"));
-  std::vector<int64_t> offset_dims = FieldList(dn, "offset_dims");
-  std::vector<int64_t> collapsed = FieldList(dn, "collapsed_slice_dims");
-  std::vector<int64_t> op_batch = FieldList(dn, "operand_batching_dims");
-  std::vector<int64_t> idx_batch = FieldList(dn, "start_indices_batching_dims");
-  std::vector<int64_t> start_map = FieldList(dn, "start_index_map");
-  int64_t ivd = 0;
-  if (auto f = StructField(dn, "index_vector_dim")) {
-    auto v = ParseIntScalar(*f);
-    if (!v.ok()) return ctx.Error("bad index_vector_dim");
-    ivd = *v;
-  }
+  J2O_ASSIGN_OR_RETURN(IndexingDims d, ParseIndexingDims(ctx, /*scatter=*/false));
   std::vector<int64_t> sizes;
   if (sizes_in != nullptr) {
     sizes = *sizes_in;
   } else {
     J2O_ASSIGN_OR_RETURN(sizes, ctx.IntListAttr("slice_sizes"));
   }
-  J2O_ASSIGN_OR_RETURN(idx, NormalizeIndices(ctx, idx, ivd, &idx_batch));
+  J2O_ASSIGN_OR_RETURN(idx, NormalizeIndices(ctx, idx, d.index_vector_dim, &d.index_batch));
   bool sorted = false;
   if (auto s = op.Attr("indices_are_sorted")) sorted = absl::StartsWith(*s, "true");
   Params p;
   p.Set("dimension_numbers",
         ParamValue::Call("GatherDimensionNumbers",
-                         {{"offset_dims", IntTuple(offset_dims)},
-                          {"collapsed_slice_dims", IntTuple(collapsed)},
-                          {"start_index_map", IntTuple(start_map)},
-                          {"operand_batching_dims", IntTuple(op_batch)},
-                          {"start_indices_batching_dims", IntTuple(idx_batch)}}));
+                         {{"offset_dims", IntTuple(d.window)},
+                          {"collapsed_slice_dims", IntTuple(d.collapsed)},
+                          {"start_index_map", IntTuple(d.index_map)},
+                          {"operand_batching_dims", IntTuple(d.operand_batch)},
+                          {"start_indices_batching_dims", IntTuple(d.index_batch)}}));
   p.Set("fill_value", ParamValue::None());
   p.Set("indices_are_sorted", ParamValue::Bool(sorted));
   p.Set("mode", Name("GatherScatterMode.CLIP"));
@@ -177,32 +199,21 @@ absl::Status Scatter(OpContext& ctx) {
   J2O_ASSIGN_OR_RETURN(Val x, ctx.Input(0));
   J2O_ASSIGN_OR_RETURN(Val idx, ctx.Input(1));
   J2O_ASSIGN_OR_RETURN(Val upd, ctx.Input(2));
-  J2O_ASSIGN_OR_RETURN(absl::string_view dn, ctx.Attr("scatter_dimension_numbers"));
-  std::vector<int64_t> window = FieldList(dn, "update_window_dims");
-  std::vector<int64_t> inserted = FieldList(dn, "inserted_window_dims");
-  std::vector<int64_t> op_batch = FieldList(dn, "input_batching_dims");
-  std::vector<int64_t> idx_batch = FieldList(dn, "scatter_indices_batching_dims");
-  std::vector<int64_t> to_operand = FieldList(dn, "scatter_dims_to_operand_dims");
-  int64_t ivd = 0;
-  if (auto f = StructField(dn, "index_vector_dim")) {
-    auto v = ParseIntScalar(*f);
-    if (!v.ok()) return ctx.Error("bad index_vector_dim");
-    ivd = *v;
-  }
+  J2O_ASSIGN_OR_RETURN(IndexingDims d, ParseIndexingDims(ctx, /*scatter=*/true));
   J2O_ASSIGN_OR_RETURN(RegionJaxpr body, ctx.Region(0));
   J2O_ASSIGN_OR_RETURN(std::string prim, ScatterKind(ctx, body));
-  J2O_ASSIGN_OR_RETURN(idx, NormalizeIndices(ctx, idx, ivd, &idx_batch));
+  J2O_ASSIGN_OR_RETURN(idx, NormalizeIndices(ctx, idx, d.index_vector_dim, &d.index_batch));
   bool sorted = false, unique = false;
   if (auto s = op.Attr("indices_are_sorted")) sorted = absl::StartsWith(*s, "true");
   if (auto s = op.Attr("unique_indices")) unique = absl::StartsWith(*s, "true");
   Params p;
   p.Set("dimension_numbers",
         ParamValue::Call("ScatterDimensionNumbers",
-                         {{"update_window_dims", IntTuple(window)},
-                          {"inserted_window_dims", IntTuple(inserted)},
-                          {"scatter_dims_to_operand_dims", IntTuple(to_operand)},
-                          {"operand_batching_dims", IntTuple(op_batch)},
-                          {"scatter_indices_batching_dims", IntTuple(idx_batch)}}));
+                         {{"update_window_dims", IntTuple(d.window)},
+                          {"inserted_window_dims", IntTuple(d.collapsed)},
+                          {"scatter_dims_to_operand_dims", IntTuple(d.index_map)},
+                          {"operand_batching_dims", IntTuple(d.operand_batch)},
+                          {"scatter_indices_batching_dims", IntTuple(d.index_batch)}}));
   p.Set("indices_are_sorted", ParamValue::Bool(sorted));
   p.Set("mode", Name("GatherScatterMode.FILL_OR_DROP"));
   p.Set("unique_indices", ParamValue::Bool(unique));

@@ -183,6 +183,14 @@ ParamValue JaxprParam(std::shared_ptr<jaxpr::ClosedJaxpr> j);
 std::vector<int64_t> StaticDims(const Aval& aval);
 Aval ShapedAval(DType dtype, const std::vector<int64_t>& shape);
 Aval WithDType(const Aval& aval, DType dtype);
+// `v` as `dtype` (convert_element_type; `v` itself when it has it).
+Val ConvertTo(OpContext& ctx, const Val& v, DType dtype);
+// Shape primitives with the params JAX prints (static result shapes).
+Val EmitBroadcastInDim(OpContext& ctx, const Val& x,
+                       const std::vector<int64_t>& broadcast_dimensions,
+                       const Aval& out);
+Val EmitReshape(OpContext& ctx, const Val& x, const Aval& out);
+Val EmitIota(OpContext& ctx, const Aval& out, int64_t dimension);
 
 }  // namespace jax2onnx::stablehlo
 

@@ -1,4 +1,4 @@
-// fft, triangular_solve, select_and_scatter, tuples.
+// fft, triangular_solve, rng_bit_generator, tuples.
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "jaxpr/status_macros.h"
@@ -58,6 +58,18 @@ absl::Status TriangularSolve(OpContext& ctx) {
   p.Set("lower", ParamValue::Bool(flag("lower")));
   p.Set("transpose_a", ParamValue::Bool(transpose));
   p.Set("unit_diagonal", ParamValue::Bool(flag("unit_diagonal")));
+  // f16/bf16 systems are solved in f32 and the solution rounded to the
+  // element type (lax's triangular_solve lowers f32/f64 only; LAPACK has no
+  // half precision). XLA's own expansion rounds intermediate results to
+  // the element type, so the two may differ by a few of its ulps.
+  const DType d = b.aval.dtype;
+  if (d == DType::kF16 || d == DType::kBF16) {
+    Val a32 = ConvertTo(ctx, a, DType::kF32);
+    Val b32 = ConvertTo(ctx, b, DType::kF32);
+    Val x32 = ctx.Emit1("triangular_solve", std::move(p), {a32, b32}, b32.aval);
+    ctx.Bind(0, ConvertTo(ctx, x32, d));
+    return absl::OkStatus();
+  }
   ctx.Bind(0, ctx.Emit1("triangular_solve", std::move(p), {a, b}, b.aval));
   return absl::OkStatus();
 }
@@ -92,9 +104,46 @@ absl::Status GetTupleElement(OpContext& ctx) {
   return absl::OkStatus();
 }
 
+// rng_bit_generator -> lax rng_bit_generator (XLA's CPU generators; the
+// primitive comes with the jaxpr frontend's rng_bit_generator support):
+// `algorithm = THREE_FRY` (pretty) or `rng_algorithm =
+// #stablehlo<rng_algorithm THREE_FRY>` (generic); results (new state, bits).
+absl::Status RngBitGenerator(OpContext& ctx) {
+  J2O_ASSIGN_OR_RETURN(Val state, ctx.Input(0));
+  J2O_ASSIGN_OR_RETURN(Aval new_state, ctx.ResultAval(0));
+  J2O_ASSIGN_OR_RETURN(Aval bits, ctx.ResultAval(1));
+  absl::string_view raw;
+  if (auto a = ctx.op().Attr("algorithm")) {
+    raw = *a;
+  } else {
+    J2O_ASSIGN_OR_RETURN(raw, ctx.Attr("rng_algorithm"));
+  }
+  std::string algorithm;
+  for (const char* name : {"THREE_FRY", "PHILOX", "DEFAULT"}) {
+    if (absl::StrContains(raw, name)) {
+      algorithm = absl::StrCat("RNG_", name);
+      break;
+    }
+  }
+  if (algorithm.empty()) {
+    return ctx.Error(absl::StrCat("unknown rng algorithm `", raw, "`"));
+  }
+  Params p;
+  p.Set("algorithm", Name(algorithm));
+  p.Set("dtype", NumpyDType(bits.dtype));
+  p.Set("out_sharding", ParamValue::None());
+  p.Set("shape", IntTuple(StaticDims(bits)));
+  std::vector<Val> outs =
+      ctx.Emit("rng_bit_generator", std::move(p), {state}, {new_state, bits});
+  ctx.Bind(0, outs[0]);
+  ctx.Bind(1, outs[1]);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
 void RegisterMiscOps(TranslatorTable& table) {
+  table["stablehlo.rng_bit_generator"] = &RngBitGenerator;
   table["stablehlo.fft"] = &Fft;
   table["stablehlo.triangular_solve"] = &TriangularSolve;
   table["stablehlo.tuple"] = &Tuple;

@@ -83,24 +83,39 @@ ParamValue Opaque(absl::string_view what) {
   return ParamValue::Opaque(absl::StrCat("<function ", what, " at 0x0>"));
 }
 
+// reduce and reduce_window: n inputs, n init values, n results.
+struct ReduceOperands {
+  int n = 0;
+  std::vector<Val> ins, inits;
+  std::vector<Aval> outs;
+};
+
+absl::StatusOr<ReduceOperands> ReadReduceOperands(OpContext& ctx) {
+  ReduceOperands r;
+  r.n = ctx.num_inputs() / 2;
+  if (r.n * 2 != ctx.num_inputs() || r.n == 0) {
+    return ctx.Error("expects inputs and init values");
+  }
+  for (int i = 0; i < r.n; ++i) {
+    J2O_ASSIGN_OR_RETURN(Val v, ctx.Input(i));
+    r.ins.push_back(v);
+    J2O_ASSIGN_OR_RETURN(Val w, ctx.Input(r.n + i));
+    r.inits.push_back(w);
+    J2O_ASSIGN_OR_RETURN(Aval a, ctx.ResultAval(i));
+    r.outs.push_back(a);
+  }
+  return r;
+}
+
 absl::Status Reduce(OpContext& ctx) {
   const Operation& op = ctx.op();
-  const int n = ctx.num_inputs() / 2;
-  if (n * 2 != ctx.num_inputs() || n == 0) return ctx.Error("expects inputs and init values");
   std::vector<int64_t> dims;
   J2O_ASSIGN_OR_RETURN(dims, ctx.IntListAttr("dimensions"));
-  std::vector<Val> ins, inits;
-  for (int i = 0; i < n; ++i) {
-    J2O_ASSIGN_OR_RETURN(Val v, ctx.Input(i));
-    ins.push_back(v);
-    J2O_ASSIGN_OR_RETURN(Val w, ctx.Input(n + i));
-    inits.push_back(w);
-  }
-  std::vector<Aval> outs;
-  for (int i = 0; i < n; ++i) {
-    J2O_ASSIGN_OR_RETURN(Aval a, ctx.ResultAval(i));
-    outs.push_back(a);
-  }
+  J2O_ASSIGN_OR_RETURN(ReduceOperands r, ReadReduceOperands(ctx));
+  const int n = r.n;
+  std::vector<Val>& ins = r.ins;
+  std::vector<Val>& inits = r.inits;
+  std::vector<Aval>& outs = r.outs;
   std::string body_prim;
   RegionJaxpr body;
   if (op.regions.empty()) {
@@ -171,20 +186,11 @@ absl::StatusOr<std::vector<int64_t>> OptionalList(OpContext& ctx,
 }
 
 absl::Status ReduceWindow(OpContext& ctx) {
-  const int n = ctx.num_inputs() / 2;
-  if (n * 2 != ctx.num_inputs() || n == 0) return ctx.Error("expects inputs and init values");
-  std::vector<Val> ins, inits;
-  for (int i = 0; i < n; ++i) {
-    J2O_ASSIGN_OR_RETURN(Val v, ctx.Input(i));
-    ins.push_back(v);
-    J2O_ASSIGN_OR_RETURN(Val w, ctx.Input(n + i));
-    inits.push_back(w);
-  }
-  std::vector<Aval> outs;
-  for (int i = 0; i < n; ++i) {
-    J2O_ASSIGN_OR_RETURN(Aval a, ctx.ResultAval(i));
-    outs.push_back(a);
-  }
+  J2O_ASSIGN_OR_RETURN(ReduceOperands r, ReadReduceOperands(ctx));
+  const int n = r.n;
+  std::vector<Val>& ins = r.ins;
+  std::vector<Val>& inits = r.inits;
+  std::vector<Aval>& outs = r.outs;
   const size_t rank = ins[0].aval.rank();
   J2O_ASSIGN_OR_RETURN(std::vector<int64_t> wd, ctx.IntListAttr("window_dimensions"));
   J2O_ASSIGN_OR_RETURN(std::vector<int64_t> ws, OptionalList(ctx, "window_strides", rank, 1));
@@ -203,6 +209,48 @@ absl::Status ReduceWindow(OpContext& ctx) {
   p.Set("window_dilation", IntTuple(wdl));
   p.Set("window_dimensions", IntTuple(wd));
   p.Set("window_strides", IntTuple(ws));
+  const DType d = ins[0].aval.dtype;
+  if (!body_prim.empty() && (jaxpr::IsSignedInt(d) || jaxpr::IsUnsignedInt(d)) &&
+      IsIdentity(body_prim, inits[0])) {
+    // The windows of a cumulative reduction (what JAX's cumsum, cumprod,
+    // cummax and cummin lower to): along one axis of size n the window is
+    // n wide, padded n-1 below (forward) or above (reverse); every other
+    // axis has a window of 1 without padding; no strides or dilations.
+    // Integer ones become lax's cumulative primitives (exact in any order,
+    // and lowered for every integer type); float ones stay windows, which
+    // combine in XLA's order.
+    int axis = -1;
+    bool reverse = false, cumulative = true;
+    const std::vector<int64_t> dims = StaticDims(ins[0].aval);
+    for (size_t a = 0; a < rank && cumulative; ++a) {
+      cumulative = ws[a] == 1 && bd[a] == 1 && wdl[a] == 1;
+      if (wd[a] == 1 && padding[a] == std::make_pair<int64_t, int64_t>(0, 0)) continue;
+      const int64_t n = dims[a];
+      if (axis >= 0 || wd[a] != n || n < 2) {
+        cumulative = false;
+      } else if (padding[a] == std::make_pair<int64_t, int64_t>(n - 1, 0)) {
+        axis = static_cast<int>(a);
+      } else if (padding[a] == std::make_pair<int64_t, int64_t>(0, n - 1)) {
+        axis = static_cast<int>(a);
+        reverse = true;
+      } else {
+        cumulative = false;
+      }
+    }
+    static const std::pair<const char*, const char*> kCumulative[] = {
+        {"add", "cumsum"}, {"mul", "cumprod"}, {"max", "cummax"}, {"min", "cummin"}};
+    std::string cum;
+    for (auto [b, c] : kCumulative) {
+      if (body_prim == b) cum = c;
+    }
+    if (cumulative && axis >= 0 && !cum.empty()) {
+      Params cp;
+      cp.Set("axis", ParamValue::Int(axis));
+      cp.Set("reverse", ParamValue::Bool(reverse));
+      ctx.Bind(0, ctx.Emit1(cum, std::move(cp), {ins[0]}, outs[0]));
+      return absl::OkStatus();
+    }
+  }
   if ((body_prim == "add" || body_prim == "max" || body_prim == "min") &&
       IsIdentity(body_prim, inits[0])) {
     std::string prim = body_prim == "add" ? "reduce_window_sum"

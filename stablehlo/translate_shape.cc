@@ -54,12 +54,7 @@ absl::Status Constant(OpContext& ctx) {
 absl::Status Iota(OpContext& ctx) {
   J2O_ASSIGN_OR_RETURN(Aval out, ctx.ResultAval(0));
   J2O_ASSIGN_OR_RETURN(int64_t dim, IntOf(ctx, {"dim", "iota_dimension"}));
-  Params p;
-  p.Set("dimension", ParamValue::Int(dim));
-  p.Set("dtype", NumpyDType(out.dtype));
-  p.Set("shape", IntTuple(StaticDims(out)));
-  p.Set("sharding", ParamValue::None());
-  ctx.Bind(0, ctx.Emit1("iota", std::move(p), {}, out));
+  ctx.Bind(0, EmitIota(ctx, out, dim));
   return absl::OkStatus();
 }
 
@@ -79,22 +74,15 @@ absl::Status BroadcastInDim(OpContext& ctx) {
     ctx.Bind(0, x);
     return absl::OkStatus();
   }
-  Params p;
-  p.Set("broadcast_dimensions", IntTuple(dims));
-  p.Set("shape", IntTuple(StaticDims(out)));
-  p.Set("sharding", ParamValue::None());
-  ctx.Bind(0, ctx.Emit1("broadcast_in_dim", std::move(p), {x}, out));
+  ctx.Bind(0, EmitBroadcastInDim(ctx, x, dims, out));
   return absl::OkStatus();
 }
 
+// reshape and dynamic_reshape (whose shape operand the result type states).
 absl::Status Reshape(OpContext& ctx) {
   J2O_ASSIGN_OR_RETURN(Val x, ctx.Input(0));
   J2O_ASSIGN_OR_RETURN(Aval out, ctx.ResultAval(0));
-  Params p;
-  p.Set("dimensions", ParamValue::None());
-  p.Set("new_sizes", IntTuple(StaticDims(out)));
-  p.Set("sharding", ParamValue::None());
-  ctx.Bind(0, ctx.Emit1("reshape", std::move(p), {x}, out));
+  ctx.Bind(0, EmitReshape(ctx, x, out));
   return absl::OkStatus();
 }
 
@@ -197,6 +185,11 @@ void RegisterShapeOps(TranslatorTable& table) {
   table["stablehlo.iota"] = &Iota;
   table["stablehlo.broadcast_in_dim"] = &BroadcastInDim;
   table["stablehlo.reshape"] = &Reshape;
+  // The dynamic forms with static result types: their shape operands
+  // restate the result type.
+  table["stablehlo.dynamic_iota"] = &Iota;
+  table["stablehlo.dynamic_broadcast_in_dim"] = &BroadcastInDim;
+  table["stablehlo.dynamic_reshape"] = &Reshape;
   table["stablehlo.transpose"] = &Transpose;
   table["stablehlo.reverse"] = &Reverse;
   table["stablehlo.slice"] = &Slice;

@@ -357,4 +357,41 @@ Aval WithDType(const Aval& aval, DType dtype) {
   return a;
 }
 
+Val EmitBroadcastInDim(OpContext& ctx, const Val& x,
+                       const std::vector<int64_t>& broadcast_dimensions,
+                       const Aval& out) {
+  Params p;
+  p.Set("broadcast_dimensions", IntTuple(broadcast_dimensions));
+  p.Set("shape", IntTuple(StaticDims(out)));
+  p.Set("sharding", ParamValue::None());
+  return ctx.Emit1("broadcast_in_dim", std::move(p), {x}, out);
+}
+
+Val EmitReshape(OpContext& ctx, const Val& x, const Aval& out) {
+  Params p;
+  p.Set("dimensions", ParamValue::None());
+  p.Set("new_sizes", IntTuple(StaticDims(out)));
+  p.Set("sharding", ParamValue::None());
+  return ctx.Emit1("reshape", std::move(p), {x}, out);
+}
+
+Val EmitIota(OpContext& ctx, const Aval& out, int64_t dimension) {
+  Params p;
+  p.Set("dimension", ParamValue::Int(dimension));
+  p.Set("dtype", NumpyDType(out.dtype));
+  p.Set("shape", IntTuple(StaticDims(out)));
+  p.Set("sharding", ParamValue::None());
+  return ctx.Emit1("iota", std::move(p), {}, out);
+}
+
+Val ConvertTo(OpContext& ctx, const Val& v, DType dtype) {
+  if (v.aval.dtype == dtype) return v;
+  Params p;
+  p.Set("new_dtype", NumpyDType(dtype));
+  p.Set("sharding", ParamValue::None());
+  p.Set("weak_type", ParamValue::Bool(false));
+  return ctx.Emit1("convert_element_type", std::move(p), {v},
+                   WithDType(v.aval, dtype));
+}
+
 }  // namespace jax2onnx::stablehlo

@@ -83,6 +83,18 @@ double Min<double>(double a, double b) {
   return a < b ? a : b;
 }
 
+// XLA sums f16/bf16 windows in the element type: the accumulator is
+// rounded to it after every element. The double sum of two such values
+// rounded to f32 and then to the element type is that rounding (f32 and
+// double hold more than 2p+2 bits).
+double RoundToNarrowFloat(double x, DType dtype) {
+  if (dtype == DType::kBF16) {
+    return BFloat16ToFloat(FloatToBFloat16(static_cast<float>(x)));
+  }
+  if (dtype == DType::kF16) return HalfToFloat(FloatToHalf(static_cast<float>(x)));
+  return x;
+}
+
 template <typename W>
 absl::StatusOr<Array> ReduceWindowTyped(const Array& operand,
                                         const WindowSpec& spec, WindowOp op) {
@@ -105,6 +117,9 @@ absl::StatusOr<Array> ReduceWindowTyped(const Array& operand,
         acc = WAdd(acc, in[p]);  // the caller allows only sums on complex
       } else if (op == WindowOp::kSum) {
         acc = WAdd(acc, in[p]);
+        if constexpr (std::is_same_v<W, double>) {
+          acc = RoundToNarrowFloat(acc, operand.dtype());
+        }
       } else if (op == WindowOp::kMax) {
         acc = Max(acc, in[p]);
       } else {

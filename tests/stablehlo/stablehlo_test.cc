@@ -150,5 +150,58 @@ TEST(StablehloTranslate, UnsupportedElementTypeIsNamed) {
   EXPECT_THAT(p.status().message(), HasSubstr("i4"));
 }
 
+TEST(StablehloTranslate, GenericChloScanReordersBodyToLaxScan) {
+  // chlo.scan's body takes (x slice, carry) and returns (y, new carry); lax
+  // scan's jaxpr takes (carry, x) and returns (new carry, y), and its
+  // operands are the inits then the xs. operandSegmentSizes = [1, 1]: one
+  // input, one init. A running sum: the body adds x and the carry.
+  auto p = StablehloFromText(R"(
+func.func public @main(%xs: tensor<3xf32>, %init: tensor<f32>) -> (tensor<3xf32>, tensor<f32>) {
+  %0:2 = "chlo.scan"(%xs, %init) <{dimension = 0 : i64, operandSegmentSizes = array<i32: 1, 1>}> ({
+  ^bb0(%x: tensor<f32>, %c: tensor<f32>):
+    %s = stablehlo.add %x, %c : tensor<f32>
+    stablehlo.return %s, %s : tensor<f32>, tensor<f32>
+  }) : (tensor<3xf32>, tensor<f32>) -> (tensor<3xf32>, tensor<f32>)
+  return %0#0, %0#1 : tensor<3xf32>, tensor<f32>
+}
+)", "s.mlir");
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(jaxpr::PrintJaxpr(*p->file.main),
+            "{ lambda ; a:f32[3] b:f32[]. let\n"
+            "    f:f32[] g:f32[3] = scan[\n"
+            "      _split_transpose=False\n"
+            "      jaxpr={ lambda ; d:f32[] c:f32[]. let e:f32[] = add c d in "
+            "(e, e) }\n"
+            "      length=3\n"
+            "      linear=(False, False)\n"
+            "      num_carry=1\n"
+            "      num_consts=0\n"
+            "      reverse=False\n"
+            "      unroll=1\n"
+            "    ] b a\n"
+            "  in (g, f) }");
+}
+
+TEST(StablehloTranslate, RaggedDotOverContractingDimensionIsRefused) {
+  // lhs_ragged_dimensions = [1] is lhs's contracting dimension (ragged_dot
+  // mode 2), which the translation does not cover.
+  auto p = StablehloFromText(
+      "func.func public @main(%l: tensor<2x4xf32>, %r: tensor<4x3xf32>, "
+      "%g: tensor<2xi64>) -> tensor<2x2x3xf32> {\n"
+      "  %0 = \"chlo.ragged_dot\"(%l, %r, %g) {ragged_dot_dimension_numbers = "
+      "#chlo.ragged_dot<lhs_batching_dimensions = [], "
+      "rhs_batching_dimensions = [], lhs_contracting_dimensions = [1], "
+      "rhs_contracting_dimensions = [0], lhs_ragged_dimensions = [1], "
+      "rhs_group_dimensions = []>} : (tensor<2x4xf32>, tensor<4x3xf32>, "
+      "tensor<2xi64>) -> tensor<2x2x3xf32>\n"
+      "  return %0 : tensor<2x2x3xf32>\n"
+      "}\n",
+      "r.mlir");
+  ASSERT_FALSE(p.ok());
+  EXPECT_THAT(p.status().message(),
+              HasSubstr("r.mlir:2:8: error: chlo.ragged_dot"));
+  EXPECT_THAT(p.status().message(), HasSubstr("non-contracting"));
+}
+
 }  // namespace
 }  // namespace jax2onnx::stablehlo
