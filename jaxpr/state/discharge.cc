@@ -1,6 +1,8 @@
 #include "jaxpr/state/discharge.h"
 
+#include <algorithm>
 #include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -445,17 +447,335 @@ class Discharger {
     return absl::OkStatus();
   }
 
+  // A copy of `body` whose invars at `ref_positions` hold the refs' values;
+  // the refs' final values are appended to its outvars in that order.
+  absl::StatusOr<std::shared_ptr<ClosedJaxpr>> DischargeBody(
+      const Eqn& at, const ClosedJaxpr& body,
+      const std::vector<int>& ref_positions) {
+    auto nb = std::make_shared<ClosedJaxpr>();
+    Rewrite rw{nb.get()};
+    for (const Var* v : body.constvars) {
+      Var* nv = nb->NewVar(Fresh(v->name), v->aval);
+      rw.subst[v] = Atom::OfVar(nv);
+      nb->constvars.push_back(nv);
+    }
+    for (size_t i = 0; i < body.invars.size(); ++i) {
+      const Var* v = body.invars[i];
+      const bool is_ref = std::find(ref_positions.begin(), ref_positions.end(),
+                                    static_cast<int>(i)) != ref_positions.end();
+      Aval aval = v->aval;
+      if (is_ref) {
+        auto inner = RefInnerAval(v->aval);
+        if (!inner.ok()) return Error(at, inner.status().message());
+        aval = *inner;
+      }
+      Var* nv = nb->NewVar(Fresh(v->name), aval);
+      (is_ref ? rw.refs : rw.subst)[v] = Atom::OfVar(nv);
+      nb->invars.push_back(nv);
+    }
+    J2O_RETURN_IF_ERROR(Process(rw, body.eqns, /*fresh_outputs=*/true));
+    for (const Atom& out : body.outvars) {
+      if (!out.is_literal() && rw.refs.contains(out.var)) {
+        return Error(at, absl::StrCat("a body returns ref ", out.var->name));
+      }
+      nb->outvars.push_back(Map(rw, out));
+    }
+    for (int k : ref_positions) {
+      nb->outvars.push_back(rw.refs[body.invars[k]]);
+    }
+    return nb;
+  }
+
+  // The refs among operands [begin, end): their positions relative to
+  // `begin`, each ref once.
+  absl::StatusOr<std::vector<int>> RefPositions(const Rewrite& rw,
+                                                const Eqn& eqn, size_t begin,
+                                                size_t end) {
+    std::vector<int> positions;
+    absl::flat_hash_set<const Var*> seen;
+    for (size_t i = begin; i < end && i < eqn.inputs.size(); ++i) {
+      const Atom& a = eqn.inputs[i];
+      if (a.is_literal() || !rw.refs.contains(a.var)) continue;
+      if (!seen.insert(a.var).second) {
+        return Error(eqn, absl::StrCat("ref ", a.var->name,
+                                       " is passed twice (aliased refs)"));
+      }
+      positions.push_back(static_cast<int>(i - begin));
+    }
+    return positions;
+  }
+
+  absl::StatusOr<int64_t> IntParam(const Eqn& eqn, absl::string_view key) {
+    const ParamValue* v = eqn.params.Find(key);
+    if (v == nullptr) {
+      return Error(eqn, absl::StrCat(
+                            "a ref carried through it needs param '", key,
+                            "' (the ft_in/ft_out form of JAX 0.11 scans is "
+                            "not rewritten)"));
+    }
+    auto n = v->AsInt(key);
+    if (!n.ok()) return Error(eqn, n.status().message());
+    return *n;
+  }
+
+  const ClosedJaxpr* JaxprParam(const Eqn& eqn, absl::string_view key) {
+    const ParamValue* v = eqn.params.Find(key);
+    if (v == nullptr || v->kind() != ParamValue::Kind::kJaxpr) return nullptr;
+    return v->jaxpr().get();
+  }
+
+  // Refs passed to cond/while/scan become values threaded through the
+  // bodies, as JAX's discharge rules for them do: cond branches return the
+  // refs' final values as extra results; while and scan carry them (refs
+  // among the consts move to the front of the carry).
+  absl::Status ControlFlow(Rewrite& rw, const Eqn& eqn,
+                           std::vector<Atom> mapped, bool fresh_outputs) {
+    const std::string& p = eqn.primitive;
+    Eqn out = eqn;
+    std::vector<Atom> ref_values;  // current values of the carried refs
+    std::vector<const Var*> carried;
+    std::vector<Aval> value_avals;  // the carried refs' value types
+    absl::Status take_status;
+    auto take = [&](const std::vector<int>& positions, size_t begin) {
+      for (int k : positions) {
+        const Var* ref = eqn.inputs[begin + k].var;
+        auto inner = RefInnerAval(ref->aval);
+        if (!inner.ok()) {
+          take_status = Error(eqn, inner.status().message());
+          return;
+        }
+        carried.push_back(ref);
+        ref_values.push_back(rw.refs[ref]);
+        value_avals.push_back(*inner);
+      }
+    };
+    auto remove_positions = [](std::vector<Atom> atoms, size_t begin,
+                               const std::vector<int>& positions) {
+      std::vector<Atom> kept;
+      for (size_t i = 0; i < atoms.size(); ++i) {
+        const bool drop =
+            i >= begin && std::find(positions.begin(), positions.end(),
+                                    static_cast<int>(i - begin)) !=
+                              positions.end();
+        if (!drop) kept.push_back(std::move(atoms[i]));
+      }
+      return kept;
+    };
+    std::vector<Var*> extra_outputs;  // final ref values, in `carried` order
+    // (take() reports a ref type it cannot read through take_status.)
+    bool extra_first = false;
+    if (p == "cond") {
+      J2O_ASSIGN_OR_RETURN(std::vector<int> positions,
+                           RefPositions(rw, eqn, 1, eqn.inputs.size()));
+      take(positions, 1);
+      J2O_RETURN_IF_ERROR(take_status);
+      const ParamValue* branches = eqn.params.Find("branches");
+      if (branches == nullptr ||
+          branches->kind() != ParamValue::Kind::kJaxprTuple) {
+        return Error(eqn, "has no branches param");
+      }
+      std::vector<ParamValue> items;
+      for (const ParamValue& b : branches->items()) {
+        if (b.jaxpr() == nullptr) return Error(eqn, "a branch is missing");
+        J2O_ASSIGN_OR_RETURN(auto nb, DischargeBody(eqn, *b.jaxpr(), positions));
+        // The refs stay operands of the branches (now their values).
+        items.push_back(ParamValue::Jaxpr(std::move(nb)));
+      }
+      out.params.Set("branches", ParamValue::JaxprTuple(std::move(items)));
+      for (size_t i = 0; i < positions.size(); ++i) {
+        mapped[1 + positions[i]] = ref_values[i];
+      }
+    } else if (p == "while") {
+      J2O_ASSIGN_OR_RETURN(int64_t cn, IntParam(eqn, "cond_nconsts"));
+      J2O_ASSIGN_OR_RETURN(int64_t bn, IntParam(eqn, "body_nconsts"));
+      const ClosedJaxpr* cj = JaxprParam(eqn, "cond_jaxpr");
+      const ClosedJaxpr* bj = JaxprParam(eqn, "body_jaxpr");
+      if (cj == nullptr || bj == nullptr) return Error(eqn, "missing jaxprs");
+      J2O_ASSIGN_OR_RETURN(std::vector<int> cpos, RefPositions(rw, eqn, 0, cn));
+      J2O_ASSIGN_OR_RETURN(std::vector<int> bpos,
+                           RefPositions(rw, eqn, cn, cn + bn));
+      J2O_ASSIGN_OR_RETURN(std::vector<int> any_carry,
+                           RefPositions(rw, eqn, cn + bn, eqn.inputs.size()));
+      if (!any_carry.empty()) {
+        return Error(eqn, "a ref in the loop carry is not supported");
+      }
+      // The carried refs: the body's, then those only the cond reads.
+      take(bpos, cn);
+      std::vector<int> cond_only;
+      for (int k : cpos) {
+        if (std::find(carried.begin(), carried.end(), eqn.inputs[k].var) ==
+            carried.end()) {
+          cond_only.push_back(k);
+        }
+      }
+      take(cond_only, 0);
+      J2O_RETURN_IF_ERROR(take_status);
+      J2O_ASSIGN_OR_RETURN(auto nc, DischargeBody(eqn, *cj, cpos));
+      J2O_ASSIGN_OR_RETURN(auto nbody, DischargeBody(eqn, *bj, bpos));
+      // cond may read its refs, never write them.
+      for (size_t i = 0; i < cpos.size(); ++i) {
+        const Atom& fin = nc->outvars[nc->outvars.size() - cpos.size() + i];
+        if (fin.is_literal() || fin.var != nc->invars[cpos[i]]) {
+          return Error(eqn, "the loop condition writes a ref");
+        }
+      }
+      nc->outvars.resize(nc->outvars.size() - cpos.size());
+      // Reorder invars: non-ref consts, then one value per carried ref (the
+      // body's own or an unused stand-in), then the original carry.
+      auto relayout = [&](ClosedJaxpr* j, int64_t nconsts,
+                          const std::vector<int>& pos, size_t begin) {
+        std::vector<Var*> consts, refs(carried.size(), nullptr), rest;
+        for (int64_t i = 0; i < static_cast<int64_t>(j->invars.size()); ++i) {
+          auto it = std::find(pos.begin(), pos.end(), static_cast<int>(i));
+          if (it != pos.end()) {
+            const Var* ref = eqn.inputs[begin + *it].var;
+            const size_t slot =
+                std::find(carried.begin(), carried.end(), ref) -
+                carried.begin();
+            refs[slot] = j->invars[i];
+          } else if (i < nconsts) {
+            consts.push_back(j->invars[i]);
+          } else {
+            rest.push_back(j->invars[i]);
+          }
+        }
+        for (size_t r = 0; r < refs.size(); ++r) {
+          if (refs[r] == nullptr) {
+            refs[r] = j->NewVar(Fresh("unused"), value_avals[r]);
+          }
+        }
+        j->invars = consts;
+        j->invars.insert(j->invars.end(), refs.begin(), refs.end());
+        j->invars.insert(j->invars.end(), rest.begin(), rest.end());
+      };
+      relayout(nc.get(), cn, cpos, 0);
+      // Body outvars: the carried refs' finals first, then the carry.
+      std::vector<Atom> finals(carried.size());
+      const size_t nout = nbody->outvars.size() - bpos.size();
+      for (size_t i = 0; i < bpos.size(); ++i) finals[i] = nbody->outvars[nout + i];
+      relayout(nbody.get(), bn, bpos, cn);
+      for (size_t r = bpos.size(); r < carried.size(); ++r) {
+        finals[r] = Atom::OfVar(nbody->invars[bn - bpos.size() + r]);
+      }
+      std::vector<Atom> outs = finals;
+      outs.insert(outs.end(), nbody->outvars.begin(),
+                  nbody->outvars.begin() + nout);
+      nbody->outvars = std::move(outs);
+      out.params.Set("cond_jaxpr", ParamValue::Jaxpr(std::move(nc)));
+      out.params.Set("body_jaxpr", ParamValue::Jaxpr(std::move(nbody)));
+      out.params.Set("cond_nconsts",
+                     ParamValue::Int(cn - static_cast<int64_t>(cpos.size())));
+      out.params.Set("body_nconsts",
+                     ParamValue::Int(bn - static_cast<int64_t>(bpos.size())));
+      std::vector<Atom> operands = remove_positions(
+          remove_positions(mapped, cn, bpos), 0, cpos);
+      const size_t carry_at = (cn - cpos.size()) + (bn - bpos.size());
+      operands.insert(operands.begin() + carry_at, ref_values.begin(),
+                      ref_values.end());
+      mapped = std::move(operands);
+      extra_first = true;
+    } else {  // scan
+      J2O_ASSIGN_OR_RETURN(int64_t nconsts, IntParam(eqn, "num_consts"));
+      J2O_ASSIGN_OR_RETURN(int64_t ncarry, IntParam(eqn, "num_carry"));
+      const ClosedJaxpr* body = JaxprParam(eqn, "jaxpr");
+      if (body == nullptr) return Error(eqn, "missing jaxpr");
+      J2O_ASSIGN_OR_RETURN(std::vector<int> cpos,
+                           RefPositions(rw, eqn, 0, nconsts));
+      J2O_ASSIGN_OR_RETURN(std::vector<int> other,
+                           RefPositions(rw, eqn, nconsts, eqn.inputs.size()));
+      if (!other.empty()) {
+        return Error(eqn, "a ref in the carry or scanned over is not "
+                          "supported");
+      }
+      take(cpos, 0);
+      J2O_RETURN_IF_ERROR(take_status);
+      J2O_ASSIGN_OR_RETURN(auto nb, DischargeBody(eqn, *body, cpos));
+      std::vector<Var*> consts, refs, rest;
+      for (size_t i = 0; i < nb->invars.size(); ++i) {
+        const bool is_ref = std::find(cpos.begin(), cpos.end(),
+                                      static_cast<int>(i)) != cpos.end();
+        (is_ref ? refs : static_cast<int64_t>(i) < nconsts ? consts : rest)
+            .push_back(nb->invars[i]);
+      }
+      nb->invars = consts;
+      nb->invars.insert(nb->invars.end(), refs.begin(), refs.end());
+      nb->invars.insert(nb->invars.end(), rest.begin(), rest.end());
+      const size_t nout = nb->outvars.size() - cpos.size();
+      std::vector<Atom> outs(nb->outvars.begin() + nout, nb->outvars.end());
+      outs.insert(outs.end(), nb->outvars.begin(), nb->outvars.begin() + nout);
+      nb->outvars = std::move(outs);
+      out.params.Set("jaxpr", ParamValue::Jaxpr(std::move(nb)));
+      out.params.Set("num_consts",
+                     ParamValue::Int(nconsts - static_cast<int64_t>(cpos.size())));
+      out.params.Set("num_carry",
+                     ParamValue::Int(ncarry + static_cast<int64_t>(cpos.size())));
+      if (const ParamValue* linear = eqn.params.Find("linear");
+          linear != nullptr && linear->kind() == ParamValue::Kind::kTuple &&
+          linear->items().size() == eqn.inputs.size()) {
+        std::vector<ParamValue> flags, ref_flags, rest_flags;
+        for (size_t i = 0; i < eqn.inputs.size(); ++i) {
+          const bool is_ref = std::find(cpos.begin(), cpos.end(),
+                                        static_cast<int>(i)) != cpos.end();
+          (is_ref ? ref_flags
+                  : static_cast<int64_t>(i) < nconsts ? flags : rest_flags)
+              .push_back(linear->items()[i]);
+        }
+        flags.insert(flags.end(), ref_flags.begin(), ref_flags.end());
+        flags.insert(flags.end(), rest_flags.begin(), rest_flags.end());
+        out.params.Set("linear", ParamValue::Tuple(std::move(flags)));
+      }
+      std::vector<Atom> operands = remove_positions(mapped, 0, cpos);
+      operands.insert(operands.begin() + (nconsts - cpos.size()),
+                      ref_values.begin(), ref_values.end());
+      mapped = std::move(operands);
+      extra_first = true;
+    }
+    out.inputs = std::move(mapped);
+    for (Var*& v : out.outputs) {
+      if (!fresh_outputs) continue;
+      Var* fresh = rw.owner->NewVar(v->is_drop ? "_" : Fresh(v->name), v->aval,
+                                    v->is_drop);
+      if (!v->is_drop) rw.subst[v] = Atom::OfVar(fresh);
+      v = fresh;
+    }
+    for (size_t r = 0; r < carried.size(); ++r) {
+      extra_outputs.push_back(
+          rw.owner->NewVar(Fresh(carried[r]->name), value_avals[r]));
+    }
+    std::vector<Var*> outputs;
+    if (extra_first) outputs = extra_outputs;
+    outputs.insert(outputs.end(), out.outputs.begin(), out.outputs.end());
+    if (!extra_first) {
+      outputs.insert(outputs.end(), extra_outputs.begin(), extra_outputs.end());
+    }
+    out.outputs = std::move(outputs);
+    rw.owner->eqns.push_back(std::move(out));
+    for (size_t r = 0; r < carried.size(); ++r) {
+      rw.refs[carried[r]] = Atom::OfVar(extra_outputs[r]);
+    }
+    return absl::OkStatus();
+  }
+
   absl::Status Plain(Rewrite& rw, const Eqn& eqn, std::vector<Atom> mapped,
                      bool fresh_outputs) {
+    bool takes_ref = false;
+    for (const Atom& a : eqn.inputs) {
+      if (!a.is_literal() && rw.refs.contains(a.var)) takes_ref = true;
+    }
+    if (takes_ref && (eqn.primitive == "cond" || eqn.primitive == "while" ||
+                      eqn.primitive == "scan")) {
+      return ControlFlow(rw, eqn, std::move(mapped), fresh_outputs);
+    }
     for (const Atom& a : eqn.inputs) {
       if (a.is_literal()) continue;
       if (rw.refs.contains(a.var) || IsRefAval(a.var->aval)) {
         return Error(
             eqn, absl::StrCat(
                      "ref ", a.var->name, ":", a.var->aval.ToString(),
-                     " is an operand; refs are only read and written by "
-                     "get/swap/addupdate/freeze here: a ref captured by a "
-                     "scan/while/cond/jit body is not threaded as a carry"));
+                     " is an operand; refs are read and written by "
+                     "get/swap/addupdate/freeze, and carried through "
+                     "scan/while/cond bodies, but not passed to '",
+                     eqn.primitive, "'"));
       }
     }
     for (const Var* v : eqn.outputs) {

@@ -17,11 +17,18 @@
 //   free_ref b                  dropped
 //   run_state[jaxpr=...]        its body inlined with the refs it takes bound
 //                               to the operands; results = final ref values
+//   cond / while / scan taking  the refs' values threaded through the bodies,
+//   refs as operands            as JAX's discharge rules for them do: cond
+//                               branches return the final values as extra
+//                               results; refs among while (cond or body) and
+//                               scan consts become the first carries
 //
 // Refused with a located error: a ref as a program input or output, a ref
-// passed to any other equation (refs carried into scan/while/cond/jit bodies
-// are not threaded as carries), integer-array (gather) indexers, slices of
-// dynamic size, uninitialized run_state refs, Pallas `MemRef` avals.
+// passed to any other equation (e.g. a jit body taking a ref), a ref in a
+// while/scan carry or scanned over, a ref passed twice to one equation, scans
+// printed with ft_in/ft_out (JAX 0.11) carrying refs, integer-array (gather)
+// indexers, slices of dynamic size, uninitialized run_state refs, Pallas
+// `MemRef` avals.
 #ifndef JAX2ONNX_JAXPR_STATE_DISCHARGE_H_
 #define JAX2ONNX_JAXPR_STATE_DISCHARGE_H_
 

@@ -144,28 +144,63 @@ TEST(RefStateDischargeTest, ProgramWithoutRefsIsUntouched) {
   EXPECT_EQ(PrintJaxprFile(f), text);
 }
 
-TEST(RefStateDischargeTest, RefCapturedByScanIsALocatedError) {
+TEST(RefStateDischargeTest, RefPassedToJitIsALocatedError) {
   const std::string error = DischargeError(
       "{ lambda ; a:f32[3]. let\n"
       "    b:Ref{f32[3]} = new_ref[kind=None memory_space=None] a\n"
-      "    scan[\n"
-      "      _split_transpose=False\n"
+      "    jit[\n"
+      "      name=g\n"
       "      jaxpr={ lambda ; c:Ref{f32[3]}. let\n"
       "          d:f32[3] <- c[...]\n"
       "          e:f32[3] = neg d\n"
       "          c[...] <- e\n"
       "        in () }\n"
+      "    ] b\n"
+      "    f:f32[3] = freeze b\n"
+      "  in (f,) }");
+  EXPECT_THAT(error, HasSubstr("t.jaxpr:3:5: error: jit: ref b:Ref{f32[3]}"));
+  EXPECT_THAT(error, HasSubstr("not passed to 'jit'"));
+}
+
+TEST(RefStateDischargeTest, ScanConstRefBecomesACarry) {
+  JaxprFile f = MustParse(
+      "{ lambda ; a:f32[3] b:f32[2,3]. let\n"
+      "    c:Ref{f32[3]} = new_ref[kind=None memory_space=None] a\n"
+      "    scan[\n"
+      "      jaxpr={ lambda ; d:Ref{f32[3]} e:f32[3]. let\n"
+      "          d[...] += e\n"
+      "        in () }\n"
       "      length=2\n"
-      "      linear=(False,)\n"
       "      num_carry=0\n"
       "      num_consts=1\n"
       "      reverse=False\n"
       "      unroll=1\n"
-      "    ] b\n"
-      "    f:f32[3] = freeze b\n"
+      "    ] c b\n"
+      "    f:f32[3] = freeze c\n"
       "  in (f,) }");
-  EXPECT_THAT(error, HasSubstr("t.jaxpr:3:5: error: scan: ref b:Ref{f32[3]}"));
-  EXPECT_THAT(error, HasSubstr("not threaded as a carry"));
+  ASSERT_TRUE(DischargeState(&f).ok());
+  const std::string printed = PrintJaxprFile(f);
+  EXPECT_THAT(printed, HasSubstr("num_carry=1"));
+  EXPECT_THAT(printed, HasSubstr("num_consts=0"));
+  EXPECT_THAT(printed, Not(HasSubstr("Ref{")));
+  EXPECT_TRUE(TypeCheckFile(f).ok()) << TypeCheckFile(f) << "\n" << printed;
+}
+
+TEST(RefStateDischargeTest, ScanOverARefIsRefused) {
+  EXPECT_THAT(DischargeError(
+                  "{ lambda ; a:f32[3]. let\n"
+                  "    c:Ref{f32[3]} = new_ref[kind=None memory_space=None] a\n"
+                  "    scan[\n"
+                  "      jaxpr={ lambda ; d:Ref{f32[3]}. let  in (d,) }\n"
+                  "      length=2\n"
+                  "      num_carry=1\n"
+                  "      num_consts=0\n"
+                  "      reverse=False\n"
+                  "      unroll=1\n"
+                  "    ] c\n"
+                  "  in () }"),
+              HasSubstr("t.jaxpr:3:5: error: scan: a ref in the carry or "
+                        "scanned over is not supported"));
 }
 
 TEST(RefStateDischargeTest, GatherIndexerIsRefused) {
