@@ -12,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "jaxpr/scan_params.h"
 #include "jaxpr/state/ref_state.h"
 #include "jaxpr/status_macros.h"
 #include "jaxpr/text/parser.h"
@@ -510,8 +511,7 @@ class Discharger {
     if (v == nullptr) {
       return Error(eqn, absl::StrCat(
                             "a ref carried through it needs param '", key,
-                            "' (the ft_in/ft_out form of JAX 0.11 scans is "
-                            "not rewritten)"));
+                            "'"));
     }
     auto n = v->AsInt(key);
     if (!n.ok()) return Error(eqn, n.status().message());
@@ -675,8 +675,23 @@ class Discharger {
       mapped = std::move(operands);
       extra_first = true;
     } else {  // scan
-      J2O_ASSIGN_OR_RETURN(int64_t nconsts, IntParam(eqn, "num_consts"));
-      J2O_ASSIGN_OR_RETURN(int64_t ncarry, IntParam(eqn, "num_carry"));
+      // num_consts/num_carry, or the leaf counts of JAX 0.11's ft_in/ft_out;
+      // the rewritten scan states num_consts/num_carry (ft_in/ft_out are
+      // dropped: their FlatTree reprs are not rebuilt).
+      auto counts = ScanCountsFromParams(
+          eqn.params, static_cast<int64_t>(eqn.inputs.size()),
+          static_cast<int64_t>(eqn.outputs.size()));
+      if (!counts.ok()) return Error(eqn, counts.status().message());
+      if (!counts->has_value()) {
+        return Error(eqn, "has neither num_consts/num_carry nor ft_in/ft_out");
+      }
+      const int64_t nconsts = (*counts)->first;
+      const int64_t ncarry = (*counts)->second;
+      Params without_ft;
+      for (const auto& [key, value] : eqn.params.entries()) {
+        if (key != "ft_in" && key != "ft_out") without_ft.Set(key, value);
+      }
+      out.params = std::move(without_ft);
       const ClosedJaxpr* body = JaxprParam(eqn, "jaxpr");
       if (body == nullptr) return Error(eqn, "missing jaxpr");
       J2O_ASSIGN_OR_RETURN(std::vector<int> cpos,

@@ -25,10 +25,10 @@
 //
 // Refused with a located error: a ref as a program input or output, a ref
 // passed to any other equation (e.g. a jit body taking a ref), a ref in a
-// while/scan carry or scanned over, a ref passed twice to one equation, scans
-// printed with ft_in/ft_out (JAX 0.11) carrying refs, integer-array (gather)
-// indexers, slices of dynamic size, uninitialized run_state refs, Pallas
-// `MemRef` avals.
+// while/scan carry or scanned over, a ref passed twice to one equation,
+// integer-array (gather) indexers, slices of dynamic size, uninitialized
+// run_state refs, Pallas `MemRef` avals. A JAX 0.11 scan (ft_in/ft_out)
+// carrying refs is rewritten with num_consts/num_carry.
 #ifndef JAX2ONNX_JAXPR_STATE_DISCHARGE_H_
 #define JAX2ONNX_JAXPR_STATE_DISCHARGE_H_
 
