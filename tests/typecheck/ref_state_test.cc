@@ -190,7 +190,7 @@ TEST(RefStateDischargeTest, ScanOverARefIsRefused) {
   EXPECT_THAT(DischargeError(
                   "{ lambda ; a:f32[3]. let\n"
                   "    c:Ref{f32[3]} = new_ref[kind=None memory_space=None] a\n"
-                  "    scan[\n"
+                  "    e:Ref{f32[3]} = scan[\n"
                   "      jaxpr={ lambda ; d:Ref{f32[3]}. let  in (d,) }\n"
                   "      length=2\n"
                   "      num_carry=1\n"
