@@ -18,6 +18,7 @@
 #include "api/convert_internal.h"
 #include "api/expect_graph.h"
 #include "jaxpr/io/compare.h"
+#include "jaxpr/state/discharge.h"
 #include "jaxpr/text/parser.h"
 #include "onnx/checker.h"
 #include "onnx/defs/schema.h"
@@ -353,6 +354,10 @@ void RunBundle(const std::string& path, const CorpusOptions& options,
     promoted.jaxpr_path = bundle->jaxpr_path;
     promoted.file = *std::move(file);
     if (promoted.file.path.empty()) promoted.file.path = promoted.jaxpr_path;
+    // As AssembleBundle does: refs become SSA values before any use.
+    if (absl::Status s = jaxpr::DischargeState(&promoted.file); !s.ok()) {
+      return fail(variant_name, "promote", s);
+    }
     auto rtol = HeaderTolerance(promoted.file, variant_tag + "_rtol");
     if (!rtol.ok()) return fail(variant_name, "header", rtol.status());
     auto atol = HeaderTolerance(promoted.file, variant_tag + "_atol");

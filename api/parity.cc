@@ -22,6 +22,7 @@
 #include "api/corpus.h"
 #include "api/write_model.h"
 #include "jaxpr/status_macros.h"
+#include "jaxpr/state/discharge.h"
 #include "jaxpr/text/parser.h"
 #include "plugin/registry.h"
 
@@ -486,6 +487,11 @@ absl::StatusOr<ParityReport> RunParity(const std::vector<std::string>& args,
     f64.name = bundle->name + "[f64]";
     f64.jaxpr_path = bundle->jaxpr_path;
     f64.file = *std::move(file);
+    // As AssembleBundle does: refs become SSA values before any use.
+    if (absl::Status s = jaxpr::DischargeState(&f64.file); !s.ok()) {
+      add(LoadFailure(f64_name, f.path, s));
+      continue;
+    }
     f64.rtol = HeaderDouble(f64.file, "f64_rtol");
     f64.atol = HeaderDouble(f64.file, "f64_atol");
     f64.markers = bundle->markers;

@@ -15,6 +15,7 @@
 #include "gflags/gflags.h"
 #include "jax2onnx/jax2onnx.h"
 #include "jaxpr/mesh.h"
+#include "jaxpr/state/ref_state.h"
 #include "nlohmann/json.hpp"
 #include "plugin/registry.h"
 #include "tools/bundle_args.h"
@@ -343,6 +344,10 @@ int RunCheck(const std::vector<std::string>& args) {
   return failed == 0 ? kExitOk : kExitFailure;
 }
 
+constexpr char kStateNote[] =
+    "ref program: discharged on load (jaxpr/state/discharge.h) to "
+    "dynamic_slice / dynamic_update_slice / add before lowering";
+
 int RunPlugins(const std::vector<std::string>&) {
   api::RegisterAllLowerings();
   const auto entries = plugin::Registry::Global().Entries();
@@ -356,6 +361,14 @@ int RunPlugins(const std::vector<std::string>&) {
                    {"ir_onnx_ops", e->ir_info.onnx_ops},
                    {"notes", e->ir_info.notes.empty() ? e->legacy_info.notes
                                                       : e->ir_info.notes}});
+    }
+    for (const std::string& name : jaxpr::StatePrimitives()) {
+      j.push_back({{"primitive", name},
+                   {"legacy", true},
+                   {"ir", true},
+                   {"legacy_onnx_ops", nlohmann::json::array()},
+                   {"ir_onnx_ops", nlohmann::json::array()},
+                   {"notes", kStateNote}});
     }
     std::printf("%s\n", j.dump(2).c_str());
     return 0;
@@ -371,7 +384,15 @@ int RunPlugins(const std::vector<std::string>&) {
     std::printf("%-28s %-7s %-7s %s\n", e->name.c_str(),
                 e->legacy ? "yes" : "-", e->ir ? "yes" : "-", ops.c_str());
   }
-  std::printf("%zu primitives: %d legacy, %d ir\n", entries.size(), legacy, ir);
+  // Refs are discharged to SSA values on load (jaxpr/state/discharge.h), so
+  // both pipelines take these without a lowering of their own.
+  for (const std::string& name : jaxpr::StatePrimitives()) {
+    std::printf("%-28s %-7s %-7s %s\n", name.c_str(), "yes", "yes",
+                "(refs discharged on load)");
+  }
+  const size_t state = jaxpr::StatePrimitives().size();
+  std::printf("%zu primitives: %zu legacy, %zu ir\n", entries.size() + state,
+              legacy + state, ir + state);
   return 0;
 }
 

@@ -17,6 +17,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "jaxpr/io/npy.h"
+#include "jaxpr/state/discharge.h"
 #include "jaxpr/text/parser.h"
 
 namespace jax2onnx::jaxpr {
@@ -361,6 +362,9 @@ absl::StatusOr<Bundle> AssembleBundle(const std::string& name,
     return absl::InvalidArgumentError(
         absl::StrCat(bundle.jaxpr_path, ": no main jaxpr"));
   }
+  // Refs become SSA values before anything evaluates or lowers the program
+  // (jaxpr/state/discharge.h); programs without refs are untouched.
+  if (absl::Status s = DischargeState(&bundle.file); !s.ok()) return s;
 
   auto rtol = HeaderNumber(bundle.file, "rtol");
   if (!rtol.ok()) return rtol.status();

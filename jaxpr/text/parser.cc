@@ -23,6 +23,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "jaxpr/text/dim_parser.h"
 #include "jaxpr/text/printer.h"
 #include "jaxpr/text/py_value.h"
@@ -279,7 +280,11 @@ class Parser {
   absl::Status ParseAvalUncached(Aval* aval);
   absl::Status ParseShape(Aval* aval);
   absl::Status ParseEqn(ClosedJaxpr* owner, Scope* scope, Eqn* eqn);
-  absl::Status ParseRefIndex(absl::string_view* ref_name, std::string* index);
+  absl::Status ParseRefIndex(absl::string_view* ref_name, std::string* index,
+                             size_t* index_pos = nullptr);
+  absl::Status AppendRefIndexOperands(ClosedJaxpr* owner, Scope* scope,
+                                      size_t index_pos,
+                                      absl::string_view index, Eqn* eqn);
   absl::Status ParseRefForm(ClosedJaxpr* owner, Scope* scope,
                             std::vector<Var*> outs, Eqn* eqn);
   absl::Status ParseOperands(ClosedJaxpr* owner, Scope* scope, Eqn* eqn);
@@ -911,7 +916,7 @@ absl::Status Parser::ParseEqn(ClosedJaxpr* owner, Scope* scope, Eqn* eqn) {
 
 // `r[idx]` at p_: the ref name and the index text between the brackets.
 absl::Status Parser::ParseRefIndex(absl::string_view* ref_name,
-                                   std::string* index) {
+                                   std::string* index, size_t* index_pos) {
   *ref_name = IdentAt(p_);
   if (ref_name->empty() || At(p_ + ref_name->size()) != '[') {
     return Expected("a ref expression 'ref[index]'");
@@ -922,7 +927,97 @@ absl::Status Parser::ParseRefIndex(absl::string_view* ref_name,
     return ErrorAt(p_, "unbalanced '[' in a ref index");
   }
   *index = std::string(s_.substr(p_ + 1, end - p_ - 2));
+  if (index_pos != nullptr) *index_pos = p_ + 1;
   p_ = end;
+  return absl::OkStatus();
+}
+
+// The dynamic parts of a printed NDIndexer (state/indexing.py pretty_print)
+// are operands of the equation after the ref (and value), in print order, as
+// JAX flattens them: an entry `i` (int indexer: a variable or an integer
+// literal), `i:i+n` (dynamic start i), `a:a+j` / `:j` (dynamic size j).
+// Static slices (`:`, `a:b`, `:b`, `a:`) and `...` add none.
+absl::Status Parser::AppendRefIndexOperands(ClosedJaxpr* owner, Scope* scope,
+                                            size_t index_pos,
+                                            absl::string_view index,
+                                            Eqn* eqn) {
+  if (index == "...") return absl::OkStatus();
+  const size_t saved = p_;
+  auto var_at = [&](size_t pos, absl::string_view name) -> absl::Status {
+    Var* v = Lookup(*scope, name);
+    if (v == nullptr) {
+      if (!fragment_) {
+        return ErrorAt(pos, absl::StrCat("unknown variable '", name,
+                                         "' in a ref index"));
+      }
+      v = UnknownOperand(owner, scope, name);
+    }
+    eqn->inputs.push_back(Atom::OfVar(v));
+    return absl::OkStatus();
+  };
+  auto is_int = [](absl::string_view t) {
+    if (!t.empty() && t[0] == '-') t.remove_prefix(1);
+    if (t.empty()) return false;
+    for (char c : t) {
+      if (!IsDigit(c)) return false;
+    }
+    return true;
+  };
+  size_t offset = 0;
+  for (absl::string_view entry : absl::StrSplit(index, ',')) {
+    const size_t pos = index_pos + offset;
+    offset += entry.size() + 1;
+    const size_t colon = entry.find(':');
+    if (colon == absl::string_view::npos) {
+      if (entry.empty()) return ErrorAt(pos, "empty entry in a ref index");
+      p_ = pos;
+      Atom atom;
+      J2O_RETURN_IF_ERROR(ParseAtom(owner, scope, "a ref index", &atom));
+      if (p_ != pos + entry.size()) {
+        p_ = saved;
+        return ErrorAt(pos, absl::StrCat("unrecognised ref index entry '",
+                                         entry, "'"));
+      }
+      eqn->inputs.push_back(std::move(atom));
+      continue;
+    }
+    const absl::string_view start = entry.substr(0, colon);
+    const absl::string_view rest = entry.substr(colon + 1);
+    if (!start.empty() && !is_int(start)) {
+      if (IdentAt(pos) != start) {
+        return ErrorAt(pos, absl::StrCat("unrecognised slice start '", start,
+                                         "' in a ref index"));
+      }
+      J2O_RETURN_IF_ERROR(var_at(pos, start));
+    }
+    const size_t plus = rest.find('+');
+    if (plus == absl::string_view::npos) {
+      if (!rest.empty() && !is_int(rest)) {
+        return ErrorAt(pos + colon + 1,
+                       absl::StrCat("unrecognised slice end '", rest,
+                                    "' in a ref index (expected an integer, "
+                                    "or START+SIZE)"));
+      }
+      if (!start.empty() && !is_int(start)) {
+        return ErrorAt(pos, "a dynamic slice start prints as 'i:i+size'");
+      }
+      continue;
+    }
+    if (rest.substr(0, plus) != start) {
+      return ErrorAt(pos + colon + 1,
+                     absl::StrCat("slice end '", rest, "' must read '", start,
+                                  "+SIZE' in a ref index"));
+    }
+    const absl::string_view size = rest.substr(plus + 1);
+    const size_t size_pos = pos + colon + 2 + plus;
+    if (is_int(size)) continue;
+    if (IdentAt(size_pos) != size) {
+      return ErrorAt(size_pos, absl::StrCat("unrecognised slice size '", size,
+                                            "' in a ref index"));
+    }
+    J2O_RETURN_IF_ERROR(var_at(size_pos, size));
+  }
+  p_ = saved;
   return absl::OkStatus();
 }
 
@@ -950,7 +1045,8 @@ absl::Status Parser::ParseRefForm(ClosedJaxpr* owner, Scope* scope,
   std::string index;
   if (outs.empty()) {
     const size_t ref_pos = p_;
-    J2O_RETURN_IF_ERROR(ParseRefIndex(&ref, &index));
+    size_t index_pos = 0;
+    J2O_RETURN_IF_ERROR(ParseRefIndex(&ref, &index, &index_pos));
     SkipWs();
     eqn->primitive = StartsWithAt(p_, "+=") ? "addupdate" : "swap";
     p_ += 2;
@@ -959,6 +1055,8 @@ absl::Status Parser::ParseRefForm(ClosedJaxpr* owner, Scope* scope,
     SkipWs();
     J2O_RETURN_IF_ERROR(ParseAtom(owner, scope, "a ref update", &value));
     eqn->inputs = {r, value};
+    J2O_RETURN_IF_ERROR(
+        AppendRefIndexOperands(owner, scope, index_pos, index, eqn));
   } else if (StartsWithAt(p_, "<-")) {
     if (outs.size() != 1) {
       return ErrorAt(p_, "a ref read 'x:T <- r[idx]' has exactly one output");
@@ -966,17 +1064,21 @@ absl::Status Parser::ParseRefForm(ClosedJaxpr* owner, Scope* scope,
     p_ += 2;
     SkipWs();
     const size_t ref_pos = p_;
-    J2O_RETURN_IF_ERROR(ParseRefIndex(&ref, &index));
+    size_t index_pos = 0;
+    J2O_RETURN_IF_ERROR(ParseRefIndex(&ref, &index, &index_pos));
     Atom r;
     J2O_RETURN_IF_ERROR(ref_atom(ref, ref_pos, &r));
     eqn->primitive = "get";
     eqn->inputs = {r};
+    J2O_RETURN_IF_ERROR(
+        AppendRefIndexOperands(owner, scope, index_pos, index, eqn));
   } else {
     // y:T, r[idx] <- r[idx], v
     ++p_;  // ','
     SkipWs();
     const size_t ref_pos = p_;
-    J2O_RETURN_IF_ERROR(ParseRefIndex(&ref, &index));
+    size_t index_pos = 0;
+    J2O_RETURN_IF_ERROR(ParseRefIndex(&ref, &index, &index_pos));
     SkipWs();
     if (!StartsWithAt(p_, "<-")) return Expected("'<-' in a ref swap");
     p_ += 2;
@@ -996,6 +1098,8 @@ absl::Status Parser::ParseRefForm(ClosedJaxpr* owner, Scope* scope,
     J2O_RETURN_IF_ERROR(ParseAtom(owner, scope, "a ref swap", &value));
     eqn->primitive = "swap";
     eqn->inputs = {r, value};
+    J2O_RETURN_IF_ERROR(
+        AppendRefIndexOperands(owner, scope, index_pos, index, eqn));
   }
   eqn->params.Set("idx", ParamValue::Opaque(std::move(index)));
   for (Var* v : outs) {

@@ -46,14 +46,16 @@ bool IsRefForm(const Eqn& eqn) {
       eqn.inputs[0].var == nullptr) {
     return false;
   }
+  // Operands after the ref (and value) are the index's dynamic parts, which
+  // the index text names.
   if (eqn.primitive == "get") {
-    return eqn.inputs.size() == 1 && eqn.outputs.size() == 1;
+    return eqn.inputs.size() >= 1 && eqn.outputs.size() == 1;
   }
   if (eqn.primitive == "swap") {
-    return eqn.inputs.size() == 2 && eqn.outputs.size() <= 1;
+    return eqn.inputs.size() >= 2 && eqn.outputs.size() <= 1;
   }
   if (eqn.primitive == "addupdate") {
-    return eqn.inputs.size() == 2 && eqn.outputs.empty();
+    return eqn.inputs.size() >= 2 && eqn.outputs.empty();
   }
   return false;
 }

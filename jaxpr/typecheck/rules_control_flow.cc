@@ -8,6 +8,7 @@
 #include "jaxpr/status_macros.h"
 #include "jaxpr/text/dim_parser.h"
 #include "jaxpr/scan_params.h"
+#include "jaxpr/state/ref_state.h"
 #include "jaxpr/typecheck/rules.h"
 
 namespace jax2onnx::jaxpr::typecheck {
@@ -148,7 +149,10 @@ absl::Status CheckScanSplit(const RuleContext& ctx, const ClosedJaxpr& body,
 }
 
 absl::Status ScanRule(RuleContext& ctx) {
-  J2O_RETURN_IF_ERROR(ctx.AllShaped());
+  // Arrays, or refs (`Ref{T}` consts, carried by the state discharge).
+  for (int i = 0; i < ctx.num_in(); ++i) {
+    if (!IsRefAval(ctx.in(i))) J2O_RETURN_IF_ERROR(ctx.Shaped(i));
+  }
   J2O_RETURN_IF_ERROR(ctx.Bool("reverse").status());
   J2O_ASSIGN_OR_RETURN(const ParamValue* length_param,
                        ctx.params().Get("length"));

@@ -20,6 +20,8 @@ namespace jax2onnx::jaxpr {
 namespace typecheck {
 // rules_program.cc (stack, unstack, tile, empty, debug_print, ...).
 void RegisterProgramRules(RuleTable& table);
+// rules_state.cc (new_ref, get, swap, addupdate, freeze, run_state, ...).
+void RegisterStateRules(RuleTable& table);
 }  // namespace typecheck
 namespace {
 
@@ -40,6 +42,7 @@ const RuleTable& Rules() {
     typecheck::RegisterCollectiveRules(*t);
     typecheck::RegisterRandomRules(*t);
     typecheck::RegisterProgramRules(*t);
+    typecheck::RegisterStateRules(*t);
     return t;
   }();
   return *table;

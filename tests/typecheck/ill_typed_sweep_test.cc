@@ -90,6 +90,15 @@ TEST(IllTypedSweepTest, EveryPrimitiveWithNoOperandsIsACleanError) {
   }
 }
 
+// Loading rewrites ref programs (the state primitives are discharged to
+// SSA values, jaxpr/state/discharge.h): their equations are not where the
+// parsed file has them, and are not swept.
+bool StillThere(const Bundle& bundle, const std::string& prim, int index) {
+  const auto& eqns = bundle.file.main->eqns;
+  return index < static_cast<int>(eqns.size()) &&
+         eqns[index].primitive == prim;
+}
+
 // First top-level equation of each primitive in testdata/, as (file, index).
 std::map<std::string, std::pair<std::string, int>> FirstUses() {
   std::map<std::string, std::pair<std::string, int>> uses;
@@ -119,7 +128,7 @@ TEST(IllTypedSweepTest, DroppedLastOperandIsACleanError) {
   EXPECT_GT(uses.size(), 80u);
   for (const auto& [prim, use] : uses) {
     auto bundle = LoadBundle(use.first);
-    if (!bundle.ok()) continue;
+    if (!bundle.ok() || !StillThere(*bundle, prim, use.second)) continue;
     jaxpr::Eqn& eqn = bundle->file.main->eqns[use.second];
     eqn.inputs.pop_back();
     for (bool ir : {false, true}) {
@@ -145,7 +154,7 @@ TEST(IllTypedSweepTest, DroppedLastOperandIsACleanError) {
 TEST(IllTypedSweepTest, LiteralInPlaceOfAVariableNeverCrashes) {
   for (const auto& [prim, use] : FirstUses()) {
     auto bundle = LoadBundle(use.first);
-    if (!bundle.ok()) continue;
+    if (!bundle.ok() || !StillThere(*bundle, prim, use.second)) continue;
     jaxpr::Eqn& eqn = bundle->file.main->eqns[use.second];
     for (jaxpr::Atom& a : eqn.inputs) {
       if (a.is_literal()) continue;
