@@ -66,7 +66,8 @@ DEFINE_int32(optimize, 2,
 DEFINE_bool(fuse_attention, false,
             "With --optimize=2 at opset >= 23: also fuse scaled dot-product "
             "attention (softmax(scale * q k^T + mask) v) into ONNX Attention "
-            "(convert, check; IR pipeline). Off by default: in ONNX Runtime "
+            "(convert, check; IR pipeline; refused, exit 2, at opset < 23 or "
+            "--optimize < 2). Off by default: in ONNX Runtime "
             "1.30 on CPU no faster at 128-197 tokens, faster at 512 "
             "(docs/performance.md).");
 DEFINE_string(inputs_as_nchw, "",
@@ -82,7 +83,8 @@ DEFINE_string(functions, "",
               "with a name): each match becomes a call of a model-local ONNX "
               "function (domain jax2onnx.functions), equal calls sharing one "
               "(convert, check, shadow; IR pipeline only: shadow converts the "
-              "legacy side inlined).");
+              "legacy side inlined). convert and check warn about a glob that "
+              "matches no call.");
 DEFINE_bool(threefry_partitionable, true,
             "JAX's jax_threefry_partitionable when the jaxpr was traced (on "
             "by default since JAX 0.5.0): how random_bits/random_split "

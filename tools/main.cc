@@ -96,7 +96,7 @@ const std::vector<Command>& Commands() {
        "[--external_data=auto|always|never] [--mesh data=4,model=2] "
        "[--optimize=0|1|2] [--fuse_attention] [--inputs_as_nchw=0,2] "
        "[--outputs_as_nchw=0] [--functions=GLOB,...] "
-       "[--threefry_partitionable=false]",
+       "[--threefry_partitionable=false] [--report FILE.md|FILE.json]",
        "Convert a bundle to an ONNX model",
        "Converts the bundle (NAME.jaxpr + optional NAME.npz with const_i / "
        "literal_i) to ONNX and writes it atomically. The pipeline is IR by "
