@@ -116,6 +116,28 @@ std::string FirstLine(absl::string_view text) {
 
 }  // namespace
 
+absl::StatusOr<Bundle> LoadBundleForCheck(const std::string& bundle_path,
+                                          const CheckOptions& options,
+                                          std::string* inputs_source) {
+  J2O_ASSIGN_OR_RETURN(Bundle bundle, api::LoadBundle(bundle_path));
+  if (options.inputs_npz.has_value()) {
+    J2O_RETURN_IF_ERROR(jaxpr::SetBundleInputs(&bundle, *options.inputs_npz,
+                                               options.inputs_npz_path));
+    *inputs_source = options.inputs_npz_path;
+  } else if (options.random_inputs) {
+    bundle.inputs.clear();
+    bundle.expected.clear();
+  }
+  if (bundle.jaxpr().invars.empty()) {
+    *inputs_source = "none";
+  } else if (bundle.inputs.empty()) {
+    *inputs_source = absl::StrCat("random (seed ", options.seed, ")");
+  } else if (!options.inputs_npz.has_value()) {
+    *inputs_source = "bundle";
+  }
+  return bundle;
+}
+
 absl::StatusOr<std::vector<jaxpr::Array>> InputsFor(
     const Bundle& bundle, const CheckOptions& options) {
   if (!bundle.inputs.empty()) return bundle.inputs;
@@ -226,7 +248,7 @@ CheckResult CheckBundle(const std::string& bundle_path,
   auto pipeline = RoutePipeline(options.convert);
   if (!pipeline.ok()) return fail("route", pipeline.status());
   result.pipeline = *pipeline;
-  auto bundle = api::LoadBundle(bundle_path);
+  auto bundle = LoadBundleForCheck(bundle_path, options, &result.inputs);
   if (!bundle.ok()) return fail("load", bundle.status());
   const auto start = std::chrono::steady_clock::now();
   auto model = ConvertWithPipeline(*pipeline, *bundle, options.convert);
@@ -247,9 +269,9 @@ CheckResult CheckBundle(const std::string& bundle_path,
                                " outputs, expected ", expected->size())));
   }
   std::string failure;
-  result.outputs = CompareOutputs(*bundle, *inputs, *expected, *got,
-                                  result.oracle == "expected", &failure,
-                                  options.tolerance);
+  result.outputs =
+      CompareOutputs(*bundle, *inputs, *expected, *got,
+                     result.oracle == "expected", &failure, options.tolerance);
   result.passed = failure.empty();
   if (!result.passed) {
     result.stage = "compare";

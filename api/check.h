@@ -1,21 +1,23 @@
-// `check`: convert a bundle, run the model in ONNX Runtime and compare with
-// the oracle (the bundle's expected_i, else the reference interpreter), on
-// the bundle's inputs or on seeded random inputs with symbolic dims bound to
-// small sizes.
+// `check`: convert a bundle (or take an existing model file, CheckModelFile),
+// run the model in ONNX Runtime and compare with the oracle (expected_i, else
+// the reference interpreter), on the bundle's inputs, an npz's inputs or
+// seeded random inputs with symbolic dims bound to small sizes.
 #ifndef JAX2ONNX_API_CHECK_H_
 #define JAX2ONNX_API_CHECK_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
 #include "api/bundle_access.h"
-#include "api/output_compare.h"
 #include "api/ort_runner.h"
+#include "api/output_compare.h"
 #include "api/router.h"
 #include "jax2onnx/jax2onnx.h"
 #include "jaxpr/array.h"
+#include "jaxpr/io/npy.h"
 
 namespace jax2onnx::api {
 
@@ -28,6 +30,13 @@ struct CheckOptions {
   // Replace the bundle header's `# rtol:` / `# atol:` per component (and
   // turn the f32 noise bound off, as a header does).
   ToleranceOverride tolerance;
+  // `check --inputs F.npz`: its input_i replace the bundle's inputs and its
+  // expected_i, when present, become the oracle (else the interpreter).
+  std::optional<jaxpr::NamedArrays> inputs_npz;
+  std::string inputs_npz_path;  // names the npz in messages
+  // `check --seed N` given: seeded random inputs even where the bundle has
+  // input_i (the interpreter is then the oracle).
+  bool random_inputs = false;
 };
 
 struct CheckResult {
@@ -37,9 +46,20 @@ struct CheckResult {
   std::string stage;   // where it failed: load, convert, run, compare
   std::string reason;  // one line
   std::string oracle;  // "expected" or "interpreter"
+  // Where the inputs came from: "bundle", the --inputs npz's path,
+  // "random (seed N)", or "none" (a program without inputs).
+  std::string inputs;
+  std::string model;  // CheckModelFile: the model file checked; else ""
   std::vector<OutputCheck> outputs;
   double convert_seconds = 0;
 };
+
+// Loads the bundle for check with the inputs `options` choose
+// (--inputs npz, --seed random inputs, else the bundle's own) and sets
+// *inputs_source as CheckResult::inputs says.
+absl::StatusOr<Bundle> LoadBundleForCheck(const std::string& bundle_path,
+                                          const CheckOptions& options,
+                                          std::string* inputs_source);
 
 // Inputs for `bundle`: its input_i, else seeded random values (floats in
 // [-2, 2], signed ints in [-5, 5], unsigned in [0, 10], random bools).
@@ -56,6 +76,21 @@ absl::StatusOr<std::vector<jaxpr::Array>> OracleOutputs(
 // Never fails as a whole: failures are reported in the result.
 CheckResult CheckBundle(const std::string& bundle_path,
                         const CheckOptions& options, OrtRunner& runner);
+
+// `check MODEL.onnx BUNDLE`: runs the model file as shipped (ONNX Runtime
+// loads it and its external data from where it lies) on the bundle's
+// inputs, chosen as in CheckBundle, and compares with the same oracle.
+// Inputs are fed by name where names are known (options.convert.input_names,
+// else the bundle's `# input_names:` header), else by position; outputs are
+// matched the same way. Inputs/outputs behind an NCHW adapter are those of
+// options.convert.inputs_as_nchw/outputs_as_nchw when given, else those the
+// model's metadata records (jax2onnx_inputs_as_nchw, written by convert),
+// else those whose declared static shape is the channels-first permutation
+// of the bundle's (and not the bundle's own shape); they are transposed at
+// the boundary. options.convert's other fields are not used.
+CheckResult CheckModelFile(const std::string& model_path,
+                           const std::string& bundle_path,
+                           const CheckOptions& options, OrtRunner& runner);
 
 // Runs a converted model on inputs (writes it to a private temp file).
 absl::StatusOr<std::vector<jaxpr::Array>> RunModel(

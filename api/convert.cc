@@ -15,6 +15,7 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "api/convert_internal.h"
+#include "api/report.h"
 #include "api/router.h"
 #include "api/shadow.h"
 #include "api/write_model.h"
@@ -69,7 +70,7 @@ namespace {
 struct NarrowDType {
   const char* short_name;  // as printed in avals
   const char* numpy_name;
-  const char* onnx;        // nullptr: no ONNX element type
+  const char* onnx;  // nullptr: no ONNX element type
   int onnx_opset;
 };
 constexpr NarrowDType kNarrowDTypes[] = {
@@ -92,8 +93,7 @@ constexpr NarrowDType kNarrowDTypes[] = {
 
 absl::Status NarrowDTypeError(const jaxpr::JaxprFile& file,
                               const jaxpr::SourceLoc& loc,
-                              const jaxpr::Aval& aval,
-                              absl::string_view what) {
+                              const jaxpr::Aval& aval, absl::string_view what) {
   if (!aval.is_shaped() || aval.dtype != jaxpr::DType::kOther) {
     return absl::OkStatus();
   }
@@ -124,8 +124,8 @@ absl::Status RefuseNarrowDTypes(const jaxpr::JaxprFile& file,
   }
   seen->push_back(&jaxpr);
   for (const jaxpr::Var* v : jaxpr.constvars) {
-    J2O_RETURN_IF_ERROR(NarrowDTypeError(file, jaxpr.loc, v->aval,
-                                         "constvar " + v->name));
+    J2O_RETURN_IF_ERROR(
+        NarrowDTypeError(file, jaxpr.loc, v->aval, "constvar " + v->name));
   }
   for (const jaxpr::Var* v : jaxpr.invars) {
     J2O_RETURN_IF_ERROR(
@@ -150,7 +150,6 @@ absl::Status RefuseNarrowDTypes(const jaxpr::JaxprFile& file,
   }
   return absl::OkStatus();
 }
-
 
 absl::StatusOr<onnx::ModelProto> ConvertUnguarded(
     Pipeline pipeline, const Bundle& bundle, const ConvertOptions& options,
@@ -241,10 +240,24 @@ absl::StatusOr<onnx::ModelProto> ConvertUnguarded(
     if (options.fuse_attention) {
       ir_options.metadata_props.emplace_back("jax2onnx_fuse_attention", "1");
     }
+    // `check MODEL.onnx BUNDLE` reads which graph I/O is channels-first.
+    if (!options.inputs_as_nchw.empty()) {
+      ir_options.metadata_props.emplace_back(
+          "jax2onnx_inputs_as_nchw",
+          absl::StrJoin(options.inputs_as_nchw, ","));
+    }
+    if (!options.outputs_as_nchw.empty()) {
+      ir_options.metadata_props.emplace_back(
+          "jax2onnx_outputs_as_nchw",
+          absl::StrJoin(options.outputs_as_nchw, ","));
+    }
     if (std::optional<std::string> source = bundle.file.Header("source")) {
       ir_options.metadata_props.emplace_back("source", *source);
     }
     ir_options.dump = IrDumpFromEnv(options);
+    if (ConversionReport* report = ScopedConversionReport::Current()) {
+      ir_options.dump = ReportingDump(report, std::move(ir_options.dump));
+    }
     J2O_ASSIGN_OR_RETURN(ir::Model model,
                          converter2::ConvertToIr(bundle, ir_options));
     auto shared = std::make_shared<const ir::Model>(std::move(model));
@@ -275,7 +288,6 @@ absl::StatusOr<onnx::ModelProto> ConvertUnguarded(
   J2O_RETURN_IF_ERROR(plugin::WidenLowPrecisionForOrtCpu(proto));
   return proto;
 }
-
 
 }  // namespace
 

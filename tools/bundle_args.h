@@ -11,11 +11,13 @@
 
 namespace jax2onnx::cli {
 
-// Prints an error and returns false for a missing path or no arguments.
+// Prints an error (`jax2onnx COMMAND: ...`) and returns false for a missing
+// path or no arguments; callers exit 2 (kExitUsage) then.
 inline bool ExpandBundleArgs(const std::vector<std::string>& args,
-                             std::vector<std::string>* bundles) {
+                             std::vector<std::string>* bundles,
+                             const char* command) {
   if (args.empty()) {
-    std::fprintf(stderr, "no bundle given\n");
+    std::fprintf(stderr, "jax2onnx %s: no bundle given\n", command);
     return false;
   }
   for (const std::string& arg : args) {
@@ -36,9 +38,41 @@ inline bool ExpandBundleArgs(const std::vector<std::string>& args,
     } else if (std::filesystem::exists(arg, ec)) {
       bundles->push_back(arg);
     } else {
-      std::fprintf(stderr, "no such file or directory: %s\n", arg.c_str());
+      std::fprintf(stderr, "jax2onnx %s: no such file or directory: %s\n",
+                   command, arg.c_str());
       return false;
     }
+  }
+  return true;
+}
+
+// True when `arg` names an existing bundle file: the path itself, NAME for
+// NAME.jaxpr, or NAME.npz next to NAME.jaxpr. Otherwise prints
+// `jax2onnx COMMAND: no such file or directory: ARG` (callers exit 2, as
+// every command does for a missing input file).
+inline bool InputFileExists(const std::string& arg, const char* command) {
+  std::error_code ec;
+  namespace fs = std::filesystem;
+  std::string stem = arg;
+  if (stem.size() > 4 && stem.compare(stem.size() - 4, 4, ".npz") == 0) {
+    stem.resize(stem.size() - 4);
+  }
+  if (fs::is_regular_file(arg, ec) ||
+      fs::is_regular_file(stem + ".jaxpr", ec)) {
+    return true;
+  }
+  std::fprintf(stderr, "jax2onnx %s: no such file or directory: %s\n", command,
+               arg.c_str());
+  return false;
+}
+
+// InputFileExists for each argument, directories also accepted.
+inline bool PathsExist(const std::vector<std::string>& args,
+                       const char* command) {
+  for (const std::string& arg : args) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(arg, ec)) continue;
+    if (!InputFileExists(arg, command)) return false;
   }
   return true;
 }

@@ -62,7 +62,8 @@ bool ReadExpectedFailures(const std::string& path,
                           std::map<std::string, std::string>* out) {
   std::ifstream in(path);
   if (!in) {
-    std::fprintf(stderr, "corpus: cannot read --expected_failures %s\n",
+    std::fprintf(stderr,
+                 "jax2onnx corpus: cannot read --expected_failures %s\n",
                  path.c_str());
     return false;
   }
@@ -106,13 +107,14 @@ int RunCorpus(const std::vector<std::string>& args) {
     auto routed =
         api::ResolvePipelineFromEnvironment(std::nullopt, UseOnnxIrFlag());
     if (!routed.ok()) {
-      std::fprintf(stderr, "corpus: %s\n",
+      std::fprintf(stderr, "jax2onnx corpus: %s\n",
                    std::string(routed.status().message()).c_str());
       return 2;
     }
     options.pipeline = *routed;
   } else {
-    std::fprintf(stderr, "corpus: --pipeline must be legacy or ir, not '%s'\n",
+    std::fprintf(stderr,
+                 "jax2onnx corpus: --pipeline must be legacy or ir, not '%s'\n",
                  FLAGS_pipeline.c_str());
     return 2;
   }
@@ -134,12 +136,12 @@ int RunCorpus(const std::vector<std::string>& args) {
   }
   auto bundles = api::FindBundles(args);
   if (!bundles.ok()) {
-    std::fprintf(stderr, "corpus: %s\n",
+    std::fprintf(stderr, "jax2onnx corpus: %s\n",
                  std::string(bundles.status().message()).c_str());
     return 2;
   }
   if (bundles->empty()) {
-    std::fprintf(stderr, "corpus: no .jaxpr bundle found\n");
+    std::fprintf(stderr, "jax2onnx corpus: no .jaxpr bundle found\n");
     return 1;
   }
   api::OrtRunner& runner = api::OrtRunner::Shared();

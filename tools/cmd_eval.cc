@@ -30,8 +30,8 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
-#include "gflags/gflags.h"
 #include "api/bundle_access.h"
+#include "gflags/gflags.h"
 #include "jaxpr/eval/evaluator.h"
 #include "jaxpr/io/bundle.h"
 #include "jaxpr/io/compare.h"
@@ -41,7 +41,7 @@
 #include "tools/cli_output.h"
 #include "tools/commands.h"
 
-DECLARE_string(mesh);  // tools/cmd_convert.cc
+DECLARE_string(mesh);                  // tools/cmd_convert.cc
 DECLARE_bool(threefry_partitionable);  // tools/cmd_convert.cc
 DEFINE_string(inputs, "",
               "eval: .npz whose input_i entries replace the bundle's inputs "
@@ -429,13 +429,14 @@ bool CheckPolicy(const std::vector<BundleRef>& refs,
 
 int RunEval(const std::vector<std::string>& args) {
   if (args.empty()) {
-    std::fprintf(stderr,
-                 "eval: no bundles given (see `jax2onnx eval --help`)\n");
+    std::fprintf(
+        stderr,
+        "jax2onnx eval: no bundles given (see `jax2onnx eval --help`)\n");
     return 2;
   }
   auto mesh_sizes = jaxpr::ParseMeshAxisSizes(FLAGS_mesh);
   if (!mesh_sizes.ok()) {
-    std::fprintf(stderr, "eval: %s\n",
+    std::fprintf(stderr, "jax2onnx eval: %s\n",
                  std::string(mesh_sizes.status().message()).c_str());
     return 2;
   }
@@ -444,14 +445,33 @@ int RunEval(const std::vector<std::string>& args) {
       FLAGS_threefry_partitionable);
   auto refs = CollectBundles(args);
   if (!refs.ok()) {
-    std::fprintf(stderr, "eval: %s\n",
+    std::fprintf(stderr, "jax2onnx eval: %s\n",
                  std::string(refs.status().message()).c_str());
     return 2;
   }
   if (!FLAGS_out.empty() && refs->size() != 1) {
-    std::fprintf(stderr, "eval: --out needs exactly one bundle, got %zu\n",
+    std::fprintf(stderr,
+                 "jax2onnx eval: --out needs exactly one bundle, got %zu\n",
                  refs->size());
     return 2;
+  }
+  if (!FLAGS_out.empty()) {
+    // --out must not replace what eval reads: the bundle's .jaxpr and .npz
+    // (its inputs and expected outputs) or the --inputs npz.
+    const std::string jaxpr_path = (*refs)[0].path;
+    std::string npz = jaxpr_path;
+    if (absl::EndsWith(npz, ".jaxpr")) npz.resize(npz.size() - 6);
+    npz += ".npz";
+    for (const std::string& read : {jaxpr_path, npz, FLAGS_inputs}) {
+      std::error_code ec;
+      if (!read.empty() && fs::equivalent(FLAGS_out, read, ec)) {
+        std::fprintf(stderr,
+                     "jax2onnx eval: --out %s is %s, which eval reads; "
+                     "refusing to overwrite it (write the outputs elsewhere)\n",
+                     FLAGS_out.c_str(), read.c_str());
+        return 2;
+      }
+    }
   }
   const bool policy = !FLAGS_known_failures.empty() ||
                       FLAGS_min_pass_rate > 0 ||
@@ -460,7 +480,7 @@ int RunEval(const std::vector<std::string>& args) {
   if (!FLAGS_known_failures.empty()) {
     auto read = ReadKnownFailures(FLAGS_known_failures);
     if (!read.ok()) {
-      std::fprintf(stderr, "eval: %s\n",
+      std::fprintf(stderr, "jax2onnx eval: %s\n",
                    std::string(read.status().message()).c_str());
       return 2;
     }
@@ -470,7 +490,7 @@ int RunEval(const std::vector<std::string>& args) {
   if (!FLAGS_inputs.empty()) {
     auto read = jaxpr::ReadNpzFile(FLAGS_inputs);
     if (!read.ok()) {
-      std::fprintf(stderr, "eval: %s\n",
+      std::fprintf(stderr, "jax2onnx eval: %s\n",
                    std::string(read.status().message()).c_str());
       return 2;
     }

@@ -13,8 +13,9 @@
 #include "jaxpr/jaxpr.h"
 #include "jaxpr/text/parser.h"
 #include "jaxpr/text/printer.h"
-#include "stablehlo/translate.h"
 #include "nlohmann/json.hpp"
+#include "stablehlo/translate.h"
+#include "tools/bundle_args.h"
 #include "tools/cli_output.h"
 #include "tools/commands.h"
 
@@ -177,6 +178,7 @@ int RunParse(const std::vector<std::string>& args) {
                  "jax2onnx parse: usage: jax2onnx parse [--json] FILE...\n");
     return kExitUsage;
   }
+  if (!PathsExist(args, "parse")) return kExitUsage;
   int failures = 0;
   nlohmann::json all = nlohmann::json::array();
   for (const std::string& path : args) {
@@ -213,6 +215,7 @@ int RunPrint(const std::vector<std::string>& args) {
                  FLAGS_to.c_str());
     return kExitUsage;
   }
+  if (!InputFileExists(args[0], "print")) return kExitUsage;
   const bool stablehlo =
       FLAGS_input_format == "stablehlo" ||
       (FLAGS_input_format == "auto" && stablehlo::IsStablehloPath(args[0]));

@@ -24,6 +24,7 @@
 #include "jaxpr/jaxpr.h"
 #include "jaxpr/status_macros.h"
 #include "jaxpr/text/parser.h"
+#include "tools/bundle_args.h"
 #include "tools/cli_output.h"
 #include "tools/commands.h"
 
@@ -265,11 +266,13 @@ int RunRandomize(const std::vector<std::string>& args) {
     std::fprintf(stderr, "jax2onnx randomize: no bundle given\n");
     return kExitUsage;
   }
+  if (!PathsExist(args, "randomize")) return kExitUsage;
   auto sizes = ParseSizes(FLAGS_sizes);
   auto int_range = ParseIntRange(FLAGS_int_range);
   for (const absl::Status& s : {sizes.status(), int_range.status()}) {
     if (!s.ok()) {
-      std::fprintf(stderr, "randomize: %s\n", std::string(s.message()).c_str());
+      std::fprintf(stderr, "jax2onnx randomize: %s\n",
+                   std::string(s.message()).c_str());
       return 2;
     }
   }
@@ -279,7 +282,7 @@ int RunRandomize(const std::vector<std::string>& args) {
     if (summary.ok()) {
       if (!Quiet()) std::printf("%s\n", summary->c_str());
     } else {
-      std::fprintf(stderr, "randomize: %s: %s\n", arg.c_str(),
+      std::fprintf(stderr, "jax2onnx randomize: %s: %s\n", arg.c_str(),
                    std::string(summary.status().message()).c_str());
       ++failures;
     }

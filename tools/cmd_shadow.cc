@@ -35,7 +35,7 @@ int RunShadow(const std::vector<std::string>& args) {
                  "[--json]\n");
     return kExitUsage;
   }
-  if (!ExpandBundleArgs(args, &bundles)) return kExitUsage;
+  if (!ExpandBundleArgs(args, &bundles, "shadow")) return kExitUsage;
   api::OrtRunner& runner = api::OrtRunner::Shared();
   std::string why;
   api::OrtRunner* run = runner.IsAvailable(&why) ? &runner : nullptr;
@@ -81,10 +81,11 @@ int RunParityCommand(const std::vector<std::string>& args) {
                  "--out DIR\n");
     return kExitUsage;
   }
+  if (!PathsExist(args, "parity")) return kExitUsage;
   api::OrtRunner& runner = api::OrtRunner::Shared();
   std::string why;
   if (!runner.IsAvailable(&why)) {
-    std::fprintf(stderr, "parity: skipped: %s\n", why.c_str());
+    std::fprintf(stderr, "jax2onnx parity: skipped: %s\n", why.c_str());
     return 77;
   }
   api::ParityOptions options;

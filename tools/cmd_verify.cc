@@ -12,6 +12,7 @@
 #include "absl/strings/match.h"
 #include "jaxpr/text/parser.h"
 #include "jaxpr/typecheck/typecheck.h"
+#include "tools/bundle_args.h"
 #include "tools/commands.h"
 
 namespace jax2onnx::cli {
@@ -46,11 +47,13 @@ std::vector<std::string> ExpandPaths(const std::vector<std::string>& args) {
 
 int RunVerify(const std::vector<std::string>& args) {
   if (args.empty()) {
-    std::fprintf(stderr, "usage: jax2onnx verify FILE_OR_DIR...\n");
+    std::fprintf(stderr,
+                 "jax2onnx verify: usage: jax2onnx verify FILE_OR_DIR...\n");
     return 2;
   }
   // A primitive without a rule (psum, shard_map, pallas_call, ...) gets the
   // structural checks and a note; convert and eval name it themselves.
+  if (!PathsExist(args, "verify")) return kExitUsage;
   jaxpr::TypeCheckOptions options;
   int well_typed = 0;
   int rejected = 0;

@@ -18,6 +18,7 @@
 #include "jax2onnx_git.h"  // generated: JAX2ONNX_GIT_HASH
 #include "tools/cli_output.h"
 #include "tools/commands.h"
+#include "tools/flag_checks.h"
 
 DEFINE_bool(json, false, "Print machine-readable JSON instead of text.");
 
@@ -95,7 +96,7 @@ const std::vector<Command>& Commands() {
        "[--external_data=auto|always|never] [--mesh data=4,model=2] "
        "[--optimize=0|1|2] [--fuse_attention] [--inputs_as_nchw=0,2] "
        "[--outputs_as_nchw=0] [--functions=GLOB,...] "
-       "[--threefry_partitionable=false]",
+       "[--threefry_partitionable=false] [--report FILE.md|FILE.json]",
        "Convert a bundle to an ONNX model",
        "Converts the bundle (NAME.jaxpr + optional NAME.npz with const_i / "
        "literal_i) to ONNX and writes it atomically. The pipeline is IR by "
@@ -106,7 +107,16 @@ const std::vector<Command>& Commands() {
        "line) and name the primitive and equation. Tensors over 1 MiB, and "
        "more when the model would exceed 2 GiB, go to one sidecar "
        "OUT.onnx.data (ONNX external data, docs/output.md).",
-       {{"o", "Output .onnx path (required)."},
+       {{"o",
+         "Output .onnx path (required); - writes the model to stdout "
+         "(every tensor inline)."},
+        {"report",
+         "Write a conversion report here (Markdown, or JSON for *.json), "
+         "also when the conversion fails (then no model is written): every "
+         "unsupported or refused primitive with its count and first "
+         "location, the primitive histogram, nodes per op after lowering "
+         "and per pass with its time, initializer bytes per dtype, time per "
+         "stage, opset and IR version."},
         {"use_onnx_ir", kUseOnnxIrHelp},
         {"opset", kOpsetHelp},
         "input_names",
@@ -126,17 +136,32 @@ const std::vector<Command>& Commands() {
          "docs/stablehlo.md), jaxpr or stablehlo."}},
        &RunConvert},
       {"check",
-       "check BUNDLE_OR_DIR... [--use_onnx_ir] [--json] [--seed N] "
-       "[--rtol R] [--atol A] "
-       "[--optimize=0|1|2] [--fuse_attention] [--functions=GLOB,...]",
+       "check BUNDLE_OR_DIR... | check MODEL.onnx BUNDLE  [--json] "
+       "[--inputs F.npz | --seed N] [--rtol R] [--atol A] [--use_onnx_ir] "
+       "[--opset N] [--optimize=0|1|2] [--fuse_attention] "
+       "[--functions=GLOB,...] [--input_names a,b] [--output_names c] "
+       "[--inputs_as_nchw=0] [--outputs_as_nchw=0]",
        "Convert, run in ONNX Runtime and compare with the oracle",
-       "For each bundle: converts it, runs the model in ONNX Runtime on the "
-       "bundle's input_i (or seeded random inputs, symbolic dims bound to "
-       "small sizes) and compares with expected_i (or the reference "
-       "interpreter) using --rtol/--atol, else the bundle's rtol/atol header, "
+       "For each bundle: converts it, runs the model in ONNX Runtime and "
+       "compares with the oracle. `check MODEL.onnx BUNDLE` instead runs the "
+       "model file as it lies (its external data, names, NCHW adapters, "
+       "functions and opset as shipped; nothing is re-converted): inputs are "
+       "fed by name where --input_names or the bundle's `# input_names:` "
+       "header name them, else by position (outputs likewise); inputs and "
+       "outputs are taken channels-first where --inputs_as_nchw/"
+       "--outputs_as_nchw say, else where the model's metadata (written by "
+       "convert) says, else where the declared static shape is the "
+       "channels-first permutation of the bundle's. Inputs: the bundle's "
+       "input_i; --inputs F.npz takes F's input_i instead (and F's "
+       "expected_i as the oracle when it has them); --seed N (or a bundle "
+       "without input_i) takes seeded random inputs, symbolic dims bound to "
+       "small sizes. The oracle is expected_i when the inputs are the ones "
+       "it was computed for, else the reference interpreter. Tolerance: "
+       "--rtol/--atol, else the bundle's rtol/atol header, "
        "else the dtype defaults (f32 1e-5, f64 "
        "1e-7, f16 and bf16 1e-2; ints/bools exact). An f32 output the f32 "
-       "default rejects (no rtol/atol flag or header) is then held to a noise bound "
+       "default rejects (no rtol/atol flag or header) is then held to a noise "
+       "bound "
        "that scales with the program: with ref the interpreter on the program "
        "widened to f64 and E the worst error against ref of the interpreter "
        "in f32 with the partial sums of dot_general and reduce_sum rounded to "
@@ -144,27 +169,43 @@ const std::vector<Command>& Commands() {
        "satisfy |got - ref| <= 2 E + 1e-5 + 1e-5 |ref| (docs/testing.md, "
        "Tolerances); both errors are reported. Prints one PASS/FAIL line per "
        "bundle with a reason for each FAIL, then `N passed, M failed`; -v "
-       "and --json add per output the max absolute and relative error over "
-       "all elements and the tolerance used with its source.",
+       "and --json add where the inputs came from and per output the max "
+       "absolute and relative error over all elements and the tolerance "
+       "used with its source.",
        {{"use_onnx_ir", kUseOnnxIrHelp},
         {"opset", kOpsetHelp},
         {"json",
          "Print one JSON array with an object per bundle on stdout; "
          "the summary line goes to stderr."},
-        {"seed", kSeedHelp},
+        {"seed",
+         "Check on seeded random inputs (the interpreter as the oracle), "
+         "also for bundles with input_i; without it, bundles without "
+         "input_i use seed 0."},
+        {"inputs",
+         ".npz whose input_i replace the bundle's inputs (and whose "
+         "expected_i, if any, are the oracle; else the interpreter)."},
         "rtol",
         "atol",
         "mesh",
         "optimize",
         "fuse_attention",
         "functions",
+        "input_names",
+        "output_names",
+        "inputs_as_nchw",
+        "outputs_as_nchw",
         "threefry_partitionable"},
        &RunCheck},
       {"plugins",
-       "plugins [--json]",
+       "plugins [NAME_OR_GLOB...] [--json]",
        "List primitives and which pipelines lower them",
        "Prints the shared registry: each primitive with its legacy and IR "
-       "lowerings and the ONNX ops they use.",
+       "lowerings and the ONNX ops the IR lowering may emit (a lowering "
+       "shared by a family of primitives lists the family's ops). Primitives "
+       "registered only to be refused (pallas_call, xla_pmap, xmap, the host "
+       "callbacks) show `refused` and the reason. Arguments filter by name: "
+       "a glob (fnmatch * ? [..]) or else a substring; exit 1 when nothing "
+       "matches.",
        {{"json", "Print the registry as one JSON array."}},
        &RunPlugins},
       {"randomize",
@@ -492,5 +533,6 @@ int main(int argc, char** argv) {
       *command, std::vector<std::string>(args.begin() + 1, args.end()),
       &positional);
   if (parsed >= 0) return parsed;
+  if (!CheckFlagValues(*command)) return kExitUsage;
   return command->run(positional);
 }

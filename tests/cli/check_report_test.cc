@@ -70,7 +70,8 @@ class CheckReportTest : public testing_util::CliFixture {
     return std::string(std::istreambuf_iterator<char>(in), {});
   }
   bool OrtMissing(const testing_util::ShellResult& r) {
-    return r.exit_code == 1 && Err().find("ONNX Runtime") != std::string::npos &&
+    return r.exit_code == 1 &&
+           Err().find("ONNX Runtime") != std::string::npos &&
            r.output.find("PASS") == std::string::npos &&
            r.output.find("FAIL") == std::string::npos &&
            r.output.find('[') == std::string::npos;
@@ -123,6 +124,58 @@ TEST_F(CheckReportTest, ToleranceFlagsReplaceTheHeader) {
   r = Run("-v --rtol=0 --atol=0.001 " + bundle);
   EXPECT_EQ(r.exit_code, 0) << r.output << Err();
   EXPECT_THAT(r.output, HasSubstr("(rtol=0 atol=0.001 from flag)"));
+}
+
+// --inputs F.npz: F's input_i are used and F's expected_i are the oracle.
+// F: input_0 = [8, 1, -0.5], input_1 = [0, 1, 0.25], so add gives
+// [8, 2, -0.25]; F's expected_0 = [8 + 2^-14, 2, -0.25]: max_abs = 2^-14,
+// max_rel = 2^-14 / (8 + 2^-14), within the header's atol 1e-4 (the
+// bundle's own inputs would give 4 at [0], an error of 4).
+TEST_F(CheckReportTest, InputsNpzReplacesInputsAndExpected) {
+  const std::string bundle = WriteBundle();
+  const double planted = std::ldexp(1.0, -14);
+  ASSERT_TRUE(jaxpr::WriteNpzFile(
+                  P("f.npz"), {{"input_0", F32({8, 1, -0.5})},
+                               {"input_1", F32({0, 1, 0.25})},
+                               {"expected_0", F32({8 + planted, 2, -0.25})}})
+                  .ok());
+  testing_util::ShellResult r =
+      Run(absl::StrCat("--json --inputs ", P("f.npz"), " ", bundle));
+  if (OrtMissing(r)) GTEST_SKIP() << Err();
+  ASSERT_EQ(r.exit_code, 0) << r.output << Err();
+  nlohmann::json doc = nlohmann::json::parse(r.output);
+  EXPECT_EQ(doc[0]["inputs"], P("f.npz"));
+  EXPECT_EQ(doc[0]["oracle"], "expected");
+  ExpectTwoDigits(doc[0]["outputs"][0]["max_abs_error"].get<double>(), planted);
+  ExpectTwoDigits(doc[0]["outputs"][0]["max_rel_error"].get<double>(),
+                  planted / (8 + planted));
+  // Without expected_i in F the interpreter is the oracle: add is exact.
+  ASSERT_TRUE(jaxpr::WriteNpzFile(P("g.npz"), {{"input_0", F32({8, 1, -0.5})},
+                                               {"input_1", F32({0, 1, 0.25})}})
+                  .ok());
+  r = Run(absl::StrCat("-v --inputs ", P("g.npz"), " ", bundle));
+  ASSERT_EQ(r.exit_code, 0) << r.output << Err();
+  EXPECT_THAT(r.output, HasSubstr(absl::StrCat("inputs ", P("g.npz"),
+                                               ", oracle interpreter")));
+  EXPECT_THAT(r.output, HasSubstr("max_abs=0 max_rel=0"));
+}
+
+TEST_F(CheckReportTest, SeedTakesRandomInputsAndTheInterpreter) {
+  const testing_util::ShellResult r = Run("--json --seed 3 " + WriteBundle());
+  if (OrtMissing(r)) GTEST_SKIP() << Err();
+  ASSERT_EQ(r.exit_code, 0) << r.output << Err();
+  const nlohmann::json doc = nlohmann::json::parse(r.output);
+  EXPECT_EQ(doc[0]["inputs"], "random (seed 3)");
+  EXPECT_EQ(doc[0]["oracle"], "interpreter");
+  // f32 add is correctly rounded in both: exactly equal.
+  EXPECT_EQ(doc[0]["outputs"][0]["max_abs_error"].get<double>(), 0.0);
+}
+
+TEST_F(CheckReportTest, MissingInputsFileIsAUsageErrorNamingTheFlag) {
+  const testing_util::ShellResult r =
+      Run(absl::StrCat("--inputs ", P("none.npz"), " ", WriteBundle()));
+  EXPECT_EQ(r.exit_code, 2);
+  EXPECT_THAT(Err(), HasSubstr("jax2onnx check: --inputs: no such file"));
 }
 
 TEST_F(CheckReportTest, NegativeToleranceIsAUsageErrorNamingTheFlag) {
