@@ -21,6 +21,8 @@
 #include "jaxpr/eval/kernels.h"
 #include "jaxpr/prng.h"
 #include "jaxpr/status_macros.h"
+#include "jaxpr/text/ragged_dot.h"
+#include "jaxpr/text/random_gamma.h"
 #include "jaxpr/xla_rng.h"
 
 namespace jax2onnx::jaxpr {
@@ -267,6 +269,24 @@ Result RngBitGeneratorKernel(const EvalContext& ctx,
   return std::vector<Array>{std::move(new_key), std::move(bits)};
 }
 
+// random_gamma[log_space] key a: JAX's sampler written out in the primitives
+// it binds (jaxpr/text/random_gamma.h), evaluated by their kernels.
+Result RandomGammaKernel(const EvalContext& ctx, absl::Span<const Array> in) {
+  J2O_RETURN_IF_ERROR(CheckArity(ctx, in, 2));
+  J2O_ASSIGN_OR_RETURN(const ClosedJaxpr* decomposition,
+                       RandomGammaDecomposition(ctx.eqn()));
+  return ctx.Call(*decomposition, {}, in);
+}
+
+// ragged_dot_general / ragged_dot: JAX's _ragged_dot_general_impl written
+// out (jaxpr/text/ragged_dot.h), evaluated by the kernels of its primitives.
+Result RaggedDotKernel(const EvalContext& ctx, absl::Span<const Array> in) {
+  J2O_RETURN_IF_ERROR(CheckArity(ctx, in, 3));
+  J2O_ASSIGN_OR_RETURN(const ClosedJaxpr* decomposition,
+                       RaggedDotDecomposition(ctx.eqn()));
+  return ctx.Call(*decomposition, {}, in);
+}
+
 }  // namespace
 
 void RegisterRandomKernels() {
@@ -279,6 +299,9 @@ void RegisterRandomKernels() {
   RegisterEvalKernel("threefry2x32", &Threefry2x32Kernel);
   RegisterEvalKernel("iota_2x32_shape", &Iota2x32ShapeKernel);
   RegisterEvalKernel("rng_bit_generator", &RngBitGeneratorKernel);
+  RegisterEvalKernel("random_gamma", &RandomGammaKernel);
+  RegisterEvalKernel("ragged_dot_general", &RaggedDotKernel);
+  RegisterEvalKernel("ragged_dot", &RaggedDotKernel);
 }
 
 }  // namespace jax2onnx::jaxpr

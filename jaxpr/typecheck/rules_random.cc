@@ -234,9 +234,35 @@ absl::Status RngBitGeneratorRule(RuleContext& ctx) {
   return absl::OkStatus();
 }
 
+// random_gamma[log_space] key a -> a's type (_random_gamma_abstract_eval);
+// the key array's shape is a prefix of a's.
+absl::Status RandomGammaRule(RuleContext& ctx) {
+  J2O_RETURN_IF_ERROR(ctx.Arity(2));
+  J2O_RETURN_IF_ERROR(ctx.Outputs(1));
+  J2O_RETURN_IF_ERROR(KeyIn(ctx, 0));
+  J2O_RETURN_IF_ERROR(ctx.Shaped(1));
+  J2O_RETURN_IF_ERROR(ctx.DTypeIn(1, kClassFloat));
+  const Aval& key = ctx.in(0);
+  const Aval& a = ctx.in(1);
+  bool prefix = key.rank() <= a.rank();
+  for (int i = 0; prefix && i < key.rank(); ++i) {
+    prefix = DimEqual(key.shape[i], a.shape[i]);
+  }
+  if (!prefix) {
+    return ctx.Fail(absl::StrCat("the key shape of ", key.ToString(),
+                                 " is not a prefix of the shape of ",
+                                 a.ToString()));
+  }
+  ctx.SetResult(a);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
+void RegisterRaggedDotRules(RuleTable& table);  // rules_ragged_dot.cc
+
 void RegisterRandomRules(RuleTable& table) {
+  RegisterRaggedDotRules(table);
   table["random_seed"] = {&RandomSeedRule};
   table["random_wrap"] = {&RandomWrapRule};
   table["random_unwrap"] = {&RandomUnwrapRule};
@@ -246,6 +272,7 @@ void RegisterRandomRules(RuleTable& table) {
   table["threefry2x32"] = {&Threefry2x32Rule};
   table["iota_2x32_shape"] = {&Iota2x32ShapeRule};
   table["rng_bit_generator"] = {&RngBitGeneratorRule};
+  table["random_gamma"] = {&RandomGammaRule};
 }
 
 }  // namespace jax2onnx::jaxpr::typecheck
