@@ -35,7 +35,16 @@ std::string RngBitGeneratorNotes();
 
 namespace rbg {
 
-using namespace internal;  // NOLINT: the word arithmetic of random_plan.h
+// The word arithmetic of random_plan.h.
+using internal::Add32;
+using internal::I64;
+using internal::Iota;
+using internal::kTwo32;
+using internal::Threefry;
+using internal::ToI64;
+using internal::ToU32;
+using internal::Vec;
+using internal::Xor;
 
 // (high, low) words of x * m for int64 words x in [0, 2^32).
 template <class E>
@@ -154,7 +163,18 @@ int64_t NumElements(const std::vector<int64_t>& shape);
 
 template <class E>
 absl::Status LowerRngBitGenerator(E& e) {
-  using namespace rbg;  // NOLINT
+  using internal::I64;
+  using internal::Iota;
+  using internal::kTwo32;
+  using internal::Threefry;
+  using internal::Vec;
+  using rbg::Add64;
+  using rbg::Join64;
+  using rbg::Narrow;
+  using rbg::NewKey;
+  using rbg::NumElements;
+  using rbg::Philox;
+  using rbg::StateWords;
   const jaxpr::Eqn& eqn = e.eqn();
   const jaxpr::ParamValue* alg = eqn.params.Find("algorithm");
   if (alg == nullptr) {
