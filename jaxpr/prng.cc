@@ -46,7 +46,8 @@ absl::StatusOr<Aval> PhysicalAval(const Aval& aval) {
 bool IsPrngPrimitive(absl::string_view primitive) {
   static constexpr absl::string_view kNames[] = {
       "random_seed",    "random_wrap", "random_unwrap", "random_split",
-      "random_fold_in", "random_bits", "threefry2x32",  "iota_2x32_shape"};
+      "random_fold_in", "random_bits", "threefry2x32",  "iota_2x32_shape",
+      "random_gamma"};
   for (absl::string_view n : kNames) {
     if (n == primitive) return true;
   }

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "plugin/bitcast_plan.h"
+#include "plugin/rng_bit_generator_plan.h"
 
 namespace jax2onnx::plugin {
 namespace random {
@@ -32,6 +33,29 @@ std::string RandomNotes(const std::string& primitive) {
          "only; non-partitionable random_bits beyond 2^32 - 1 counters "
          "refused";
 }
+
+std::vector<std::string> RngBitGeneratorOnnxOps() {
+  return {"Add",   "Mul",       "Div",    "Mod",     "BitwiseXor",
+          "Cast",  "Gather",    "Range",  "Reshape", "Concat",
+          "Slice", "Unsqueeze", "BitShift"};
+}
+
+std::string RngBitGeneratorNotes() {
+  return "XLA's RngBitGenerator as the CPU backend expands it, bit for bit "
+         "(RNG_DEFAULT = PHILOX: Philox-4x32-10 over the 128-bit counter "
+         "(state counter, key); RNG_THREE_FRY: Threefry-2x32 with XLA's "
+         "split-shape layout), new state included; u32[4] or u64[2] keys; "
+         "int64 words with explicit mod 2^32, 16-bit split products; symbolic "
+         "shapes and >= 2^32 values refused";
+}
+
+namespace rbg {
+int64_t NumElements(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+}  // namespace rbg
 
 }  // namespace random
 

@@ -11,6 +11,7 @@
 #include "absl/strings/str_join.h"
 #include "gflags/gflags.h"
 #include "jaxpr/jaxpr.h"
+#include "jaxpr/text/jax_releases.h"
 #include "jaxpr/text/parser.h"
 #include "jaxpr/text/printer.h"
 #include "nlohmann/json.hpp"
@@ -31,6 +32,9 @@ using jaxpr::ClosedJaxpr;
 using jaxpr::Eqn;
 using jaxpr::JaxprFile;
 using jaxpr::ParamValue;
+using jaxpr::ReleaseEvidence;
+using jaxpr::ReleaseRange;
+using jaxpr::JaxReleaseRange;
 using jaxpr::Var;
 
 // Equation counts and primitive histogram over a jaxpr and the jaxprs in
@@ -121,6 +125,40 @@ std::string OutvarsText(const std::vector<Atom>& atoms) {
   return parts.empty() ? "(none)" : absl::StrJoin(parts, " ");
 }
 
+nlohmann::json ReleasesJson(const JaxprFile& file) {
+  const ReleaseRange r = JaxReleaseRange(file);
+  nlohmann::json evidence = nlohmann::json::array();
+  for (const ReleaseEvidence& e : r.evidence) {
+    nlohmann::json item = nlohmann::json::object();
+    item["form"] = e.form;
+    item["oldest"] =
+        e.oldest.empty() ? nlohmann::json() : nlohmann::json(e.oldest);
+    item["newest"] =
+        e.newest.empty() ? nlohmann::json() : nlohmann::json(e.newest);
+    evidence.push_back(std::move(item));
+  }
+  nlohmann::json out = nlohmann::json::object();
+  out["consistent"] = r.consistent;
+  out["oldest"] = r.consistent ? nlohmann::json(r.oldest) : nlohmann::json();
+  out["newest"] = r.consistent ? nlohmann::json(r.newest) : nlohmann::json();
+  out["evidence"] = std::move(evidence);
+  return out;
+}
+
+std::string ReleasesText(const JaxprFile& file) {
+  const ReleaseRange r = JaxReleaseRange(file);
+  std::vector<std::string> forms;
+  for (const ReleaseEvidence& e : r.evidence) forms.push_back(e.form);
+  const std::string why =
+      forms.empty() ? "no release-specific form"
+                    : absl::StrCat("from: ", absl::StrJoin(forms, "; "));
+  if (!r.consistent) {
+    return absl::StrCat("no single release prints all of these forms (", why,
+                        ")");
+  }
+  return absl::StrCat(r.oldest, " .. ", r.newest, " (", why, ")");
+}
+
 void PrintSummary(const std::string& path, const JaxprFile& file) {
   StatsCollector collector;
   const Stats& stats = collector.Of(file.main.get());
@@ -140,6 +178,7 @@ void PrintSummary(const std::string& path, const JaxprFile& file) {
   if (file.num_elided_literals > 0) {
     std::printf("  elided literals: %d\n", file.num_elided_literals);
   }
+  std::printf("  JAX releases: %s\n", ReleasesText(file).c_str());
   std::printf("  primitives:\n");
   for (const auto& [prim, n] : stats.histogram) {
     std::printf("    %-28s %llu\n", prim.c_str(),
@@ -167,6 +206,7 @@ nlohmann::json SummaryJson(const std::string& path, const JaxprFile& file) {
           {"shared", shared},
           {"elided_literals", file.num_elided_literals},
           {"header", header},
+          {"jax_releases", ReleasesJson(file)},
           {"primitives", histogram}};
 }
 

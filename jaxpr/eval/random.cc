@@ -1,9 +1,11 @@
 // Kernels of JAX's PRNG primitives (random_seed, random_wrap,
 // random_unwrap, random_bits, random_split, random_fold_in, threefry2x32,
-// iota_2x32_shape) on threefry keys. A `key<fry>[S]` value is its key data,
+// iota_2x32_shape) on threefry keys, and rng_bit_generator (XLA's
+// algorithms, jaxpr/xla_rng.h). A `key<fry>[S]` value is its key data,
 // a uint32[S, 2] array (jaxpr/prng.h); the bit-level work is in
 // jaxpr/prng.cc, pinned to Random123's and JAX's published values by
 // tests/eval/random_test.cc. The counter mode is ThreefryPartitionable().
+#include <array>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -19,6 +21,9 @@
 #include "jaxpr/eval/kernels.h"
 #include "jaxpr/prng.h"
 #include "jaxpr/status_macros.h"
+#include "jaxpr/text/ragged_dot.h"
+#include "jaxpr/text/random_gamma.h"
+#include "jaxpr/xla_rng.h"
 
 namespace jax2onnx::jaxpr {
 namespace {
@@ -220,6 +225,68 @@ Result Iota2x32ShapeKernel(const EvalContext& ctx, absl::Span<const Array> in) {
   return std::vector<Array>{std::move(hi), std::move(lo)};
 }
 
+// rng_bit_generator[algorithm dtype shape] key -> (new key, bits). A u32[4]
+// key is the u64[2] state in little-endian pairs (JAX's lowering bitcasts
+// it); a u64[2] key is the state itself.
+Result RngBitGeneratorKernel(const EvalContext& ctx,
+                             absl::Span<const Array> in) {
+  J2O_RETURN_IF_ERROR(CheckArity(ctx, in, 1));
+  const Array& key = in[0];
+  std::array<uint64_t, 2> state;
+  if (key.dtype() == DType::kU32 && key.num_elements() == 4) {
+    for (int i = 0; i < 2; ++i) {
+      state[i] = key.GetAsUInt64(2 * i) | (key.GetAsUInt64(2 * i + 1) << 32);
+    }
+  } else if (key.dtype() == DType::kU64 && key.num_elements() == 2) {
+    state = {key.GetAsUInt64(0), key.GetAsUInt64(1)};
+  } else {
+    return Fail(ctx, absl::StrCat("the key must be u32[4] or u64[2], got ",
+                                  key.TypeString()));
+  }
+  const ParamValue* alg = ctx.params().Find("algorithm");
+  if (alg == nullptr) return Fail(ctx, "missing param 'algorithm'");
+  J2O_ASSIGN_OR_RETURN(RngAlgorithm algorithm,
+                       ParseRngAlgorithm(alg->ToString()));
+  J2O_ASSIGN_OR_RETURN(Array bits, ctx.NewOutput(1));
+  J2O_ASSIGN_OR_RETURN(
+      RngBitGeneratorResult r,
+      XlaRngBitGenerator(state, bits.shape(), 8 * ItemSize(bits.dtype()),
+                         algorithm));
+  for (int64_t i = 0; i < bits.num_elements(); ++i) {
+    bits.SetFromInt64(i, static_cast<int64_t>(r.bits[i]));
+  }
+  Array new_key(key.dtype(), key.shape());
+  if (key.dtype() == DType::kU32) {
+    for (int i = 0; i < 2; ++i) {
+      new_key.SetFromInt64(2 * i, static_cast<uint32_t>(r.state[i]));
+      new_key.SetFromInt64(2 * i + 1, static_cast<uint32_t>(r.state[i] >> 32));
+    }
+  } else {
+    for (int i = 0; i < 2; ++i) {
+      new_key.SetFromInt64(i, static_cast<int64_t>(r.state[i]));
+    }
+  }
+  return std::vector<Array>{std::move(new_key), std::move(bits)};
+}
+
+// random_gamma[log_space] key a: JAX's sampler written out in the primitives
+// it binds (jaxpr/text/random_gamma.h), evaluated by their kernels.
+Result RandomGammaKernel(const EvalContext& ctx, absl::Span<const Array> in) {
+  J2O_RETURN_IF_ERROR(CheckArity(ctx, in, 2));
+  J2O_ASSIGN_OR_RETURN(const ClosedJaxpr* decomposition,
+                       RandomGammaDecomposition(ctx.eqn()));
+  return ctx.Call(*decomposition, {}, in);
+}
+
+// ragged_dot_general / ragged_dot: JAX's _ragged_dot_general_impl written
+// out (jaxpr/text/ragged_dot.h), evaluated by the kernels of its primitives.
+Result RaggedDotKernel(const EvalContext& ctx, absl::Span<const Array> in) {
+  J2O_RETURN_IF_ERROR(CheckArity(ctx, in, 3));
+  J2O_ASSIGN_OR_RETURN(const ClosedJaxpr* decomposition,
+                       RaggedDotDecomposition(ctx.eqn()));
+  return ctx.Call(*decomposition, {}, in);
+}
+
 }  // namespace
 
 void RegisterRandomKernels() {
@@ -231,6 +298,10 @@ void RegisterRandomKernels() {
   RegisterEvalKernel("random_bits", &RandomBitsKernel);
   RegisterEvalKernel("threefry2x32", &Threefry2x32Kernel);
   RegisterEvalKernel("iota_2x32_shape", &Iota2x32ShapeKernel);
+  RegisterEvalKernel("rng_bit_generator", &RngBitGeneratorKernel);
+  RegisterEvalKernel("random_gamma", &RandomGammaKernel);
+  RegisterEvalKernel("ragged_dot_general", &RaggedDotKernel);
+  RegisterEvalKernel("ragged_dot", &RaggedDotKernel);
 }
 
 }  // namespace jax2onnx::jaxpr

@@ -4,6 +4,7 @@
 #include "jaxpr/io/bundle.h"
 
 #include <algorithm>
+#include <deque>
 #include <filesystem>
 #include <map>
 
@@ -17,7 +18,9 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "jaxpr/io/npy.h"
+#include "jaxpr/prng.h"
 #include "jaxpr/state/discharge.h"
+#include "jaxpr/status_macros.h"
 #include "jaxpr/text/parser.h"
 
 namespace jax2onnx::jaxpr {
@@ -276,14 +279,25 @@ absl::Status ValidateInputsAndExpected(const Bundle& bundle,
                      jaxpr.outvars.size(), " outvars"));
   }
   std::vector<Slot> slots;
+  // A PRNG key array is stored as its key data (jax.random.key_data:
+  // u32[..., 2] for key<fry>), as the converted model takes it.
+  std::deque<Aval> physical;
+  auto stored_aval = [&](const Var& v) -> absl::StatusOr<const Aval*> {
+    if (!IsPrngKey(v.aval)) return &v.aval;
+    J2O_ASSIGN_OR_RETURN(Aval p, PhysicalAval(v.aval));
+    physical.push_back(std::move(p));
+    return &physical.back();
+  };
   for (size_t i = 0; i < bundle.consts.size(); ++i) {
     const Var& v = *jaxpr.constvars[i];
-    slots.push_back({absl::StrCat("const_", i), "constvar", VarText(v), &v.aval,
+    J2O_ASSIGN_OR_RETURN(const Aval* aval, stored_aval(v));
+    slots.push_back({absl::StrCat("const_", i), "constvar", VarText(v), aval,
                      &bundle.consts[i]});
   }
   for (size_t i = 0; i < bundle.inputs.size(); ++i) {
     const Var& v = *jaxpr.invars[i];
-    slots.push_back({absl::StrCat("input_", i), "invar", VarText(v), &v.aval,
+    J2O_ASSIGN_OR_RETURN(const Aval* aval, stored_aval(v));
+    slots.push_back({absl::StrCat("input_", i), "invar", VarText(v), aval,
                      &bundle.inputs[i]});
   }
   for (size_t i = 0; i < bundle.expected.size(); ++i) {

@@ -1,7 +1,8 @@
 // PRNG primitives (jax/_src/random/prng.py abstract evals: random_seed,
 // random_wrap, random_unwrap, random_split, random_fold_in, random_bits,
-// iota_2x32_shape; jax/_src/random/threefry2x32.py: threefry2x32). Keys are
-// `key<fry>` arrays; their key data is u32[..., 2].
+// iota_2x32_shape; jax/_src/random/threefry2x32.py: threefry2x32;
+// jax/_src/lax/lax.py: rng_bit_generator). Keys are `key<fry>` arrays; their
+// key data is u32[..., 2].
 #include <string>
 #include <vector>
 
@@ -9,6 +10,7 @@
 #include "jaxpr/prng.h"
 #include "jaxpr/status_macros.h"
 #include "jaxpr/typecheck/rules.h"
+#include "jaxpr/xla_rng.h"
 
 namespace jax2onnx::jaxpr::typecheck {
 namespace {
@@ -201,9 +203,66 @@ absl::Status Iota2x32ShapeRule(RuleContext& ctx) {
   return absl::OkStatus();
 }
 
+// rng_bit_generator[algorithm dtype shape (out_sharding)] key ->
+// (key, bits): _rng_bit_generator_shape_rule/_dtype_rule. The key is u32[4]
+// (or u64[2], which the lowering also accepts); bits are u8/u16/u32/u64.
+absl::Status RngBitGeneratorRule(RuleContext& ctx) {
+  J2O_RETURN_IF_ERROR(ctx.Arity(1));
+  J2O_RETURN_IF_ERROR(ctx.Outputs(2));
+  J2O_RETURN_IF_ERROR(ctx.Shaped(0));
+  const Aval& key = ctx.in(0);
+  const bool u32x4 = key.dtype == DType::kU32 && key.rank() == 1 &&
+                     DimConst(key.shape[0]) == 4;
+  const bool u64x2 = key.dtype == DType::kU64 && key.rank() == 1 &&
+                     DimConst(key.shape[0]) == 2;
+  if (!u32x4 && !u64x2) {
+    return ctx.Fail(absl::StrCat("the key must be u32[4] or u64[2], got ",
+                                 key.ToString()));
+  }
+  J2O_RETURN_IF_ERROR(ctx.Has("algorithm"));
+  J2O_RETURN_IF_ERROR(
+      ParseRngAlgorithm(ctx.params().Find("algorithm")->ToString()).status());
+  J2O_ASSIGN_OR_RETURN(DType dtype, ctx.DTypeParam("dtype"));
+  if (dtype != DType::kU8 && dtype != DType::kU16 && dtype != DType::kU32 &&
+      dtype != DType::kU64) {
+    return ctx.Fail(absl::StrCat("dtype=", NumpyName(dtype),
+                                 " is not one of uint8, uint16, uint32, "
+                                 "uint64"));
+  }
+  J2O_ASSIGN_OR_RETURN(std::vector<DimExpr> shape, ctx.Dims("shape"));
+  ctx.SetResults({key, MakeAval(dtype, std::move(shape))});
+  return absl::OkStatus();
+}
+
+// random_gamma[log_space] key a -> a's type (_random_gamma_abstract_eval);
+// the key array's shape is a prefix of a's.
+absl::Status RandomGammaRule(RuleContext& ctx) {
+  J2O_RETURN_IF_ERROR(ctx.Arity(2));
+  J2O_RETURN_IF_ERROR(ctx.Outputs(1));
+  J2O_RETURN_IF_ERROR(KeyIn(ctx, 0));
+  J2O_RETURN_IF_ERROR(ctx.Shaped(1));
+  J2O_RETURN_IF_ERROR(ctx.DTypeIn(1, kClassFloat));
+  const Aval& key = ctx.in(0);
+  const Aval& a = ctx.in(1);
+  bool prefix = key.rank() <= a.rank();
+  for (int i = 0; prefix && i < key.rank(); ++i) {
+    prefix = DimEqual(key.shape[i], a.shape[i]);
+  }
+  if (!prefix) {
+    return ctx.Fail(absl::StrCat("the key shape of ", key.ToString(),
+                                 " is not a prefix of the shape of ",
+                                 a.ToString()));
+  }
+  ctx.SetResult(a);
+  return absl::OkStatus();
+}
+
 }  // namespace
 
+void RegisterRaggedDotRules(RuleTable& table);  // rules_ragged_dot.cc
+
 void RegisterRandomRules(RuleTable& table) {
+  RegisterRaggedDotRules(table);
   table["random_seed"] = {&RandomSeedRule};
   table["random_wrap"] = {&RandomWrapRule};
   table["random_unwrap"] = {&RandomUnwrapRule};
@@ -212,6 +271,8 @@ void RegisterRandomRules(RuleTable& table) {
   table["random_bits"] = {&RandomBitsRule};
   table["threefry2x32"] = {&Threefry2x32Rule};
   table["iota_2x32_shape"] = {&Iota2x32ShapeRule};
+  table["rng_bit_generator"] = {&RngBitGeneratorRule};
+  table["random_gamma"] = {&RandomGammaRule};
 }
 
 }  // namespace jax2onnx::jaxpr::typecheck

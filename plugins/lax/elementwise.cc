@@ -17,6 +17,7 @@
 #include "plugin/elementwise_plan.h"
 #include "plugin/onnx_types.h"
 #include "plugin/random_plan.h"
+#include "plugin/rng_bit_generator_plan.h"
 #include "plugin/registry.h"
 #include "plugin/special_plan.h"
 #include "plugins/register.h"
@@ -131,6 +132,11 @@ absl::Status LowerRandom(State& s, const jaxpr::Eqn& eqn) {
   return plugin::random::LowerRandom(emitter);
 }
 
+absl::Status LowerRngBitGenerator(State& s, const jaxpr::Eqn& eqn) {
+  LegacyEmitter emitter(s, eqn);
+  return plugin::random::LowerRngBitGenerator(emitter);
+}
+
 absl::Status LowerBitcast(State& s, const jaxpr::Eqn& eqn) {
   LegacyEmitter emitter(s, eqn);
   return plugin::bitcast::LowerBitcastConvertType(emitter);
@@ -158,6 +164,9 @@ void RegisterElementwise() {
                             {plugin::random::RandomOnnxOps(), plugin::kMinOpset,
                              plugin::random::RandomNotes(name)});
   }
+  registry.RegisterLegacy("rng_bit_generator", &LowerRngBitGenerator,
+                          {plugin::random::RngBitGeneratorOnnxOps(),
+                           plugin::kMinOpset, plugin::random::RngBitGeneratorNotes()});
   registry.RegisterLegacy("bitcast_convert_type", &LowerBitcast,
                           {plugin::bitcast::BitcastOnnxOps(), plugin::kMinOpset,
                            plugin::bitcast::BitcastNotes()});

@@ -13,6 +13,8 @@
 #include "converter2/lowering_context.h"
 #include "jaxpr/mesh.h"
 #include "jaxpr/status_macros.h"
+#include "jaxpr/text/ragged_dot.h"
+#include "jaxpr/text/random_gamma.h"
 #include "plugin/registry.h"
 #include "plugins2/register.h"
 
@@ -110,6 +112,38 @@ absl::Status LowerAddAny(LoweringContext& ctx, const jaxpr::Eqn& eqn) {
       eqn, 0, ctx.Op(dtype == jaxpr::DType::kBool ? "Or" : "Add", {a, b}));
 }
 
+// random_gamma: JAX's Marsaglia-Tsang sampler written out in the
+// primitives it binds (jaxpr/text/random_gamma.h), inlined; the reference
+// interpreter evaluates the same decomposition.
+// ragged_dot_general / ragged_dot: JAX's _ragged_dot_general_impl written
+// out (jaxpr/text/ragged_dot.h: per-group masks from the run-time cumulative
+// group sizes, then one dot_general), inlined.
+absl::Status LowerRaggedDot(LoweringContext& ctx, const jaxpr::Eqn& eqn) {
+  J2O_ASSIGN_OR_RETURN(const jaxpr::ClosedJaxpr* decomposition,
+                       jaxpr::RaggedDotDecomposition(eqn));
+  std::vector<ir::Value*> args;
+  for (size_t i = 0; i < eqn.inputs.size(); ++i) {
+    J2O_ASSIGN_OR_RETURN(ir::Value* v, ctx.Input(eqn, static_cast<int>(i)));
+    args.push_back(v);
+  }
+  J2O_ASSIGN_OR_RETURN(std::vector<ir::Value*> results,
+                       ctx.Inline(*decomposition, args));
+  return ctx.SetOutput(eqn, 0, results[0]);
+}
+
+absl::Status LowerRandomGamma(LoweringContext& ctx, const jaxpr::Eqn& eqn) {
+  J2O_ASSIGN_OR_RETURN(const jaxpr::ClosedJaxpr* decomposition,
+                       jaxpr::RandomGammaDecomposition(eqn));
+  std::vector<ir::Value*> args;
+  for (size_t i = 0; i < eqn.inputs.size(); ++i) {
+    J2O_ASSIGN_OR_RETURN(ir::Value* v, ctx.Input(eqn, static_cast<int>(i)));
+    args.push_back(v);
+  }
+  J2O_ASSIGN_OR_RETURN(std::vector<ir::Value*> results,
+                       ctx.Inline(*decomposition, args));
+  return ctx.SetOutput(eqn, 0, results[0]);
+}
+
 }  // namespace
 
 void RegisterCalls() {
@@ -136,6 +170,19 @@ void RegisterCalls() {
                  {{}, 17, "identity (sharding annotation)"});
   }
   r.RegisterIr("add_any", &LowerAddAny, {{"Add", "Or"}, 17, "complex refused"});
+  r.RegisterIr("random_gamma", &LowerRandomGamma,
+                   {{}, 17,
+                    "JAX's Marsaglia-Tsang sampler (random.py _gamma_one) "
+                    "written out in random_split/random_bits/erf_inv/while "
+                    "and inlined: exact as those primitives, both threefry "
+                    "modes; key<fry> and f32/f64 only"});
+  for (const char* name : {"ragged_dot_general", "ragged_dot"}) {
+    r.RegisterIr(name, &LowerRaggedDot,
+                 {{}, 17,
+                  "JAX's _ragged_dot_general_impl (CPU lowering) inlined: "
+                  "group masks from the run-time cumsum of group_sizes, one "
+                  "dot_general; all three modes; group_offset refused"});
+  }
 }
 
 }  // namespace jax2onnx::plugins2

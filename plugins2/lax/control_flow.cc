@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "converter2/lowering_context.h"
 #include "jaxpr/jaxpr.h"
+#include "jaxpr/prng.h"
 #include "jaxpr/status_macros.h"
 #include "plugin/control_flow_plan.h"
 #include "plugin/onnx_types.h"
@@ -31,8 +32,11 @@ using converter2::Attrs;
 using converter2::LoweringContext;
 
 absl::StatusOr<ir::Type> IrTypeOf(const jaxpr::Aval& jax_aval) {
-  // Complex values are real tensors with a trailing (re, im) axis.
-  const jaxpr::Aval aval = plugin::RealifiedAval(jax_aval);
+  // PRNG keys are their key data (u32[..., 2]); complex values are real
+  // tensors with a trailing (re, im) axis.
+  J2O_ASSIGN_OR_RETURN(const jaxpr::Aval physical,
+                       jaxpr::PhysicalAval(jax_aval));
+  const jaxpr::Aval aval = plugin::RealifiedAval(physical);
   J2O_ASSIGN_OR_RETURN(int dtype, plugin::OnnxDType(aval.dtype));
   std::vector<ir::Dim> dims;
   for (const jaxpr::DimExpr& d : aval.shape) {
@@ -66,7 +70,9 @@ bool SameDims(const ir::Shape& shape, const std::vector<jaxpr::DimExpr>& dims) {
 absl::StatusOr<ir::Value*> Reconcile(LoweringContext& ctx, ir::Value* value,
                                      const jaxpr::Aval& jax_aval,
                                      absl::string_view what) {
-  const jaxpr::Aval aval = plugin::RealifiedAval(jax_aval);
+  J2O_ASSIGN_OR_RETURN(const jaxpr::Aval physical,
+                       jaxpr::PhysicalAval(jax_aval));
+  const jaxpr::Aval aval = plugin::RealifiedAval(physical);
   J2O_ASSIGN_OR_RETURN(ir::Type type, IrTypeOf(aval));
   J2O_ASSIGN_OR_RETURN(int dtype, plugin::OnnxDType(aval.dtype));
   ir::Value* v = value;
@@ -187,7 +193,9 @@ absl::Status LowerCond(LoweringContext& ctx, const jaxpr::Eqn& eqn) {
 // Casts loop-carried initial values whose ONNX dtype differs from the body's
 // (an untyped literal materialized with its own default dtype).
 absl::StatusOr<ir::Value*> MatchDType(LoweringContext& ctx, ir::Value* v,
-                                      const jaxpr::Aval& aval) {
+                                      const jaxpr::Aval& declared) {
+  // A PRNG key is its key data.
+  J2O_ASSIGN_OR_RETURN(const jaxpr::Aval aval, jaxpr::PhysicalAval(declared));
   J2O_ASSIGN_OR_RETURN(int dtype, plugin::OnnxDType(aval.dtype));
   if (v->dtype() != onnx::TensorProto::UNDEFINED && v->dtype() != dtype) {
     v = ctx.Op("Cast", {v}, Attrs(ir::Attr::Int("to", dtype)));

@@ -18,6 +18,7 @@
 #include "plugin/elementwise_plan.h"
 #include "plugin/onnx_types.h"
 #include "plugin/random_plan.h"
+#include "plugin/rng_bit_generator_plan.h"
 #include "plugin/registry.h"
 #include "plugin/special_plan.h"
 #include "plugins2/register.h"
@@ -163,6 +164,11 @@ absl::Status LowerRandom(LoweringContext& ctx, const jaxpr::Eqn& eqn) {
   return plugin::random::LowerRandom(emitter);
 }
 
+absl::Status LowerRngBitGenerator(LoweringContext& ctx, const jaxpr::Eqn& eqn) {
+  IrEmitter emitter(ctx, eqn);
+  return plugin::random::LowerRngBitGenerator(emitter);
+}
+
 absl::Status LowerBitcast(LoweringContext& ctx, const jaxpr::Eqn& eqn) {
   IrEmitter emitter(ctx, eqn);
   return plugin::bitcast::LowerBitcastConvertType(emitter);
@@ -189,6 +195,9 @@ void RegisterElementwise() {
                         {plugin::random::RandomOnnxOps(), plugin::kMinOpset,
                          plugin::random::RandomNotes(name)});
   }
+  registry.RegisterIr("rng_bit_generator", &LowerRngBitGenerator,
+                      {plugin::random::RngBitGeneratorOnnxOps(),
+                       plugin::kMinOpset, plugin::random::RngBitGeneratorNotes()});
   registry.RegisterIr("bitcast_convert_type", &LowerBitcast,
                       {plugin::bitcast::BitcastOnnxOps(), plugin::kMinOpset,
                        plugin::bitcast::BitcastNotes()});

@@ -385,6 +385,10 @@ TEST_F(CliTest, ParseJsonIsOneDocumentForManyFiles) {
   ASSERT_EQ(doc.size(), 2u);
   EXPECT_EQ(doc[0]["ok"], true);
   EXPECT_EQ(doc[0]["primitives"]["add"], 1);
+  // No release-specific form: every covered release could have printed it.
+  EXPECT_EQ(doc[0]["jax_releases"]["consistent"], true);
+  EXPECT_EQ(doc[0]["jax_releases"]["oldest"], "0.4.30");
+  EXPECT_EQ(doc[0]["jax_releases"]["newest"], "main");
   EXPECT_EQ(doc[1]["ok"], false);
 }
 

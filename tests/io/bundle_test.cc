@@ -110,6 +110,21 @@ TEST_F(BundleTest, WrongDTypeNamesEntryAndInvar) {
               HasSubstr("input_1: dtype int32 does not match invar b:f32[3]"));
 }
 
+// A key-typed input is stored as its key data (jax.random.key_data): a
+// key<fry>[2] input is u32[2, 2]; anything else is refused by shape or dtype.
+TEST_F(BundleTest, KeyInputsAreTheirKeyData) {
+  const std::string text = R"({ lambda ; a:key<fry>[2]. let
+    b:u32[2,2] = random_unwrap a
+  in (b,) })";
+  const NamedArrays ok = {{"input_0", Array(DType::kU32, {2, 2})}};
+  EXPECT_TRUE(LoadBundle(Write("keys", text, &ok)).ok());
+  EXPECT_THAT(LoadError(text, {{"input_0", Array(DType::kU32, {2})}}).message(),
+              HasSubstr("input_0: shape [2] does not match invar"));
+  EXPECT_THAT(
+      LoadError(text, {{"input_0", Array(DType::kI32, {2, 2})}}).message(),
+      HasSubstr("input_0: dtype int32 does not match invar"));
+}
+
 TEST_F(BundleTest, WrongShapeAndWrongCount) {
   const std::string text = R"({ lambda ; a:f32[3] b:f32[3]. let
     c:f32[3] = add a b
