@@ -33,8 +33,9 @@ for f in "$corpus"/*.jaxpr; do
     rm -f "$work/real/${base}_legacy.onnx"
 done
 
+# The raw lines go to stderr as they come (a run stopped early keeps them).
 node "$here/ort_session.js" --runs "$runs" --levels disabled,all \
-  "$work"/suite/*.onnx "$work"/real/*.onnx > "$work/times.jsonl"
+  "$work"/real/*.onnx "$work"/suite/*.onnx | tee "$work/times.jsonl" >&2
 python3 - "$work/times.jsonl" <<'PY'
 import json, sys
 rows = {}
