@@ -16,16 +16,8 @@
 // --repeat takes the fastest of N conversions; --write_onnx writes each
 // model as DIR/SHAPE_SIZE_CONFIG.onnx (for ORT session-creation timings,
 // bench/ort_session.js).
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
-
-#include <csignal>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
-#include <map>
 #include <string>
 #include <vector>
 
@@ -36,102 +28,11 @@
 #include "absl/strings/str_join.h"
 #include "absl/strings/str_split.h"
 #include "api/convert_internal.h"
+#include "bench/complexity_measure.h"
 #include "bench/jaxpr_programs.h"
-#include "ir/serde.h"
-#include "jaxpr/text/parser.h"
 
 namespace jax2onnx::bench {
 namespace {
-
-struct Config {
-  std::string name;
-  api::Pipeline pipeline;
-  int optimize;
-};
-
-const std::vector<Config>& AllConfigs() {
-  static const std::vector<Config>* const kConfigs = new std::vector<Config>{
-      {"legacy", api::Pipeline::kLegacy, 0},
-      {"ir0", api::Pipeline::kIr, 0},
-      {"ir1", api::Pipeline::kIr, 1},
-      {"ir2", api::Pipeline::kIr, 2},
-  };
-  return *kConfigs;
-}
-
-double CpuSeconds() {
-  timespec t;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
-
-// Parses, converts and serializes `g`; returns the CPU seconds or an error.
-absl::StatusOr<double> ConvertOnce(const Generated& g, const Config& config,
-                                   const std::string& write_path) {
-  const double t0 = CpuSeconds();
-  auto file = jaxpr::ParseJaxprText(g.text, "bench");
-  if (!file.ok()) return file.status();
-  jaxpr::Bundle bundle;
-  bundle.name = "bench";
-  bundle.consts = g.consts;
-  bundle.file = *std::move(file);
-  ConvertOptions options;
-  options.optimize = config.optimize;
-  auto model = api::ConvertWithPipeline(config.pipeline, bundle, options);
-  if (!model.ok()) return model.status();
-  const std::string bytes = ir::SerializeDeterministic(*model);
-  const double seconds = CpuSeconds() - t0;
-  if (!write_path.empty()) {
-    std::ofstream(write_path, std::ios::binary) << bytes;
-  }
-  return seconds;
-}
-
-// The fastest of `repeat` conversions in a forked child limited to
-// `limit_s` CPU seconds: the time, or why there is none.
-std::string Measure(const Generated& g, const Config& config, int limit_s,
-                    int repeat, const std::string& write_path,
-                    double* seconds) {
-  int fds[2];
-  if (pipe(fds) != 0) return "pipe failed";
-  const pid_t pid = fork();
-  if (pid == 0) {
-    close(fds[0]);
-    rlimit cpu{static_cast<rlim_t>(limit_s), static_cast<rlim_t>(limit_s)};
-    setrlimit(RLIMIT_CPU, &cpu);
-    double best = -1;
-    std::string error;
-    for (int i = 0; i < repeat; ++i) {
-      absl::StatusOr<double> s = ConvertOnce(g, config, i ? "" : write_path);
-      if (!s.ok()) {
-        error = std::string(s.status().message().substr(0, 200));
-        break;
-      }
-      if (best < 0 || *s < best) best = *s;
-    }
-    const std::string msg =
-        error.empty() ? absl::StrCat("ok ", best) : "error " + error;
-    (void)!write(fds[1], msg.data(), msg.size());
-    _exit(0);
-  }
-  close(fds[1]);
-  std::string msg;
-  char buf[512];
-  for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) msg.append(buf, n);
-  close(fds[0]);
-  int status = 0;
-  waitpid(pid, &status, 0);
-  if (WIFSIGNALED(status)) {
-    const int sig = WTERMSIG(status);
-    if (sig == SIGXCPU || sig == SIGKILL) return absl::StrCat("> ", limit_s, " s");
-    return absl::StrCat("crash (signal ", sig, ")");
-  }
-  if (absl::StartsWith(msg, "ok ") &&
-      absl::SimpleAtod(msg.substr(3), seconds)) {
-    return "";
-  }
-  return msg.empty() ? "no result" : msg;
-}
 
 std::string Flag(int argc, char** argv, const std::string& name,
                  const std::string& fallback) {
@@ -205,19 +106,14 @@ int Main(int argc, char** argv) {
     }
   }
   std::vector<Config> configs;
-  for (absl::string_view c : absl::StrSplit(
-           Flag(argc, argv, "configs", "legacy,ir0,ir1,ir2"), ',')) {
-    bool found = false;
-    for (const Config& config : AllConfigs()) {
-      if (config.name == c) {
-        configs.push_back(config);
-        found = true;
-      }
-    }
-    if (!found) {
+  for (absl::string_view c :
+       absl::StrSplit(Flag(argc, argv, "configs", "legacy,ir0,ir1,ir2"), ',')) {
+    const Config* config = FindConfig(c);
+    if (config == nullptr) {
       std::fprintf(stderr, "unknown config '%s'\n", std::string(c).c_str());
       return 2;
     }
+    configs.push_back(*config);
   }
   int limit_s = 60, repeat = 1;
   if (!absl::SimpleAtoi(Flag(argc, argv, "limit_s", "60"), &limit_s) ||
@@ -253,7 +149,7 @@ int Main(int argc, char** argv) {
                                config.name, ".onnx");
         double s = 0;
         std::string failure =
-            Measure(programs[i], config, limit_s, repeat, path, &s);
+            MeasureInChild(programs[i], config, limit_s, repeat, path, &s);
         if (failure.empty()) {
           row.push_back(absl::StrFormat("%.3f", s));
           times.push_back(s);
@@ -263,15 +159,14 @@ int Main(int argc, char** argv) {
         }
       }
       if (sizes.size() >= 2) {
-        row.push_back(times.front() > 0 && times.back() > 0
-                          ? absl::StrFormat("%.1fx",
-                                            times.back() / times.front())
-                          : "-");
+        row.push_back(
+            times.front() > 0 && times.back() > 0
+                ? absl::StrFormat("%.1fx", times.back() / times.front())
+                : "-");
       }
       row.push_back(times.back() > 0
-                        ? absl::StrFormat(
-                              "%.0fk", programs.back().num_eqns /
-                                           times.back() / 1e3)
+                        ? absl::StrFormat("%.0fk", programs.back().num_eqns /
+                                                       times.back() / 1e3)
                         : "-");
       std::printf("| %s |\n", absl::StrJoin(row, " | ").c_str());
       std::fflush(stdout);

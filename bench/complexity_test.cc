@@ -6,61 +6,25 @@
 // convert: a 300k-deep add chain followed by div/mul at every level, and
 // 10,000 `v = add v v` / 10,000 unrolled Newton steps. Time bounds are
 // ratios, never absolute (docs/performance.md has the measured numbers).
-#include <time.h>
-
 #include <algorithm>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "api/convert_internal.h"
+#include "bench/complexity_measure.h"
 #include "bench/jaxpr_programs.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "ir/serde.h"
-#include "jaxpr/text/parser.h"
 
 namespace jax2onnx::bench {
 namespace {
 
-struct Config {
-  const char* name;
-  api::Pipeline pipeline;
-  int optimize;
-};
-
-const Config kConfigs[] = {
-    {"legacy", api::Pipeline::kLegacy, 0},
-    {"ir0", api::Pipeline::kIr, 0},
-    {"ir1", api::Pipeline::kIr, 1},
-    {"ir2", api::Pipeline::kIr, 2},
-};
-
-double ThreadCpuSeconds() {
-  timespec t;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) + 1e-9 * static_cast<double>(t.tv_nsec);
-}
-
-// Parses, converts and serializes `g`; the thread CPU seconds it took.
+// One conversion; a failed conversion fails the test.
 double Convert(const Generated& g, const Config& config) {
-  api::RegisterAllLowerings();
-  const double t0 = ThreadCpuSeconds();
-  auto file = jaxpr::ParseJaxprText(g.text, "complexity");
-  EXPECT_TRUE(file.ok()) << file.status();
-  if (!file.ok()) return 0;
-  jaxpr::Bundle bundle;
-  bundle.name = "complexity";
-  bundle.consts = g.consts;
-  bundle.file = *std::move(file);
-  ConvertOptions options;
-  options.optimize = config.optimize;
-  auto model = api::ConvertWithPipeline(config.pipeline, bundle, options);
-  EXPECT_TRUE(model.ok()) << config.name << ": " << model.status();
-  if (!model.ok()) return 0;
-  const std::string bytes = ir::SerializeDeterministic(*model);
-  EXPECT_GT(bytes.size(), 0u);
-  return ThreadCpuSeconds() - t0;
+  absl::StatusOr<double> s = ConvertOnce(g, config);
+  EXPECT_TRUE(s.ok()) << config.name << ": " << s.status();
+  return s.ok() ? *s : 0;
 }
 
 double FastestOf(int runs, const Generated& g, const Config& config) {
@@ -77,28 +41,39 @@ constexpr double kMaxGrowth = 30;
 constexpr int kSmall = 2000;
 constexpr int kLarge = 20000;
 
-// Disabled in ctest: CPU-time ratios are noisy when ctest runs tests in
-// parallel on a shared 2-core machine (nested_pjit and scan_body failed
-// their 30x bound there once); run with --gtest_also_run_disabled_tests
-// on a quiet machine, and see bench/complexity_bench for the measurements.
+// A measurement is noisy only upwards (other processes on the cores, page
+// faults under memory pressure inflate a time; nothing deflates one), so a
+// growth past the bound is measured again, up to kAttempts times, and the
+// smallest growth counts: linear conversion passes unless every attempt is
+// inflated threefold, while a quadratic pass (~100x) fails every attempt.
+// (Before the retries the test was disabled in ctest: single measurements
+// of nested_pjit and scan_body broke the bound once under parallel ctest on
+// the shared 2-core machine.)
+constexpr int kAttempts = 3;
+
 class GrowthTest : public testing::TestWithParam<const char*> {};
 
-TEST_P(GrowthTest, DISABLED_TenTimesTheEquationsTakeAboutTenTimesTheTime) {
+TEST_P(GrowthTest, TenTimesTheEquationsTakeAboutTenTimesTheTime) {
   const ProgramShape* shape = FindShape(GetParam());
   ASSERT_NE(shape, nullptr);
   const Generated small = shape->generate(kSmall);
   const Generated large = shape->generate(kLarge);
   ASSERT_GE(large.num_eqns, 9 * small.num_eqns);
-  for (const Config& config : kConfigs) {
+  for (const Config& config : AllConfigs()) {
     Convert(small, config);  // warm up (registry, allocator)
-    const double t_small = FastestOf(2, small, config);
-    const double t_large = FastestOf(1, large, config);
-    if (testing::Test::HasFailure()) return;
-    const double growth = t_large / std::max(t_small, 1e-4);
+    double growth = 1e30, t_small = 0, t_large = 0;
+    for (int attempt = 0; attempt < kAttempts && growth > kMaxGrowth;
+         ++attempt) {
+      const double s = FastestOf(2, small, config);
+      const double l = FastestOf(1, large, config);
+      if (testing::Test::HasFailure()) return;
+      const double g = l / std::max(s, 1e-4);
+      if (g < growth) std::tie(growth, t_small, t_large) = std::tie(g, s, l);
+    }
     EXPECT_LE(growth, kMaxGrowth)
         << shape->name << " " << config.name << ": " << small.num_eqns
-        << " equations took " << t_small << " s, " << large.num_eqns
-        << " took " << t_large << " s";
+        << " equations took " << t_small << " s, " << large.num_eqns << " took "
+        << t_large << " s (the least growth of " << kAttempts << " attempts)";
   }
 }
 
@@ -108,18 +83,17 @@ std::vector<const char*> ShapeNames() {
   return names;
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    Shapes, GrowthTest, testing::ValuesIn(ShapeNames()),
-    [](const testing::TestParamInfo<const char*>& info) {
-      return std::string(info.param);
-    });
+INSTANTIATE_TEST_SUITE_P(Shapes, GrowthTest, testing::ValuesIn(ShapeNames()),
+                         [](const testing::TestParamInfo<const char*>& info) {
+                           return std::string(info.param);
+                         });
 
 // 300k scalar adds then div and mul: the fusion matchers' constant
 // evaluation recursed along the chain (SIGSEGV at 80k). Every recursion
 // whose depth grows with the program would crash here.
 TEST(DeepChain, ThreeHundredThousandDeepAddChainConvertsAtEveryLevel) {
   const Generated g = DeepAddChain(300000);
-  for (const Config& config : kConfigs) {
+  for (const Config& config : AllConfigs()) {
     SCOPED_TRACE(config.name);
     Convert(g, config);
   }
@@ -129,7 +103,7 @@ TEST(DeepChain, ThreeHundredThousandDeepAddChainConvertsAtEveryLevel) {
 // evaluation 2^depth (10 hours at 40).
 TEST(Diamonds, TenThousandAddVVConvert) {
   const Generated g = AddDiamonds(10000);
-  for (const Config& config : kConfigs) {
+  for (const Config& config : AllConfigs()) {
     SCOPED_TRACE(config.name);
     Convert(g, config);
   }
@@ -138,7 +112,7 @@ TEST(Diamonds, TenThousandAddVVConvert) {
 // 10,000 Newton steps x = x * (2 - a * x): x feeds two operands per step.
 TEST(Diamonds, TenThousandNewtonStepsConvert) {
   const Generated g = NewtonReciprocal(10000);
-  for (const Config& config : kConfigs) {
+  for (const Config& config : AllConfigs()) {
     SCOPED_TRACE(config.name);
     Convert(g, config);
   }

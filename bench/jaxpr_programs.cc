@@ -41,10 +41,10 @@ class Writer {
     const double k = static_cast<double>(consts_.size());
     for (int64_t i = 0; i < a.num_elements(); ++i) {
       a.SetFromDouble(
-          i, distinct ? 1.0 + 1e-4 * k + 1e-6 * static_cast<double>(i)
-                      : 0.01 * static_cast<double>((i * 7 + consts_.size()) %
-                                                   13) -
-                            0.06);
+          i, distinct
+                 ? 1.0 + 1e-4 * k + 1e-6 * static_cast<double>(i)
+                 : 0.01 * static_cast<double>((i * 7 + consts_.size()) % 13) -
+                       0.06);
     }
     consts_.push_back(std::move(a));
     return name;
@@ -215,8 +215,8 @@ Generated NestedCalls(int target_eqns) {
 }
 
 // cond nested 40 deep (the parser allows 256 levels of brackets; a cond
-// level takes three: `[`, `(`, `{`) (the second branch of each holds the next level),
-// repeated; two equations per level.
+// level takes three: `[`, `(`, `{`) (the second branch of each holds the next
+// level), repeated; two equations per level.
 Generated NestedCond(int target_eqns) {
   constexpr int kDepth = 40;
   Writer w;
@@ -231,9 +231,9 @@ Generated NestedCond(int target_eqns) {
       std::string enclosing = w.BeginBody();
       std::string q = w.Fresh(), in = w.Fresh();
       std::string y = w.Eqn(kVector, "neg", "", in);
-      const std::string stop = w.EndBody(
-          std::move(enclosing), absl::StrCat(q, ":i32[] ", in, ":", kVector),
-          y);
+      const std::string stop =
+          w.EndBody(std::move(enclosing),
+                    absl::StrCat(q, ":i32[] ", in, ":", kVector), y);
       if (inner_branch.empty()) {
         inner_branch = stop;
         continue;
@@ -251,10 +251,9 @@ Generated NestedCond(int target_eqns) {
     }
     std::string enclosing = w.BeginBody();
     const std::string q = w.Fresh(), in = w.Fresh();
-    const std::string stop =
-        w.EndBody(std::move(enclosing),
-                  absl::StrCat(q, ":i32[] ", in, ":", kVector),
-                  w.Eqn(kVector, "neg", "", in));
+    const std::string stop = w.EndBody(
+        std::move(enclosing), absl::StrCat(q, ":i32[] ", in, ":", kVector),
+        w.Eqn(kVector, "neg", "", in));
     x = w.Eqn(kVector, "cond",
               absl::StrCat("branches=(\n", stop, "\n", inner_branch, "\n)"),
               absl::StrCat(p, " ", p, " ", x));
@@ -289,14 +288,15 @@ Generated LongScanBody(int target_eqns) {
   std::string enclosing = w.BeginBody();
   const std::string c = w.Fresh(), carry = w.Fresh();
   const std::string y = LoopBodyChain(w, carry, c, target_eqns - 1);
-  const std::string body = w.EndBody(
-      std::move(enclosing), absl::StrCat(c, ":", kVector, " ", carry, ":", kVector), y);
-  const std::string out = w.Eqn(
-      kVector, "scan",
-      absl::StrCat("jaxpr=", body,
-                   " length=4 num_carry=1 num_consts=1 reverse=False "
-                   "unroll=1"),
-      a + " " + init);
+  const std::string body =
+      w.EndBody(std::move(enclosing),
+                absl::StrCat(c, ":", kVector, " ", carry, ":", kVector), y);
+  const std::string out =
+      w.Eqn(kVector, "scan",
+            absl::StrCat("jaxpr=", body,
+                         " length=4 num_carry=1 num_consts=1 reverse=False "
+                         "unroll=1"),
+            a + " " + init);
   return w.Finish({out});
 }
 
@@ -316,13 +316,13 @@ Generated LongWhileBody(int target_eqns) {
   enclosing = w.BeginBody();
   const std::string ci = w.Fresh(), cx = w.Fresh();
   const std::string keep_going = w.Eqn("bool[]", "lt", "", ci + " 3:i32[]");
-  const std::string cond = w.EndBody(
-      std::move(enclosing), absl::StrCat(ci, ":i32[] ", cx, ":", kVector),
-      keep_going);
+  const std::string cond =
+      w.EndBody(std::move(enclosing),
+                absl::StrCat(ci, ":i32[] ", cx, ":", kVector), keep_going);
   const std::string done_i = w.Fresh(), out = w.Fresh();
   w.EqnTo(absl::StrCat(done_i, ":i32[] ", out, ":", kVector), "while",
-          absl::StrCat("body_jaxpr=", body,
-                       " body_nconsts=1 cond_jaxpr=", cond, " cond_nconsts=0"),
+          absl::StrCat("body_jaxpr=", body, " body_nconsts=1 cond_jaxpr=", cond,
+                       " cond_nconsts=0"),
           absl::StrCat(a, " 0:i32[] ", init));
   return w.Finish({out});
 }
@@ -367,6 +367,49 @@ Generated NewtonShape(int target_eqns) {
 }
 
 }  // namespace
+
+std::string ParseMix(int num_eqns) {
+  std::string text = "{ lambda ; a:f32[8,16] b:f32[8,16]. let\n";
+  int64_t next = 2;
+  std::string prev = "a";
+  for (int i = 0; i < num_eqns; ++i) {
+    const std::string out = VarName(next++);
+    switch (i % 5) {
+      case 0:
+        absl::StrAppend(&text, "    ", out, ":f32[8,16] = add ", prev, " b\n");
+        break;
+      case 1:
+        absl::StrAppend(&text, "    ", out, ":f32[8,16] = mul ", prev,
+                        " 2.0:f32[]\n");
+        break;
+      case 2:
+        absl::StrAppend(&text, "    ", out,
+                        ":f32[8,16] = reduce_precision[exponent_bits=8 "
+                        "mantissa_bits=7] ",
+                        prev, "\n");
+        break;
+      case 3:
+        absl::StrAppend(&text, "    ", out,
+                        ":f32[8,16] = transpose[permutation=(0, 1)] ", prev,
+                        "\n");
+        break;
+      default:
+        if (i % 100 == 4) {
+          absl::StrAppend(&text, "    ", out,
+                          ":f32[8,16] = jit[\n      name=inner\n      "
+                          "jaxpr={ lambda ; a:f32[8,16]. let b:f32[8,16] = "
+                          "tanh a in (b,) }\n    ] ",
+                          prev, "\n");
+        } else {
+          absl::StrAppend(&text, "    ", out, ":f32[8,16] = tanh ", prev, "\n");
+        }
+        break;
+    }
+    prev = out;
+  }
+  absl::StrAppend(&text, "  in (", prev, ",) }\n");
+  return text;
+}
 
 Generated DeepMlp(int target_eqns) {
   Writer w;
@@ -467,14 +510,12 @@ const std::vector<ProgramShape>& ComplexityShapes() {
           {"add_chain", "one scalar add chain, then div and mul",
            &DeepAddChainShape},
           {"add_diamonds", "v = add v v, repeated", &AddDiamondsShape},
-          {"newton", "unrolled Newton reciprocal x = x*(2-a*x)",
-           &NewtonShape},
+          {"newton", "unrolled Newton reciprocal x = x*(2-a*x)", &NewtonShape},
           {"shared_subexpr", "duplicated x*0.5, values used twice",
            &SharedSubexpressions},
           {"fan_out", "one input used by half the equations", &FanOut},
           {"many_outputs", "one output per equation", &ManyOutputs},
-          {"nested_pjit", "pjit calls nested 100 deep, repeated",
-           &NestedCalls},
+          {"nested_pjit", "pjit calls nested 100 deep, repeated", &NestedCalls},
           {"nested_cond", "cond nested 40 deep, repeated", &NestedCond},
           {"scan_body", "one scan with the whole chain as its body",
            &LongScanBody},

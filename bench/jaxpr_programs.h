@@ -19,8 +19,8 @@
 namespace jax2onnx::bench {
 
 struct Generated {
-  std::string text;  // the jaxpr
-  int num_eqns = 0;  // equations, nested ones included
+  std::string text;                  // the jaxpr
+  int num_eqns = 0;                  // equations, nested ones included
   std::vector<jaxpr::Array> consts;  // one per constvar, in order
   std::set<std::string> primitives;
 };
@@ -36,6 +36,11 @@ struct ProgramShape {
 Generated DeepMlp(int target_eqns);
 // Attention blocks with softmax, residual, mean-centering, SiLU MLP.
 Generated TransformerStack(int target_eqns);
+
+// The parse benchmark's program (bench/parse_bench.cc): a chain of
+// `num_eqns` add / mul by a typed literal / reduce_precision / transpose /
+// tanh on f32[8,16], with a nested `jit` every 100 equations.
+std::string ParseMix(int num_eqns);
 
 // The complexity suite, in the order docs/performance.md lists it.
 const std::vector<ProgramShape>& ComplexityShapes();

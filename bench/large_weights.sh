@@ -11,6 +11,8 @@
 #   bench/large_weights.sh build 16 4096    # 16 x 64 MiB = 1 GiB of weights
 #   bench/large_weights.sh build vit        # ViT-B/16, 346 MB of weights
 # cp and convert alternate REPEAT times (default 3); medians are reported.
+# NPZ=savez rewrites the npz in np.savez's layout (bench/npz_savez_layout.py:
+# stored entries without alignment padding, about half of them unaligned).
 set -euo pipefail
 
 build=${1:-build}
@@ -40,6 +42,10 @@ else
 fi
 
 "$bin" randomize "$work/big.jaxpr" >/dev/null
+if [ "${NPZ:-}" = savez ]; then
+  python3 "$here/npz_savez_layout.py" "$work/big.npz" "$work/savez.npz"
+  mv "$work/savez.npz" "$work/big.npz"
+fi
 npz_bytes=$(stat -c %s "$work/big.npz")
 sync
 

@@ -6,7 +6,7 @@
 // one unmeasured creation that loads ORT's kernels). A creation that takes
 // longer than --limit_s seconds stops that model's runs (reported as
 // "> LIMIT"); the process is then left to finish it, so put slow models
-// last or run them alone.
+// last or run them alone. A model ORT refuses prints an `error` line.
 //
 // Usage: node bench/ort_session.js [--runs N] [--levels disabled,all]
 //          [--limit_s S] MODEL.onnx ...
@@ -54,13 +54,21 @@ async function main() {
     for (const level of o.levels) {
       let best = Infinity;
       let runs = 0;
-      for (; runs < o.runs; ++runs) {
-        const ms = await createOnce(file, level);
-        best = Math.min(best, ms);
-        if (ms > o.limit_s * 1e3) {
-          ++runs;
-          break;
+      try {
+        for (; runs < o.runs; ++runs) {
+          const ms = await createOnce(file, level);
+          best = Math.min(best, ms);
+          if (ms > o.limit_s * 1e3) {
+            ++runs;
+            break;
+          }
         }
+      } catch (e) {  // a model ORT refuses: say so and go on
+        console.log(JSON.stringify({
+          model: path.basename(file), bytes, level,
+          error: String(e.message || e).slice(0, 200),
+        }));
+        continue;
       }
       console.log(JSON.stringify({
         model: path.basename(file),

@@ -32,6 +32,7 @@ std::vector<std::unique_ptr<ir::Pass>> GenericPasses() {
   passes.push_back(ir::CreateReduceKeepdimsPass());
   passes.push_back(ir::CreateExpandEliminationPass());
   passes.push_back(ir::CreateSlicesToSplitPass());
+  passes.push_back(ir::CreateSqueezeSinkingPass());
   passes.push_back(ir::CreateConstantFoldingPass());
   passes.push_back(ir::CreateCommonSubexpressionEliminationPass());
   passes.push_back(ir::CreateDeadNodeEliminationPass());

@@ -30,6 +30,7 @@ constexpr PassFactory kPassFactories[] = {
     {"reduce-keepdims", &CreateReduceKeepdimsPass},
     {"reshape-folding", &CreateReshapeFoldingPass},
     {"slices-to-split", &CreateSlicesToSplitPass},
+    {"squeeze-sinking", &CreateSqueezeSinkingPass},
     {"topological-sort", &CreateTopologicalSortPass},
     {"transpose-folding", &CreateTransposeFoldingPass},
     {"type-propagation", &CreateTypePropagationPass},

@@ -43,6 +43,8 @@ std::unique_ptr<Pass> CreateEinsumToMatMulPass();
 std::unique_ptr<Pass> CreateGemmBiasFoldingPass();
 // "slices-to-split"
 std::unique_ptr<Pass> CreateSlicesToSplitPass();
+// "squeeze-sinking"
+std::unique_ptr<Pass> CreateSqueezeSinkingPass();
 
 }  // namespace jax2onnx::ir
 

@@ -14,7 +14,9 @@
 // disjoint. The Split covers the whole axis: the gaps between the ranges
 // become outputs nobody reads. Each Slice output's name moves to its Split
 // output (graph output names survive); the Slices are left for
-// dead-node-elimination.
+// dead-node-elimination. Over 64 pieces the Split is two levels deep
+// (about sqrt(n) outputs per node): ONNX Runtime's session creation is
+// quadratic in the outputs of one node.
 //
 // Refuses (keeps the Slices): fewer than two ranges; overlapping ranges;
 // ranges covering less than half the axis (a Split would copy more than
@@ -23,6 +25,7 @@
 // the attribute form of Slice (opset < 10) and opsets < 11 (no Split with
 // uneven sizes).
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <string>
 #include <utility>
@@ -101,6 +104,40 @@ std::optional<std::pair<int64_t, Cut>> AsCut(Node* slice) {
   return cut;
 }
 
+// ONNX Runtime's session creation takes time quadratic in the number of
+// outputs of one node (a Split into 10,000 pieces: ~20 s before any graph
+// optimization, docs/performance.md); more pieces than this are split in
+// two levels of about sqrt(n) outputs each.
+constexpr int64_t kMaxSplitOutputs = 64;
+
+// Inserts Split(input) along `axis` into pieces of `sizes` named `names`
+// before `anchor`, with their types set; returns the pieces.
+std::vector<Value*> EmitSplit(Graph& graph, Node* anchor, Value* input,
+                              int64_t axis, const std::vector<int64_t>& sizes,
+                              std::vector<std::string> names, int opset) {
+  std::vector<Value*> inputs = {input};
+  std::vector<Attr> attrs;
+  attrs.push_back(Attr::Int("axis", axis));
+  if (opset >= 13) {
+    inputs.push_back(AddI64Initializer(&graph, "split_sizes", sizes));
+  } else {
+    attrs.push_back(Attr::Ints("split", sizes));
+  }
+  Node* split = graph.InsertBefore(
+      anchor, Node::Create("", "Split", inputs, std::move(names),
+                           std::move(attrs), DerivedNodeName(anchor, "Split")));
+  split->set_doc_string(anchor->doc_string());
+  std::vector<Value*> pieces;
+  for (size_t i = 0; i < sizes.size(); ++i) {
+    Value* piece = split->output(static_cast<int>(i));
+    Shape piece_shape = *input->shape();
+    piece_shape[axis] = Dim(sizes[i]);
+    piece->SetType(Type::Tensor(input->dtype(), std::move(piece_shape)));
+    pieces.push_back(piece);
+  }
+  return pieces;
+}
+
 // Replaces the Slices of one group by a Split; false when refused.
 bool SplitGroup(Graph& graph, Value* data, int64_t axis, std::vector<Cut> cuts,
                 int opset) {
@@ -160,23 +197,45 @@ bool SplitGroup(Graph& graph, Value* data, int64_t axis, std::vector<Cut> cuts,
     names.push_back(root->FreshName(
         c == nullptr ? "split_gap" : c->slice->output(0)->name() + "_split"));
   }
-  std::vector<Value*> inputs = {data};
-  std::vector<Attr> attrs;
-  attrs.push_back(Attr::Int("axis", axis));
-  if (opset >= 13) {
-    inputs.push_back(AddI64Initializer(&graph, "split_sizes", sizes));
+  const int64_t num_pieces = static_cast<int64_t>(sizes.size());
+  std::vector<Value*> pieces;
+  if (num_pieces <= kMaxSplitOutputs) {
+    pieces =
+        EmitSplit(graph, anchor, data, axis, sizes, std::move(names), opset);
   } else {
-    attrs.push_back(Attr::Ints("split", sizes));
+    // Two levels: consecutive groups of about sqrt(n) pieces, then each
+    // group split into its pieces (a group of one piece is that piece).
+    const int64_t group = static_cast<int64_t>(
+        std::ceil(std::sqrt(static_cast<double>(num_pieces))));
+    std::vector<int64_t> group_sizes;
+    std::vector<std::string> group_names;
+    for (int64_t first = 0; first < num_pieces; first += group) {
+      const int64_t last = std::min(num_pieces, first + group);
+      int64_t total = 0;
+      for (int64_t i = first; i < last; ++i) total += sizes[i];
+      group_sizes.push_back(total);
+      group_names.push_back(last - first == 1 ? names[first]
+                                              : root->FreshName("split_group"));
+    }
+    std::vector<Value*> groups =
+        EmitSplit(graph, anchor, data, axis, group_sizes, group_names, opset);
+    for (size_t g = 0; g < groups.size(); ++g) {
+      const int64_t first = static_cast<int64_t>(g) * group;
+      const int64_t last = std::min(num_pieces, first + group);
+      if (last - first == 1) {
+        pieces.push_back(groups[g]);
+        continue;
+      }
+      std::vector<Value*> inner = EmitSplit(
+          graph, anchor, groups[g], axis,
+          std::vector<int64_t>(sizes.begin() + first, sizes.begin() + last),
+          std::vector<std::string>(names.begin() + first, names.begin() + last),
+          opset);
+      pieces.insert(pieces.end(), inner.begin(), inner.end());
+    }
   }
-  Node* split = graph.InsertBefore(
-      anchor, Node::Create("", "Split", inputs, std::move(names),
-                           std::move(attrs), DerivedNodeName(anchor, "Split")));
-  split->set_doc_string(anchor->doc_string());
   for (size_t i = 0; i < piece_cut.size(); ++i) {
-    Value* piece = split->output(static_cast<int>(i));
-    Shape piece_shape = *data->shape();
-    piece_shape[axis] = Dim(sizes[i]);
-    piece->SetType(Type::Tensor(data->dtype(), std::move(piece_shape)));
+    Value* piece = pieces[i];
     if (piece_cut[i] == nullptr) continue;
     Value* old = piece_cut[i]->slice->output(0);
     // The piece takes the Slice output's name (a graph output keeps its

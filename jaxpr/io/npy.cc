@@ -602,12 +602,37 @@ std::optional<absl::StatusOr<Array>> ReadNpzEntryInPlace(
   return absl::StatusOr<Array>(std::move(array));
 }
 
+// Copies a stored npz entry that cannot be borrowed as is (data not aligned
+// to its element size, as in about half the entries `np.savez` writes;
+// Fortran order, byte-swapped or bool data to canonicalize) out of the
+// mapped file: one memcpy and the fast CRC over the mapped bytes, instead
+// of libzip's read (zlib's CRC and a second copy through its buffers). The
+// copied pages of the map are released, so the weights stay resident once.
+absl::StatusOr<Array> CopyStoredNpzEntry(const MappedFile& map,
+                                         const StoredZipEntry& entry,
+                                         const NpyLayout& layout,
+                                         const std::string& what) {
+  const uint8_t* start = map.bytes().data() + entry.data_offset;
+  if (Crc32(0, start, entry.size) != entry.crc32) {
+    return Invalid(what,
+                   "corrupt data: CRC mismatch (the zip entry's CRC-32 "
+                   "does not match its bytes)");
+  }
+  Array array(layout.dtype, layout.shape);
+  if (layout.data_bytes > 0) {
+    std::memcpy(array.data(), start + layout.data_offset, layout.data_bytes);
+  }
+  map.ReleasePages(entry.data_offset, entry.size);
+  FinishNpy(layout, &array);
+  return array;
+}
+
 // Borrows a stored (uncompressed) npz entry in place from the mapped file:
 // no copy, the map stays alive while the array does. The entry's CRC is
-// checked first (one pass over the bytes, as libzip would). Returns nullopt
-// when the entry cannot be used as is (Fortran order, byte-swapped, bools
-// to canonicalize, data not aligned to the element size, or a header the
-// libzip path should report on): the caller then reads it through libzip.
+// checked first (one pass over the bytes, as libzip would). An entry that
+// cannot be used as is (Fortran order, byte-swapped, bools to canonicalize,
+// data not aligned to the element size) is copied out of the map instead.
+// Returns nullopt for a header the libzip path should report on.
 std::optional<absl::StatusOr<Array>> BorrowStoredNpzEntry(
     const std::shared_ptr<const MappedFile>& map, const StoredZipEntry& entry,
     const std::string& what) {
@@ -620,7 +645,7 @@ std::optional<absl::StatusOr<Array>> BorrowStoredNpzEntry(
   const uintptr_t align = std::clamp(ItemSize(layout->dtype), 1, 8);
   if (layout->fortran || layout->swap || layout->dtype == DType::kBool ||
       reinterpret_cast<uintptr_t>(data) % align != 0) {
-    return std::nullopt;
+    return CopyStoredNpzEntry(*map, entry, *layout, what);
   }
   if (Crc32(0, start, entry.size) != entry.crc32) {
     return absl::StatusOr<Array>(

@@ -98,6 +98,17 @@ absl::StatusOr<std::shared_ptr<const MappedFile>> MappedFile::Open(
 
 MappedFile::~MappedFile() { ::munmap(const_cast<uint8_t*>(data_), size_); }
 
+void MappedFile::ReleasePages(uint64_t offset, uint64_t size) const {
+  const long page_size = ::sysconf(_SC_PAGESIZE);
+  if (page_size <= 0 || offset > size_ || size > size_ - offset) return;
+  const uint64_t page = static_cast<uint64_t>(page_size);
+  // data_ is page-aligned (mmap), so offsets round like addresses.
+  const uint64_t begin = (offset + page - 1) / page * page;
+  const uint64_t end = (offset + size) / page * page;
+  if (end <= begin) return;
+  ::madvise(const_cast<uint8_t*>(data_) + begin, end - begin, MADV_DONTNEED);
+}
+
 std::optional<std::vector<std::optional<StoredZipEntry>>> ListStoredZipEntries(
     absl::Span<const uint8_t> zip) {
   std::optional<Directory> dir = FindDirectory(zip);

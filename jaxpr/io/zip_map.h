@@ -40,6 +40,12 @@ class MappedFile {
 
   absl::Span<const uint8_t> bytes() const { return {data_, size_}; }
 
+  // Drops the pages lying wholly inside [offset, offset + size) from this
+  // process's memory (madvise MADV_DONTNEED) once their bytes were copied
+  // out: the copy then is the only resident one. Contents are unchanged (a
+  // later read faults the file's pages in again); a no-op where unsupported.
+  void ReleasePages(uint64_t offset, uint64_t size) const;
+
  private:
   MappedFile(const uint8_t* data, size_t size) : data_(data), size_(size) {}
   const uint8_t* data_;

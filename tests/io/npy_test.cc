@@ -464,9 +464,9 @@ TEST_F(NpyTest, NpzEntriesReadInPlaceMatchParseNpy) {
 // are refused from the sizes alone, before the 3.5 GiB array is allocated.
 TEST_F(NpyTest, NpzEntryClaimingMoreThanItsDataCanHoldIsRefusedUpFront) {
   constexpr uint32_t kClaimedElements = 0xE0000000u;
-  const std::string npy =
-      MakeNpy("{'descr': '|u1', 'fortran_order': False, 'shape': (3758096384,), }",
-              std::string(16, '\x01'));
+  const std::string npy = MakeNpy(
+      "{'descr': '|u1', 'fortran_order': False, 'shape': (3758096384,), }",
+      std::string(16, '\x01'));
   const uint32_t claimed =
       kClaimedElements + static_cast<uint32_t>(npy.size() - 16);
   for (bool deflate : {false, true}) {
@@ -637,11 +637,34 @@ TEST_F(NpyTest, UnalignedStoredEntriesAreCopiedAndCrcIsChecked) {
     EXPECT_EQ(x.GetAsInt64(1), -8);
     EXPECT_EQ(x.GetAsInt64(2), 9);
   }
-  std::ofstream(Path("bad_crc.npz"), std::ios::binary)
-      << HandMadeStoredZip("x.npy", npy, 0, crc ^ 1);
-  auto bad = ReadNpzFile(Path("bad_crc.npz"));
-  ASSERT_FALSE(bad.ok());
-  EXPECT_THAT(bad.status().message(), HasSubstr("bad_crc.npz"));
+  // Borrowed (pad 0) and copied out of the map (pad 1) alike.
+  for (size_t pad : {0, 1}) {
+    const std::string path = Path(absl::StrCat("bad_crc", pad, ".npz"));
+    std::ofstream(path, std::ios::binary)
+        << HandMadeStoredZip("x.npy", npy, pad, crc ^ 1);
+    auto bad = ReadNpzFile(path);
+    ASSERT_FALSE(bad.ok()) << "pad " << pad;
+    EXPECT_THAT(bad.status().message(), HasSubstr(path));
+    EXPECT_THAT(bad.status().message(), HasSubstr("CRC"));
+  }
+}
+
+// A big-endian entry stored unaligned is copied out of the map and
+// byte-swapped: the values are the ones written (hand-encoded below).
+TEST_F(NpyTest, UnalignedBigEndianStoredEntryIsCopiedAndSwapped) {
+  const std::string npy =
+      MakeNpy("{'descr': '>i4', 'fortran_order': False, 'shape': (2,), }",
+              std::string("\x00\x00\x01\x02\xff\xff\xff\xfe", 8));  // 258, -2
+  const uint32_t crc = static_cast<uint32_t>(
+      crc32(0, reinterpret_cast<const Bytef*>(npy.data()), npy.size()));
+  std::ofstream(Path("be.npz"), std::ios::binary)
+      << HandMadeStoredZip("x.npy", npy, 1, crc);
+  auto read = ReadNpzFile(Path("be.npz"));
+  ASSERT_TRUE(read.ok()) << read.status();
+  const Array& x = (*read)[0].second;
+  EXPECT_FALSE(x.is_borrowed());
+  EXPECT_EQ(x.GetAsInt64(0), 258);
+  EXPECT_EQ(x.GetAsInt64(1), -2);
 }
 
 TEST_F(NpyTest, WriteRejectsDuplicateNamesAndOpaqueDTypes) {

@@ -502,7 +502,7 @@ TEST(PassManagerTest, UnknownPassNameListsKnownNames) {
       "common-subexpression-elimination, constant-folding, "
       "dead-node-elimination, einsum-to-matmul, expand-elimination, "
       "gemm-bias-folding, identity-elimination, node-naming, reduce-keepdims, "
-      "reshape-folding, slices-to-split, topological-sort, "
+      "reshape-folding, slices-to-split, squeeze-sinking, topological-sort, "
       "transpose-folding, "
       "type-propagation, unused-initializer-pruning, fuse-layer-norm, "
       "fuse-rms-norm, fuse-softmax, fuse-gelu, fuse-swish, fuse-attention");
