@@ -29,6 +29,7 @@
 #include "jaxpr/status_macros.h"
 #include "plugin/elementwise_plan.h"
 #include "plugin/emit.h"
+#include "plugin/float_extremes.h"
 #include "plugin/lax_plan.h"
 #include "plugin/onnx_types.h"
 #include "plugin/reduce_plan.h"
@@ -491,8 +492,8 @@ absl::Status LowerReduceWindow(E& e) {
   // ONNX Runtime 1.30's CPU Max/Min on i64 compare the low 32-bit words as
   // signed where the high words agree (Max(6, 4294967295) = 6, Max(2^31,
   // 11) = 11), so i64 picks the larger/smaller with Greater/Less and Where,
-  // which order i64 exactly; the other types keep Max/Min (float NaNs
-  // propagate through them as XLA's max/min do).
+  // which order i64 exactly; floats take IEEE maximum/minimum as XLA
+  // (plugin/float_extremes.h).
   auto combine = [&](typename E::Value a, typename E::Value b) {
     if (p.op == WindowOp::kAdd) return e.Op("Add", {a, b}, compute);
     const bool is_max = p.op == WindowOp::kMax;
@@ -500,7 +501,7 @@ absl::Status LowerReduceWindow(E& e) {
       auto keep_a = e.Op(is_max ? "Greater" : "Less", {a, b}, DType::kBool);
       return e.Op("Where", {keep_a, a, b}, compute);
     }
-    return e.Op(is_max ? "Max" : "Min", {a, b}, compute);
+    return ExactMaxMin(e, a, b, compute, is_max);
   };
   bool any_out_empty = false;
   for (int64_t a : axes) {

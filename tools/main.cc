@@ -16,6 +16,7 @@
 #include "gflags/gflags.h"
 #include "jax2onnx/jax2onnx.h"
 #include "jax2onnx_git.h"  // generated: JAX2ONNX_GIT_HASH
+#include "jaxpr/io/output_guard.h"
 #include "tools/cli_output.h"
 #include "tools/commands.h"
 
@@ -450,6 +451,8 @@ int UnknownCommand(const std::string& name) {
 
 int main(int argc, char** argv) {
   using namespace jax2onnx::cli;  // NOLINT
+  // INT/TERM/HUP/QUIT remove this process's temporaries before it dies.
+  jax2onnx::jaxpr::InstallSignalCleanup();
   const std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) {
     PrintMainHelp(stderr);

@@ -29,6 +29,7 @@
 #include "absl/strings/str_join.h"
 #include "glog/logging.h"
 #include "jaxpr/io/crc32.h"
+#include "jaxpr/io/output_guard.h"
 #include "jaxpr/io/zip_map.h"
 #include "jaxpr/status_macros.h"
 
@@ -364,7 +365,10 @@ absl::StatusOr<std::pair<std::string, int>> CreateTempFor(
     std::string tmp = absl::StrCat(path, ".tmp-", getpid(), "-", counter++);
     const int fd =
         open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd >= 0) return std::make_pair(std::move(tmp), fd);
+    if (fd >= 0) {
+      RegisterCleanupPath(tmp);  // removed on INT/TERM/HUP/QUIT
+      return std::make_pair(std::move(tmp), fd);
+    }
     if (errno != EEXIST || attempt >= 100) {
       return absl::InternalError(
           absl::StrCat("cannot create ", tmp, ": ", std::strerror(errno)));
@@ -372,13 +376,20 @@ absl::StatusOr<std::pair<std::string, int>> CreateTempFor(
   }
 }
 
+// Removes a temporary of CreateTempFor and forgets it for signal cleanup.
+void RemoveTemp(const std::string& tmp) {
+  std::remove(tmp.c_str());
+  ForgetCleanupPath(tmp);
+}
+
 absl::Status RenameInto(const std::string& tmp, const std::string& path) {
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     const int err = errno;
-    std::remove(tmp.c_str());
+    RemoveTemp(tmp);
     return absl::InternalError(absl::StrCat("cannot rename ", tmp, " to ", path,
                                             ": ", std::strerror(err)));
   }
+  ForgetCleanupPath(tmp);
   return absl::OkStatus();
 }
 
@@ -394,7 +405,7 @@ absl::Status WriteFileAtomically(const std::string& path,
     if (n <= 0) {
       const int err = errno;
       close(fd);
-      std::remove(tmp.c_str());
+      RemoveTemp(tmp);
       return absl::InternalError(
           absl::StrCat("cannot write ", tmp, ": ", std::strerror(err)));
     }
@@ -403,7 +414,7 @@ absl::Status WriteFileAtomically(const std::string& path,
   }
   if (fsync(fd) != 0 || close(fd) != 0) {
     const int err = errno;
-    std::remove(tmp.c_str());
+    RemoveTemp(tmp);
     return absl::InternalError(
         absl::StrCat("cannot write ", tmp, ": ", std::strerror(err)));
   }
@@ -832,6 +843,8 @@ absl::StatusOr<NamedArrays> ReadNpzFile(const std::string& path) {
 
 absl::Status WriteNpzFile(const std::string& path, const NamedArrays& arrays,
                           bool compress) {
+  // Never through a directory, FIFO or device (callers add their inputs).
+  J2O_RETURN_IF_ERROR(CheckOutputReplaceable(path, "output", {}));
   absl::flat_hash_set<std::string> names;
   for (const auto& [name, array] : arrays) {
     if (name.empty() || !names.insert(name).second) {
@@ -859,7 +872,7 @@ absl::Status WriteNpzFile(const std::string& path, const NamedArrays& arrays,
   zip_t* archive =
       zip_open(tmp.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &error_code);
   if (archive == nullptr) {
-    std::remove(tmp.c_str());
+    RemoveTemp(tmp);
     return absl::InternalError(
         absl::StrCat("cannot create ", tmp, ": ", ZipErrorString(error_code)));
   }
@@ -870,7 +883,7 @@ absl::Status WriteNpzFile(const std::string& path, const NamedArrays& arrays,
     const std::string message =
         absl::StrCat(path, ": ", step, ": ", zip_strerror(archive));
     zip_discard(archive);
-    std::remove(tmp.c_str());
+    RemoveTemp(tmp);
     return absl::InternalError(message);
   };
   // Stored entries are laid out so that each array's data starts on a

@@ -1,0 +1,98 @@
+// Exact float max/min, elementwise and reduced, for the shared recipes.
+//
+// XLA's `maximum`/`minimum` (and reduce with them as the body) follow
+// IEEE 754-2019 maximum/minimum (StableHLO spec, "maximum": "For floats:
+// maximum from IEEE-754"; IEEE 754-2019 §9.6: a NaN operand gives a quiet
+// NaN, and "+0 compares greater than -0"). ONNX Runtime 1.30 differs:
+//   * ReduceMax/ReduceMin skip a NaN that is not the first element of a
+//     slice (reduce_max([1, nan, -1, 3]) = 1);
+//   * Max/Min/ReduceMax/ReduceMin return whichever of -0 and +0 comes first.
+// These helpers lower exactly with a NaN mask and a sign-of-zero fix-up, so
+// every recipe that orders floats (reduce_max/min, max/min, cummax/cummin,
+// reduce_window max/min, pmax/pmin) shares one correct form. Non-float
+// dtypes pass straight through to the plain ONNX op.
+//
+// The emitter needs only `Op(type, inputs, dtype)` and `Const(Array)`, which
+// both the elementwise emitter and the plugin/emit.h one provide.
+#ifndef JAX2ONNX_PLUGIN_FLOAT_EXTREMES_H_
+#define JAX2ONNX_PLUGIN_FLOAT_EXTREMES_H_
+
+#include <limits>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/string_view.h"
+#include "jaxpr/array.h"
+#include "jaxpr/dtype.h"
+
+namespace jax2onnx::plugin {
+
+// max(a, b) / min(a, b) of two values of dtype `d` (an ONNX-computable dtype:
+// f16/bf16 already widened). For floats: NaN if either is NaN, and
+// max(-0, +0) = +0, min(-0, +0) = -0 in either order.
+template <class E, class V>
+V ExactMaxMin(E& e, V a, V b, jaxpr::DType d, bool is_max) {
+  V m = e.Op(is_max ? "Max" : "Min", {a, b}, d);
+  if (!jaxpr::IsFloat(d)) return m;
+  using jaxpr::DType;
+  // ORT's Max/Min propagate NaN in either position already (the NaN rows of
+  // tests/api/special_values_test.cc); only two zeros need care. There the
+  // answer is a + b (max) or -((-a) + (-b)) (min): the IEEE sum of two zeros
+  // is -0 only when both are -0.
+  V zero = e.Const(jaxpr::Array::ScalarFromDouble(d, 0.0));
+  V special = e.Op("And",
+                   {e.Op("Equal", {a, zero}, DType::kBool),
+                    e.Op("Equal", {b, zero}, DType::kBool)},
+                   DType::kBool);
+  V fix = is_max ? e.Op("Add", {a, b}, d)
+                 : e.Op("Neg",
+                        {e.Op("Add",
+                              {e.Op("Neg", {a}, d), e.Op("Neg", {b}, d)}, d)},
+                        d);
+  return e.Op("Where", {special, fix, m}, d);
+}
+
+// Exact float fix-up of an ONNX ReduceMax/ReduceMin result `r` of `x` (dtype
+// `d`, a float) over the same axes. `reduce(op, v, dtype)` emits that
+// reduction of `v` (the caller's Reduce with its axes, keepdims and opset
+// handling). A slice holding a NaN gives NaN; a zero result takes the sign
+// IEEE gives: +0 for max when any element is +0, -0 for min when any is -0.
+template <class E, class V, class ReduceFn>
+V FixFloatReduceMaxMin(E& e, V x, V r, jaxpr::DType d, bool is_max,
+                       ReduceFn&& reduce) {
+  using jaxpr::DType;
+  const double inf = std::numeric_limits<double>::infinity();
+  const char* op = is_max ? "ReduceMax" : "ReduceMin";
+  V zero = e.Const(jaxpr::Array::ScalarFromDouble(d, 0.0));
+  // Sign of a zero result: 1/x is +inf for +0 and -inf for -0; elements that
+  // are not zero contribute the identity (-inf for max, +inf for min), so
+  // 1 / reduce(...) is the correctly signed zero whenever r is zero.
+  V is_zero = e.Op("Equal", {x, zero}, DType::kBool);
+  V recip = e.Op("Reciprocal", {x}, d);
+  V identity = e.Const(jaxpr::Array::ScalarFromDouble(d, is_max ? -inf : inf));
+  V signed_zero = e.Op(
+      "Reciprocal",
+      {reduce(op, e.Op("Where", {is_zero, recip, identity}, d), d)}, d);
+  V result = e.Op("Where", {e.Op("Equal", {r, zero}, DType::kBool),
+                            signed_zero, r},
+                  d);
+  // Any NaN in the slice: the max of a 1/0 mask (in `d`, so no Cast) is 1;
+  // an empty slice gives -inf, hence the comparison with 0.
+  V one = e.Const(jaxpr::Array::ScalarFromDouble(d, 1.0));
+  V nan_seen = reduce("ReduceMax",
+                      e.Op("Where", {e.Op("IsNaN", {x}, DType::kBool), one,
+                                     zero},
+                           d),
+                      d);
+  V nan = e.Const(jaxpr::Array::ScalarFromDouble(
+      d, std::numeric_limits<double>::quiet_NaN()));
+  result = e.Op("Where", {e.Op("Greater", {nan_seen, zero}, DType::kBool), nan,
+                          result},
+                d);
+  return result;
+}
+
+}  // namespace jax2onnx::plugin
+
+#endif  // JAX2ONNX_PLUGIN_FLOAT_EXTREMES_H_
