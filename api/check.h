@@ -28,6 +28,11 @@ struct CheckOptions {
   // Replace the bundle header's `# rtol:` / `# atol:` per component (and
   // turn the f32 noise bound off, as a header does).
   ToleranceOverride tolerance;
+  // Generated inputs cycle through special values instead of random ones:
+  // NaN, +-inf, +-0, +-subnormal, the largest finite magnitudes and a few
+  // ordinary numbers for floats; the extremes, 0 and +-1 for integers
+  // (issue 24's special-values corpus run).
+  bool special_values = false;
 };
 
 struct CheckResult {
@@ -42,7 +47,8 @@ struct CheckResult {
 };
 
 // Inputs for `bundle`: its input_i, else seeded random values (floats in
-// [-2, 2], signed ints in [-5, 5], unsigned in [0, 10], random bools).
+// [-2, 2], signed ints in [-5, 5], unsigned in [0, 10], random bools), or
+// with options.special_values the special values above.
 absl::StatusOr<std::vector<jaxpr::Array>> InputsFor(
     const Bundle& bundle, const CheckOptions& options);
 

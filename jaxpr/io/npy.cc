@@ -566,8 +566,16 @@ void FinishNpy(const NpyLayout& layout, Array* array) {
 // collecting the entry in a growing string and copying it again. Returns
 // nullopt when the header does not fit the first chunk: the caller then reads
 // the whole entry.
+// The policy's header check for entry `name` (OK when it has none).
+absl::Status CheckHeader(const NpzReadPolicy& policy, absl::string_view name,
+                         const NpyLayout& layout) {
+  if (!policy.check_header) return absl::OkStatus();
+  return policy.check_header(name, layout.dtype, layout.shape);
+}
+
 std::optional<absl::StatusOr<Array>> ReadNpzEntryInPlace(
-    zip_file_t* file, uint64_t declared, const std::string& what) {
+    zip_file_t* file, uint64_t declared, const std::string& what,
+    const NpzReadPolicy& policy, absl::string_view name) {
   std::string prefix(std::min<uint64_t>(declared, 1 << 16), '\0');
   uint64_t got = 0;
   while (got < prefix.size()) {
@@ -578,6 +586,11 @@ std::optional<absl::StatusOr<Array>> ReadNpzEntryInPlace(
   }
   absl::StatusOr<NpyLayout> layout = ParseNpyLayout(prefix, declared, what);
   if (!layout.ok() || layout->data_offset > prefix.size()) return std::nullopt;
+  // Before the allocation: a header claiming more than its binder holds is
+  // refused without inflating anything.
+  if (absl::Status s = CheckHeader(policy, name, *layout); !s.ok()) {
+    return absl::StatusOr<Array>(s);
+  }
   Array array(layout->dtype, layout->shape);
   uint8_t* data = array.data();
   const uint64_t head = prefix.size() - layout->data_offset;
@@ -621,12 +634,16 @@ std::optional<absl::StatusOr<Array>> ReadNpzEntryInPlace(
 // libzip path should report on): the caller then reads it through libzip.
 std::optional<absl::StatusOr<Array>> BorrowStoredNpzEntry(
     const std::shared_ptr<const MappedFile>& map, const StoredZipEntry& entry,
-    const std::string& what) {
+    const std::string& what, const NpzReadPolicy& policy,
+    absl::string_view name) {
   const uint8_t* start = map->bytes().data() + entry.data_offset;
   absl::StatusOr<NpyLayout> layout = ParseNpyLayout(
       absl::string_view(reinterpret_cast<const char*>(start), entry.size),
       entry.size, what);
   if (!layout.ok()) return std::nullopt;
+  if (absl::Status s = CheckHeader(policy, name, *layout); !s.ok()) {
+    return absl::StatusOr<Array>(s);
+  }
   const uint8_t* data = start + layout->data_offset;
   const uintptr_t align = std::clamp(ItemSize(layout->dtype), 1, 8);
   if (layout->fortran || layout->swap || layout->dtype == DType::kBool ||
@@ -723,6 +740,11 @@ absl::Status WriteNpyFile(const std::string& path, const Array& array) {
 }
 
 absl::StatusOr<NamedArrays> ReadNpzFile(const std::string& path) {
+  return ReadNpzFile(path, NpzReadPolicy{});
+}
+
+absl::StatusOr<NamedArrays> ReadNpzFile(const std::string& path,
+                                        const NpzReadPolicy& policy) {
   int error_code = 0;
   zip_t* archive = zip_open(path.c_str(), ZIP_RDONLY, &error_code);
   if (archive == nullptr) {
@@ -763,6 +785,10 @@ absl::StatusOr<NamedArrays> ReadNpzFile(const std::string& path) {
     }
     std::string name = st.name;
     if (!name.empty() && name.back() == '/') continue;  // a directory
+    const std::string stem = absl::EndsWith(name, ".npy")
+                                 ? name.substr(0, name.size() - 4)
+                                 : name;
+    if (policy.wanted && !policy.wanted(stem)) continue;  // never inflated
     const std::string what = absl::StrCat(path, ": entry '", name, "'");
     if (st.size > kMaxEntryBytes) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -776,7 +802,7 @@ absl::StatusOr<NamedArrays> ReadNpzFile(const std::string& path) {
     if (index < stored.size() && stored[index].has_value() &&
         stored[index]->name == st.name && stored[index]->size == st.size &&
         (st.valid & ZIP_STAT_COMP_METHOD) && st.comp_method == ZIP_CM_STORE) {
-      in_place = BorrowStoredNpzEntry(map, *stored[index], what);
+      in_place = BorrowStoredNpzEntry(map, *stored[index], what, policy, stem);
     }
     if (!in_place.has_value()) {
       zip_file_t* file = zip_fopen_index(archive, i, 0);
@@ -784,7 +810,7 @@ absl::StatusOr<NamedArrays> ReadNpzFile(const std::string& path) {
         return absl::InvalidArgumentError(
             absl::StrCat(what, ": cannot open: ", zip_strerror(archive)));
       }
-      in_place = ReadNpzEntryInPlace(file, st.size, what);
+      in_place = ReadNpzEntryInPlace(file, st.size, what, policy, stem);
       zip_fclose(file);
     }
     if (in_place.has_value()) {
@@ -804,7 +830,11 @@ absl::StatusOr<NamedArrays> ReadNpzFile(const std::string& path) {
       return absl::InvalidArgumentError(
           absl::StrCat(what, ": cannot open: ", zip_strerror(archive)));
     }
-    // Read in chunks instead of trusting the declared size up front.
+    // Read in chunks instead of trusting the declared size up front, and
+    // never more than kFallbackBytes: an entry whose header does not parse
+    // or disagrees with its size (the 4 GiB of zeros behind an f32[3,4]
+    // header) is reported from its first bytes, not inflated whole.
+    constexpr uint64_t kFallbackBytes = uint64_t{1} << 20;
     std::string bytes;
     char chunk[1 << 16];
     bool failed = false;
@@ -818,12 +848,19 @@ absl::StatusOr<NamedArrays> ReadNpzFile(const std::string& path) {
       }
       if (n == 0) break;
       bytes.append(chunk, static_cast<size_t>(n));
-      if (bytes.size() > st.size) break;
+      if (bytes.size() > st.size || bytes.size() >= kFallbackBytes) break;
     }
     zip_fclose(file);
     if (failed) {
       return absl::InvalidArgumentError(
           absl::StrCat(what, ": corrupt data: ", read_error));
+    }
+    if (st.size > bytes.size() && bytes.size() >= kFallbackBytes) {
+      absl::StatusOr<NpyLayout> layout = ParseNpyLayout(bytes, st.size, what);
+      return layout.ok() ? absl::InvalidArgumentError(absl::StrCat(
+                               what, ": unreadable .npy of ", st.size,
+                               " bytes"))
+                         : layout.status();
     }
     if (bytes.size() != st.size) {
       return absl::InvalidArgumentError(absl::StrCat(
