@@ -184,6 +184,47 @@ class IndexingEmitter {
        std::vector<OnnxAttr> attrs = {}) {
     return b_.Op(op, std::move(ins), std::move(attrs), dt);
   }
+  // ORT's ScatterND max/min is std::max/min: a NaN update is dropped when
+  // the value it meets is not NaN, and -0/+0 keep whichever came first.
+  // XLA's scatter with a maximum/minimum combiner is IEEE 754-2019
+  // maximum/minimum (StableHLO spec): NaN wins, +0 > -0. Two more
+  // ScatterNDs over the same indices fix `out` exactly: one of the NaN mask
+  // (1/0, max) and one of 1/x for the zeros (identity -inf for max, +inf
+  // for min), whose reciprocal is the correctly signed zero.
+  absl::StatusOr<V> FixFloatScatterMinMax(V data, V indices, V upd, V out,
+                                          DType d,
+                                          const std::vector<OnnxAttr>& attrs,
+                                          bool is_max) {
+    auto scalar = [&](double x) { return b_.ConstArray(
+                                      jaxpr::Array::ScalarFromDouble(d, x)); };
+    const double inf = std::numeric_limits<double>::infinity();
+    J2O_ASSIGN_OR_RETURN(V zero, scalar(0.0));
+    J2O_ASSIGN_OR_RETURN(V one, scalar(1.0));
+    J2O_ASSIGN_OR_RETURN(V identity, scalar(is_max ? -inf : inf));
+    J2O_ASSIGN_OR_RETURN(V nan,
+                         scalar(std::numeric_limits<double>::quiet_NaN()));
+    auto nan_mask = [&](V v) {
+      return Op("Where", {Op("IsNaN", {v}, DType::kBool), one, zero}, d);
+    };
+    auto zero_sign = [&](V v) {
+      return Op("Where",
+                {Op("Equal", {v, zero}, DType::kBool),
+                 Op("Reciprocal", {v}, d), identity},
+                d);
+    };
+    V nan_seen = Op("ScatterND", {nan_mask(data), indices, nan_mask(upd)}, d,
+                    {OnnxAttr::String("reduction", "max")});
+    V signed_zero = Op(
+        "Reciprocal",
+        {Op("ScatterND", {zero_sign(data), indices, zero_sign(upd)}, d, attrs)},
+        d);
+    V fixed = Op("Where", {Op("Equal", {out, zero}, DType::kBool), signed_zero,
+                           out},
+                 d);
+    return Op("Where", {Op("Greater", {nan_seen, zero}, DType::kBool), nan,
+                        fixed},
+              d);
+  }
   absl::StatusOr<V> Cast(V v, DType from, DType to) {
     if (from == to) return v;
     J2O_ASSIGN_OR_RETURN(int code, OnnxDTypeCode(to));
@@ -589,8 +630,30 @@ absl::StatusOr<typename B::Value> IndexingEmitter<B>::SequentialScatter(
                 if (reduction == ScatterReduction::kMin ||
                     reduction == ScatterReduction::kMax) {
                   V current = Op("GatherND", {carried[0], row}, dtype);
-                  upd = Op(reduction == ScatterReduction::kMin ? "Min" : "Max",
-                           {current, upd}, dtype);
+                  const bool is_min = reduction == ScatterReduction::kMin;
+                  V extreme = Op(is_min ? "Min" : "Max", {current, upd}, dtype);
+                  if (jaxpr::IsFloat(dtype)) {
+                    // ORT's Max/Min propagate NaN; two zeros take IEEE's
+                    // sign: current + upd (max), -((-current) + (-upd))
+                    // (min).
+                    J2O_ASSIGN_OR_RETURN(V z, b_.ConstArray(
+                        jaxpr::Array::ScalarFromDouble(dtype, 0.0)));
+                    V both_zero = Op(
+                        "And",
+                        {Op("Equal", {current, z}, DType::kBool),
+                         Op("Equal", {upd, z}, DType::kBool)},
+                        DType::kBool);
+                    V sum = is_min
+                                ? Op("Neg",
+                                     {Op("Add",
+                                         {Op("Neg", {current}, dtype),
+                                          Op("Neg", {upd}, dtype)},
+                                         dtype)},
+                                     dtype)
+                                : Op("Add", {current, upd}, dtype);
+                    extreme = Op("Where", {both_zero, sum, extreme}, dtype);
+                  }
+                  upd = extreme;
                 }
                 return std::vector<V>{
                     Op("ScatterND", {carried[0], row, upd}, dtype)};
@@ -780,7 +843,13 @@ absl::StatusOr<typename B::Value> IndexingEmitter<B>::ScatterCore(
     J2O_ASSIGN_OR_RETURN(
         out, SequentialScatter(data, indices, upd, cd, p.reduction));
   } else {
-    out = Op("ScatterND", {data, indices, upd}, cd, std::move(attrs));
+    out = Op("ScatterND", {data, indices, upd}, cd, attrs);
+    if (min_max && jaxpr::IsFloat(cd)) {
+      J2O_ASSIGN_OR_RETURN(out, FixFloatScatterMinMax(data, indices, upd, out,
+                                                      cd, attrs,
+                                                      p.reduction ==
+                                                          ScatterReduction::kMax));
+    }
   }
   if (scratch) out = SliceAxis(out, 0, b_.ConstI64({0}), dim0, cd);
   std::vector<int64_t> inv(op_perm.size());
