@@ -23,6 +23,17 @@ HEADER = ("# source: hand-written in JAX 0.10 print style (issue 24: NaN not "
           "zero results\n")
 
 
+def npy_i32(rows):
+    flat = [v for r in rows for v in r]
+    header = "{'descr': '<i4', 'fortran_order': False, 'shape': (%d, %d), }" % (
+        len(rows), len(rows[0]))
+    pad = 64 - (10 + len(header) + 1) % 64
+    header = header + " " * (pad % 64) + "\n"
+    return (b"\x93NUMPY\x01\x00" + struct.pack("<H", len(header)) +
+            header.encode("latin1") + b"".join(struct.pack("<i", v)
+                                               for v in flat))
+
+
 def npy_f32(rows):
     shape = (len(rows), len(rows[0])) if isinstance(rows[0], list) else (
         len(rows),)
@@ -48,7 +59,7 @@ def write(folder, name, program, inputs):
                          zipfile.ZIP_STORED) as z:
         for i, rows in enumerate(inputs):
             info = zipfile.ZipInfo("input_%d.npy" % i, (1980, 1, 1, 0, 0, 0))
-            z.writestr(info, npy_f32(rows))
+            z.writestr(info, rows if isinstance(rows, bytes) else npy_f32(rows))
 
 
 def main():
@@ -102,6 +113,27 @@ def main():
   in (b, c, d, e) }
 """, [[[1, NAN, -0.0, 0.0, -0.0, 2, -0.0],
        [-0.0, -0.0, 0.0, -INF, 0.0, NAN, 5]]])
+    for prim, fn in (("scatter-max", "max"), ("scatter-min", "min")):
+        write(prim, "elem_f32_nan_update_signed_zeros", """
+{ lambda ; a:f32[6] b:i32[6,1] c:f32[6]. let
+    d:f32[6] = %s[
+      dimension_numbers=ScatterDimensionNumbers(update_window_dims=(), inserted_window_dims=(0,), scatter_dims_to_operand_dims=(0,), operand_batching_dims=(), scatter_indices_batching_dims=())
+      indices_are_sorted=False
+      mode=GatherScatterMode.FILL_OR_DROP
+      unique_indices=False
+      update_consts=()
+      update_jaxpr={ lambda ; e:f32[] f:f32[]. let g:f32[] = %s e f in (g,) }
+    ] a b c
+    h:f32[6] = div 1.0:f32[] d
+  in (d, h) }
+""" % (prim, fn), [
+            # operand: NaN stays NaN; 1 meets a NaN update; zeros meet zeros
+            [NAN, 1, -0.0, 0.0, 2, -0.0],
+            # index 1 gets NaN then 3; index 2 gets +0; index 3 gets -0;
+            # index 5 gets -0 twice; index 7 is out of bounds (dropped)
+            npy_i32([[1], [1], [2], [3], [5], [7]]),
+            [NAN, 3, 0.0, -0.0, -0.0, NAN],
+        ])
     return 0
 
 
