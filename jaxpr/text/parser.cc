@@ -394,6 +394,9 @@ class Parser {
 
   std::string storage_;
   absl::string_view s_;
+  // Source position of the last lambda binder of each name, for duplicate
+  // binder errors (ParseBinders).
+  absl::flat_hash_map<absl::string_view, size_t> binder_pos_;
   // Where an ANSI escape sequence sat inside a token (npos: nowhere).
   size_t ansi_in_token_ = absl::string_view::npos;
   absl::Status AnsiInTokenError() const {
@@ -672,10 +675,24 @@ absl::Status Parser::ParseBinders(ClosedJaxpr* jaxpr, Scope* scope,
                   "types and are not supported; print the jaxpr with JAX >= "
                   "0.4.30 default settings"));
     }
+    const size_t name_pos = p_;
     p_ += name.size() + 1;
     Aval aval;
     J2O_RETURN_IF_ERROR(ParseAval(&aval));
     const bool drop = name == "_";
+    if (!drop) {
+      // Both binders' own positions (the type checker only knows the
+      // lambda's, so it used to report both at 1:1).
+      if (auto it = binder_pos_.find(name);
+          it != binder_pos_.end() && Lookup(*scope, name) != nullptr) {
+        const auto [line, col] = LineCol(it->second);
+        return ErrorAt(name_pos,
+                       absl::StrCat("duplicate binder '", name,
+                                    "' (first bound at ", filename_, ":", line,
+                                    ":", col, ")"));
+      }
+      binder_pos_[name] = name_pos;
+    }
     Var* v = jaxpr->NewVar(std::string(name), std::move(aval), drop);
     out->push_back(v);
     if (!drop) (*scope)[name] = v;

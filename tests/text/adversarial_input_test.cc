@@ -104,6 +104,27 @@ TEST(TerminalEscapeTest, EchoedSourceLineEscapesControlCharacters) {
   EXPECT_THAT(message, HasSubstr("\\x07"));
 }
 
+// Both binders at their own positions (they were both reported at 1:1).
+TEST(DuplicateBinderTest, LambdaBindersAreReportedAtTheirOwnPositions) {
+  auto file = ParseJaxprText(
+      "{ lambda a:f32[2]; b:f32[2]\n    a:f32[2]. let c:f32[2] = add a b in "
+      "(c,) }",
+      "x.jaxpr");
+  ASSERT_FALSE(file.ok());
+  EXPECT_THAT(std::string(file.status().message()),
+              HasSubstr("x.jaxpr:2:5: error: duplicate binder 'a' (first "
+                        "bound at x.jaxpr:1:10)"));
+  // Shadowing an outer name inside a nested jaxpr is not a duplicate.
+  EXPECT_TRUE(ParseJaxprText(R"({ lambda ; a:f32[2]. let
+    b:f32[2] = pjit[
+      name=f
+      jaxpr={ lambda ; a:f32[2]. let c:f32[2] = neg a in (c,) }
+    ] a
+  in (b,) })",
+                             "y.jaxpr")
+                  .ok());
+}
+
 class FileInputTest : public ::testing::Test {
  protected:
   void SetUp() override {
