@@ -7,6 +7,8 @@
 // reduced axis re-inserted as size 1 by keepdims=1 or Unsqueeze / Reshape /
 // Expand, Identity nodes from stop_gradient skipped anywhere):
 //   m   = ReduceMax(x, [a])  [then Max(-inf, .): jnp.max's initial=-inf]
+//         (possibly wrapped in the exact NaN / signed-zero fix-up of
+//         plugin/float_extremes.h: SkipExactMaxFixup)
 //   s   = x - m_kept
 //   e   = Exp(s)
 //   softmax     = e / ReduceSum(e, [a])_kept
@@ -20,6 +22,7 @@
 // Refuses: element types other than float32, several or non-constant axes,
 // a different x feeding the max and the subtraction, a Max with anything
 // but -inf, intermediates used outside the chain (e.g. the row max reused).
+#include <cmath>
 #include <limits>
 #include <optional>
 #include <vector>
@@ -31,6 +34,66 @@ namespace jax2onnx::ir {
 namespace {
 
 using fusion::Match;
+
+// The exact float reduce_max of plugin/float_extremes.h around a plain
+// ReduceMax r of x (NaN anywhere in the slice gives NaN, a zero result its
+// IEEE sign):
+//   w1 = Where(Equal(r, 0), Reciprocal(ReduceMax(Where(Equal(x, 0),
+//              Reciprocal(x), -inf))), r)
+//   w2 = Where(Greater(ReduceMax(Where(IsNaN(x), 1, 0)), 0), NaN, w1)
+// Returns r with w1, w2 and their conditions added to `m` (the side
+// reductions are left for dead-node pruning), or `v` itself when it is not
+// that form. Softmax/LogSoftmax stay exact: a NaN row max makes the whole
+// row NaN in both forms, and x - (+0) and x - (-0) have the same exp.
+Value* SkipExactMaxFixup(Value* v, Match* m) {
+  auto producer = [](Value* x, absl::string_view op) -> Node* {
+    Node* n = x == nullptr ? nullptr : x->producer();
+    return n != nullptr && n->domain().empty() && n->op_type() == op ? n
+                                                                      : nullptr;
+  };
+  auto is_scalar = [](Value* x, double want) {
+    std::optional<double> c = fusion::ScalarConstant(x);
+    return c.has_value() &&
+           (std::isnan(want) ? std::isnan(*c) : *c == want);
+  };
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  Node* w2 = producer(v, "Where");
+  if (w2 == nullptr || w2->num_inputs() != 3 || !is_scalar(w2->input(1), nan)) {
+    return v;
+  }
+  Node* greater = producer(w2->input(0), "Greater");
+  Node* w1 = producer(w2->input(2), "Where");
+  if (greater == nullptr || w1 == nullptr || w1->num_inputs() != 3 ||
+      !is_scalar(greater->input(1), 0.0)) {
+    return v;
+  }
+  Value* r = w1->input(2);
+  Node* reduce = producer(r, "ReduceMax");
+  Node* is_zero = producer(w1->input(0), "Equal");
+  if (reduce == nullptr || is_zero == nullptr ||
+      !fusion::SameValue(is_zero->input(0), r) ||
+      !is_scalar(is_zero->input(1), 0.0)) {
+    return v;
+  }
+  Value* x = reduce->input(0);
+  // The NaN mask: ReduceMax(Where(IsNaN(x), 1, 0)).
+  Node* nan_max = producer(greater->input(0), "ReduceMax");
+  Node* nan_where = nan_max ? producer(nan_max->input(0), "Where") : nullptr;
+  Node* is_nan = nan_where ? producer(nan_where->input(0), "IsNaN") : nullptr;
+  if (is_nan == nullptr || !fusion::SameValue(is_nan->input(0), x)) return v;
+  // The signed zero: Reciprocal(ReduceMax(Where(Equal(x, 0), 1/x, -inf))).
+  Node* recip = producer(w1->input(1), "Reciprocal");
+  Node* zero_max = recip ? producer(recip->input(0), "ReduceMax") : nullptr;
+  Node* zero_where = zero_max ? producer(zero_max->input(0), "Where") : nullptr;
+  Node* x_zero = zero_where ? producer(zero_where->input(0), "Equal") : nullptr;
+  if (x_zero == nullptr || !fusion::SameValue(x_zero->input(0), x) ||
+      !is_scalar(zero_where->input(2), -inf)) {
+    return v;
+  }
+  for (Node* n : {w2, greater, w1, is_zero}) m->Add(n);
+  return r;
+}
 
 // s = x - max_kept(x) over some axis: returns x and sets *axis.
 Value* MatchShifted(Value* s, int* axis, Match* m) {
@@ -57,6 +120,7 @@ Value* MatchShifted(Value* s, int* axis, Match* m) {
         }
       }
     }
+    mx = SkipExactMaxFixup(mx, &trial);
     if (!fusion::SameValue(
             fusion::MatchReduce(mx, "ReduceMax", a, rank, kept, &trial), x)) {
       continue;
