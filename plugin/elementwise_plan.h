@@ -551,21 +551,6 @@ absl::Status MaxMin(E& e, bool is_max) {
     return e.SetOut(is_max ? OrB(e, a, b) : AndB(e, a, b));
   }
   const DType c = OrderCarrier(d);
-  // Against a nonzero literal (jnp.max's initial=-inf) no two zeros can
-  // tie, and ORT's Max/Min already propagate NaN: the plain op is exact and
-  // keeps the pattern the softmax fusion looks for.
-  auto nonzero_literal = [&](int i) {
-    const jaxpr::Atom& atom = e.eqn().inputs[i];
-    if (!atom.is_literal()) return false;
-    const jaxpr::Literal& lit = *atom.literal;
-    return (lit.kind == jaxpr::Literal::Kind::kFloat &&
-            lit.float_value != 0.0) ||
-           (lit.kind == jaxpr::Literal::Kind::kInt && lit.int_value != 0);
-  };
-  if (nonzero_literal(0) || nonzero_literal(1)) {
-    return SetOutCast(e, Bin(e, is_max ? "Max" : "Min", Cast(e, a, c),
-                             Cast(e, b, c)));
-  }
   return SetOutCast(e, ExactMaxMin(e, Cast(e, a, c), Cast(e, b, c), c, is_max));
 }
 

@@ -95,6 +95,39 @@ Value* SkipExactMaxFixup(Value* v, Match* m) {
   return r;
 }
 
+// The exact float max(a, b) of plugin/float_extremes.h (ExactMaxMin):
+//   Where(And(Equal(a, 0), Equal(b, 0)), Add(a, b), Max(a, b))
+// Returns the Max's output with the wrapper added to `m` (all of it: the
+// wrapper's nodes read a and b, so they must fuse along), else `v`.
+Value* SkipExactMaxOfTwo(Value* v, Match* m) {
+  Node* where = fusion::ProducerIs(v, "Where");
+  if (where == nullptr || where->num_inputs() != 3) return v;
+  Node* both = fusion::ProducerIs(where->input(0), "And");
+  Node* sum = fusion::ProducerIs(where->input(1), "Add");
+  Node* max = fusion::ProducerIs(where->input(2), "Max");
+  if (both == nullptr || sum == nullptr || max == nullptr ||
+      max->num_inputs() != 2) {
+    return v;
+  }
+  Node* eq0 = fusion::ProducerIs(both->input(0), "Equal");
+  Node* eq1 = fusion::ProducerIs(both->input(1), "Equal");
+  if (eq0 == nullptr || eq1 == nullptr) return v;
+  Value* a = max->input(0);
+  Value* b = max->input(1);
+  auto zero = [](Value* c) {
+    std::optional<double> z = fusion::ScalarConstant(c);
+    return z.has_value() && *z == 0.0;
+  };
+  if (!fusion::SameValue(eq0->input(0), a) || !zero(eq0->input(1)) ||
+      !fusion::SameValue(eq1->input(0), b) || !zero(eq1->input(1)) ||
+      !fusion::SameValue(sum->input(0), a) ||
+      !fusion::SameValue(sum->input(1), b)) {
+    return v;
+  }
+  for (Node* n : {where, both, sum, eq0, eq1}) m->Add(n);
+  return max->output(0);
+}
+
 // s = x - max_kept(x) over some axis: returns x and sets *axis.
 Value* MatchShifted(Value* s, int* axis, Match* m) {
   Node* sub = fusion::ProducerIs(s, "Sub");
@@ -109,6 +142,7 @@ Value* MatchShifted(Value* s, int* axis, Match* m) {
     Value* mx = fusion::StripKeptAxis(sub->input(1), a, rank, &kept, &trial);
     if (mx == nullptr) continue;
     // jnp.max(..., initial=-inf) applies max(initial, reduce_max(x)).
+    mx = SkipExactMaxOfTwo(mx, &trial);
     if (Node* init = fusion::ProducerIs(mx, "Max")) {
       for (int i = 0; i < 2; ++i) {
         std::optional<double> c = fusion::ScalarConstant(init->input(i));
