@@ -6,7 +6,8 @@
 // NaN, and "+0 compares greater than -0"). ONNX Runtime 1.30 differs:
 //   * ReduceMax/ReduceMin skip a NaN that is not the first element of a
 //     slice (reduce_max([1, nan, -1, 3]) = 1);
-//   * Max/Min/ReduceMax/ReduceMin return whichever of -0 and +0 comes first.
+//   * Max/Min/ReduceMax/ReduceMin return whichever of -0 and +0 comes first;
+//   * Where turns a -0 selected from its true branch into +0.
 // These helpers lower exactly with a NaN mask and a sign-of-zero fix-up, so
 // every recipe that orders floats (reduce_max/min, max/min, cummax/cummin,
 // reduce_window max/min, pmax/pmin) shares one correct form. Non-float
@@ -28,29 +29,54 @@
 
 namespace jax2onnx::plugin {
 
+// ONNX Runtime 1.30's Where returns +0 where it selects a -0 from its
+// *true* branch (probed: Where([true], [-0], [5]) = [+0]; the false branch
+// keeps -0). So a result that must be -0 is always selected through the
+// false branch here: Where(Not(want_negative_zero), r + 0, -0), where
+// r + 0 turns any zero into +0 and leaves every other value (NaN, inf)
+// as it is.
+template <class E, class V>
+V SelectNegativeZero(E& e, V want_negative_zero, V r, jaxpr::DType d) {
+  using jaxpr::DType;
+  V zero = e.Const(jaxpr::Array::ScalarFromDouble(d, 0.0));
+  V negative_zero = e.Const(jaxpr::Array::ScalarFromDouble(d, -0.0));
+  return e.Op("Where",
+              {e.Op("Not", {want_negative_zero}, DType::kBool),
+               e.Op("Add", {r, zero}, d), negative_zero},
+              d);
+}
+
+// x is a zero of sign `negative` (1/x is -inf for -0, +inf for +0).
+template <class E, class V>
+V IsSignedZero(E& e, V x, jaxpr::DType d, bool negative) {
+  using jaxpr::DType;
+  V zero = e.Const(jaxpr::Array::ScalarFromDouble(d, 0.0));
+  return e.Op("And",
+              {e.Op("Equal", {x, zero}, DType::kBool),
+               e.Op(negative ? "Less" : "Greater",
+                    {e.Op("Reciprocal", {x}, d), zero}, DType::kBool)},
+              DType::kBool);
+}
+
 // max(a, b) / min(a, b) of two values of dtype `d` (an ONNX-computable dtype:
-// f16/bf16 already widened). For floats: NaN if either is NaN, and
-// max(-0, +0) = +0, min(-0, +0) = -0 in either order.
+// f16/bf16 already widened). For floats: NaN if either is NaN (ORT's
+// Max/Min propagate it in either position), and max(-0, +0) = +0,
+// min(-0, +0) = -0 in either order: a zero result is -0 exactly when (max)
+// neither operand is +0 or (min) either operand is -0.
 template <class E, class V>
 V ExactMaxMin(E& e, V a, V b, jaxpr::DType d, bool is_max) {
   V m = e.Op(is_max ? "Max" : "Min", {a, b}, d);
   if (!jaxpr::IsFloat(d)) return m;
   using jaxpr::DType;
-  // ORT's Max/Min propagate NaN in either position already (the NaN rows of
-  // tests/api/special_values_test.cc); only two zeros need care. There the
-  // answer is a + b (max) or -((-a) + (-b)) (min): the IEEE sum of two zeros
-  // is -0 only when both are -0.
   V zero = e.Const(jaxpr::Array::ScalarFromDouble(d, 0.0));
-  V special = e.Op("And",
-                   {e.Op("Equal", {a, zero}, DType::kBool),
-                    e.Op("Equal", {b, zero}, DType::kBool)},
-                   DType::kBool);
-  V fix = is_max ? e.Op("Add", {a, b}, d)
-                 : e.Op("Neg",
-                        {e.Op("Add",
-                              {e.Op("Neg", {a}, d), e.Op("Neg", {b}, d)}, d)},
-                        d);
-  return e.Op("Where", {special, fix, m}, d);
+  V either = e.Op("Or",
+                  {IsSignedZero(e, a, d, !is_max), IsSignedZero(e, b, d, !is_max)},
+                  DType::kBool);
+  V want = e.Op("And",
+                {e.Op("Equal", {m, zero}, DType::kBool),
+                 is_max ? e.Op("Not", {either}, DType::kBool) : either},
+                DType::kBool);
+  return SelectNegativeZero(e, want, m, d);
 }
 
 // Exact float fix-up of an ONNX ReduceMax/ReduceMin result `r` of `x` (dtype
@@ -67,18 +93,19 @@ V FixFloatReduceMaxMin(E& e, V x, V r, jaxpr::DType d, bool is_max,
   V zero = e.Const(jaxpr::Array::ScalarFromDouble(d, 0.0));
   // Sign of a zero result: 1/x is +inf for +0 and -inf for -0; elements that
   // are not zero contribute the identity (-inf for max, +inf for min), so
-  // 1 / reduce(...) is the correctly signed zero whenever r is zero.
+  // the reduction is -inf exactly when a zero result must be -0.
   V is_zero = e.Op("Equal", {x, zero}, DType::kBool);
   V recip = e.Op("Reciprocal", {x}, d);
   V identity = e.Const(jaxpr::Array::ScalarFromDouble(d, is_max ? -inf : inf));
-  V signed_zero = e.Op(
-      "Reciprocal",
-      {reduce(op, e.Op("Where", {is_zero, recip, identity}, d), d)}, d);
-  V result = e.Op("Where", {e.Op("Equal", {r, zero}, DType::kBool),
-                            signed_zero, r},
-                  d);
+  V zero_sign = reduce(op, e.Op("Where", {is_zero, recip, identity}, d), d);
+  V want = e.Op("And",
+                {e.Op("Equal", {r, zero}, DType::kBool),
+                 e.Op("Less", {zero_sign, zero}, DType::kBool)},
+                DType::kBool);
+  V result = SelectNegativeZero(e, want, r, d);
   // Any NaN in the slice: the max of a 1/0 mask (in `d`, so no Cast) is 1;
-  // an empty slice gives -inf, hence the comparison with 0.
+  // an empty slice gives -inf, hence the comparison with 0. The fixed
+  // result sits in the false branch (see SelectNegativeZero).
   V one = e.Const(jaxpr::Array::ScalarFromDouble(d, 1.0));
   V nan_seen = reduce("ReduceMax",
                       e.Op("Where", {e.Op("IsNaN", {x}, DType::kBool), one,
@@ -87,10 +114,9 @@ V FixFloatReduceMaxMin(E& e, V x, V r, jaxpr::DType d, bool is_max,
                       d);
   V nan = e.Const(jaxpr::Array::ScalarFromDouble(
       d, std::numeric_limits<double>::quiet_NaN()));
-  result = e.Op("Where", {e.Op("Greater", {nan_seen, zero}, DType::kBool), nan,
-                          result},
-                d);
-  return result;
+  return e.Op("Where",
+              {e.Op("Greater", {nan_seen, zero}, DType::kBool), nan, result},
+              d);
 }
 
 }  // namespace jax2onnx::plugin

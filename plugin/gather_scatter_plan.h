@@ -36,6 +36,7 @@
 #include "jaxpr/dtype.h"
 #include "jaxpr/jaxpr.h"
 #include "jaxpr/status_macros.h"
+#include "plugin/float_extremes.h"
 #include "plugin/lax_plan.h"
 
 namespace jax2onnx::plugin {
@@ -214,12 +215,19 @@ class IndexingEmitter {
     };
     V nan_seen = Op("ScatterND", {nan_mask(data), indices, nan_mask(upd)}, d,
                     {OnnxAttr::String("reduction", "max")});
-    V signed_zero = Op(
-        "Reciprocal",
-        {Op("ScatterND", {zero_sign(data), indices, zero_sign(upd)}, d, attrs)},
-        d);
-    V fixed = Op("Where", {Op("Equal", {out, zero}, DType::kBool), signed_zero,
-                           out},
+    // -inf exactly where a zero result must be -0.
+    V scattered_sign =
+        Op("ScatterND", {zero_sign(data), indices, zero_sign(upd)}, d, attrs);
+    V want = Op("And",
+                {Op("Equal", {out, zero}, DType::kBool),
+                 Op("Less", {scattered_sign, zero}, DType::kBool)},
+                DType::kBool);
+    // ORT's Where loses a -0 taken from its true branch: -0 comes from the
+    // false branch, everything else (a zero made +0 by + 0) from the true.
+    J2O_ASSIGN_OR_RETURN(V negative_zero, scalar(-0.0));
+    V fixed = Op("Where",
+                 {Op("Not", {want}, DType::kBool), Op("Add", {out, zero}, d),
+                  negative_zero},
                  d);
     return Op("Where", {Op("Greater", {nan_seen, zero}, DType::kBool), nan,
                         fixed},
@@ -631,28 +639,18 @@ absl::StatusOr<typename B::Value> IndexingEmitter<B>::SequentialScatter(
                     reduction == ScatterReduction::kMax) {
                   V current = Op("GatherND", {carried[0], row}, dtype);
                   const bool is_min = reduction == ScatterReduction::kMin;
-                  V extreme = Op(is_min ? "Min" : "Max", {current, upd}, dtype);
-                  if (jaxpr::IsFloat(dtype)) {
-                    // ORT's Max/Min propagate NaN; two zeros take IEEE's
-                    // sign: current + upd (max), -((-current) + (-upd))
-                    // (min).
-                    J2O_ASSIGN_OR_RETURN(V z, b_.ConstArray(
-                        jaxpr::Array::ScalarFromDouble(dtype, 0.0)));
-                    V both_zero = Op(
-                        "And",
-                        {Op("Equal", {current, z}, DType::kBool),
-                         Op("Equal", {upd, z}, DType::kBool)},
-                        DType::kBool);
-                    V sum = is_min
-                                ? Op("Neg",
-                                     {Op("Add",
-                                         {Op("Neg", {current}, dtype),
-                                          Op("Neg", {upd}, dtype)},
-                                         dtype)},
-                                     dtype)
-                                : Op("Add", {current, upd}, dtype);
-                    extreme = Op("Where", {both_zero, sum, extreme}, dtype);
-                  }
+                  // plugin/float_extremes.h's exact max/min (NaN, -0 < +0)
+                  // through this emitter's Op and constants.
+                  struct Ops {
+                    IndexingEmitter* self;
+                    V Op(absl::string_view t, std::vector<V> in, DType dt) {
+                      return self->Op(t, std::move(in), dt);
+                    }
+                    V Const(const jaxpr::Array& a) {
+                      return self->b_.ConstArray(a).value();
+                    }
+                  } ops{this};
+                  V extreme = ExactMaxMin(ops, current, upd, dtype, !is_min);
                   upd = extreme;
                 }
                 return std::vector<V>{

@@ -35,97 +35,106 @@ namespace {
 
 using fusion::Match;
 
-// The exact float reduce_max of plugin/float_extremes.h around a plain
-// ReduceMax r of x (NaN anywhere in the slice gives NaN, a zero result its
-// IEEE sign):
-//   w1 = Where(Equal(r, 0), Reciprocal(ReduceMax(Where(Equal(x, 0),
-//              Reciprocal(x), -inf))), r)
-//   w2 = Where(Greater(ReduceMax(Where(IsNaN(x), 1, 0)), 0), NaN, w1)
-// Returns r with w1, w2 and their conditions added to `m` (the side
-// reductions are left for dead-node pruning), or `v` itself when it is not
-// that form. Softmax/LogSoftmax stay exact: a NaN row max makes the whole
-// row NaN in both forms, and x - (+0) and x - (-0) have the same exp.
-Value* SkipExactMaxFixup(Value* v, Match* m) {
-  auto producer = [](Value* x, absl::string_view op) -> Node* {
-    Node* n = x == nullptr ? nullptr : x->producer();
-    return n != nullptr && n->domain().empty() && n->op_type() == op ? n
-                                                                      : nullptr;
-  };
-  auto is_scalar = [](Value* x, double want) {
-    std::optional<double> c = fusion::ScalarConstant(x);
-    return c.has_value() &&
-           (std::isnan(want) ? std::isnan(*c) : *c == want);
-  };
-  const double nan = std::numeric_limits<double>::quiet_NaN();
-  const double inf = std::numeric_limits<double>::infinity();
-  Node* w2 = producer(v, "Where");
-  if (w2 == nullptr || w2->num_inputs() != 3 || !is_scalar(w2->input(1), nan)) {
-    return v;
+bool IsScalar(Value* x, double want) {
+  std::optional<double> c = fusion::ScalarConstant(x);
+  return c.has_value() && (std::isnan(want) ? std::isnan(*c) : *c == want);
+}
+
+// plugin/float_extremes.h's SelectNegativeZero around a value r:
+//   Where(Not(And(Equal(r, 0), cond)), Add(r, 0), -0)
+// equals r except for the sign of a zero, which Softmax/LogSoftmax do not
+// see (x - (+0) and x - (-0) have the same exp). Returns r with the
+// wrapper added to `m` (cond's nodes are left to dead-node pruning unless
+// the caller collects them), or nullptr.
+Value* SkipSelectNegativeZero(Value* v, Match* m, Node** and_node) {
+  Node* where = fusion::ProducerIs(v, "Where");
+  if (where == nullptr || where->num_inputs() != 3 ||
+      !IsScalar(where->input(2), 0.0)) {
+    return nullptr;
   }
-  Node* greater = producer(w2->input(0), "Greater");
-  Node* w1 = producer(w2->input(2), "Where");
-  if (greater == nullptr || w1 == nullptr || w1->num_inputs() != 3 ||
-      !is_scalar(greater->input(1), 0.0)) {
-    return v;
+  Node* negate = fusion::ProducerIs(where->input(0), "Not");
+  Node* both = negate ? fusion::ProducerIs(negate->input(0), "And") : nullptr;
+  Node* is_zero = both ? fusion::ProducerIs(both->input(0), "Equal") : nullptr;
+  Node* plus_zero = fusion::ProducerIs(where->input(1), "Add");
+  if (is_zero == nullptr || plus_zero == nullptr) return nullptr;
+  Value* r = is_zero->input(0);
+  if (!IsScalar(is_zero->input(1), 0.0) ||
+      !fusion::SameValue(plus_zero->input(0), r) ||
+      !IsScalar(plus_zero->input(1), 0.0)) {
+    return nullptr;
   }
-  Value* r = w1->input(2);
-  Node* reduce = producer(r, "ReduceMax");
-  Node* is_zero = producer(w1->input(0), "Equal");
-  if (reduce == nullptr || is_zero == nullptr ||
-      !fusion::SameValue(is_zero->input(0), r) ||
-      !is_scalar(is_zero->input(1), 0.0)) {
-    return v;
-  }
-  Value* x = reduce->input(0);
-  // The NaN mask: ReduceMax(Where(IsNaN(x), 1, 0)).
-  Node* nan_max = producer(greater->input(0), "ReduceMax");
-  Node* nan_where = nan_max ? producer(nan_max->input(0), "Where") : nullptr;
-  Node* is_nan = nan_where ? producer(nan_where->input(0), "IsNaN") : nullptr;
-  if (is_nan == nullptr || !fusion::SameValue(is_nan->input(0), x)) return v;
-  // The signed zero: Reciprocal(ReduceMax(Where(Equal(x, 0), 1/x, -inf))).
-  Node* recip = producer(w1->input(1), "Reciprocal");
-  Node* zero_max = recip ? producer(recip->input(0), "ReduceMax") : nullptr;
-  Node* zero_where = zero_max ? producer(zero_max->input(0), "Where") : nullptr;
-  Node* x_zero = zero_where ? producer(zero_where->input(0), "Equal") : nullptr;
-  if (x_zero == nullptr || !fusion::SameValue(x_zero->input(0), x) ||
-      !is_scalar(zero_where->input(2), -inf)) {
-    return v;
-  }
-  for (Node* n : {w2, greater, w1, is_zero}) m->Add(n);
+  for (Node* n : {where, negate, both, is_zero, plus_zero}) m->Add(n);
+  *and_node = both;
   return r;
 }
 
+// The exact float reduce_max of plugin/float_extremes.h around a plain
+// ReduceMax r of x:
+//   Where(Greater(ReduceMax(Where(IsNaN(x), 1, 0)), 0), NaN,
+//         SelectNegativeZero(..., r))
+// Returns r with the wrappers added to `m`, or `v` when it is not that form.
+// A NaN anywhere in a row makes the whole row NaN in both forms.
+Value* SkipExactMaxFixup(Value* v, Match* m) {
+  Node* nan_where = fusion::ProducerIs(v, "Where");
+  if (nan_where == nullptr || nan_where->num_inputs() != 3 ||
+      !IsScalar(nan_where->input(1), std::numeric_limits<double>::quiet_NaN())) {
+    return v;
+  }
+  Node* greater = fusion::ProducerIs(nan_where->input(0), "Greater");
+  Node* nan_max =
+      greater ? fusion::ProducerIs(greater->input(0), "ReduceMax") : nullptr;
+  Node* mask = nan_max ? fusion::ProducerIs(nan_max->input(0), "Where") : nullptr;
+  Node* is_nan = mask ? fusion::ProducerIs(mask->input(0), "IsNaN") : nullptr;
+  if (is_nan == nullptr || !IsScalar(greater->input(1), 0.0)) return v;
+  Match trial = *m;
+  Node* both = nullptr;
+  Value* r = SkipSelectNegativeZero(nan_where->input(2), &trial, &both);
+  Node* reduce = r ? fusion::ProducerIs(r, "ReduceMax") : nullptr;
+  if (reduce == nullptr ||
+      !fusion::SameValue(reduce->input(0), is_nan->input(0))) {
+    return v;
+  }
+  trial.Add(nan_where);
+  *m = std::move(trial);
+  return r;
+}
+
+// Adds to `m` the nodes computing `v` back to (not including) `stops`,
+// graph inputs and constants; false when that takes more than `budget`
+// nodes.
+bool CollectCone(Value* v, const std::vector<Value*>& stops, int* budget,
+                 Match* m) {
+  for (Value* s : stops) {
+    if (fusion::SameValue(v, s)) return true;
+  }
+  Node* n = v == nullptr ? nullptr : v->producer();
+  if (n == nullptr || m->nodes.contains(n)) return true;
+  if (fusion::ScalarConstant(v).has_value()) return true;
+  if (--*budget < 0) return false;
+  m->Add(n);
+  for (int i = 0; i < n->num_inputs(); ++i) {
+    if (!CollectCone(n->input(i), stops, budget, m)) return false;
+  }
+  return true;
+}
+
 // The exact float max(a, b) of plugin/float_extremes.h (ExactMaxMin):
-//   Where(And(Equal(a, 0), Equal(b, 0)), Add(a, b), Max(a, b))
-// Returns the Max's output with the wrapper added to `m` (all of it: the
-// wrapper's nodes read a and b, so they must fuse along), else `v`.
+// SelectNegativeZero(Not(Or(a is +0, b is +0)), Max(a, b)). Returns the
+// Max's output with the whole wrapper added to `m` (its sign tests read a
+// and b, so they must fuse along), else `v`.
 Value* SkipExactMaxOfTwo(Value* v, Match* m) {
-  Node* where = fusion::ProducerIs(v, "Where");
-  if (where == nullptr || where->num_inputs() != 3) return v;
-  Node* both = fusion::ProducerIs(where->input(0), "And");
-  Node* sum = fusion::ProducerIs(where->input(1), "Add");
-  Node* max = fusion::ProducerIs(where->input(2), "Max");
-  if (both == nullptr || sum == nullptr || max == nullptr ||
-      max->num_inputs() != 2) {
+  Match trial = *m;
+  Node* both = nullptr;
+  Value* r = SkipSelectNegativeZero(v, &trial, &both);
+  Node* max = r ? fusion::ProducerIs(r, "Max") : nullptr;
+  if (max == nullptr || max->num_inputs() != 2) return v;
+  int budget = 16;
+  if (!CollectCone(both->input(1), {max->input(0), max->input(1)}, &budget,
+                   &trial)) {
     return v;
   }
-  Node* eq0 = fusion::ProducerIs(both->input(0), "Equal");
-  Node* eq1 = fusion::ProducerIs(both->input(1), "Equal");
-  if (eq0 == nullptr || eq1 == nullptr) return v;
-  Value* a = max->input(0);
-  Value* b = max->input(1);
-  auto zero = [](Value* c) {
-    std::optional<double> z = fusion::ScalarConstant(c);
-    return z.has_value() && *z == 0.0;
-  };
-  if (!fusion::SameValue(eq0->input(0), a) || !zero(eq0->input(1)) ||
-      !fusion::SameValue(eq1->input(0), b) || !zero(eq1->input(1)) ||
-      !fusion::SameValue(sum->input(0), a) ||
-      !fusion::SameValue(sum->input(1), b)) {
-    return v;
-  }
-  for (Node* n : {where, both, sum, eq0, eq1}) m->Add(n);
-  return max->output(0);
+  *m = std::move(trial);
+  return r;
 }
 
 // s = x - max_kept(x) over some axis: returns x and sets *axis.
