@@ -374,12 +374,15 @@ NpzReadPolicy BinderPolicy(const JaxprFile& file, const std::string& npz) {
       return absl::InvalidArgumentError(
           absl::StrCat(npz, ": entry '", name, "': ", declared.status().message()));
     }
-    // No binder (index beyond the program's): small entries are counted and
-    // reported by the arity checks; a large one is refused unread.
-    constexpr int64_t kUnboundLimit = int64_t{1} << 20;
+    // Entries up to 1 MiB are read and left to the slot and arity checks
+    // (their messages name dtype and shape); a larger one must fit its
+    // binder, and one without a binder (an index beyond the program's) is
+    // refused unread.
+    constexpr int64_t kSmallEntry = int64_t{1} << 20;
+    if (*declared <= kSmallEntry) return absl::OkStatus();
     std::optional<int64_t> limit =
         aval != nullptr ? StaticBytes(*aval)
-                        : std::optional<int64_t>(kUnboundLimit);
+                        : std::optional<int64_t>(kSmallEntry);
     if (!limit.has_value() || *declared <= *limit) return absl::OkStatus();
     return absl::InvalidArgumentError(absl::StrCat(
         npz, ": entry '", name, "' declares ", ShortName(dtype), "[",
