@@ -5,6 +5,9 @@ printing one Markdown table row per bomb (wall seconds, peak RSS).
 
   python3 bench/input_bombs.py build/bin/jax2onnx /tmp/bombs
 
+Only for a binary with issue 24's bounds: an older one reads the sparse
+1 TiB .jaxpr whole and runs the machine out of memory.
+
 Bombs:
   npz_small_header  const_0 with an f32[3,4] .npy header, then 3.75 GiB of
                     deflated zeros (a 3.7 MB file)
@@ -44,7 +47,7 @@ def write_bomb(path, entries):
             offset = out.tell()
             local_at = offset
             out.write(b"\0" * (30 + len(name)))  # header, patched below
-            comp = zlib.compressobj(9, zlib.DEFLATED, -15)
+            comp = zlib.compressobj(1, zlib.DEFLATED, -15)
             crc = 0
             csize = 0
             for k in range(CHUNKS):
