@@ -211,7 +211,8 @@ const std::vector<Command>& Commands() {
         "f64",
         "root",
         "expected_failures",
-        "missing_ok"},
+        "missing_ok",
+        "special_values"},
        &RunCorpus},
       {"shadow",
        "shadow BUNDLE_OR_DIR... [--json] [--opset N] [--seed N] "
