@@ -20,7 +20,12 @@ ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
 HEADER = ("# source: hand-written in JAX 0.10 print style (issue 24: NaN not "
           "first, signed zeros, infinities)\n"
           "# note: inputs in the npz; 1.0 / x outputs reveal the sign of "
-          "zero results\n")
+          "zero results\n"
+          "# markers: legacy_xfail, ir_xfail: the NaN outputs pass on both "
+          "pipelines; the signed-zero (1.0 / x) outputs failed before the "
+          "false-branch -0 selection (ORT 1.30's Where turns a true-branch "
+          "-0 into +0), which was committed without an ORT run; drop this "
+          "line when the corpus reports XPASS\n")
 
 
 def npy_i32(rows):
