@@ -29,12 +29,13 @@
 
 namespace jax2onnx::plugin {
 
-// ONNX Runtime 1.30's Where returns +0 where it selects a -0 from its
-// *true* branch (probed: Where([true], [-0], [5]) = [+0]; the false branch
-// keeps -0). So a result that must be -0 is always selected through the
-// false branch here: Where(Not(want_negative_zero), r + 0, -0), where
-// r + 0 turns any zero into +0 and leaves every other value (NaN, inf)
-// as it is.
+// ONNX Runtime 1.30's Where does not return every selected zero with its
+// sign (probed: Where([true], [-0], [5]) = [+0]); this selects a -0 through
+// the false branch: Where(Not(want_negative_zero), r + 0, -0), where r + 0
+// turns any zero into +0 and leaves every other value (NaN, inf) as it is.
+// KNOWN GAP: with a -0 *scalar* in the false branch ORT was seen to return
+// -0 where the true branch held +0, so signed zeros are still not exact in
+// ORT (the issue-24 bundles' 1/x outputs carry xfail markers); NaN is.
 template <class E, class V>
 V SelectNegativeZero(E& e, V want_negative_zero, V r, jaxpr::DType d) {
   using jaxpr::DType;
