@@ -22,10 +22,9 @@ HEADER = ("# source: hand-written in JAX 0.10 print style (issue 24: NaN not "
           "# note: inputs in the npz; 1.0 / x outputs reveal the sign of "
           "zero results\n"
           "# markers: legacy_xfail, ir_xfail: the NaN outputs pass on both "
-          "pipelines; the signed-zero (1.0 / x) outputs failed before the "
-          "false-branch -0 selection (ORT 1.30's Where turns a true-branch "
-          "-0 into +0), which was committed without an ORT run; drop this "
-          "line when the corpus reports XPASS\n")
+          "pipelines; the signed-zero (1.0 / x) outputs still fail because "
+          "ORT 1.30's Where does not keep every selected zero's sign "
+          "(docs/testing.md, Adversarial inputs)\n")
 
 
 def npy_i32(rows):
