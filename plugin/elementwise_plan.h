@@ -551,6 +551,14 @@ absl::Status MaxMin(E& e, bool is_max) {
     return e.SetOut(is_max ? OrB(e, a, b) : AndB(e, a, b));
   }
   const DType c = OrderCarrier(d);
+  // Against a literal (relu's `max x 0.0`, jnp.max's initial=-inf) the plain
+  // op: ORT's Max/Min already propagate NaN, and the signed-zero fix-up
+  // (not exact in ORT yet, plugin/float_extremes.h) would only bloat the
+  // most common max in real models and hide it from Gemm/Softmax fusions.
+  if (e.eqn().inputs[0].is_literal() || e.eqn().inputs[1].is_literal()) {
+    return SetOutCast(e, Bin(e, is_max ? "Max" : "Min", Cast(e, a, c),
+                             Cast(e, b, c)));
+  }
   return SetOutCast(e, ExactMaxMin(e, Cast(e, a, c), Cast(e, b, c), c, is_max));
 }
 
