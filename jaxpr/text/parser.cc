@@ -102,9 +102,9 @@ using Scope = absl::flat_hash_map<absl::string_view, Var*>;
 
 // Why a typed literal's value does not fit its dtype ("" when it does). JAX
 // prints a literal from a value of that dtype, so `300:u8[]`, `-1:u32[]`,
-// `4294967296:i32[]`, `2:bool[]` or a finite float that rounds to infinity
-// (`1e39:f32[]`) cannot come from JAX; wrapping them silently would change
-// the program's meaning.
+// `4294967296:i32[]` or `2:bool[]` cannot come from JAX; wrapping them
+// silently would change the program's meaning. Float literals round (see
+// below).
 std::string LiteralRangeProblem(const Literal& lit) {
   const DType d = lit.aval->dtype;
   const std::string what =
@@ -139,21 +139,14 @@ std::string LiteralRangeProblem(const Literal& lit) {
     return "";
   }
   if (lit.kind == Literal::Kind::kFloat) {
-    const double v = lit.float_value;
     if (IsInteger(d) || d == DType::kBool) {
       return absl::StrCat(what, " (a float literal for an integer type)");
     }
-    if (!std::isfinite(v)) return "";  // inf / nan are spelled out
-    // Smallest magnitude that rounds to infinity (max + half an ulp).
-    double overflow = 0;
-    if (d == DType::kF16) overflow = 65520.0;
-    if (d == DType::kBF16) overflow = std::ldexp(2.0 - std::ldexp(1.0, -8), 127);
-    if (d == DType::kF32 || d == DType::kC64) {
-      overflow = std::ldexp(2.0 - std::ldexp(1.0, -24), 127);
-    }
-    if (overflow > 0 && std::fabs(v) >= overflow) {
-      return absl::StrCat(what, " (it rounds to infinity)");
-    }
+    // A float literal that overflows its dtype is no error: JAX prints the
+    // Python float it was given (bf16 promotion prints f32's largest finite
+    // value, -3.4028234663852886e+38, which rounds to -inf in bf16) and
+    // numpy/ml_dtypes round it, to the nearest value or to infinity, when the
+    // array is made; Array::SetFromDouble rounds the same way.
   }
   return "";
 }
