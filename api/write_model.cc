@@ -349,14 +349,20 @@ absl::Status WriteModelImpl(const onnx::ModelProto& model,
                        ExclusiveTempFile::Create(target.dir));
   J2O_RETURN_IF_ERROR(SerializeInto(*owned, file, path));
   DirectoryLock lock(target.dir);
-  J2O_RETURN_IF_ERROR(sidecar.Commit(target.sidecar_path));
-  // Until the model follows, a signal takes the new sidecar back out too.
-  jaxpr::RegisterCleanupPath(target.sidecar_path);
-  absl::Status model_renamed = file.Commit(path);
-  jaxpr::ForgetCleanupPath(target.sidecar_path);
-  if (!model_renamed.ok()) {
+  absl::Status model_renamed;
+  {
+    // Until the model follows, a signal takes the new sidecar back out too;
+    // the handled signals wait until the sidecar is registered (no window
+    // where it is committed but a signal would leave it without its model).
+    jaxpr::DeferCleanupSignals defer;
+    J2O_RETURN_IF_ERROR(sidecar.Commit(target.sidecar_path));
+    jaxpr::RegisterCleanupPath(target.sidecar_path);
+    model_renamed = file.Commit(path);
     // The model cannot follow its sidecar: take the sidecar back out.
-    ::unlink(target.sidecar_path.c_str());
+    if (!model_renamed.ok()) ::unlink(target.sidecar_path.c_str());
+    jaxpr::ForgetCleanupPath(target.sidecar_path);
+  }
+  if (!model_renamed.ok()) {
     return model_renamed;
   }
   SyncDirectory(target.dir);
@@ -416,13 +422,15 @@ absl::StatusOr<ExclusiveTempFile> ExclusiveTempFile::Create(
     std::string path =
         (fs::path(dir) / absl::StrCat(".j2o-", RandomSuffix(), ".tmp"))
             .string();
+    // Registered before it exists, so no signal finds the file created but
+    // not yet registered (INT/TERM/HUP/QUIT remove it); forgotten again if
+    // the name is taken (O_EXCL: then it is another process's file).
+    jaxpr::RegisterCleanupPath(path);
     const int fd =
         ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
-    if (fd >= 0) {
-      jaxpr::RegisterCleanupPath(path);  // removed on INT/TERM/HUP/QUIT
-      return ExclusiveTempFile(fd, std::move(path));
-    }
+    if (fd >= 0) return ExclusiveTempFile(fd, std::move(path));
     last_error = errno;
+    jaxpr::ForgetCleanupPath(path);
     if (last_error != EEXIST && last_error != EINTR) break;
   }
   return absl::InvalidArgumentError(absl::StrCat(

@@ -363,15 +363,17 @@ absl::StatusOr<std::pair<std::string, int>> CreateTempFor(
   static std::atomic<int> counter{0};
   for (int attempt = 0;; ++attempt) {
     std::string tmp = absl::StrCat(path, ".tmp-", getpid(), "-", counter++);
+    // Registered before it exists (INT/TERM/HUP/QUIT remove it), so no
+    // signal finds it created but untracked; forgotten if the name is taken.
+    RegisterCleanupPath(tmp);
     const int fd =
         open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (fd >= 0) {
-      RegisterCleanupPath(tmp);  // removed on INT/TERM/HUP/QUIT
-      return std::make_pair(std::move(tmp), fd);
-    }
-    if (errno != EEXIST || attempt >= 100) {
+    if (fd >= 0) return std::make_pair(std::move(tmp), fd);
+    const int err = errno;
+    ForgetCleanupPath(tmp);
+    if (err != EEXIST || attempt >= 100) {
       return absl::InternalError(
-          absl::StrCat("cannot create ", tmp, ": ", std::strerror(errno)));
+          absl::StrCat("cannot create ", tmp, ": ", std::strerror(err)));
     }
   }
 }

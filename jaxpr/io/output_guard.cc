@@ -1,5 +1,6 @@
 #include "jaxpr/io/output_guard.h"
 
+#include <pthread.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -90,6 +91,17 @@ void ForgetCleanupPath(const std::string& path) {
       return;
     }
   }
+}
+
+DeferCleanupSignals::DeferCleanupSignals() {
+  sigset_t held;
+  sigemptyset(&held);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGQUIT}) sigaddset(&held, sig);
+  ::pthread_sigmask(SIG_BLOCK, &held, &previous_);
+}
+
+DeferCleanupSignals::~DeferCleanupSignals() {
+  ::pthread_sigmask(SIG_SETMASK, &previous_, nullptr);
 }
 
 void InstallSignalCleanup() {

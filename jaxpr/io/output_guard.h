@@ -11,6 +11,8 @@
 #ifndef JAX2ONNX_JAXPR_IO_OUTPUT_GUARD_H_
 #define JAX2ONNX_JAXPR_IO_OUTPUT_GUARD_H_
 
+#include <signal.h>
+
 #include <string>
 #include <vector>
 
@@ -31,6 +33,21 @@ inline constexpr int kMaxCleanupPaths = 64;
 void RegisterCleanupPath(const std::string& path);
 // Forgets `path` (after its rename or removal). No-op when not registered.
 void ForgetCleanupPath(const std::string& path);
+
+// While alive, the calling thread holds SIGINT, SIGTERM, SIGHUP and SIGQUIT
+// pending (pthread_sigmask), so a step and its (un)registration happen as
+// one for the cleanup handlers; the previous mask returns on destruction and
+// a held signal is then handled. The CLI writes from its main thread.
+class DeferCleanupSignals {
+ public:
+  DeferCleanupSignals();
+  ~DeferCleanupSignals();
+  DeferCleanupSignals(const DeferCleanupSignals&) = delete;
+  DeferCleanupSignals& operator=(const DeferCleanupSignals&) = delete;
+
+ private:
+  sigset_t previous_;
+};
 
 // Installs the handlers for SIGINT, SIGTERM, SIGHUP and SIGQUIT (except
 // those the process inherited as ignored). Called by the CLI's main; a
