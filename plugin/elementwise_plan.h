@@ -556,8 +556,8 @@ absl::Status MaxMin(E& e, bool is_max) {
   // (not exact in ORT yet, plugin/float_extremes.h) would only bloat the
   // most common max in real models and hide it from Gemm/Softmax fusions.
   if (e.eqn().inputs[0].is_literal() || e.eqn().inputs[1].is_literal()) {
-    return SetOutCast(e, Bin(e, is_max ? "Max" : "Min", Cast(e, a, c),
-                             Cast(e, b, c)));
+    return SetOutCast(e,
+                      OrderedMaxMin(e, Cast(e, a, c), Cast(e, b, c), c, is_max));
   }
   return SetOutCast(e, ExactMaxMin(e, Cast(e, a, c), Cast(e, b, c), c, is_max));
 }
@@ -1026,7 +1026,7 @@ absl::Status LowerSelectN(E& e) {
 }
 
 // clamp(lo, x, hi) = min(max(lo, x), hi); ORT's Max/Min propagate NaN like
-// XLA's, and ExactMaxMin orders -0 below +0 as XLA does.
+// XLA's, and ExactMaxMin orders -0 below +0 and i64 values as XLA does.
 template <class E>
 absl::Status LowerClamp(E& e) {
   const DType d = e.OutType();

@@ -10,8 +10,8 @@
 //   * Where turns a -0 selected from its true branch into +0.
 // These helpers lower exactly with a NaN mask and a sign-of-zero fix-up, so
 // every recipe that orders floats (reduce_max/min, max/min, cummax/cummin,
-// reduce_window max/min, pmax/pmin) shares one correct form. Non-float
-// dtypes pass straight through to the plain ONNX op.
+// reduce_window max/min, pmax/pmin, scatter max/min) shares one correct
+// form. Integer dtypes take the plain ONNX op, except i64 (OrderedMaxMin).
 //
 // The emitter needs only `Op(type, inputs, dtype)` and `Const(Array)`, which
 // both the elementwise emitter and the plugin/emit.h one provide.
@@ -64,9 +64,23 @@ V IsSignedZero(E& e, V x, jaxpr::DType d, bool negative) {
 // Max/Min propagate it in either position), and max(-0, +0) = +0,
 // min(-0, +0) = -0 in either order: a zero result is -0 exactly when (max)
 // neither operand is +0 or (min) either operand is -0.
+// max(a, b) / min(a, b) as ONNX Max/Min, except on i64: ONNX Runtime 1.30's
+// CPU Max/Min on int64 misorder two values whose high 32-bit words agree and
+// whose low words differ in bit 31 (Max(6, 4294967295) = 6, docs/dtypes.md),
+// while Greater/Less order int64 exactly, so i64 picks with them and Where
+// (no zeros' signs or NaNs to care about in an integer).
+template <class E, class V>
+V OrderedMaxMin(E& e, V a, V b, jaxpr::DType d, bool is_max) {
+  if (d == jaxpr::DType::kI64) {
+    V keep_a = e.Op(is_max ? "Greater" : "Less", {a, b}, jaxpr::DType::kBool);
+    return e.Op("Where", {keep_a, a, b}, d);
+  }
+  return e.Op(is_max ? "Max" : "Min", {a, b}, d);
+}
+
 template <class E, class V>
 V ExactMaxMin(E& e, V a, V b, jaxpr::DType d, bool is_max) {
-  V m = e.Op(is_max ? "Max" : "Min", {a, b}, d);
+  V m = OrderedMaxMin(e, a, b, d, is_max);
   if (!jaxpr::IsFloat(d)) return m;
   using jaxpr::DType;
   V zero = e.Const(jaxpr::Array::ScalarFromDouble(d, 0.0));

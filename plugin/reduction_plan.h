@@ -326,13 +326,8 @@ absl::Status LowerCumulativeScan(E& e) {
   auto combine = [&](ri::V<E> a, ri::V<E> b) {
     if (is_logsumexp) return ri::LogAddExp(e, a, b, work);
     if (is_prod) return e.Op(op, {a, b}, work);
-    if (work == DType::kI64) {
-      // ONNX Runtime 1.30's i64 Max/Min misorder values whose high 32-bit
-      // words agree (docs/dtypes.md); Greater/Less order them exactly.
-      auto keep_a = e.Op(eqn.primitive == "cummax" ? "Greater" : "Less", {a, b},
-                         DType::kBool);
-      return e.Op("Where", {keep_a, a, b}, work);
-    }
+    // Exact for NaN and signed zeros, and for i64 (whose ONNX Runtime Max/Min
+    // misorder some values): plugin/float_extremes.h.
     return ExactMaxMin(e, a, b, work, eqn.primitive == "cummax");
   };
   J2O_ASSIGN_OR_RETURN(auto x, e.In(0));

@@ -491,17 +491,12 @@ absl::Status LowerReduceWindow(E& e) {
   J2O_ASSIGN_OR_RETURN(const int64_t offsets, wi::WindowOffsets(eqn, p, &axes));
   // ONNX Runtime 1.30's CPU Max/Min on i64 compare the low 32-bit words as
   // signed where the high words agree (Max(6, 4294967295) = 6, Max(2^31,
-  // 11) = 11), so i64 picks the larger/smaller with Greater/Less and Where,
-  // which order i64 exactly; floats take IEEE maximum/minimum as XLA
-  // (plugin/float_extremes.h).
+  // 11) = 11), and its float Max/Min order -0 and +0 by position:
+  // ExactMaxMin (plugin/float_extremes.h) picks i64 with Greater/Less and
+  // Where and gives floats IEEE maximum/minimum as XLA does.
   auto combine = [&](typename E::Value a, typename E::Value b) {
     if (p.op == WindowOp::kAdd) return e.Op("Add", {a, b}, compute);
-    const bool is_max = p.op == WindowOp::kMax;
-    if (compute == DType::kI64) {
-      auto keep_a = e.Op(is_max ? "Greater" : "Less", {a, b}, DType::kBool);
-      return e.Op("Where", {keep_a, a, b}, compute);
-    }
-    return ExactMaxMin(e, a, b, compute, is_max);
+    return ExactMaxMin(e, a, b, compute, p.op == WindowOp::kMax);
   };
   bool any_out_empty = false;
   for (int64_t a : axes) {
