@@ -99,9 +99,27 @@ Value* SkipExactMaxFixup(Value* v, Match* m) {
   return r;
 }
 
+// True when `v` depends on constants only (initializers, Constant nodes and
+// nodes over them, within `depth` producers). Such a cone is left out of a
+// match: common-subexpression elimination shares it between the softmaxes of
+// a model (the sign test of jnp.max's initial -inf, IsSignedZero(-inf), is
+// the same nodes in every attention block), so it has users outside any one
+// match, and a constant needs no fusing.
+bool IsConstantCone(const Value* v, int depth) {
+  if (v == nullptr) return true;  // an absent optional input
+  const Node* n = v->producer();
+  if (n == nullptr) return fusion::ConstantOf(v) != nullptr;
+  if (n->domain().empty() && n->op_type() == "Constant") return true;
+  if (depth <= 0) return false;
+  for (int i = 0; i < n->num_inputs(); ++i) {
+    if (!IsConstantCone(n->input(i), depth - 1)) return false;
+  }
+  return true;
+}
+
 // Adds to `m` the nodes computing `v` back to (not including) `stops`,
-// graph inputs and constants; false when that takes more than `budget`
-// nodes.
+// graph inputs and constants (constant cones included); false when that
+// takes more than `budget` nodes.
 bool CollectCone(Value* v, const std::vector<Value*>& stops, int* budget,
                  Match* m) {
   for (Value* s : stops) {
@@ -110,6 +128,7 @@ bool CollectCone(Value* v, const std::vector<Value*>& stops, int* budget,
   Node* n = v == nullptr ? nullptr : v->producer();
   if (n == nullptr || m->nodes.contains(n)) return true;
   if (fusion::ScalarConstant(v).has_value()) return true;
+  if (IsConstantCone(v, 4)) return true;
   if (--*budget < 0) return false;
   m->Add(n);
   for (int i = 0; i < n->num_inputs(); ++i) {
