@@ -1,10 +1,13 @@
 #include "api/check.h"
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <limits>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -38,6 +41,81 @@ jaxpr::Array RandomArray(jaxpr::DType dtype, std::vector<int64_t> shape,
       a.typed_data<double>()[2 * i + 1] = rng.Uniform(-2.0, 2.0);
     } else {
       a.SetFromDouble(i, rng.Uniform(-2.0, 2.0));
+    }
+  }
+  return a;
+}
+
+// The smallest positive subnormal of a float dtype.
+double DenormMin(jaxpr::DType dtype) {
+  switch (dtype) {
+    case jaxpr::DType::kF16:
+      return std::ldexp(1.0, -24);
+    case jaxpr::DType::kBF16:
+      return std::ldexp(1.0, -133);
+    case jaxpr::DType::kF64:
+    case jaxpr::DType::kC128:
+      return std::numeric_limits<double>::denorm_min();
+    default:
+      return std::numeric_limits<float>::denorm_min();
+  }
+}
+// The largest finite value of a float dtype.
+double FloatMax(jaxpr::DType dtype) {
+  switch (dtype) {
+    case jaxpr::DType::kF16:
+      return 65504.0;
+    case jaxpr::DType::kBF16:
+      return std::ldexp(2.0 - std::ldexp(1.0, -7), 127);
+    case jaxpr::DType::kF64:
+    case jaxpr::DType::kC128:
+      return std::numeric_limits<double>::max();
+    default:
+      return std::numeric_limits<float>::max();
+  }
+}
+
+// Special values, starting at a seeded offset so that every position of an
+// input sees each value across seeds, mixed with ordinary numbers.
+jaxpr::Array SpecialArray(jaxpr::DType dtype, std::vector<int64_t> shape,
+                          SplitMix64& rng) {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  const double inf = std::numeric_limits<double>::infinity();
+  const double tiny = DenormMin(dtype);
+  const double big = FloatMax(dtype);
+  const std::vector<double> floats = {nan,  1.0,  inf,   -0.0, -inf, 0.0,
+                                      tiny, -1.5, -tiny, big,  -big, 0.5};
+  jaxpr::Array a(dtype, std::move(shape));
+  const int64_t offset = rng.Int(0, 1 << 20);
+  for (int64_t i = 0; i < a.num_elements(); ++i) {
+    const uint64_t k = static_cast<uint64_t>(i + offset);
+    if (dtype == jaxpr::DType::kBool) {
+      a.SetFromInt64(i, rng.Int(0, 1));
+    } else if (jaxpr::IsSignedInt(dtype)) {
+      const int bits = jaxpr::ItemSize(dtype) * 8;
+      const int64_t hi =
+          bits == 64 ? std::numeric_limits<int64_t>::max()
+                     : (int64_t{1} << (bits - 1)) - 1;
+      const int64_t values[] = {-hi - 1, 0, hi, -1, 1, rng.Int(-5, 5)};
+      a.SetFromInt64(i, values[k % 6]);
+    } else if (jaxpr::IsUnsignedInt(dtype)) {
+      const int bits = jaxpr::ItemSize(dtype) * 8;
+      const uint64_t hi =
+          bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+      const uint64_t values[] = {0, hi, 1, static_cast<uint64_t>(
+                                               rng.Int(0, 10))};
+      // int64 bits: SetFromInt64 keeps every bit of a u64.
+      a.SetFromInt64(i, static_cast<int64_t>(values[k % 4]));
+    } else if (dtype == jaxpr::DType::kC64) {
+      a.typed_data<float>()[2 * i] =
+          static_cast<float>(floats[k % floats.size()]);
+      a.typed_data<float>()[2 * i + 1] =
+          static_cast<float>(floats[(k / 3) % floats.size()]);
+    } else if (dtype == jaxpr::DType::kC128) {
+      a.typed_data<double>()[2 * i] = floats[k % floats.size()];
+      a.typed_data<double>()[2 * i + 1] = floats[(k / 3) % floats.size()];
+    } else {
+      a.SetFromDouble(i, floats[k % floats.size()]);
     }
   }
   return a;
@@ -169,7 +247,9 @@ absl::StatusOr<std::vector<jaxpr::Array>> InputsFor(
       return absl::ResourceExhaustedError(absl::StrCat(
           "cannot generate input ", i, ": ", bytes.status().message()));
     }
-    inputs.push_back(RandomArray(aval.dtype, std::move(shape), rng));
+    inputs.push_back(options.special_values
+                         ? SpecialArray(aval.dtype, std::move(shape), rng)
+                         : RandomArray(aval.dtype, std::move(shape), rng));
   }
   return inputs;
 }

@@ -37,6 +37,11 @@ struct CheckOptions {
   // `check --seed N` given: seeded random inputs even where the bundle has
   // input_i (the interpreter is then the oracle).
   bool random_inputs = false;
+  // Generated inputs cycle through special values instead of random ones:
+  // NaN, +-inf, +-0, +-subnormal, the largest finite magnitudes and a few
+  // ordinary numbers for floats; the extremes, 0 and +-1 for integers
+  // (issue 24's special-values corpus run).
+  bool special_values = false;
 };
 
 struct CheckResult {
@@ -62,7 +67,8 @@ absl::StatusOr<Bundle> LoadBundleForCheck(const std::string& bundle_path,
                                           std::string* inputs_source);
 
 // Inputs for `bundle`: its input_i, else seeded random values (floats in
-// [-2, 2], signed ints in [-5, 5], unsigned in [0, 10], random bools).
+// [-2, 2], signed ints in [-5, 5], unsigned in [0, 10], random bools), or
+// with options.special_values the special values above.
 absl::StatusOr<std::vector<jaxpr::Array>> InputsFor(
     const Bundle& bundle, const CheckOptions& options);
 

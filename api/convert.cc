@@ -210,6 +210,13 @@ absl::StatusOr<onnx::ModelProto> ConvertUnguarded(
   // Both pipelines trust the printed types; an ill-typed jaxpr is refused
   // here with its FILE:LINE:COL before any lowering sees it.
   J2O_RETURN_IF_ERROR(jaxpr::TypeCheckFile(bundle.file));
+  if (bundle.jaxpr().outvars.empty()) {
+    // ONNX Runtime refuses to load a graph without outputs; say so here
+    // instead of writing a model nothing can run.
+    return absl::InvalidArgumentError(
+        "the program has no outputs (`in ()`): an ONNX graph needs at least "
+        "one output, so there is nothing to convert");
+  }
   {
     std::vector<const jaxpr::ClosedJaxpr*> seen;
     J2O_RETURN_IF_ERROR(RefuseNarrowDTypes(bundle.file, bundle.jaxpr(), &seen));
@@ -368,12 +375,22 @@ std::string FormatConversionError(const absl::Status& status,
   std::string line;
   for (int n = 1; n <= loc->line && std::getline(in, line); ++n) {
     if (n < loc->line) continue;
+    // Control characters are shown escaped (`\x1b`), never sent to the
+    // terminal: a crafted file cannot clear the screen or hide text.
+    std::string shown;
     std::string caret;
-    for (int c = 1; c < loc->column && c <= static_cast<int>(line.size());
-         ++c) {
-      caret.push_back(line[c - 1] == '\t' ? '\t' : ' ');
+    for (int c = 1; c <= static_cast<int>(line.size()); ++c) {
+      const unsigned char ch = static_cast<unsigned char>(line[c - 1]);
+      const std::string piece =
+          (ch < 0x20 && ch != '\t') || ch == 0x7f
+              ? absl::StrFormat("\\x%02x", ch)
+              : std::string(1, static_cast<char>(ch));
+      shown += piece;
+      if (c < loc->column) {
+        caret.append(piece == "\t" ? "\t" : std::string(piece.size(), ' '));
+      }
     }
-    absl::StrAppend(&out, "\n", line, "\n", caret, "^");
+    absl::StrAppend(&out, "\n", shown, "\n", caret, "^");
   }
   return out;
 }

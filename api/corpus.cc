@@ -196,6 +196,7 @@ void RunCase(const Case& c, const CorpusOptions& options, OrtRunner& runner,
              Reporter& reporter) {
   CheckOptions check;
   check.seed = options.seed;
+  check.special_values = options.special_values;
   check.convert.opset = c.opset;
   check.convert.functions = c.functions;
   check.convert.fuse_attention = c.fuse_attention;

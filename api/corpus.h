@@ -77,6 +77,8 @@ struct CorpusOptions {
   // Add NAME[bf16] for every bundle with an f32 type (npz arrays rounded).
   bool bf16_variants = false;
   uint64_t seed = 0;
+  // Generated inputs are special values (CheckOptions::special_values).
+  bool special_values = false;
   // Case names are bundle paths relative to this directory (when inside it),
   // without the .jaxpr suffix.
   std::string display_root;

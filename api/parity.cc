@@ -21,6 +21,7 @@
 #include "api/convert_internal.h"
 #include "api/corpus.h"
 #include "api/write_model.h"
+#include "jaxpr/io/output_guard.h"
 #include "jaxpr/status_macros.h"
 #include "jaxpr/state/discharge.h"
 #include "jaxpr/text/parser.h"
@@ -831,6 +832,9 @@ absl::Status WriteParityDashboard(const ParityReport& report,
       {"index.html", ParityHtml(report, out_dir)}};
   for (const auto& [name, content] : files) {
     const std::string path = (fs::path(out_dir) / name).string();
+    // Never through a directory, FIFO or device at that name.
+    J2O_RETURN_IF_ERROR(
+        jaxpr::CheckOutputReplaceable(path, "the parity output", {}));
     // An exclusively created temporary next to the file, renamed into place.
     J2O_ASSIGN_OR_RETURN(ExclusiveTempFile tmp,
                          ExclusiveTempFile::Create(out_dir));

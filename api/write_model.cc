@@ -28,6 +28,7 @@
 #include "google/protobuf/io/zero_copy_stream_impl.h"
 #include "ir/serde.h"
 #include "ir/type.h"
+#include "jaxpr/io/output_guard.h"
 #include "jaxpr/status_macros.h"
 
 namespace jax2onnx {
@@ -113,31 +114,7 @@ std::optional<uint64_t> ExternalizableBytes(const onnx::TensorProto& t) {
 // device, one of the inputs. Empty when it may be replaced (or is absent).
 absl::Status CheckReplaceable(const std::string& path, const char* what,
                               const std::vector<std::string>& inputs) {
-  struct stat target;
-  if (::stat(path.c_str(), &target) != 0) {
-    if (errno == ENOENT) return absl::OkStatus();
-    return absl::InvalidArgumentError(absl::StrCat(
-        "cannot write ", what, " '", path, "': ", ErrnoText(errno)));
-  }
-  if (S_ISDIR(target.st_mode)) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "cannot write ", what, " '", path, "': it is a directory"));
-  }
-  if (!S_ISREG(target.st_mode)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("refusing to replace ", what, " '", path,
-                     "': it exists and is not a regular file"));
-  }
-  for (const std::string& input : inputs) {
-    struct stat in;
-    if (input.empty() || ::stat(input.c_str(), &in) != 0) continue;
-    if (in.st_dev == target.st_dev && in.st_ino == target.st_ino) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("refusing to write ", what, " '", path,
-                       "': it is the input '", input, "'"));
-    }
-  }
-  return absl::OkStatus();
+  return jaxpr::CheckOutputReplaceable(path, what, inputs);
 }
 
 std::string TooLargeMessage(const std::string& path, uint64_t bytes,
@@ -372,11 +349,20 @@ absl::Status WriteModelImpl(const onnx::ModelProto& model,
                        ExclusiveTempFile::Create(target.dir));
   J2O_RETURN_IF_ERROR(SerializeInto(*owned, file, path));
   DirectoryLock lock(target.dir);
-  J2O_RETURN_IF_ERROR(sidecar.Commit(target.sidecar_path));
-  absl::Status model_renamed = file.Commit(path);
-  if (!model_renamed.ok()) {
+  absl::Status model_renamed;
+  {
+    // Until the model follows, a signal takes the new sidecar back out too;
+    // the handled signals wait until the sidecar is registered (no window
+    // where it is committed but a signal would leave it without its model).
+    jaxpr::DeferCleanupSignals defer;
+    J2O_RETURN_IF_ERROR(sidecar.Commit(target.sidecar_path));
+    jaxpr::RegisterCleanupPath(target.sidecar_path);
+    model_renamed = file.Commit(path);
     // The model cannot follow its sidecar: take the sidecar back out.
-    ::unlink(target.sidecar_path.c_str());
+    if (!model_renamed.ok()) ::unlink(target.sidecar_path.c_str());
+    jaxpr::ForgetCleanupPath(target.sidecar_path);
+  }
+  if (!model_renamed.ok()) {
     return model_renamed;
   }
   SyncDirectory(target.dir);
@@ -436,10 +422,15 @@ absl::StatusOr<ExclusiveTempFile> ExclusiveTempFile::Create(
     std::string path =
         (fs::path(dir) / absl::StrCat(".j2o-", RandomSuffix(), ".tmp"))
             .string();
+    // Registered before it exists, so no signal finds the file created but
+    // not yet registered (INT/TERM/HUP/QUIT remove it); forgotten again if
+    // the name is taken (O_EXCL: then it is another process's file).
+    jaxpr::RegisterCleanupPath(path);
     const int fd =
         ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
     if (fd >= 0) return ExclusiveTempFile(fd, std::move(path));
     last_error = errno;
+    jaxpr::ForgetCleanupPath(path);
     if (last_error != EEXIST && last_error != EINTR) break;
   }
   return absl::InvalidArgumentError(absl::StrCat(
@@ -459,7 +450,10 @@ ExclusiveTempFile::ExclusiveTempFile(ExclusiveTempFile&& other) noexcept
 
 ExclusiveTempFile::~ExclusiveTempFile() {
   if (fd_ >= 0) ::close(fd_);
-  if (!committed_ && !path_.empty()) ::unlink(path_.c_str());
+  if (!committed_ && !path_.empty()) {
+    ::unlink(path_.c_str());
+    jaxpr::ForgetCleanupPath(path_);
+  }
 }
 
 absl::Status ExclusiveTempFile::Write(const char* data, size_t size) {
@@ -518,6 +512,7 @@ absl::Status ExclusiveTempFile::Commit(const std::string& final_path) {
                                             "': ", ErrnoText(errno)));
   }
   committed_ = true;
+  jaxpr::ForgetCleanupPath(path_);
   return absl::OkStatus();
 }
 

@@ -38,6 +38,7 @@
 #include "jaxpr/mesh.h"
 #include "jaxpr/status_macros.h"
 #include "plugin/emit.h"
+#include "plugin/float_extremes.h"
 
 namespace jax2onnx::plugin {
 
@@ -307,7 +308,10 @@ class MeshUnroller {
         if (it == by_group_head.end()) {
           Value acc = xs[group[0]];
           for (size_t g = 1; g < group.size(); ++g) {
-            acc = d_.Op(combine, {acc, xs[group[g]]}, dtype);
+            const absl::string_view c = combine;
+            acc = c == "Add" ? d_.Op(combine, {acc, xs[group[g]]}, dtype)
+                             : ExactMaxMin(d_, acc, xs[group[g]], dtype,
+                                           c == "Max");
           }
           it = by_group_head.emplace(group[0], acc).first;
         }

@@ -45,6 +45,7 @@
 #include "jaxpr/jaxpr.h"
 #include "jaxpr/log1p_f32_hard_cases.h"
 #include "jaxpr/status_macros.h"
+#include "plugin/float_extremes.h"
 
 namespace jax2onnx::plugin::elementwise {
 
@@ -550,8 +551,15 @@ absl::Status MaxMin(E& e, bool is_max) {
     return e.SetOut(is_max ? OrB(e, a, b) : AndB(e, a, b));
   }
   const DType c = OrderCarrier(d);
-  return SetOutCast(
-      e, Bin(e, is_max ? "Max" : "Min", Cast(e, a, c), Cast(e, b, c)));
+  // Against a literal (relu's `max x 0.0`, jnp.max's initial=-inf) the plain
+  // op: ORT's Max/Min already propagate NaN, and the signed-zero fix-up
+  // (not exact in ORT yet, plugin/float_extremes.h) would only bloat the
+  // most common max in real models and hide it from Gemm/Softmax fusions.
+  if (e.eqn().inputs[0].is_literal() || e.eqn().inputs[1].is_literal()) {
+    return SetOutCast(e,
+                      OrderedMaxMin(e, Cast(e, a, c), Cast(e, b, c), c, is_max));
+  }
+  return SetOutCast(e, ExactMaxMin(e, Cast(e, a, c), Cast(e, b, c), c, is_max));
 }
 
 template <class E>
@@ -1018,7 +1026,7 @@ absl::Status LowerSelectN(E& e) {
 }
 
 // clamp(lo, x, hi) = min(max(lo, x), hi); ORT's Max/Min propagate NaN like
-// XLA's.
+// XLA's, and ExactMaxMin orders -0 below +0 and i64 values as XLA does.
 template <class E>
 absl::Status LowerClamp(E& e) {
   const DType d = e.OutType();
@@ -1030,8 +1038,8 @@ absl::Status LowerClamp(E& e) {
     return Refuse(e.eqn(), d, "not a real number type");
   }
   const DType c = OrderCarrier(d);
-  V<E> r = Bin(e, "Max", Cast(e, lo, c), Cast(e, x, c));
-  return SetOutCast(e, Bin(e, "Min", r, Cast(e, hi, c)));
+  V<E> r = ExactMaxMin(e, Cast(e, lo, c), Cast(e, x, c), c, true);
+  return SetOutCast(e, ExactMaxMin(e, r, Cast(e, hi, c), c, false));
 }
 
 // convert_element_type with XLA's semantics: float -> int truncates toward
@@ -1433,8 +1441,8 @@ const std::vector<Rule<E>>& Rules() {
       {"div", &LowerDiv<E>, {"Div", "Where", "Equal"}, "integers: x/0 = -1 (all ones), INT_MIN/-1 = INT_MIN, guarded before Div; f16/bf16 in f32, bit-exact"},
       {"rem", &LowerRem<E>, {"Mod", "Div", "Mul", "Sub", "Where"}, "floats: Mod fmod=1; integers: a - trunc(a/b)*b with x%0 = x"},
       {"pow", &LowerPow<E>, {"Pow", "BitwiseAnd", "Mul", "Where"}, "integer pow unrolled square-and-multiply (wrapping; negative exponents 0 except bases +-1)"},
-      {"max", +[](E& e) -> S { return MaxMin(e, true); }, {"Max", "Or"}, "bool as Or; NaN propagates (ORT Max); i16/u16 in i32; +-0 order follows ORT"},
-      {"min", +[](E& e) -> S { return MaxMin(e, false); }, {"Min", "And"}, "bool as And; NaN propagates (ORT Min); i16/u16 in i32; +-0 order follows ORT"},
+      {"max", +[](E& e) -> S { return MaxMin(e, true); }, {"Max", "Or"}, "bool as Or; NaN propagates (ORT Max); i16/u16 in i32; -0 < +0 as IEEE maximum"},
+      {"min", +[](E& e) -> S { return MaxMin(e, false); }, {"Min", "And"}, "bool as And; NaN propagates (ORT Min); i16/u16 in i32; -0 < +0 as IEEE minimum"},
       {"neg", &LowerNeg<E>, {"Neg", "Sub"}, "unsigned as 0 - x"},
       {"abs", &LowerAbs<E>, {"Abs"}, "INT_MIN wraps"},
       {"sign", &LowerSign<E>, {"Sign", "Where"}, "keeps NaN and signed zeros"},

@@ -36,6 +36,7 @@
 #include "jaxpr/dtype.h"
 #include "jaxpr/jaxpr.h"
 #include "jaxpr/status_macros.h"
+#include "plugin/float_extremes.h"
 #include "plugin/lax_plan.h"
 
 namespace jax2onnx::plugin {
@@ -183,6 +184,54 @@ class IndexingEmitter {
   V Op(absl::string_view op, std::vector<V> ins, DType dt,
        std::vector<OnnxAttr> attrs = {}) {
     return b_.Op(op, std::move(ins), std::move(attrs), dt);
+  }
+  // ORT's ScatterND max/min is std::max/min: a NaN update is dropped when
+  // the value it meets is not NaN, and -0/+0 keep whichever came first.
+  // XLA's scatter with a maximum/minimum combiner is IEEE 754-2019
+  // maximum/minimum (StableHLO spec): NaN wins, +0 > -0. Two more
+  // ScatterNDs over the same indices fix `out` exactly: one of the NaN mask
+  // (1/0, max) and one of 1/x for the zeros (identity -inf for max, +inf
+  // for min), whose reciprocal is the correctly signed zero.
+  absl::StatusOr<V> FixFloatScatterMinMax(V data, V indices, V upd, V out,
+                                          DType d,
+                                          const std::vector<OnnxAttr>& attrs,
+                                          bool is_max) {
+    auto scalar = [&](double x) { return b_.ConstArray(
+                                      jaxpr::Array::ScalarFromDouble(d, x)); };
+    const double inf = std::numeric_limits<double>::infinity();
+    J2O_ASSIGN_OR_RETURN(V zero, scalar(0.0));
+    J2O_ASSIGN_OR_RETURN(V one, scalar(1.0));
+    J2O_ASSIGN_OR_RETURN(V identity, scalar(is_max ? -inf : inf));
+    J2O_ASSIGN_OR_RETURN(V nan,
+                         scalar(std::numeric_limits<double>::quiet_NaN()));
+    auto nan_mask = [&](V v) {
+      return Op("Where", {Op("IsNaN", {v}, DType::kBool), one, zero}, d);
+    };
+    auto zero_sign = [&](V v) {
+      return Op("Where",
+                {Op("Equal", {v, zero}, DType::kBool),
+                 Op("Reciprocal", {v}, d), identity},
+                d);
+    };
+    V nan_seen = Op("ScatterND", {nan_mask(data), indices, nan_mask(upd)}, d,
+                    {OnnxAttr::String("reduction", "max")});
+    // -inf exactly where a zero result must be -0.
+    V scattered_sign =
+        Op("ScatterND", {zero_sign(data), indices, zero_sign(upd)}, d, attrs);
+    V want = Op("And",
+                {Op("Equal", {out, zero}, DType::kBool),
+                 Op("Less", {scattered_sign, zero}, DType::kBool)},
+                DType::kBool);
+    // ORT's Where loses a -0 taken from its true branch: -0 comes from the
+    // false branch, everything else (a zero made +0 by + 0) from the true.
+    J2O_ASSIGN_OR_RETURN(V negative_zero, scalar(-0.0));
+    V fixed = Op("Where",
+                 {Op("Not", {want}, DType::kBool), Op("Add", {out, zero}, d),
+                  negative_zero},
+                 d);
+    return Op("Where", {Op("Greater", {nan_seen, zero}, DType::kBool), nan,
+                        fixed},
+              d);
   }
   absl::StatusOr<V> Cast(V v, DType from, DType to) {
     if (from == to) return v;
@@ -589,8 +638,20 @@ absl::StatusOr<typename B::Value> IndexingEmitter<B>::SequentialScatter(
                 if (reduction == ScatterReduction::kMin ||
                     reduction == ScatterReduction::kMax) {
                   V current = Op("GatherND", {carried[0], row}, dtype);
-                  upd = Op(reduction == ScatterReduction::kMin ? "Min" : "Max",
-                           {current, upd}, dtype);
+                  const bool is_min = reduction == ScatterReduction::kMin;
+                  // plugin/float_extremes.h's exact max/min (NaN, -0 < +0)
+                  // through this emitter's Op and constants.
+                  struct Ops {
+                    IndexingEmitter* self;
+                    V Op(absl::string_view t, std::vector<V> in, DType dt) {
+                      return self->Op(t, std::move(in), dt);
+                    }
+                    V Const(const jaxpr::Array& a) {
+                      return self->b_.ConstArray(a).value();
+                    }
+                  } ops{this};
+                  V extreme = ExactMaxMin(ops, current, upd, dtype, !is_min);
+                  upd = extreme;
                 }
                 return std::vector<V>{
                     Op("ScatterND", {carried[0], row, upd}, dtype)};
@@ -780,7 +841,13 @@ absl::StatusOr<typename B::Value> IndexingEmitter<B>::ScatterCore(
     J2O_ASSIGN_OR_RETURN(
         out, SequentialScatter(data, indices, upd, cd, p.reduction));
   } else {
-    out = Op("ScatterND", {data, indices, upd}, cd, std::move(attrs));
+    out = Op("ScatterND", {data, indices, upd}, cd, attrs);
+    if (min_max && jaxpr::IsFloat(cd)) {
+      J2O_ASSIGN_OR_RETURN(out, FixFloatScatterMinMax(data, indices, upd, out,
+                                                      cd, attrs,
+                                                      p.reduction ==
+                                                          ScatterReduction::kMax));
+    }
   }
   if (scratch) out = SliceAxis(out, 0, b_.ConstI64({0}), dim0, cd);
   std::vector<int64_t> inv(op_perm.size());

@@ -4,8 +4,9 @@
 //
 // reduce_{sum,max,min,prod} are ONNX Reduce* in a dtype ONNX Runtime has a
 // kernel for (plugin::ComputeDType: wrapping integers, ordering-preserving
-// carriers) and cast back; reduce_{and,or,xor} on bool are min/max/parity of
-// 0/1. argmax/argmin follow JAX's NaN rule (the first NaN wins).
+// carriers) and cast back; float reduce_max/min get the NaN and signed-zero
+// fix-up of plugin/float_extremes.h, and cummax/cummin combine with its
+// ExactMaxMin; reduce_{and,or,xor} on bool are min/max/parity of 0/1. argmax/argmin follow JAX's NaN rule (the first NaN wins).
 //
 // cumsum is ONNX CumSum in such a dtype. cumprod/cummax/cummin/cumlogsumexp
 // are a log-step Hillis-Steele scan: after the step with offset k, element i
@@ -30,6 +31,7 @@
 #include "jaxpr/jaxpr.h"
 #include "jaxpr/status_macros.h"
 #include "plugin/emit.h"
+#include "plugin/float_extremes.h"
 #include "plugin/lax_plan.h"
 #include "plugin/onnx_types.h"
 #include "plugin/u64_order.h"
@@ -203,7 +205,17 @@ absl::Status LowerReduce(E& e) {
   J2O_ASSIGN_OR_RETURN(DType work,
                        ComputeDType(dtype, kind->use, eqn.primitive));
   J2O_ASSIGN_OR_RETURN(x, ri::CastTo(e, x, dtype, work));
-  x = ri::Reduce(e, kind->onnx_op, x, work, axes);
+  auto reduced = ri::Reduce(e, kind->onnx_op, x, work, axes);
+  if (jaxpr::IsFloat(work) && kind->use == ArithUse::kOrdering) {
+    // ORT's ReduceMax/Min skip a NaN that is not first and order -0/+0 by
+    // position; XLA propagates NaN and has -0 < +0 (plugin/float_extremes.h).
+    reduced = FixFloatReduceMaxMin(
+        e, x, reduced, work, eqn.primitive == "reduce_max",
+        [&](absl::string_view op, ri::V<E> v, DType d) {
+          return ri::Reduce(e, op, v, d, axes);
+        });
+  }
+  x = reduced;
   if (eqn.primitive == "reduce_xor") {
     x = e.Op("Mod", {x, e.Const(jaxpr::Array::ScalarFromDouble(work, 2))},
              work);
@@ -313,14 +325,10 @@ absl::Status LowerCumulativeScan(E& e) {
   }
   auto combine = [&](ri::V<E> a, ri::V<E> b) {
     if (is_logsumexp) return ri::LogAddExp(e, a, b, work);
-    if (!is_prod && work == DType::kI64) {
-      // ONNX Runtime 1.30's i64 Max/Min misorder values whose high 32-bit
-      // words agree (docs/dtypes.md); Greater/Less order them exactly.
-      auto keep_a = e.Op(eqn.primitive == "cummax" ? "Greater" : "Less", {a, b},
-                         DType::kBool);
-      return e.Op("Where", {keep_a, a, b}, work);
-    }
-    return e.Op(op, {a, b}, work);
+    if (is_prod) return e.Op(op, {a, b}, work);
+    // Exact for NaN and signed zeros, and for i64 (whose ONNX Runtime Max/Min
+    // misorder some values): plugin/float_extremes.h.
+    return ExactMaxMin(e, a, b, work, eqn.primitive == "cummax");
   };
   J2O_ASSIGN_OR_RETURN(auto x, e.In(0));
   J2O_ASSIGN_OR_RETURN(x, ri::CastTo(e, x, in.dtype, work));

@@ -29,6 +29,7 @@
 #include "jaxpr/status_macros.h"
 #include "plugin/elementwise_plan.h"
 #include "plugin/emit.h"
+#include "plugin/float_extremes.h"
 #include "plugin/lax_plan.h"
 #include "plugin/onnx_types.h"
 #include "plugin/reduce_plan.h"
@@ -490,9 +491,9 @@ absl::Status LowerReduceWindow(E& e) {
   J2O_ASSIGN_OR_RETURN(const int64_t offsets, wi::WindowOffsets(eqn, p, &axes));
   // ONNX Runtime 1.30's CPU Max/Min on i64 compare the low 32-bit words as
   // signed where the high words agree (Max(6, 4294967295) = 6, Max(2^31,
-  // 11) = 11), so i64 picks the larger/smaller with Greater/Less and Where,
-  // which order i64 exactly; the other types keep Max/Min (float NaNs
-  // propagate through them as XLA's max/min do).
+  // 11) = 11), and its float Max/Min order -0 and +0 by position:
+  // ExactMaxMin (plugin/float_extremes.h) picks i64 with Greater/Less and
+  // Where and gives floats IEEE maximum/minimum as XLA does.
   // XLA sums f16/bf16 windows in the element type, rounding after every
   // element in window order (init first); f32 partial sums differ after
   // cancellation. Each Add in f32 is rounded back (bit-exact: f32 holds
@@ -508,12 +509,7 @@ absl::Status LowerReduceWindow(E& e) {
       return e.Op("Cast", {sum}, compute,
                   {OpAttr::Int("to", OnnxTypeOf(compute))});
     }
-    const bool is_max = p.op == WindowOp::kMax;
-    if (compute == DType::kI64) {
-      auto keep_a = e.Op(is_max ? "Greater" : "Less", {a, b}, DType::kBool);
-      return e.Op("Where", {keep_a, a, b}, compute);
-    }
-    return e.Op(is_max ? "Max" : "Min", {a, b}, compute);
+    return ExactMaxMin(e, a, b, compute, p.op == WindowOp::kMax);
   };
   bool any_out_empty = false;
   for (int64_t a : axes) {

@@ -36,6 +36,10 @@ DEFINE_bool(also_bf16, false,
             "corpus: add NAME[bf16] variants of bundles with an f32 type "
             "(every f32 promoted to bf16, npz arrays rounded, bf16 "
             "tolerances).");
+DEFINE_bool(special_values, false,
+            "corpus: generated inputs cycle through NaN, +-inf, +-0, "
+            "subnormals, the largest magnitudes and the integer extremes "
+            "instead of random values.");
 DEFINE_string(root, "",
               "corpus: case names are relative to this directory (default: "
               "the first argument when it is a directory).");
@@ -120,6 +124,7 @@ int RunCorpus(const std::vector<std::string>& args) {
   }
   options.opset = FLAGS_opset;
   options.seed = FLAGS_seed;
+  options.special_values = FLAGS_special_values;
   options.also_opset17 = FLAGS_also_opset17;
   options.f64_variants = FLAGS_f64;
   options.bf16_variants = FLAGS_also_bf16;

@@ -36,6 +36,7 @@
 #include "jaxpr/io/bundle.h"
 #include "jaxpr/io/compare.h"
 #include "jaxpr/io/npy.h"
+#include "jaxpr/io/output_guard.h"
 #include "jaxpr/mesh.h"
 #include "jaxpr/prng.h"
 #include "tools/cli_output.h"
@@ -456,21 +457,22 @@ int RunEval(const std::vector<std::string>& args) {
     return 2;
   }
   if (!FLAGS_out.empty()) {
-    // --out must not replace what eval reads: the bundle's .jaxpr and .npz
-    // (its inputs and expected outputs) or the --inputs npz.
-    const std::string jaxpr_path = (*refs)[0].path;
-    std::string npz = jaxpr_path;
-    if (absl::EndsWith(npz, ".jaxpr")) npz.resize(npz.size() - 6);
-    npz += ".npz";
-    for (const std::string& read : {jaxpr_path, npz, FLAGS_inputs}) {
-      std::error_code ec;
-      if (!read.empty() && fs::equivalent(FLAGS_out, read, ec)) {
-        std::fprintf(stderr,
-                     "jax2onnx eval: --out %s is %s, which eval reads; "
-                     "refusing to overwrite it (write the outputs elsewhere)\n",
-                     FLAGS_out.c_str(), read.c_str());
-        return 2;
-      }
+    // --out never replaces an input: the bundle's .jaxpr and .npz (which
+    // hold its program, consts, inputs and expected outputs) and --inputs
+    // are refused by inode, as are directories, FIFOs and devices. Checked
+    // before evaluating, so a refused run writes nothing.
+    const std::string& jaxpr_path = (*refs)[0].path;
+    std::string npz_path = jaxpr_path;
+    if (absl::EndsWith(npz_path, ".jaxpr")) {
+      npz_path.resize(npz_path.size() - 6);
+      npz_path += ".npz";
+    }
+    if (auto s = jaxpr::CheckOutputReplaceable(
+            FLAGS_out, "--out", {jaxpr_path, npz_path, FLAGS_inputs});
+        !s.ok()) {
+      std::fprintf(stderr, "jax2onnx eval: %s\n",
+                   std::string(s.message()).c_str());
+      return 2;
     }
   }
   const bool policy = !FLAGS_known_failures.empty() ||

@@ -21,6 +21,7 @@
 #include "gflags/gflags.h"
 #include "jaxpr/io/bundle.h"
 #include "jaxpr/io/npy.h"
+#include "jaxpr/io/output_guard.h"
 #include "jaxpr/jaxpr.h"
 #include "jaxpr/status_macros.h"
 #include "jaxpr/text/parser.h"
@@ -242,6 +243,10 @@ absl::StatusOr<std::string> Randomize(const std::string& arg, uint64_t seed,
                     absl::StrCat("input_", i, " (invar ", v.name, ")"), rng));
     arrays.emplace_back(absl::StrCat("input_", i), std::move(a));
   }
+  // Replacing the bundle's own npz is randomize's purpose; anything that is
+  // not a regular file there (a FIFO, a device, a link to the .jaxpr) is not.
+  J2O_RETURN_IF_ERROR(
+      jaxpr::CheckOutputReplaceable(npz_path, "the npz", {jaxpr_path}));
   J2O_RETURN_IF_ERROR(jaxpr::WriteNpzFile(npz_path, arrays));
   // The bundle loader is the authority on consistency; fail loudly if the
   // file written does not load.

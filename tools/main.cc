@@ -16,6 +16,7 @@
 #include "gflags/gflags.h"
 #include "jax2onnx/jax2onnx.h"
 #include "jax2onnx_git.h"  // generated: JAX2ONNX_GIT_HASH
+#include "jaxpr/io/output_guard.h"
 #include "tools/cli_output.h"
 #include "tools/commands.h"
 #include "tools/flag_checks.h"
@@ -251,7 +252,8 @@ const std::vector<Command>& Commands() {
         "f64",
         "root",
         "expected_failures",
-        "missing_ok"},
+        "missing_ok",
+        "special_values"},
        &RunCorpus},
       {"shadow",
        "shadow BUNDLE_OR_DIR... [--json] [--opset N] [--seed N] "
@@ -491,6 +493,8 @@ int UnknownCommand(const std::string& name) {
 
 int main(int argc, char** argv) {
   using namespace jax2onnx::cli;  // NOLINT
+  // INT/TERM/HUP/QUIT remove this process's temporaries before it dies.
+  jax2onnx::jaxpr::InstallSignalCleanup();
   const std::vector<std::string> args(argv + 1, argv + argc);
   if (args.empty()) {
     PrintMainHelp(stderr);

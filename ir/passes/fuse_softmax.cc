@@ -7,6 +7,8 @@
 // reduced axis re-inserted as size 1 by keepdims=1 or Unsqueeze / Reshape /
 // Expand, Identity nodes from stop_gradient skipped anywhere):
 //   m   = ReduceMax(x, [a])  [then Max(-inf, .): jnp.max's initial=-inf]
+//         (possibly wrapped in the exact NaN / signed-zero fix-up of
+//         plugin/float_extremes.h: SkipExactMaxFixup)
 //   s   = x - m_kept
 //   e   = Exp(s)
 //   softmax     = e / ReduceSum(e, [a])_kept
@@ -20,6 +22,7 @@
 // Refuses: element types other than float32, several or non-constant axes,
 // a different x feeding the max and the subtraction, a Max with anything
 // but -inf, intermediates used outside the chain (e.g. the row max reused).
+#include <cmath>
 #include <limits>
 #include <optional>
 #include <vector>
@@ -31,6 +34,127 @@ namespace jax2onnx::ir {
 namespace {
 
 using fusion::Match;
+
+bool IsScalar(Value* x, double want) {
+  std::optional<double> c = fusion::ScalarConstant(x);
+  return c.has_value() && (std::isnan(want) ? std::isnan(*c) : *c == want);
+}
+
+// plugin/float_extremes.h's SelectNegativeZero around a value r:
+//   Where(Not(And(Equal(r, 0), cond)), Add(r, 0), -0)
+// equals r except for the sign of a zero, which Softmax/LogSoftmax do not
+// see (x - (+0) and x - (-0) have the same exp). Returns r with the
+// wrapper added to `m` (cond's nodes are left to dead-node pruning unless
+// the caller collects them), or nullptr.
+Value* SkipSelectNegativeZero(Value* v, Match* m, Node** and_node) {
+  Node* where = fusion::ProducerIs(v, "Where");
+  if (where == nullptr || where->num_inputs() != 3 ||
+      !IsScalar(where->input(2), 0.0)) {
+    return nullptr;
+  }
+  Node* negate = fusion::ProducerIs(where->input(0), "Not");
+  Node* both = negate ? fusion::ProducerIs(negate->input(0), "And") : nullptr;
+  Node* is_zero = both ? fusion::ProducerIs(both->input(0), "Equal") : nullptr;
+  Node* plus_zero = fusion::ProducerIs(where->input(1), "Add");
+  if (is_zero == nullptr || plus_zero == nullptr) return nullptr;
+  Value* r = is_zero->input(0);
+  if (!IsScalar(is_zero->input(1), 0.0) ||
+      !fusion::SameValue(plus_zero->input(0), r) ||
+      !IsScalar(plus_zero->input(1), 0.0)) {
+    return nullptr;
+  }
+  for (Node* n : {where, negate, both, is_zero, plus_zero}) m->Add(n);
+  *and_node = both;
+  return r;
+}
+
+// The exact float reduce_max of plugin/float_extremes.h around a plain
+// ReduceMax r of x:
+//   Where(Greater(ReduceMax(Where(IsNaN(x), 1, 0)), 0), NaN,
+//         SelectNegativeZero(..., r))
+// Returns r with the wrappers added to `m`, or `v` when it is not that form.
+// A NaN anywhere in a row makes the whole row NaN in both forms.
+Value* SkipExactMaxFixup(Value* v, Match* m) {
+  Node* nan_where = fusion::ProducerIs(v, "Where");
+  if (nan_where == nullptr || nan_where->num_inputs() != 3 ||
+      !IsScalar(nan_where->input(1), std::numeric_limits<double>::quiet_NaN())) {
+    return v;
+  }
+  Node* greater = fusion::ProducerIs(nan_where->input(0), "Greater");
+  Node* nan_max =
+      greater ? fusion::ProducerIs(greater->input(0), "ReduceMax") : nullptr;
+  Node* mask = nan_max ? fusion::ProducerIs(nan_max->input(0), "Where") : nullptr;
+  Node* is_nan = mask ? fusion::ProducerIs(mask->input(0), "IsNaN") : nullptr;
+  if (is_nan == nullptr || !IsScalar(greater->input(1), 0.0)) return v;
+  Match trial = *m;
+  Node* both = nullptr;
+  Value* r = SkipSelectNegativeZero(nan_where->input(2), &trial, &both);
+  Node* reduce = r ? fusion::ProducerIs(r, "ReduceMax") : nullptr;
+  if (reduce == nullptr ||
+      !fusion::SameValue(reduce->input(0), is_nan->input(0))) {
+    return v;
+  }
+  trial.Add(nan_where);
+  *m = std::move(trial);
+  return r;
+}
+
+// True when `v` depends on constants only (initializers, Constant nodes and
+// nodes over them, within `depth` producers). Such a cone is left out of a
+// match: common-subexpression elimination shares it between the softmaxes of
+// a model (the sign test of jnp.max's initial -inf, IsSignedZero(-inf), is
+// the same nodes in every attention block), so it has users outside any one
+// match, and a constant needs no fusing.
+bool IsConstantCone(const Value* v, int depth) {
+  if (v == nullptr) return true;  // an absent optional input
+  const Node* n = v->producer();
+  if (n == nullptr) return fusion::ConstantOf(v) != nullptr;
+  if (n->domain().empty() && n->op_type() == "Constant") return true;
+  if (depth <= 0) return false;
+  for (int i = 0; i < n->num_inputs(); ++i) {
+    if (!IsConstantCone(n->input(i), depth - 1)) return false;
+  }
+  return true;
+}
+
+// Adds to `m` the nodes computing `v` back to (not including) `stops`,
+// graph inputs and constants (constant cones included); false when that
+// takes more than `budget` nodes.
+bool CollectCone(Value* v, const std::vector<Value*>& stops, int* budget,
+                 Match* m) {
+  for (Value* s : stops) {
+    if (fusion::SameValue(v, s)) return true;
+  }
+  Node* n = v == nullptr ? nullptr : v->producer();
+  if (n == nullptr || m->nodes.contains(n)) return true;
+  if (fusion::ScalarConstant(v).has_value()) return true;
+  if (IsConstantCone(v, 4)) return true;
+  if (--*budget < 0) return false;
+  m->Add(n);
+  for (int i = 0; i < n->num_inputs(); ++i) {
+    if (!CollectCone(n->input(i), stops, budget, m)) return false;
+  }
+  return true;
+}
+
+// The exact float max(a, b) of plugin/float_extremes.h (ExactMaxMin):
+// SelectNegativeZero(Not(Or(a is +0, b is +0)), Max(a, b)). Returns the
+// Max's output with the whole wrapper added to `m` (its sign tests read a
+// and b, so they must fuse along), else `v`.
+Value* SkipExactMaxOfTwo(Value* v, Match* m) {
+  Match trial = *m;
+  Node* both = nullptr;
+  Value* r = SkipSelectNegativeZero(v, &trial, &both);
+  Node* max = r ? fusion::ProducerIs(r, "Max") : nullptr;
+  if (max == nullptr || max->num_inputs() != 2) return v;
+  int budget = 16;
+  if (!CollectCone(both->input(1), {max->input(0), max->input(1)}, &budget,
+                   &trial)) {
+    return v;
+  }
+  *m = std::move(trial);
+  return r;
+}
 
 // s = x - max_kept(x) over some axis: returns x and sets *axis.
 Value* MatchShifted(Value* s, int* axis, Match* m) {
@@ -46,6 +170,7 @@ Value* MatchShifted(Value* s, int* axis, Match* m) {
     Value* mx = fusion::StripKeptAxis(sub->input(1), a, rank, &kept, &trial);
     if (mx == nullptr) continue;
     // jnp.max(..., initial=-inf) applies max(initial, reduce_max(x)).
+    mx = SkipExactMaxOfTwo(mx, &trial);
     if (Node* init = fusion::ProducerIs(mx, "Max")) {
       for (int i = 0; i < 2; ++i) {
         std::optional<double> c = fusion::ScalarConstant(init->input(i));
@@ -57,6 +182,7 @@ Value* MatchShifted(Value* s, int* axis, Match* m) {
         }
       }
     }
+    mx = SkipExactMaxFixup(mx, &trial);
     if (!fusion::SameValue(
             fusion::MatchReduce(mx, "ReduceMax", a, rank, kept, &trial), x)) {
       continue;

@@ -11,7 +11,10 @@
 // constant target (0 copies the input dim unless allowzero, -1 is the
 // quotient of static sizes), and Conv with explicit pads or
 // auto_pad=NOTSET/VALID (out = floor((in + pads - dilation * (k - 1) - 1) /
-// stride) + 1 per spatial axis; a symbolic input size gives an unknown dim).
+// stride) + 1 per spatial axis; a symbolic input size gives an unknown dim),
+// and ReduceMax/ReduceMin with constant axes (input or attribute; reduced axes
+// kept as 1 or dropped by keepdims, all axes when none are given unless
+// noop_with_empty_axes).
 // Runs to a fixpoint within one pass by walking the (sorted) graph in order.
 //
 // Refuses: known dtypes or known dims of an existing type (never changed:
@@ -220,6 +223,45 @@ std::optional<Type> Infer(const Node* n) {
     return Type::Tensor(t->elem_type(), Shape(std::move(dims)));
   }
   if (IsOp(n, "Conv")) return ConvType(n, in_type(0), in_type(1));
+  // ReduceMax/ReduceMin only (the exact max/min fix-ups' reductions): typing
+  // ReduceSum as well made the IR pipeline read a function's symbolic batch
+  // from a ReduceSum output instead of the function's input
+  // (FunctionsTest.SymbolicDimIsReadFromTheFunctionsOwnInput).
+  if (OneOf(n, {"ReduceMax", "ReduceMin"})) {
+    const Type* t = in_type(0);
+    if (t == nullptr || !t->shape().has_value()) return std::nullopt;
+    const int64_t rank = static_cast<int64_t>(t->shape()->rank());
+    // Axes: the constant second input (ReduceSum >= 13, the rest >= 18) or
+    // the `axes` attribute; none means all, unless noop_with_empty_axes.
+    std::optional<std::vector<int64_t>> axes =
+        n->num_inputs() >= 2 && n->input(1) != nullptr
+            ? ConstInts(n->input(1))
+            : IntsAttr(n, "axes");
+    if (n->num_inputs() >= 2 && n->input(1) != nullptr && !axes.has_value()) {
+      return std::nullopt;  // axes computed at run time
+    }
+    std::vector<int64_t> all(rank);
+    for (int64_t i = 0; i < rank; ++i) all[i] = i;
+    if (!axes.has_value() || axes->empty()) {
+      if (IntAttr(n, "noop_with_empty_axes", 0) != 0) return *t;
+      axes = all;
+    }
+    std::optional<std::vector<int64_t>> normalized =
+        NormalizeAxes(*axes, rank);
+    if (!normalized.has_value()) return std::nullopt;
+    const bool keepdims = IntAttr(n, "keepdims", 1) != 0;
+    std::vector<Dim> dims;
+    for (int64_t i = 0; i < rank; ++i) {
+      const bool reduced = std::binary_search(normalized->begin(),
+                                              normalized->end(), i);
+      if (!reduced) {
+        dims.push_back((*t->shape())[i]);
+      } else if (keepdims) {
+        dims.push_back(Dim(1));
+      }
+    }
+    return Type::Tensor(t->elem_type(), Shape(std::move(dims)));
+  }
   if (IsOp(n, "Shape")) {
     const Type* t = in_type(0);
     if (t == nullptr) return std::nullopt;

@@ -590,7 +590,7 @@ absl::StatusOr<T> CombineInts(Combine op, T a, T b) {
   }
 }
 
-// lax.max/lax.min propagate NaN.
+// lax.max/lax.min propagate NaN and order -0 below +0 (IEEE 754-2019).
 template <typename F>
 absl::StatusOr<F> CombineFloats(Combine op, F a, F b) {
   switch (op) {
@@ -603,10 +603,12 @@ absl::StatusOr<F> CombineFloats(Combine op, F a, F b) {
     case Combine::kMin:
       if (std::isnan(a)) return a;
       if (std::isnan(b)) return b;
+      if (a == b) return std::signbit(a) ? a : b;  // -0 < +0 (IEEE minimum)
       return b < a ? b : a;
     case Combine::kMax:
       if (std::isnan(a)) return a;
       if (std::isnan(b)) return b;
+      if (a == b) return std::signbit(a) ? b : a;  // +0 > -0 (IEEE maximum)
       return a < b ? b : a;
     default:
       return absl::UnimplementedError(

@@ -97,10 +97,17 @@ T HighestValue() {
   }
 }
 
+// XLA's reduce with a maximum/minimum body follows IEEE 754-2019
+// maximum/minimum (StableHLO spec, "maximum"/"minimum": "For floats:
+// maximum/minimum from IEEE-754"; IEEE 754-2019 section 9.6): a NaN operand
+// gives NaN, and +0 compares greater than -0, whatever the order.
 template <typename T>
 T NaNPropagatingMax(T a, T b) {
   if (IsNaN(a)) return a;
   if (IsNaN(b)) return b;
+  if constexpr (std::is_floating_point_v<T>) {
+    if (a == b) return std::signbit(a) ? b : a;
+  }
   return a < b ? b : a;
 }
 
@@ -108,6 +115,9 @@ template <typename T>
 T NaNPropagatingMin(T a, T b) {
   if (IsNaN(a)) return a;
   if (IsNaN(b)) return b;
+  if constexpr (std::is_floating_point_v<T>) {
+    if (a == b) return std::signbit(a) ? a : b;
+  }
   return b < a ? b : a;
 }
 

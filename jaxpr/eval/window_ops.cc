@@ -63,7 +63,8 @@ uint64_t Highest<uint64_t>(DType d) {
                     : (uint64_t{1} << bits) - 1;
 }
 
-// XLA max/min propagate NaN.
+// XLA max/min propagate NaN and order -0 below +0 (IEEE 754-2019
+// maximum/minimum, as the StableHLO spec defines them for floats).
 template <typename W>
 W Max(W a, W b) {
   return a > b ? a : b;
@@ -75,11 +76,13 @@ W Min(W a, W b) {
 template <>
 double Max<double>(double a, double b) {
   if (std::isnan(a) || std::isnan(b)) return std::nan("");
+  if (a == b) return std::signbit(a) ? b : a;
   return a > b ? a : b;
 }
 template <>
 double Min<double>(double a, double b) {
   if (std::isnan(a) || std::isnan(b)) return std::nan("");
+  if (a == b) return std::signbit(a) ? a : b;
   return a < b ? a : b;
 }
 

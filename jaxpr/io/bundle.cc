@@ -3,7 +3,13 @@
 // is reported by entry name instead of failing deep inside a kernel.
 #include "jaxpr/io/bundle.h"
 
+#include <sys/stat.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <limits>
+#include <optional>
 #include <deque>
 #include <filesystem>
 #include <map>
@@ -22,6 +28,7 @@
 #include "jaxpr/state/discharge.h"
 #include "jaxpr/status_macros.h"
 #include "jaxpr/text/parser.h"
+#include "jaxpr/typecheck/typecheck.h"
 
 namespace jax2onnx::jaxpr {
 namespace {
@@ -316,6 +323,109 @@ absl::Status ValidateInputsAndExpected(const Bundle& bundle,
   return CheckSlots(slots, what);
 }
 
+// Bytes of `aval` when every dim is static (key types by their physical
+// u32 data), else nullopt.
+std::optional<int64_t> StaticBytes(const Aval& aval) {
+  absl::StatusOr<Aval> physical = PhysicalAval(aval);
+  if (!physical.ok() || !physical->is_shaped()) return std::nullopt;
+  std::vector<int64_t> dims;
+  for (const DimExpr& d : physical->shape) {
+    if (!d.is_constant()) return std::nullopt;
+    dims.push_back(d.constant_value());
+  }
+  absl::StatusOr<int64_t> bytes = CheckedByteSize(
+      physical->dtype, dims, std::numeric_limits<int64_t>::max());
+  if (!bytes.ok()) return std::nullopt;
+  return *bytes;
+}
+
+// What LoadBundle lets ReadNpzFile inflate: only entries the bundle format
+// names (const_k, literal_k, input_k, expected_k; anything else is skipped
+// unread), and none whose .npy header declares more bytes than the program
+// binder it feeds holds (checked before any data is allocated). Smaller
+// mismatches are left to the slot checks, which name dtype and shape.
+NpzReadPolicy BinderPolicy(const JaxprFile& file, const std::string& npz) {
+  NpzReadPolicy policy;
+  policy.wanted = [](absl::string_view name) {
+    std::string kind;
+    int index;
+    return SplitEntryName(name, &kind, &index);
+  };
+  policy.check_header = [&file, npz](absl::string_view name, DType dtype,
+                                     const std::vector<int64_t>& shape)
+      -> absl::Status {
+    std::string kind;
+    int index = 0;
+    if (!SplitEntryName(name, &kind, &index) || !file.main) {
+      return absl::OkStatus();
+    }
+    const ClosedJaxpr& main = *file.main;
+    const size_t k = static_cast<size_t>(index);
+    const Aval* aval = nullptr;
+    std::string binder;
+    if (kind == "const" && k < main.constvars.size()) {
+      aval = &main.constvars[k]->aval;
+      binder = absl::StrCat("constvar ", VarText(*main.constvars[k]));
+    } else if (kind == "input" && k < main.invars.size()) {
+      aval = &main.invars[k]->aval;
+      binder = absl::StrCat("invar ", VarText(*main.invars[k]));
+    } else if (kind == "expected" && k < main.outvars.size()) {
+      if (const Var* v = main.outvars[k].var) {
+        aval = &v->aval;
+        binder = absl::StrCat("outvar ", VarText(*v));
+      }
+    } else if (kind == "literal") {
+      const std::vector<const Literal*> elided = ElidedLiterals(file);
+      if (k < elided.size() && elided[k] != nullptr && elided[k]->aval) {
+        aval = &*elided[k]->aval;
+        binder = absl::StrCat("literal ", LiteralText(elided[k]));
+      }
+    }
+    absl::StatusOr<int64_t> declared =
+        CheckedByteSize(dtype, shape, std::numeric_limits<int64_t>::max());
+    if (!declared.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(npz, ": entry '", name, "': ", declared.status().message()));
+    }
+    // Entries up to 1 MiB are read and left to the slot and arity checks
+    // (their messages name dtype and shape); a larger one must fit its
+    // binder, and one without a binder (an index beyond the program's) is
+    // refused unread.
+    constexpr int64_t kSmallEntry = int64_t{1} << 20;
+    if (*declared <= kSmallEntry) return absl::OkStatus();
+    std::optional<int64_t> limit =
+        aval != nullptr ? StaticBytes(*aval)
+                        : std::optional<int64_t>(kSmallEntry);
+    if (!limit.has_value() || *declared <= *limit) return absl::OkStatus();
+    return absl::InvalidArgumentError(absl::StrCat(
+        npz, ": entry '", name, "' declares ", ShortName(dtype), "[",
+        absl::StrJoin(shape, ","), "] (", *declared, " bytes), more than ",
+        aval != nullptr ? absl::StrCat(binder, " holds (", *limit, " bytes)")
+                        : absl::StrCat("an entry without a binder may hold (",
+                                       *limit, " bytes)"),
+        "; refused before inflating it"));
+  };
+  return policy;
+}
+
+// Why `path` cannot be read as a bundle file ("" when it is a regular
+// file): absent, a directory, a FIFO, a device or a socket.
+std::string NotARegularFile(const std::string& path) {
+  struct stat st;
+  if (::stat(path.c_str(), &st) != 0) {
+    if (errno == ENOENT) return absl::StrCat("no file ", path);
+    return absl::StrCat("cannot stat ", path, ": ", std::strerror(errno));
+  }
+  if (S_ISREG(st.st_mode)) return "";
+  const char* kind = S_ISDIR(st.st_mode)    ? "a directory"
+                     : S_ISFIFO(st.st_mode) ? "a FIFO"
+                     : S_ISCHR(st.st_mode)  ? "a character device"
+                     : S_ISBLK(st.st_mode)  ? "a block device"
+                     : S_ISSOCK(st.st_mode) ? "a socket"
+                                            : "not a regular file";
+  return absl::StrCat(path, " is ", kind, ", not a regular file");
+}
+
 }  // namespace
 
 bool Bundle::HasMarker(absl::string_view marker) const {
@@ -331,17 +441,24 @@ absl::StatusOr<Bundle> LoadBundle(const std::string& path) {
   }
   const std::string jaxpr_path = stem + ".jaxpr";
   std::error_code ec;
-  if (!std::filesystem::is_regular_file(jaxpr_path, ec)) {
-    return absl::NotFoundError(
-        absl::StrCat("bundle ", path, ": no file ", jaxpr_path));
+  if (auto problem = NotARegularFile(jaxpr_path); !problem.empty()) {
+    return absl::NotFoundError(absl::StrCat("bundle ", path, ": ", problem));
   }
   auto file = ParseJaxprFile(jaxpr_path);
   if (!file.ok()) return file.status();
+  // Parse, then type check, then bind the npz: an ill-typed program is
+  // reported at its line whatever its npz holds (a stale npz otherwise
+  // names a dtype mismatch instead of the program's error).
+  J2O_RETURN_IF_ERROR(TypeCheckFile(*file));
   const std::string npz_path = stem + ".npz";
   NamedArrays arrays;
   const bool has_npz = std::filesystem::exists(npz_path, ec);
   if (has_npz) {
-    auto read = ReadNpzFile(npz_path);
+    if (auto problem = NotARegularFile(npz_path); !problem.empty()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("bundle ", path, ": ", problem));
+    }
+    auto read = ReadNpzFile(npz_path, BinderPolicy(*file, npz_path));
     if (!read.ok()) return read.status();
     arrays = *std::move(read);
   }

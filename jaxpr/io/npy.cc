@@ -29,6 +29,7 @@
 #include "absl/strings/str_join.h"
 #include "glog/logging.h"
 #include "jaxpr/io/crc32.h"
+#include "jaxpr/io/output_guard.h"
 #include "jaxpr/io/zip_map.h"
 #include "jaxpr/status_macros.h"
 
@@ -362,23 +363,35 @@ absl::StatusOr<std::pair<std::string, int>> CreateTempFor(
   static std::atomic<int> counter{0};
   for (int attempt = 0;; ++attempt) {
     std::string tmp = absl::StrCat(path, ".tmp-", getpid(), "-", counter++);
+    // Registered before it exists (INT/TERM/HUP/QUIT remove it), so no
+    // signal finds it created but untracked; forgotten if the name is taken.
+    RegisterCleanupPath(tmp);
     const int fd =
         open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
     if (fd >= 0) return std::make_pair(std::move(tmp), fd);
-    if (errno != EEXIST || attempt >= 100) {
+    const int err = errno;
+    ForgetCleanupPath(tmp);
+    if (err != EEXIST || attempt >= 100) {
       return absl::InternalError(
-          absl::StrCat("cannot create ", tmp, ": ", std::strerror(errno)));
+          absl::StrCat("cannot create ", tmp, ": ", std::strerror(err)));
     }
   }
+}
+
+// Removes a temporary of CreateTempFor and forgets it for signal cleanup.
+void RemoveTemp(const std::string& tmp) {
+  std::remove(tmp.c_str());
+  ForgetCleanupPath(tmp);
 }
 
 absl::Status RenameInto(const std::string& tmp, const std::string& path) {
   if (std::rename(tmp.c_str(), path.c_str()) != 0) {
     const int err = errno;
-    std::remove(tmp.c_str());
+    RemoveTemp(tmp);
     return absl::InternalError(absl::StrCat("cannot rename ", tmp, " to ", path,
                                             ": ", std::strerror(err)));
   }
+  ForgetCleanupPath(tmp);
   return absl::OkStatus();
 }
 
@@ -394,7 +407,7 @@ absl::Status WriteFileAtomically(const std::string& path,
     if (n <= 0) {
       const int err = errno;
       close(fd);
-      std::remove(tmp.c_str());
+      RemoveTemp(tmp);
       return absl::InternalError(
           absl::StrCat("cannot write ", tmp, ": ", std::strerror(err)));
     }
@@ -403,7 +416,7 @@ absl::Status WriteFileAtomically(const std::string& path,
   }
   if (fsync(fd) != 0 || close(fd) != 0) {
     const int err = errno;
-    std::remove(tmp.c_str());
+    RemoveTemp(tmp);
     return absl::InternalError(
         absl::StrCat("cannot write ", tmp, ": ", std::strerror(err)));
   }
@@ -555,8 +568,16 @@ void FinishNpy(const NpyLayout& layout, Array* array) {
 // collecting the entry in a growing string and copying it again. Returns
 // nullopt when the header does not fit the first chunk: the caller then reads
 // the whole entry.
+// The policy's header check for entry `name` (OK when it has none).
+absl::Status CheckHeader(const NpzReadPolicy& policy, absl::string_view name,
+                         const NpyLayout& layout) {
+  if (!policy.check_header) return absl::OkStatus();
+  return policy.check_header(name, layout.dtype, layout.shape);
+}
+
 std::optional<absl::StatusOr<Array>> ReadNpzEntryInPlace(
-    zip_file_t* file, uint64_t declared, const std::string& what) {
+    zip_file_t* file, uint64_t declared, const std::string& what,
+    const NpzReadPolicy& policy, absl::string_view name) {
   std::string prefix(std::min<uint64_t>(declared, 1 << 16), '\0');
   uint64_t got = 0;
   while (got < prefix.size()) {
@@ -567,6 +588,11 @@ std::optional<absl::StatusOr<Array>> ReadNpzEntryInPlace(
   }
   absl::StatusOr<NpyLayout> layout = ParseNpyLayout(prefix, declared, what);
   if (!layout.ok() || layout->data_offset > prefix.size()) return std::nullopt;
+  // Before the allocation: a header claiming more than its binder holds is
+  // refused without inflating anything.
+  if (absl::Status s = CheckHeader(policy, name, *layout); !s.ok()) {
+    return absl::StatusOr<Array>(s);
+  }
   Array array(layout->dtype, layout->shape);
   uint8_t* data = array.data();
   const uint64_t head = prefix.size() - layout->data_offset;
@@ -635,12 +661,16 @@ absl::StatusOr<Array> CopyStoredNpzEntry(const MappedFile& map,
 // Returns nullopt for a header the libzip path should report on.
 std::optional<absl::StatusOr<Array>> BorrowStoredNpzEntry(
     const std::shared_ptr<const MappedFile>& map, const StoredZipEntry& entry,
-    const std::string& what) {
+    const std::string& what, const NpzReadPolicy& policy,
+    absl::string_view name) {
   const uint8_t* start = map->bytes().data() + entry.data_offset;
   absl::StatusOr<NpyLayout> layout = ParseNpyLayout(
       absl::string_view(reinterpret_cast<const char*>(start), entry.size),
       entry.size, what);
   if (!layout.ok()) return std::nullopt;
+  if (absl::Status s = CheckHeader(policy, name, *layout); !s.ok()) {
+    return absl::StatusOr<Array>(s);
+  }
   const uint8_t* data = start + layout->data_offset;
   const uintptr_t align = std::clamp(ItemSize(layout->dtype), 1, 8);
   if (layout->fortran || layout->swap || layout->dtype == DType::kBool ||
@@ -737,6 +767,11 @@ absl::Status WriteNpyFile(const std::string& path, const Array& array) {
 }
 
 absl::StatusOr<NamedArrays> ReadNpzFile(const std::string& path) {
+  return ReadNpzFile(path, NpzReadPolicy{});
+}
+
+absl::StatusOr<NamedArrays> ReadNpzFile(const std::string& path,
+                                        const NpzReadPolicy& policy) {
   int error_code = 0;
   zip_t* archive = zip_open(path.c_str(), ZIP_RDONLY, &error_code);
   if (archive == nullptr) {
@@ -777,6 +812,10 @@ absl::StatusOr<NamedArrays> ReadNpzFile(const std::string& path) {
     }
     std::string name = st.name;
     if (!name.empty() && name.back() == '/') continue;  // a directory
+    const std::string stem = absl::EndsWith(name, ".npy")
+                                 ? name.substr(0, name.size() - 4)
+                                 : name;
+    if (policy.wanted && !policy.wanted(stem)) continue;  // never inflated
     const std::string what = absl::StrCat(path, ": entry '", name, "'");
     if (st.size > kMaxEntryBytes) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -790,7 +829,7 @@ absl::StatusOr<NamedArrays> ReadNpzFile(const std::string& path) {
     if (index < stored.size() && stored[index].has_value() &&
         stored[index]->name == st.name && stored[index]->size == st.size &&
         (st.valid & ZIP_STAT_COMP_METHOD) && st.comp_method == ZIP_CM_STORE) {
-      in_place = BorrowStoredNpzEntry(map, *stored[index], what);
+      in_place = BorrowStoredNpzEntry(map, *stored[index], what, policy, stem);
     }
     if (!in_place.has_value()) {
       zip_file_t* file = zip_fopen_index(archive, i, 0);
@@ -798,7 +837,7 @@ absl::StatusOr<NamedArrays> ReadNpzFile(const std::string& path) {
         return absl::InvalidArgumentError(
             absl::StrCat(what, ": cannot open: ", zip_strerror(archive)));
       }
-      in_place = ReadNpzEntryInPlace(file, st.size, what);
+      in_place = ReadNpzEntryInPlace(file, st.size, what, policy, stem);
       zip_fclose(file);
     }
     if (in_place.has_value()) {
@@ -818,7 +857,11 @@ absl::StatusOr<NamedArrays> ReadNpzFile(const std::string& path) {
       return absl::InvalidArgumentError(
           absl::StrCat(what, ": cannot open: ", zip_strerror(archive)));
     }
-    // Read in chunks instead of trusting the declared size up front.
+    // Read in chunks instead of trusting the declared size up front, and
+    // never more than kFallbackBytes: an entry whose header does not parse
+    // or disagrees with its size (the 4 GiB of zeros behind an f32[3,4]
+    // header) is reported from its first bytes, not inflated whole.
+    constexpr uint64_t kFallbackBytes = uint64_t{1} << 20;
     std::string bytes;
     char chunk[1 << 16];
     bool failed = false;
@@ -832,12 +875,19 @@ absl::StatusOr<NamedArrays> ReadNpzFile(const std::string& path) {
       }
       if (n == 0) break;
       bytes.append(chunk, static_cast<size_t>(n));
-      if (bytes.size() > st.size) break;
+      if (bytes.size() > st.size || bytes.size() >= kFallbackBytes) break;
     }
     zip_fclose(file);
     if (failed) {
       return absl::InvalidArgumentError(
           absl::StrCat(what, ": corrupt data: ", read_error));
+    }
+    if (st.size > bytes.size() && bytes.size() >= kFallbackBytes) {
+      absl::StatusOr<NpyLayout> layout = ParseNpyLayout(bytes, st.size, what);
+      return layout.ok() ? absl::InvalidArgumentError(absl::StrCat(
+                               what, ": unreadable .npy of ", st.size,
+                               " bytes"))
+                         : layout.status();
     }
     if (bytes.size() != st.size) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -857,6 +907,8 @@ absl::StatusOr<NamedArrays> ReadNpzFile(const std::string& path) {
 
 absl::Status WriteNpzFile(const std::string& path, const NamedArrays& arrays,
                           bool compress) {
+  // Never through a directory, FIFO or device (callers add their inputs).
+  J2O_RETURN_IF_ERROR(CheckOutputReplaceable(path, "output", {}));
   absl::flat_hash_set<std::string> names;
   for (const auto& [name, array] : arrays) {
     if (name.empty() || !names.insert(name).second) {
@@ -884,7 +936,7 @@ absl::Status WriteNpzFile(const std::string& path, const NamedArrays& arrays,
   zip_t* archive =
       zip_open(tmp.c_str(), ZIP_CREATE | ZIP_TRUNCATE, &error_code);
   if (archive == nullptr) {
-    std::remove(tmp.c_str());
+    RemoveTemp(tmp);
     return absl::InternalError(
         absl::StrCat("cannot create ", tmp, ": ", ZipErrorString(error_code)));
   }
@@ -895,7 +947,7 @@ absl::Status WriteNpzFile(const std::string& path, const NamedArrays& arrays,
     const std::string message =
         absl::StrCat(path, ": ", step, ": ", zip_strerror(archive));
     zip_discard(archive);
-    std::remove(tmp.c_str());
+    RemoveTemp(tmp);
     return absl::InternalError(message);
   };
   // Stored entries are laid out so that each array's data starts on a

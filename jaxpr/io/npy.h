@@ -6,10 +6,12 @@
 #ifndef JAX2ONNX_JAXPR_IO_NPY_H_
 #define JAX2ONNX_JAXPR_IO_NPY_H_
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "jaxpr/array.h"
@@ -27,6 +29,22 @@ absl::Status WriteNpyFile(const std::string& path, const Array& array);
 // Entries in archive order; names without the `.npy` suffix.
 using NamedArrays = std::vector<std::pair<std::string, Array>>;
 absl::StatusOr<NamedArrays> ReadNpzFile(const std::string& path);
+
+// What ReadNpzFile may inflate (issue 24's bombs: an unused 4 GiB entry was
+// inflated anyway; a header claiming more than the program binds was
+// allocated before anything was checked).
+struct NpzReadPolicy {
+  // Entries (names without `.npy`) for which this is false are skipped
+  // without reading a byte of them. Unset: every entry.
+  std::function<bool(absl::string_view name)> wanted;
+  // Sees each wanted entry's .npy header before any of its data is
+  // allocated or inflated; an error refuses the whole file.
+  std::function<absl::Status(absl::string_view name, DType dtype,
+                             const std::vector<int64_t>& shape)>
+      check_header;
+};
+absl::StatusOr<NamedArrays> ReadNpzFile(const std::string& path,
+                                        const NpzReadPolicy& policy);
 // Writes atomically (temp file + rename). `compress` uses deflate.
 absl::Status WriteNpzFile(const std::string& path, const NamedArrays& arrays,
                           bool compress = false);

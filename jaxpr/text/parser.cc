@@ -7,10 +7,16 @@
 // are hash maps keyed by views into the source, so parsing is linear.
 #include "jaxpr/text/parser.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -23,6 +29,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "absl/strings/str_split.h"
 #include "jaxpr/text/dim_parser.h"
 #include "jaxpr/text/printer.h"
@@ -59,8 +66,14 @@ bool IsJaxprKey(absl::string_view key) {
   return absl::EndsWith(key, "jaxpr") || absl::EndsWith(key, "jaxprs");
 }
 
-// Removes ANSI CSI sequences (`ESC[...m` colours and friends).
-std::string StripAnsi(absl::string_view text) {
+// Removes ANSI CSI sequences (`ESC[...m` colours and friends) between
+// tokens, as a coloured terminal copy of JAX's output has them. A sequence
+// inside a token (between two name or number characters) is no colouring:
+// `*in_token` gets the output position of the first such one (else npos),
+// which the parser reports as an error rather than joining the halves.
+bool IsTokenChar(char c) { return IsIdentChar(c) || c == '.'; }
+std::string StripAnsi(absl::string_view text, size_t* in_token) {
+  *in_token = absl::string_view::npos;
   std::string out;
   out.reserve(text.size());
   for (size_t i = 0; i < text.size(); ++i) {
@@ -72,6 +85,11 @@ std::string StripAnsi(absl::string_view text) {
       }
       if (j < text.size() && ((text[j] >= 'A' && text[j] <= 'Z') ||
                               (text[j] >= 'a' && text[j] <= 'z'))) {
+        if (*in_token == absl::string_view::npos && !out.empty() &&
+            IsTokenChar(out.back()) && j + 1 < text.size() &&
+            IsTokenChar(text[j + 1])) {
+          *in_token = out.size();
+        }
         i = j;
         continue;
       }
@@ -83,13 +101,64 @@ std::string StripAnsi(absl::string_view text) {
 
 using Scope = absl::flat_hash_map<absl::string_view, Var*>;
 
+// Why a typed literal's value does not fit its dtype ("" when it does). JAX
+// prints a literal from a value of that dtype, so `300:u8[]`, `-1:u32[]`,
+// `4294967296:i32[]` or `2:bool[]` cannot come from JAX; wrapping them
+// silently would change the program's meaning. Float literals round (see
+// below).
+std::string LiteralRangeProblem(const Literal& lit) {
+  const DType d = lit.aval->dtype;
+  const std::string what =
+      absl::StrCat("literal '", lit.text, "' does not fit its dtype ",
+                   ShortName(d));
+  const bool negative = !lit.text.empty() && lit.text[0] == '-';
+  if (lit.kind == Literal::Kind::kInt) {
+    // int_value is exact unless the text only fit as u64 (uint_value).
+    const bool beyond_i64 = !negative && lit.int_value < 0;
+    if (d == DType::kBool) {
+      return lit.int_value == 0 || lit.int_value == 1
+                 ? ""
+                 : absl::StrCat(what, " (a bool literal is True or False)");
+    }
+    if (IsUnsignedInt(d)) {
+      if (negative) return absl::StrCat(what, " (negative)");
+      const int bits = ItemSize(d) * 8;
+      if (bits < 64 && (beyond_i64 || lit.uint_value >> bits != 0)) {
+        return absl::StrCat(what, " (above ", (uint64_t{1} << bits) - 1, ")");
+      }
+      return "";
+    }
+    if (IsSignedInt(d)) {
+      const int bits = ItemSize(d) * 8;
+      const int64_t hi = bits == 64 ? INT64_MAX : (int64_t{1} << (bits - 1)) - 1;
+      const int64_t lo = -hi - 1;
+      if (beyond_i64 || lit.int_value > hi || lit.int_value < lo) {
+        return absl::StrCat(what, " (range ", lo, "..", hi, ")");
+      }
+      return "";
+    }
+    return "";
+  }
+  if (lit.kind == Literal::Kind::kFloat) {
+    if (IsInteger(d) || d == DType::kBool) {
+      return absl::StrCat(what, " (a float literal for an integer type)");
+    }
+    // A float literal that overflows its dtype is no error: JAX prints the
+    // Python float it was given (bf16 promotion prints f32's largest finite
+    // value, -3.4028234663852886e+38, which rounds to -inf in bf16) and
+    // numpy/ml_dtypes round it, to the nearest value or to infinity, when the
+    // array is made; Array::SetFromDouble rounds the same way.
+  }
+  return "";
+}
+
 class Parser {
  public:
   Parser(absl::string_view text, absl::string_view filename,
          const ParseOptions& options)
       : filename_(filename), options_(options) {
     if (text.find('\x1b') != absl::string_view::npos) {
-      storage_ = StripAnsi(text);
+      storage_ = StripAnsi(text, &ansi_in_token_);
       s_ = storage_;
     } else {
       s_ = text;
@@ -161,13 +230,20 @@ class Parser {
       show_begin = pos > begin + kWindow ? pos - kWindow : begin;
       show_end = std::min(end, show_begin + 2 * kWindow);
     }
-    std::string source(s_.substr(show_begin, show_end - show_begin));
+    // Control characters are echoed escaped (`\x1b`), never raw: the
+    // terminal showing the error must not act on them.
+    std::string source;
     std::string caret;
-    for (size_t i = show_begin; i < pos && i < show_end; ++i) {
-      caret.push_back(s_[i] == '\t' ? '\t' : ' ');
-    }
-    for (char& c : source) {
-      if (static_cast<unsigned char>(c) < 0x20 && c != '\t') c = ' ';
+    for (size_t i = show_begin; i < show_end; ++i) {
+      const unsigned char c = static_cast<unsigned char>(s_[i]);
+      const bool control = (c < 0x20 && c != '\t') || c == 0x7f;
+      const std::string piece = control
+                                    ? absl::StrFormat("\\x%02x", c)
+                                    : std::string(1, static_cast<char>(c));
+      source += piece;
+      if (i < pos) {
+        caret.append(c == '\t' ? "\t" : std::string(piece.size(), ' '));
+      }
     }
     caret.push_back('^');
     return absl::InvalidArgumentError(absl::StrCat(filename_, ":", line, ":",
@@ -316,6 +392,16 @@ class Parser {
 
   std::string storage_;
   absl::string_view s_;
+  // Source position of the last lambda binder of each name, for duplicate
+  // binder errors (ParseBinders).
+  absl::flat_hash_map<absl::string_view, size_t> binder_pos_;
+  // Where an ANSI escape sequence sat inside a token (npos: nowhere).
+  size_t ansi_in_token_ = absl::string_view::npos;
+  absl::Status AnsiInTokenError() const {
+    return ErrorAt(ansi_in_token_,
+                   "terminal escape sequence (ESC[...) inside a token; "
+                   "remove it (colour codes may only sit between tokens)");
+  }
   std::string filename_;
   ParseOptions options_;
   size_t p_ = 0;
@@ -354,6 +440,7 @@ absl::Status Parser::ParseHeaderLines(JaxprFile* file) {
 }
 
 absl::StatusOr<JaxprFile> Parser::ParseFile() {
+  if (ansi_in_token_ != absl::string_view::npos) return AnsiInTokenError();
   JaxprFile file;
   file.path = filename_;
   if (s_.size() > options_.max_input_bytes) {
@@ -586,10 +673,24 @@ absl::Status Parser::ParseBinders(ClosedJaxpr* jaxpr, Scope* scope,
                   "types and are not supported; print the jaxpr with JAX >= "
                   "0.4.30 default settings"));
     }
+    const size_t name_pos = p_;
     p_ += name.size() + 1;
     Aval aval;
     J2O_RETURN_IF_ERROR(ParseAval(&aval));
     const bool drop = name == "_";
+    if (!drop) {
+      // Both binders' own positions (the type checker only knows the
+      // lambda's, so it used to report both at 1:1).
+      if (auto it = binder_pos_.find(name);
+          it != binder_pos_.end() && Lookup(*scope, name) != nullptr) {
+        const auto [line, col] = LineCol(it->second);
+        return ErrorAt(name_pos,
+                       absl::StrCat("duplicate binder '", name,
+                                    "' (first bound at ", filename_, ":", line,
+                                    ":", col, ")"));
+      }
+      binder_pos_[name] = name_pos;
+    }
     Var* v = jaxpr->NewVar(std::string(name), std::move(aval), drop);
     out->push_back(v);
     if (!drop) (*scope)[name] = v;
@@ -1318,8 +1419,10 @@ absl::Status Parser::ParseLiteral(Literal* lit) {
     Aval aval;
     J2O_RETURN_IF_ERROR(ParseAval(&aval));
     lit->aval = std::move(aval);
+    if (std::string problem = LiteralRangeProblem(*lit); !problem.empty()) {
+      return ErrorAt(start, problem);
+    }
   }
-  (void)start;
   return absl::OkStatus();
 }
 
@@ -1569,6 +1672,7 @@ absl::Status Parser::ParseParamValue(absl::string_view key, ParamValue* out) {
 
 absl::StatusOr<std::vector<Eqn>> Parser::ParseFragment(ClosedJaxpr* owner) {
   fragment_ = true;
+  if (ansi_in_token_ != absl::string_view::npos) return AnsiInTokenError();
   if (s_.size() > options_.max_input_bytes) {
     return absl::InvalidArgumentError(
         absl::StrCat(filename_,
@@ -1610,13 +1714,59 @@ absl::StatusOr<JaxprFile> ParseJaxprText(absl::string_view text,
 
 absl::StatusOr<JaxprFile> ParseJaxprFile(const std::string& path,
                                          const ParseOptions& options) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) {
-    return absl::NotFoundError(absl::StrCat("cannot open '", path, "'"));
+  // The size limit is enforced before and while reading: a regular file's
+  // size comes from fstat, and anything else (a FIFO, /dev/zero) is read at
+  // most max_input_bytes + 1 bytes, so no input is ever held past the limit.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  if (fd < 0) {
+    const int error = errno;
+    if (error == ENOENT) {
+      return absl::NotFoundError(absl::StrCat("cannot open '", path,
+                                              "': no such file"));
+    }
+    return absl::InvalidArgumentError(absl::StrCat(
+        "cannot open '", path, "': ", std::strerror(error)));
   }
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
+  struct FdCloser {
+    int fd;
+    ~FdCloser() { ::close(fd); }
+  } closer{fd};
+  struct stat st;
+  if (::fstat(fd, &st) != 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("cannot stat '", path, "': ", std::strerror(errno)));
+  }
+  if (S_ISDIR(st.st_mode)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", path, "' is a directory, not a .jaxpr file"));
+  }
+  const uint64_t limit = options.max_input_bytes;
+  if (S_ISREG(st.st_mode) && static_cast<uint64_t>(st.st_size) > limit) {
+    return absl::ResourceExhaustedError(absl::StrCat(
+        path, ": the file is ", st.st_size, " bytes, over the limit of ",
+        limit, " bytes for jaxpr text"));
+  }
+  // Blocking reads from here on (O_NONBLOCK only kept open() of a FIFO
+  // without a writer from hanging; reading then waits for the writer).
+  ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+  std::string text;
+  if (S_ISREG(st.st_mode)) text.reserve(static_cast<size_t>(st.st_size));
+  char chunk[1 << 16];
+  for (;;) {
+    const ssize_t n = ::read(fd, chunk, sizeof(chunk));
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      return absl::InvalidArgumentError(
+          absl::StrCat("cannot read '", path, "': ", std::strerror(errno)));
+    }
+    if (n == 0) break;
+    if (text.size() + static_cast<uint64_t>(n) > limit) {
+      return absl::ResourceExhaustedError(absl::StrCat(
+          path, ": more than ", limit, " bytes of jaxpr text",
+          S_ISREG(st.st_mode) ? "" : " (read from a file that is not regular)"));
+    }
+    text.append(chunk, static_cast<size_t>(n));
+  }
   return ParseJaxprText(text, path, options);
 }
 

@@ -295,6 +295,11 @@ absl::Status ConvertElementTypeRule(RuleContext& ctx) {
   J2O_RETURN_IF_ERROR(ctx.Arity(1));
   J2O_RETURN_IF_ERROR(ctx.Outputs(1));
   J2O_RETURN_IF_ERROR(ctx.Has("new_dtype"));
+  // weak_type is True or False in every JAX; `weak_type=2` is no program JAX
+  // printed.
+  if (const ParamValue* weak = ctx.params().Find("weak_type")) {
+    J2O_RETURN_IF_ERROR(weak->AsBool("param 'weak_type'").status());
+  }
   const ParamValue* p = ctx.params().Find("new_dtype");
   absl::StatusOr<DType> d = p->AsDType("param 'new_dtype'");
   if (d.ok()) {

@@ -1,11 +1,13 @@
 // End-to-end tests of `jax2onnx eval`: runs the built binary on small
 // bundles written here (hand-computed values) and checks its output lines,
 // --out/--inputs files, exit codes and the conformance policy flags.
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <string>
 #include <vector>
 
@@ -111,6 +113,52 @@ TEST_F(EvalCliTest, OutAndInputsFiles) {
   EXPECT_THAT(r3.output, HasSubstr("out_0: f32[2] = [4, 6]"));
   // --out with several bundles is a usage error.
   EXPECT_EQ(Run(P("") + " --out " + P("x.npz")).exit_code, 2);
+}
+
+std::string FileBytes(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
+// Issue 24: `eval B.jaxpr --out B.npz` replaced the bundle's npz (consts,
+// inputs, expected) with one holding only out_0, and --out B.jaxpr the
+// program. --out never replaces an input: refused before evaluating, both
+// files byte for byte unchanged, nothing written.
+TEST_F(EvalCliTest, OutRefusesTheBundlesOwnFilesAndInputs) {
+  const std::string npz_before = FileBytes(P("g/good.npz"));
+  const std::string jaxpr_before = FileBytes(P("g/good.jaxpr"));
+  for (const std::string& target :
+       {P("g/good.npz"), P("g/good.jaxpr"), P("g/../g/good.npz")}) {
+    const RunResult r = Run(P("g/good.jaxpr") + " --out " + target);
+    EXPECT_EQ(r.exit_code, 2) << target << ": " << r.output;
+    EXPECT_THAT(r.output, HasSubstr("it is the input")) << r.output;
+  }
+  // A hard link to the npz is the same file (same inode).
+  fs::create_hard_link(P("g/good.npz"), P("link.npz"));
+  EXPECT_EQ(Run(P("g/good.jaxpr") + " --out " + P("link.npz")).exit_code, 2);
+  // --inputs is protected too.
+  ASSERT_TRUE(WriteNpzFile(P("in.npz"), {{"input_0", F32({1, 1})},
+                                         {"input_1", F32({2, 2})}})
+                  .ok());
+  const std::string in_before = FileBytes(P("in.npz"));
+  EXPECT_EQ(Run(P("g/good.jaxpr") + " --inputs " + P("in.npz") + " --out " +
+                P("in.npz"))
+                .exit_code,
+            2);
+  EXPECT_EQ(FileBytes(P("in.npz")), in_before);
+  EXPECT_EQ(FileBytes(P("g/good.npz")), npz_before);
+  EXPECT_EQ(FileBytes(P("g/good.jaxpr")), jaxpr_before);
+}
+
+TEST_F(EvalCliTest, OutRefusesFifosAndDirectories) {
+  ASSERT_EQ(::mkfifo(P("fifo").c_str(), 0644), 0);
+  const RunResult fifo = Run(P("g/good.jaxpr") + " --out " + P("fifo"));
+  EXPECT_EQ(fifo.exit_code, 2) << fifo.output;
+  EXPECT_THAT(fifo.output, HasSubstr("not a regular file"));
+  EXPECT_TRUE(fs::is_fifo(P("fifo")));  // still the FIFO
+  const RunResult dir = Run(P("g/good.jaxpr") + " --out " + P("g"));
+  EXPECT_EQ(dir.exit_code, 2) << dir.output;
+  EXPECT_THAT(dir.output, HasSubstr("is a directory"));
 }
 
 TEST_F(EvalCliTest, MissingPathIsReportedAsNotExisting) {
