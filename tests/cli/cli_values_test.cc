@@ -186,7 +186,7 @@ TEST_F(CliValuesTest, EvalOutRefusesToOverwriteWhatItReads) {
   const std::string npz_before = ReadFile(P("add.npz"));
   Result r = Run("eval " + add + " --out " + P("add.npz"));
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.err, StartsWith("jax2onnx eval: --out"));
+  EXPECT_THAT(r.err, StartsWith("jax2onnx eval: refusing to write --out"));
   EXPECT_EQ(ReadFile(P("add.npz")), npz_before);
   r = Run("eval " + add + " --inputs " + P("in.npz") + " --out " + P("in.npz"));
   EXPECT_EQ(r.exit_code, 2);

@@ -89,8 +89,8 @@ TEST_F(ConvertCliTest, ThresholdBelowTheWeightUsesTheDefaultSidecarName) {
 TEST_F(ConvertCliTest, BadExternalDataModeIsAUsageError) {
   const RunResult r = Convert("-o " + P("m.onnx") + " --external_data=maybe");
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(r.output, HasSubstr("--external_data must be auto, always or "
-                                  "never, got 'maybe'"));
+  EXPECT_THAT(r.output, HasSubstr("jax2onnx convert: --external_data must be "
+                                  "auto, always, never; got 'maybe'"));
   EXPECT_THAT(ListDir(dir_), ElementsAre("b.jaxpr", "b.npz"));
 }
 
