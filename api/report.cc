@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "api/convert_internal.h"
+#include "ir/type.h"
 #include "jaxpr/mesh.h"
 #include "plugin/conversion_checks.h"
 #include "plugin/onnx_types.h"
@@ -73,33 +74,6 @@ void Scan(const jaxpr::ClosedJaxpr& jaxpr, const std::string& file,
   }
 }
 
-int64_t ElementBytes(int data_type) {
-  switch (data_type) {
-    case onnx::TensorProto::BOOL:
-    case onnx::TensorProto::INT8:
-    case onnx::TensorProto::UINT8:
-      return 1;
-    case onnx::TensorProto::INT16:
-    case onnx::TensorProto::UINT16:
-    case onnx::TensorProto::FLOAT16:
-    case onnx::TensorProto::BFLOAT16:
-      return 2;
-    case onnx::TensorProto::INT32:
-    case onnx::TensorProto::UINT32:
-    case onnx::TensorProto::FLOAT:
-      return 4;
-    case onnx::TensorProto::INT64:
-    case onnx::TensorProto::UINT64:
-    case onnx::TensorProto::DOUBLE:
-    case onnx::TensorProto::COMPLEX64:
-      return 8;
-    case onnx::TensorProto::COMPLEX128:
-      return 16;
-    default:
-      return 0;
-  }
-}
-
 std::string Seconds(double s) { return absl::StrFormat("%.4f", s); }
 
 }  // namespace
@@ -130,7 +104,7 @@ void DescribeModel(const onnx::ModelProto& model, ConversionReport* report) {
     for (int64_t d : t.dims()) elements *= d;
     report->initializer_bytes[onnx::TensorProto::DataType_Name(
         static_cast<onnx::TensorProto::DataType>(t.data_type()))] +=
-        elements * ElementBytes(t.data_type());
+        elements * ir::DataTypeSize(t.data_type());
   }
   report->ir_version = static_cast<int>(model.ir_version());
 }
