@@ -194,6 +194,30 @@ std::string FirstLine(absl::string_view text) {
 
 }  // namespace
 
+CheckResult MarkCheckFailed(CheckResult& result, absl::string_view stage,
+                            const absl::Status& status) {
+  result.passed = false;
+  result.stage = std::string(stage);
+  result.reason = FirstLine(status.message());
+  return result;
+}
+
+void RecordComparison(const Bundle& bundle,
+                      const std::vector<jaxpr::Array>& inputs,
+                      const std::vector<jaxpr::Array>& expected,
+                      const std::vector<jaxpr::Array>& got,
+                      const CheckOptions& options, CheckResult* result) {
+  std::string failure;
+  result->outputs =
+      CompareOutputs(bundle, inputs, expected, got,
+                     result->oracle == "expected", &failure, options.tolerance);
+  result->passed = failure.empty();
+  if (!result->passed) {
+    result->stage = "compare";
+    result->reason = std::move(failure);
+  }
+}
+
 absl::StatusOr<Bundle> LoadBundleForCheck(const std::string& bundle_path,
                                           const CheckOptions& options,
                                           std::string* inputs_source) {
@@ -320,10 +344,7 @@ CheckResult CheckBundle(const std::string& bundle_path,
   CheckResult result;
   result.bundle = bundle_path;
   auto fail = [&](absl::string_view stage, const absl::Status& status) {
-    result.passed = false;
-    result.stage = std::string(stage);
-    result.reason = FirstLine(status.message());
-    return result;
+    return MarkCheckFailed(result, stage, status);
   };
   auto pipeline = RoutePipeline(options.convert);
   if (!pipeline.ok()) return fail("route", pipeline.status());
@@ -348,15 +369,7 @@ CheckResult CheckBundle(const std::string& bundle_path,
                                "the model returned ", got->size(),
                                " outputs, expected ", expected->size())));
   }
-  std::string failure;
-  result.outputs =
-      CompareOutputs(*bundle, *inputs, *expected, *got,
-                     result.oracle == "expected", &failure, options.tolerance);
-  result.passed = failure.empty();
-  if (!result.passed) {
-    result.stage = "compare";
-    result.reason = std::move(failure);
-  }
+  RecordComparison(*bundle, *inputs, *expected, *got, options, &result);
   return result;
 }
 

@@ -10,7 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "api/bundle_access.h"
 #include "api/ort_runner.h"
 #include "api/output_compare.h"
@@ -78,6 +80,18 @@ absl::StatusOr<std::vector<jaxpr::Array>> InputsFor(
 absl::StatusOr<std::vector<jaxpr::Array>> OracleOutputs(
     const Bundle& bundle, const std::vector<jaxpr::Array>& inputs,
     std::string* oracle_name, const ConvertOptions& options = {});
+
+// What CheckBundle and CheckModelFile share. MarkCheckFailed records that
+// `result` failed at `stage` with the first line of `status` and returns it;
+// RecordComparison compares the model's outputs `got` with the oracle's
+// `expected` and records the per-output checks and the verdict.
+CheckResult MarkCheckFailed(CheckResult& result, absl::string_view stage,
+                            const absl::Status& status);
+void RecordComparison(const Bundle& bundle,
+                      const std::vector<jaxpr::Array>& inputs,
+                      const std::vector<jaxpr::Array>& expected,
+                      const std::vector<jaxpr::Array>& got,
+                      const CheckOptions& options, CheckResult* result);
 
 // Never fails as a whole: failures are reported in the result.
 CheckResult CheckBundle(const std::string& bundle_path,

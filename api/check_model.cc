@@ -16,16 +16,12 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "api/check.h"
+#include "converter2/nchw.h"
 #include "jaxpr/status_macros.h"
 #include "onnx/onnx_pb.h"
 
 namespace jax2onnx::api {
 namespace {
-
-std::string FirstLine(absl::string_view text) {
-  const size_t nl = text.find('\n');
-  return std::string(nl == absl::string_view::npos ? text : text.substr(0, nl));
-}
 
 absl::StatusOr<onnx::ModelProto> ReadModelFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -108,18 +104,6 @@ std::vector<int64_t> DeclaredStaticShape(const onnx::ValueInfoProto& v,
   return shape;
 }
 
-std::vector<int64_t> ToChannelsFirst(int r) {
-  std::vector<int64_t> perm = {0, r - 1};
-  for (int i = 1; i < r - 1; ++i) perm.push_back(i);
-  return perm;
-}
-std::vector<int64_t> ToChannelsLast(int r) {
-  std::vector<int64_t> perm = {0};
-  for (int i = 2; i < r; ++i) perm.push_back(i);
-  perm.push_back(1);
-  return perm;
-}
-
 std::vector<int64_t> PermutedShape(const std::vector<int64_t>& shape,
                                    const std::vector<int64_t>& perm) {
   std::vector<int64_t> out;
@@ -184,7 +168,7 @@ absl::StatusOr<std::set<int>> NchwPositions(
     const std::vector<int64_t> declared =
         DeclaredStaticShape(model_io.Get(positions[i]), &all_static);
     if (all_static && declared != shape &&
-        declared == PermutedShape(shape, ToChannelsFirst(r))) {
+        declared == PermutedShape(shape, converter2::ToChannelsFirst(r))) {
       out.insert(static_cast<int>(i));
     }
   }
@@ -201,10 +185,7 @@ CheckResult CheckModelFile(const std::string& model_path,
   result.model = model_path;
   result.pipeline = Pipeline::kIr;  // not used: nothing is converted
   auto fail = [&](absl::string_view stage, const absl::Status& status) {
-    result.passed = false;
-    result.stage = std::string(stage);
-    result.reason = FirstLine(status.message());
-    return result;
+    return MarkCheckFailed(result, stage, status);
   };
   auto bundle = LoadBundleForCheck(bundle_path, options, &result.inputs);
   if (!bundle.ok()) return fail("load", bundle.status());
@@ -249,7 +230,7 @@ CheckResult CheckModelFile(const std::string& model_path,
                                 "; an NCHW adapter needs rank 3 or more")));
     }
     fed[(*in_at)[i]] = nchw_in->count(static_cast<int>(i))
-                           ? Permute(a, ToChannelsFirst(a.rank()))
+                           ? Permute(a, converter2::ToChannelsFirst(a.rank()))
                            : a;
   }
   absl::StatusOr<std::vector<jaxpr::Array>> ran;
@@ -296,19 +277,11 @@ CheckResult CheckModelFile(const std::string& model_path,
                                    "output ", i, " has rank ", r,
                                    "; an NCHW adapter needs rank 3 or more")));
       }
-      a = Permute(a, ToChannelsLast(r));
+      a = Permute(a, converter2::ToChannelsLast(r));
     }
     got.push_back(std::move(a));
   }
-  std::string failure;
-  result.outputs =
-      CompareOutputs(*bundle, *inputs, *expected, got,
-                     result.oracle == "expected", &failure, options.tolerance);
-  result.passed = failure.empty();
-  if (!result.passed) {
-    result.stage = "compare";
-    result.reason = std::move(failure);
-  }
+  RecordComparison(*bundle, *inputs, *expected, got, options, &result);
   return result;
 }
 

@@ -6,23 +6,13 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "jaxpr/var_names.h"
 
 namespace jax2onnx::bench {
 namespace {
 
 constexpr int kBatch = 8;
 constexpr int kWidth = 16;
-
-// Variable names in JAX's sequence: a..z, ba..zz, baa...
-std::string VarName(int64_t n) {
-  if (n < 26) return std::string(1, static_cast<char>('a' + n));
-  std::string out;
-  while (n > 0) {
-    out.insert(out.begin(), static_cast<char>('a' + n % 26));
-    n /= 26;
-  }
-  return out;
-}
 
 // Emits equations in JAX's printed layout and tracks the constvars. Nested
 // jaxprs are written into their own body (BeginBody/EndBody) with names
@@ -54,7 +44,7 @@ class Writer {
     invars_.push_back(absl::StrCat(name, ":", type));
     return name;
   }
-  std::string Fresh() { return VarName(next_++); }
+  std::string Fresh() { return jaxpr::JaxVarName(next_++); }
   // `type` like "f32[8,16]"; the equation is "prim[params] operands".
   std::string Eqn(const std::string& type, const std::string& primitive,
                   const std::string& params, const std::string& operands) {
@@ -373,7 +363,7 @@ std::string ParseMix(int num_eqns) {
   int64_t next = 2;
   std::string prev = "a";
   for (int i = 0; i < num_eqns; ++i) {
-    const std::string out = VarName(next++);
+    const std::string out = jaxpr::JaxVarName(next++);
     switch (i % 5) {
       case 0:
         absl::StrAppend(&text, "    ", out, ":f32[8,16] = add ", prev, " b\n");

@@ -587,6 +587,11 @@ absl::Status State::LowerEquations(const jaxpr::ClosedJaxpr& jaxpr) {
           registry, eqn.primitive, "legacy", "IR");
       return EqnError(eqn, index, absl::StatusCode::kUnimplemented, message);
     }
+    if (absl::Status too_old =
+            plugin::CheckMinOpset(entry->legacy_info, eqn.primitive, "legacy", opset_);
+        !too_old.ok()) {
+      return EqnError(eqn, index, too_old.code(), too_old.message());
+    }
     // Structural primitives on PRNG keys run once per key word.
     absl::Status status =
         jaxpr::MovesKeys(eqn) && registry.legacy_key_words() != nullptr

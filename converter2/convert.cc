@@ -8,6 +8,7 @@
 #include "converter2/finalize.h"
 #include "converter2/functions.h"
 #include "converter2/lowering_context.h"
+#include "converter2/nchw.h"
 #include "jaxpr/prng.h"
 #include "jaxpr/status_macros.h"
 #include "plugin/conversion_checks.h"
@@ -49,19 +50,6 @@ absl::StatusOr<absl::flat_hash_set<int>> NchwIndices(
     }
   }
   return out;
-}
-
-// Channels-last <-> channels-first permutations of rank `r` (>= 3).
-std::vector<int64_t> ToChannelsFirst(int r) {
-  std::vector<int64_t> perm = {0, r - 1};
-  for (int i = 1; i < r - 1; ++i) perm.push_back(i);
-  return perm;
-}
-std::vector<int64_t> ToChannelsLast(int r) {
-  std::vector<int64_t> perm = {0};
-  for (int i = 2; i < r; ++i) perm.push_back(i);
-  perm.push_back(1);
-  return perm;
 }
 
 ir::Type Permuted(const ir::Type& type, const std::vector<int64_t>& perm) {

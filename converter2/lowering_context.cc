@@ -448,6 +448,11 @@ absl::Status LoweringContext::LowerEquations(const jaxpr::ClosedJaxpr& jaxpr) {
           registry, eqn.primitive, "IR", "legacy");
       return EqnError(eqn, index, absl::StatusCode::kUnimplemented, message);
     }
+    if (absl::Status too_old =
+            plugin::CheckMinOpset(entry->ir_info, eqn.primitive, "IR", opset_);
+        !too_old.ok()) {
+      return EqnError(eqn, index, too_old.code(), too_old.message());
+    }
     std::string outer_scope = std::move(name_scope_);
     std::string outer_doc = std::move(doc_);
     name_scope_ =

@@ -65,6 +65,16 @@ absl::Status CheckConversionRequest(const jaxpr::ClosedJaxpr& main, int opset,
   return absl::OkStatus();
 }
 
+absl::Status CheckMinOpset(const LoweringInfo& info,
+                           absl::string_view primitive,
+                           absl::string_view pipeline, int opset) {
+  if (opset >= info.min_opset) return absl::OkStatus();
+  return absl::UnimplementedError(absl::StrCat(
+      "primitive '", primitive, "' needs opset ", info.min_opset,
+      " or later in the ", pipeline, " pipeline (converting at opset ", opset,
+      ")"));
+}
+
 std::string MissingLoweringMessage(const Registry& registry,
                                    absl::string_view primitive,
                                    absl::string_view pipeline,

@@ -30,6 +30,13 @@ std::string MissingLoweringMessage(const Registry& registry,
                                    absl::string_view pipeline,
                                    absl::string_view other);
 
+// The registered lowering of `primitive` states the lowest opset it
+// supports (LoweringInfo::min_opset); converting at a lower `opset` is an
+// error naming both, never a model that uses ops the opset lacks.
+absl::Status CheckMinOpset(const LoweringInfo& info,
+                           absl::string_view primitive,
+                           absl::string_view pipeline, int opset);
+
 // The error for equation `eqn`: `WHERE: MESSAGE` with the equation's source
 // location attached as a status payload. When `cause` (the error being
 // wrapped, if any) already carries a location, that one is kept, so the

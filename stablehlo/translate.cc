@@ -15,6 +15,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "jaxpr/status_macros.h"
+#include "jaxpr/var_names.h"
 #include "stablehlo/mlir_parser.h"
 #include "stablehlo/translate_internal.h"
 
@@ -48,7 +49,7 @@ class Translator {
 
   jaxpr::Var* NewVar(jaxpr::ClosedJaxpr* j, const Aval& aval) {
     while (true) {
-      std::string name = NameOf(counter_++);
+      std::string name = jaxpr::JaxVarName(counter_++);
       if (name == "in" || name == "let" || name == "if" || name == "do" ||
           name == "or" || name == "and" || name == "not") {
         continue;
@@ -140,14 +141,6 @@ class Translator {
   int call_depth = 0;
 
  private:
-  static std::string NameOf(int64_t n) {
-    std::string s;
-    do {
-      s.insert(s.begin(), static_cast<char>('a' + n % 26));
-      n /= 26;
-    } while (n > 0);
-    return s;
-  }
   bool IsTestModule(const Module& m) const;
   absl::Status HandleCheck(Scope* scope, const Operation& op);
 

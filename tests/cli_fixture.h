@@ -8,6 +8,8 @@
 
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <string>
 
 #include "absl/strings/str_cat.h"
@@ -33,6 +35,18 @@ inline ShellResult RunShell(const std::string& command) {
   return r;
 }
 
+// A CLI run's exit code with its stdout and stderr kept apart.
+struct CliResult {
+  int exit_code = -1;
+  std::string out;
+  std::string err;
+};
+
+inline std::string ReadFileText(const std::filesystem::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return std::string(std::istreambuf_iterator<char>(in), {});
+}
+
 // Base of the CLI test fixtures: SetUp skips the test when the binary is not
 // built and gives it an empty directory TempDir()/PREFIX<test name>.
 class CliFixture : public ::testing::Test {
@@ -54,6 +68,15 @@ class CliFixture : public ::testing::Test {
   }
 
   std::string P(const std::string& rel) const { return (dir_ / rel).string(); }
+
+  // Runs `prefix` + the binary + `args` with /bin/sh; stderr goes through a
+  // file in the test's directory so it stays apart from stdout.
+  CliResult RunBinary(const std::string& args, const std::string& prefix = "") {
+    const std::filesystem::path err = dir_ / "stderr.txt";
+    ShellResult shell =
+        RunShell(absl::StrCat(prefix, binary_, " ", args, " 2>", err.string()));
+    return {shell.exit_code, std::move(shell.output), ReadFileText(err)};
+  }
 
   std::string binary_;
   std::filesystem::path dir_;

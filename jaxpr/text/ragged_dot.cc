@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <map>
 #include <memory>
-#include <mutex>  // NOLINT
 #include <numeric>
 #include <string>
 #include <vector>
@@ -12,7 +11,8 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "jaxpr/status_macros.h"
-#include "jaxpr/text/parser.h"
+#include "jaxpr/text/decomposition.h"
+#include "jaxpr/var_names.h"
 
 namespace jax2onnx::jaxpr {
 namespace {
@@ -96,15 +96,7 @@ class Text {
     absl::StrAppend(&text_, "    ", v, ":", type, " = ", rhs, "\n");
     return v;
   }
-  std::string Fresh() {
-    int n = next_++;
-    std::string s;
-    do {
-      s.insert(s.begin(), static_cast<char>('a' + n % 26));
-      n /= 26;
-    } while (n > 0);
-    return s;
-  }
+  std::string Fresh() { return JaxVarName(next_++); }
   const std::string& text() const { return text_; }
 
  private:
@@ -423,16 +415,7 @@ absl::StatusOr<std::string> RaggedDotJaxprText(const Eqn& eqn) {
 
 absl::StatusOr<const ClosedJaxpr*> RaggedDotDecomposition(const Eqn& eqn) {
   J2O_ASSIGN_OR_RETURN(std::string text, RaggedDotJaxprText(eqn));
-  static std::mutex* mu = new std::mutex;
-  static auto* cache = new std::map<std::string, std::shared_ptr<ClosedJaxpr>>;
-  std::lock_guard<std::mutex> lock(*mu);
-  auto it = cache->find(text);
-  if (it != cache->end()) return it->second.get();
-  J2O_ASSIGN_OR_RETURN(JaxprFile file,
-                       ParseJaxprText(text, "<ragged_dot decomposition>"));
-  const ClosedJaxpr* result = file.main.get();
-  cache->emplace(text, file.main);
-  return result;
+  return ParseDecompositionOnce(text, "<ragged_dot decomposition>");
 }
 
 }  // namespace jax2onnx::jaxpr

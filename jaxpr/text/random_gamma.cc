@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <map>
 #include <memory>
-#include <mutex>  // NOLINT
 #include <string>
 #include <vector>
 
@@ -12,7 +11,8 @@
 #include "absl/strings/str_join.h"
 #include "jaxpr/prng.h"
 #include "jaxpr/status_macros.h"
-#include "jaxpr/text/parser.h"
+#include "jaxpr/text/decomposition.h"
+#include "jaxpr/var_names.h"
 
 namespace jax2onnx::jaxpr {
 namespace {
@@ -33,15 +33,7 @@ struct FloatInfo {
 // the whole text.
 class Namer {
  public:
-  std::string Fresh() {
-    int n = next_++;
-    std::string s;
-    do {
-      s.insert(s.begin(), static_cast<char>('a' + n % 26));
-      n /= 26;
-    } while (n > 0);
-    return s;
-  }
+  std::string Fresh() { return JaxVarName(next_++); }
 
  private:
   int next_ = 26;  // two letters: never a one-letter name
@@ -386,16 +378,7 @@ absl::StatusOr<const ClosedJaxpr*> RandomGammaDecomposition(const Eqn& eqn) {
       std::string text,
       RandomGammaJaxprText(eqn.inputs[0].var->aval, eqn.inputs[1].var->aval,
                            log_space));
-  static std::mutex* mu = new std::mutex;
-  static auto* cache = new std::map<std::string, std::shared_ptr<ClosedJaxpr>>;
-  std::lock_guard<std::mutex> lock(*mu);
-  auto it = cache->find(text);
-  if (it != cache->end()) return it->second.get();
-  J2O_ASSIGN_OR_RETURN(JaxprFile file,
-                       ParseJaxprText(text, "<random_gamma decomposition>"));
-  const ClosedJaxpr* result = file.main.get();
-  cache->emplace(text, file.main);
-  return result;
+  return ParseDecompositionOnce(text, "<random_gamma decomposition>");
 }
 
 }  // namespace jax2onnx::jaxpr

@@ -94,22 +94,11 @@ absl::Status LowerAddAny(LaxLegacyCtx& ctx, const jaxpr::Eqn& eqn) {
 // ragged_dot_general / ragged_dot: JAX's _ragged_dot_general_impl written
 // out (jaxpr/text/ragged_dot.h: per-group masks from the run-time cumulative
 // group sizes, then one dot_general), inlined.
-absl::Status LowerRaggedDot(LaxLegacyCtx& ctx, const jaxpr::Eqn& eqn) {
-  J2O_ASSIGN_OR_RETURN(const jaxpr::ClosedJaxpr* decomposition,
-                       jaxpr::RaggedDotDecomposition(eqn));
-  std::vector<std::string> args;
-  for (size_t i = 0; i < eqn.inputs.size(); ++i) {
-    J2O_ASSIGN_OR_RETURN(std::string v, ctx.Input(eqn, static_cast<int>(i)));
-    args.push_back(v);
-  }
-  J2O_ASSIGN_OR_RETURN(std::vector<std::string> results,
-                       ctx.Inline(*decomposition, args));
-  return ctx.SetOutput(eqn, 0, results[0]);
-}
-
-absl::Status LowerRandomGamma(LaxLegacyCtx& ctx, const jaxpr::Eqn& eqn) {
-  J2O_ASSIGN_OR_RETURN(const jaxpr::ClosedJaxpr* decomposition,
-                       jaxpr::RandomGammaDecomposition(eqn));
+// Inlines the jaxpr that `Decompose` writes out for the equation.
+template <
+    absl::StatusOr<const jaxpr::ClosedJaxpr*> (*Decompose)(const jaxpr::Eqn&)>
+absl::Status LowerDecomposition(LaxLegacyCtx& ctx, const jaxpr::Eqn& eqn) {
+  J2O_ASSIGN_OR_RETURN(const jaxpr::ClosedJaxpr* decomposition, Decompose(eqn));
   std::vector<std::string> args;
   for (size_t i = 0; i < eqn.inputs.size(); ++i) {
     J2O_ASSIGN_OR_RETURN(std::string v, ctx.Input(eqn, static_cast<int>(i)));
@@ -147,18 +136,23 @@ void RegisterCalls() {
   }
   r.RegisterLegacy("add_any", &AdaptLegacy<&LowerAddAny>,
                    {{"Add", "Or"}, 17, "complex refused"});
-  r.RegisterLegacy("random_gamma", &AdaptLegacy<&LowerRandomGamma>,
-                   {{}, 17,
-                    "JAX's Marsaglia-Tsang sampler (random.py _gamma_one) "
-                    "written out in random_split/random_bits/erf_inv/while "
-                    "and inlined: exact as those primitives, both threefry "
-                    "modes; key<fry> and f32/f64 only"});
+  r.RegisterLegacy(
+      "random_gamma",
+      &AdaptLegacy<&LowerDecomposition<&jaxpr::RandomGammaDecomposition>>,
+      {{},
+       17,
+       "JAX's Marsaglia-Tsang sampler (random.py _gamma_one) "
+       "written out in random_split/random_bits/erf_inv/while "
+       "and inlined: exact as those primitives, both threefry "
+       "modes; key<fry> and f32/f64 only"});
   for (const char* name : {"ragged_dot_general", "ragged_dot"}) {
-    r.RegisterLegacy(name, &AdaptLegacy<&LowerRaggedDot>,
-                 {{}, 17,
-                  "JAX's _ragged_dot_general_impl (CPU lowering) inlined: "
-                  "group masks from the run-time cumsum of group_sizes, one "
-                  "dot_general; all three modes; group_offset refused"});
+    r.RegisterLegacy(
+        name, &AdaptLegacy<&LowerDecomposition<&jaxpr::RaggedDotDecomposition>>,
+        {{},
+         17,
+         "JAX's _ragged_dot_general_impl (CPU lowering) inlined: "
+         "group masks from the run-time cumsum of group_sizes, one "
+         "dot_general; all three modes; group_offset refused"});
   }
 }
 

@@ -118,22 +118,11 @@ absl::Status LowerAddAny(LoweringContext& ctx, const jaxpr::Eqn& eqn) {
 // ragged_dot_general / ragged_dot: JAX's _ragged_dot_general_impl written
 // out (jaxpr/text/ragged_dot.h: per-group masks from the run-time cumulative
 // group sizes, then one dot_general), inlined.
-absl::Status LowerRaggedDot(LoweringContext& ctx, const jaxpr::Eqn& eqn) {
-  J2O_ASSIGN_OR_RETURN(const jaxpr::ClosedJaxpr* decomposition,
-                       jaxpr::RaggedDotDecomposition(eqn));
-  std::vector<ir::Value*> args;
-  for (size_t i = 0; i < eqn.inputs.size(); ++i) {
-    J2O_ASSIGN_OR_RETURN(ir::Value* v, ctx.Input(eqn, static_cast<int>(i)));
-    args.push_back(v);
-  }
-  J2O_ASSIGN_OR_RETURN(std::vector<ir::Value*> results,
-                       ctx.Inline(*decomposition, args));
-  return ctx.SetOutput(eqn, 0, results[0]);
-}
-
-absl::Status LowerRandomGamma(LoweringContext& ctx, const jaxpr::Eqn& eqn) {
-  J2O_ASSIGN_OR_RETURN(const jaxpr::ClosedJaxpr* decomposition,
-                       jaxpr::RandomGammaDecomposition(eqn));
+// Inlines the jaxpr that `Decompose` writes out for the equation.
+template <
+    absl::StatusOr<const jaxpr::ClosedJaxpr*> (*Decompose)(const jaxpr::Eqn&)>
+absl::Status LowerDecomposition(LoweringContext& ctx, const jaxpr::Eqn& eqn) {
+  J2O_ASSIGN_OR_RETURN(const jaxpr::ClosedJaxpr* decomposition, Decompose(eqn));
   std::vector<ir::Value*> args;
   for (size_t i = 0; i < eqn.inputs.size(); ++i) {
     J2O_ASSIGN_OR_RETURN(ir::Value* v, ctx.Input(eqn, static_cast<int>(i)));
@@ -170,15 +159,18 @@ void RegisterCalls() {
                  {{}, 17, "identity (sharding annotation)"});
   }
   r.RegisterIr("add_any", &LowerAddAny, {{"Add", "Or"}, 17, "complex refused"});
-  r.RegisterIr("random_gamma", &LowerRandomGamma,
-                   {{}, 17,
-                    "JAX's Marsaglia-Tsang sampler (random.py _gamma_one) "
-                    "written out in random_split/random_bits/erf_inv/while "
-                    "and inlined: exact as those primitives, both threefry "
-                    "modes; key<fry> and f32/f64 only"});
+  r.RegisterIr("random_gamma",
+               &LowerDecomposition<&jaxpr::RandomGammaDecomposition>,
+               {{},
+                17,
+                "JAX's Marsaglia-Tsang sampler (random.py _gamma_one) "
+                "written out in random_split/random_bits/erf_inv/while "
+                "and inlined: exact as those primitives, both threefry "
+                "modes; key<fry> and f32/f64 only"});
   for (const char* name : {"ragged_dot_general", "ragged_dot"}) {
-    r.RegisterIr(name, &LowerRaggedDot,
-                 {{}, 17,
+    r.RegisterIr(name, &LowerDecomposition<&jaxpr::RaggedDotDecomposition>,
+                 {{},
+                  17,
                   "JAX's _ragged_dot_general_impl (CPU lowering) inlined: "
                   "group masks from the run-time cumsum of group_sizes, one "
                   "dot_general; all three modes; group_offset refused"});

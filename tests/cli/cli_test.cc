@@ -30,16 +30,8 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 using ::testing::StartsWith;
 
-struct Result {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
+using Result = testing_util::CliResult;
+using testing_util::ReadFileText;
 
 constexpr char kAdd[] =
     "{ lambda ; a:f32[2] b:f32[2]. let\n"
@@ -53,16 +45,9 @@ class CliTest : public testing_util::CliFixture {
 
   // `env` is prepended to the command (e.g. "JAX2ONNX_USE_ONNX_IR=0").
   Result Run(const std::string& args, const std::string& env = "") {
-    Result r;
-    const fs::path err = dir_ / "stderr.txt";
-    const std::string command =
-        absl::StrCat("env -u JAX2ONNX_USE_ONNX_IR -u JAX2ONNX_SHADOW_COMPARE ",
-                     env, " ", binary_, " ", args, " 2>", err.string());
-    testing_util::ShellResult shell = testing_util::RunShell(command);
-    r.exit_code = shell.exit_code;
-    r.out = std::move(shell.output);
-    r.err = ReadFile(err);
-    return r;
+    return RunBinary(args, absl::StrCat("env -u JAX2ONNX_USE_ONNX_IR "
+                                        "-u JAX2ONNX_SHADOW_COMPARE ",
+                                        env, " "));
   }
   std::string Write(const std::string& name, const std::string& text) {
     const fs::path path = dir_ / name;
@@ -76,7 +61,7 @@ class CliTest : public testing_util::CliFixture {
 // accepts (tests/ort_accepts.h).
 void ExpectWrittenModelOrtAccepts(const fs::path& path) {
   onnx::ModelProto model;
-  ASSERT_TRUE(model.ParseFromString(ReadFile(path))) << path;
+  ASSERT_TRUE(model.ParseFromString(ReadFileText(path))) << path;
   EXPECT_ORT_ACCEPTS(model);
 }
 
@@ -368,7 +353,7 @@ TEST_F(CliTest, TerminalGetsABarThatIsClearedBeforeResults) {
   EXPECT_THAT(tty, HasSubstr("] 0/3 "));
   EXPECT_THAT(tty, HasSubstr("\r\033[K"));  // cleared
   // stdout has the results only.
-  const std::string results = ReadFile(out);
+  const std::string results = ReadFileText(out);
   EXPECT_THAT(results, Not(HasSubstr("\r")));
   EXPECT_EQ(Lines(results).size(), 4u) << results;  // 3 FAIL + summary
 }

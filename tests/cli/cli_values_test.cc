@@ -26,16 +26,8 @@ using ::testing::HasSubstr;
 using ::testing::Not;
 using ::testing::StartsWith;
 
-struct Result {
-  int exit_code = -1;
-  std::string out;
-  std::string err;
-};
-
-std::string ReadFile(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  return std::string(std::istreambuf_iterator<char>(in), {});
-}
+using Result = testing_util::CliResult;
+using testing_util::ReadFileText;
 
 constexpr char kAdd[] =
     "{ lambda ; a:f32[2] b:f32[2]. let\n"
@@ -49,15 +41,8 @@ class CliValuesTest : public testing_util::CliFixture {
 
   // Runs in the test's directory.
   Result Run(const std::string& args) {
-    Result r;
-    const fs::path err = dir_ / "stderr.txt";
-    testing_util::ShellResult shell = testing_util::RunShell(
-        absl::StrCat("cd ", dir_.string(), " && env -u JAX2ONNX_USE_ONNX_IR ",
-                     binary_, " ", args, " 2>", err.string()));
-    r.exit_code = shell.exit_code;
-    r.out = std::move(shell.output);
-    r.err = ReadFile(err);
-    return r;
+    return RunBinary(args, absl::StrCat("cd ", dir_.string(),
+                                        " && env -u JAX2ONNX_USE_ONNX_IR "));
   }
   std::string Write(const std::string& name, const std::string& text) {
     std::ofstream(P(name)) << text;
@@ -183,11 +168,11 @@ TEST_F(CliValuesTest, EvalOutRefusesToOverwriteWhatItReads) {
       jaxpr::WriteNpzFile(P("add.npz"), {{"input_0", a}, {"input_1", a}}).ok());
   ASSERT_TRUE(
       jaxpr::WriteNpzFile(P("in.npz"), {{"input_0", a}, {"input_1", a}}).ok());
-  const std::string npz_before = ReadFile(P("add.npz"));
+  const std::string npz_before = ReadFileText(P("add.npz"));
   Result r = Run("eval " + add + " --out " + P("add.npz"));
   EXPECT_EQ(r.exit_code, 2);
   EXPECT_THAT(r.err, StartsWith("jax2onnx eval: refusing to write --out"));
-  EXPECT_EQ(ReadFile(P("add.npz")), npz_before);
+  EXPECT_EQ(ReadFileText(P("add.npz")), npz_before);
   r = Run("eval " + add + " --inputs " + P("in.npz") + " --out " + P("in.npz"));
   EXPECT_EQ(r.exit_code, 2);
   r = Run("eval " + add + " --out " + P("result.npz"));
@@ -232,7 +217,7 @@ TEST_F(CliValuesTest, ReportListsEveryUnknownPrimitiveAndIsWrittenOnFailure) {
   EXPECT_FALSE(fs::exists(P("three.onnx")));
   ASSERT_TRUE(fs::exists(P("three.json"))) << r.err;
   const nlohmann::json report =
-      nlohmann::json::parse(ReadFile(P("three.json")));
+      nlohmann::json::parse(ReadFileText(P("three.json")));
   EXPECT_EQ(report["converted"], false);
   EXPECT_THAT(report["error"].get<std::string>(), HasSubstr("frobnicate"));
   const nlohmann::json& u = report["unsupported"];
@@ -251,7 +236,7 @@ TEST_F(CliValuesTest, ReportListsEveryUnknownPrimitiveAndIsWrittenOnFailure) {
   r = Run("convert " + p + " -o " + P("three.onnx") + " --report " +
           P("three.md"));
   EXPECT_EQ(r.exit_code, 1);
-  const std::string md = ReadFile(P("three.md"));
+  const std::string md = ReadFileText(P("three.md"));
   EXPECT_THAT(md, HasSubstr("| frobnicate | 2 | " + p + ":2:5 |"));
   EXPECT_THAT(md, HasSubstr("| twiddle | 1 |"));
   EXPECT_THAT(md, HasSubstr("| wobble | 1 |"));
@@ -271,7 +256,8 @@ TEST_F(CliValuesTest, ReportOfASuccessfulConversionHasPassesBytesAndStages) {
   const Result r = Run("convert " + p + " -o " + P("w.onnx") + " --opset 19 " +
                        "--report " + P("w.json"));
   ASSERT_EQ(r.exit_code, 0) << r.err;
-  const nlohmann::json report = nlohmann::json::parse(ReadFile(P("w.json")));
+  const nlohmann::json report =
+      nlohmann::json::parse(ReadFileText(P("w.json")));
   EXPECT_EQ(report["converted"], true);
   EXPECT_EQ(report["opset"], 19);
   EXPECT_EQ(report["ir_version"], 9);  // ONNX's pairing for opset 19

@@ -253,6 +253,26 @@ TEST(ConvertTest, OpsetOutsideTheSupportedRangeIsRejected) {
   }
 }
 
+TEST(ConvertTest, ALoweringIsRefusedBelowItsMinimumOpset) {
+  jaxpr::Bundle bundle = BundleFromText(
+      "{ lambda ; a:f32[3]. let\n"
+      "    b:f32[3] = test_needs_opset_23 a\n"
+      "  in (b,) }");
+  absl::StatusOr<onnx::ModelProto> model = Convert(bundle, 17);
+  ASSERT_FALSE(model.ok());
+  EXPECT_EQ(model.status().code(), absl::StatusCode::kUnimplemented)
+      << model.status();
+  EXPECT_THAT(model.status().message(),
+              HasSubstr("equation #0 'test_needs_opset_23' at line 2:"));
+  EXPECT_THAT(model.status().message(),
+              HasSubstr("needs opset 23 or later in the legacy pipeline "
+                        "(converting at opset 17)"));
+  // At its opset the lowering runs (this one binds nothing on purpose).
+  model = Convert(bundle, 23);
+  ASSERT_FALSE(model.ok());
+  EXPECT_THAT(model.status().message(), HasSubstr("did not bind output 0"));
+}
+
 TEST(ConvertTest, InputNameCountMismatchIsAnError) {
   plugins::RegisterAll();
   jaxpr::Bundle bundle =

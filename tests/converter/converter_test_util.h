@@ -149,6 +149,7 @@ inline void RegisterTestLowerings() {
   r.RegisterLegacy("test_call", &LowerCall);
   r.RegisterLegacy("test_with_dead_parts", &LowerWithDeadParts);
   r.RegisterLegacy("test_if_neg_exp", &LowerIfNegExp);
+  r.RegisterLegacy("test_needs_opset_23", &LowerBindsNothing, {{}, 23, ""});
 }
 
 inline absl::StatusOr<onnx::ModelProto> Convert(const jaxpr::Bundle& bundle,
