@@ -61,7 +61,10 @@ absl::Status GetDimensionSize(OpContext& ctx) {
   }
   // A symbolic dim: its runtime value (dim_as_value is i32 unless x64).
   Params p;
-  p.Set("dim", ParamValue::Opaque(d.ToString()));
+  // As the jaxpr parser reads `dim=b` (a name) / `dim=2*b + 1` (text).
+  p.Set("dim", d.kind() == jaxpr::DimExpr::Kind::kSymbol
+                   ? ParamValue::Name(d.symbol())
+                   : ParamValue::Opaque(d.ToString()));
   Val v = ctx.Emit1("dim_as_value", std::move(p), {},
                     WithDType(out, out.dtype == DType::kI64 ? DType::kI64
                                                             : DType::kI32));
