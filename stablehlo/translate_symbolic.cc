@@ -133,6 +133,21 @@ absl::Status ResolveResultDims(OpContext& ctx, Aval* aval) {
     }
     return absl::OkStatus();
   }
+  if (name == "stablehlo.broadcast_in_dim") {
+    // A `?` result dim that an operand dim maps to is that dim.
+    auto dims = ctx.IntListAttr(ctx.op().Attr("dims") ? "dims"
+                                                      : "broadcast_dimensions");
+    J2O_ASSIGN_OR_RETURN(Val x, ctx.Input(0));
+    if (dims.ok() && static_cast<int>(dims->size()) == x.aval.rank()) {
+      for (int i = 0; i < x.aval.rank(); ++i) {
+        const int64_t r = (*dims)[i];
+        if (r >= 0 && r < aval->rank() && IsUnknownDim(aval->shape[r])) {
+          aval->shape[r] = x.aval.shape[i];
+        }
+      }
+    }
+    return absl::OkStatus();
+  }
   if (IsShapePreserving(name)) {
     for (int k = 0; k < ctx.num_inputs(); ++k) {
       J2O_ASSIGN_OR_RETURN(Val x, ctx.Input(k));

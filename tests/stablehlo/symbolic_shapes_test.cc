@@ -65,6 +65,20 @@ module @jit_f {
   EXPECT_EQ(Signature(*p), "f32[4,_d0] -> f32[4,_d0]");
 }
 
+TEST(StablehloSymbolic, StaticBroadcastKeepsTheOperandsSymbolicDim) {
+  auto p = stablehlo::StablehloFromText(R"(
+module @m {
+  func.func public @main(%arg0: tensor<?xf32>) -> tensor<?x4xf32> {
+    %0 = stablehlo.broadcast_in_dim %arg0, dims = [0] : (tensor<?xf32>) -> tensor<?x4xf32>
+    return %0 : tensor<?x4xf32>
+  }
+}
+)",
+                                        "bcast.mlir");
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(Signature(*p), "f32[_d0] -> f32[_d0,4]");
+}
+
 TEST(StablehloSymbolic, DataDependentShapeIsRefusedAtTheOp) {
   auto p = stablehlo::StablehloFromText(R"(
 module @m {
