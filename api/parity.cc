@@ -18,6 +18,7 @@
 #include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
+#include "api/bundle_access.h"
 #include "api/convert_internal.h"
 #include "api/corpus.h"
 #include "api/write_model.h"
@@ -44,6 +45,7 @@ struct Found {
 
 std::string StripJaxpr(std::string s) {
   if (absl::EndsWith(s, ".jaxpr")) s.resize(s.size() - 6);
+  if (absl::EndsWith(s, ".mlir")) s.resize(s.size() - 5);
   return s;
 }
 
@@ -58,7 +60,10 @@ absl::StatusOr<std::vector<Found>> FindCases(
       if (label.empty()) label = dir.parent_path().filename().string();
       std::vector<Found> here;
       for (const auto& entry : fs::recursive_directory_iterator(arg, ec)) {
-        if (entry.is_regular_file() && entry.path().extension() == ".jaxpr") {
+        // Bundles and StableHLO modules (`.mlir`, `.stablehlo`) alike.
+        if (entry.is_regular_file() &&
+            (entry.path().extension() == ".jaxpr" ||
+             IsStablehloInput(entry.path().string()))) {
           here.push_back(
               {entry.path().string(),
                StripJaxpr(absl::StrCat(
@@ -463,8 +468,9 @@ absl::StatusOr<ParityReport> RunParity(const std::vector<std::string>& args,
       add(RunCase(f.name + "[opset17]", *bundle, at17, runner));
     }
 
+    // The f64 variant promotes the jaxpr text; StableHLO modules have none.
     if (!options.f64_variants || !bundle->npz_path.empty() ||
-        !AllF32Signature(bundle->jaxpr())) {
+        !AllF32Signature(bundle->jaxpr()) || IsStablehloInput(f.path)) {
       continue;
     }
     auto markers = ParseMarkers(bundle->file);

@@ -472,11 +472,20 @@ class Parser {
         m.funcs.push_back(std::move(*f));
         continue;
       }
-      if (w == "sdy.mesh") {  // sdy.mesh @mesh = <...>: kept out of funcs
-        Loc l = Here();
-        auto op = ParseOp();
-        if (!op.ok()) return op.status();
-        (void)l;
+      if (w == "sdy.mesh") {
+        // sdy.mesh @mesh = <["a"=2, ...]> loc(...): read from the text by
+        // sdy.manual_computation (translate_sdy.cc); skipped here.
+        ReadIdent();
+        SkipWs();
+        if (!Consume("@")) return Error(Here(), "sdy.mesh: expected `@name`");
+        while (p_ < end_ && IsValueChar(*p_)) ++p_;
+        SkipWs();
+        if (!Consume("=")) return Error(Here(), "sdy.mesh: expected `=`");
+        SkipWs();
+        if (p_ >= end_ || *p_ != '<') return Error(Here(), "sdy.mesh: expected `<`");
+        auto body = ReadBalanced();
+        if (!body.ok()) return body.status();
+        SkipLoc();
         continue;
       }
       return Error(Here(), absl::StrCat("expected `func.func` in module, found `",
@@ -829,7 +838,17 @@ class Parser {
     return ReadSignature(op);
   }
 
+  // `(%name:` after the `(` at p_.
+  bool TypedArgsFollow() const {
+    const char* q = p_ + 1;
+    while (q < end_ && (*q == ' ' || *q == '\t' || *q == '\n')) ++q;
+    if (q >= end_ || *q != '%') return false;
+    while (q < end_ && *q != ':' && *q != ',' && *q != ')' && *q != ' ') ++q;
+    return q < end_ && *q == ':';
+  }
+
   absl::Status ParsePrettyTail(Operation* op) {
+    std::optional<std::vector<std::pair<std::string, MlirType>>> typed_args;
     bool after_comma = true;
     bool any = false;
     reduce_inputs_.clear();
@@ -858,8 +877,20 @@ class Parser {
       }
       if (c == '%') {
         op->operands.push_back(ReadValueRef());
+      } else if (c == '(' && TypedArgsFollow()) {
+        // `(%arg1: tensor<...>) { body }` (sdy.manual_computation): the
+        // block arguments of the region that follows.
+        typed_args.emplace();
+        J2O_RETURN_IF_ERROR_P(ReadArgList(&*typed_args));
       } else if (c == '(') {
         J2O_RETURN_IF_ERROR_P(ReadParenGroup(op));
+      } else if (c == '{' && typed_args.has_value()) {
+        auto r = ParseRegion();
+        if (!r.ok()) return r.status();
+        if (r->blocks.empty()) r->blocks.emplace_back();
+        r->blocks[0].args = std::move(*typed_args);
+        typed_args.reset();
+        op->regions.push_back(std::move(*r));
       } else if (c == '{' && RegionFollows()) {
         // A pretty form's region given inline (chlo.scan's body).
         auto r = ParseRegion();

@@ -15,6 +15,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "jaxpr/status_macros.h"
+#include "jaxpr/typecheck/typecheck.h"
 #include "jaxpr/var_names.h"
 #include "stablehlo/mlir_parser.h"
 #include "stablehlo/translate_internal.h"
@@ -34,6 +35,7 @@ const TranslatorTable& Table() {
     RegisterDotConvOps(*t);
     RegisterMiscOps(*t);
     RegisterDynamicOps(*t);
+    RegisterSdyOps(*t);
     return t;
   }();
   return *table;
@@ -41,17 +43,47 @@ const TranslatorTable& Table() {
 
 class Translator {
  public:
-  explicit Translator(const MlirFile& file) : file_(file) {
+  explicit Translator(const MlirFile& file,
+                      absl::flat_hash_map<std::string, std::string> names = {})
+      : file_(file), symbol_names_(std::move(names)) {
     root_ = std::make_shared<jaxpr::ClosedJaxpr>();
   }
 
+  // Symbolic dims: see translate_symbolic.cc.
+  absl::flat_hash_map<const jaxpr::Var*, std::vector<jaxpr::DimExpr>>
+      dim_values;
+  absl::flat_hash_map<const jaxpr::Var*,
+                      std::pair<jaxpr::DimExpr, jaxpr::DimExpr>>
+      dim_equalities;
+  // Generated `?` symbol -> the name a global constant or an assertion
+  // gives it (found by this run, used by the next).
+  absl::flat_hash_map<std::string, std::string> found_names;
+  // The first error of an Emit whose `?` result dims could not be inferred.
+  absl::Status emit_error;
+
+  // The final name of generated symbol `s` under the previous run's
+  // findings (chains followed).
+  std::string FinalName(std::string s) const {
+    for (int i = 0; i < 64; ++i) {
+      auto it = symbol_names_.find(s);
+      if (it == symbol_names_.end()) break;
+      s = it->second;
+    }
+    return s;
+  }
+  int next_symbol = 0;
+  // Symbols of `?` dims: no variable takes their names.
+  absl::flat_hash_set<std::string> dim_symbols;
+
   const std::string& path() const { return file_.path; }
+  const std::string& text() const { return *file_.text; }
 
   jaxpr::Var* NewVar(jaxpr::ClosedJaxpr* j, const Aval& aval) {
     while (true) {
       std::string name = jaxpr::JaxVarName(counter_++);
       if (name == "in" || name == "let" || name == "if" || name == "do" ||
-          name == "or" || name == "and" || name == "not") {
+          name == "or" || name == "and" || name == "not" ||
+          dim_symbols.contains(name)) {
         continue;
       }
       return j->NewVar(std::move(name), aval);
@@ -142,9 +174,30 @@ class Translator {
 
  private:
   bool IsTestModule(const Module& m) const;
+  // `jax.global_constant = "b"` on a parameter bound to a `?` symbol of
+  // @main names that symbol `b`.
+  void NoteGlobalConstant(const FuncArg& arg, const Val& v) {
+    const size_t at = arg.attrs.find("jax.global_constant");
+    if (at == absl::string_view::npos || v.atom.is_literal()) return;
+    absl::string_view rest = arg.attrs.substr(at);
+    const size_t q1 = rest.find('"');
+    const size_t q2 = q1 == absl::string_view::npos ? q1 : rest.find('"', q1 + 1);
+    if (q2 == absl::string_view::npos) return;
+    std::string name(rest.substr(q1 + 1, q2 - q1 - 1));
+    auto it = dim_values.find(v.atom.var);
+    if (name.empty() || name[0] == '_' || it == dim_values.end() ||
+        it->second.size() != 1 ||
+        it->second[0].kind() != jaxpr::DimExpr::Kind::kSymbol) {
+      return;
+    }
+    if (it->second[0].symbol() != name) {
+      found_names.try_emplace(it->second[0].symbol(), name);
+    }
+  }
   absl::Status HandleCheck(Scope* scope, const Operation& op);
 
   const MlirFile& file_;
+  absl::flat_hash_map<std::string, std::string> symbol_names_;
   std::shared_ptr<jaxpr::ClosedJaxpr> root_;
   std::unique_ptr<Scope> root_scope_;
   std::vector<jaxpr::Array> consts_;
@@ -208,6 +261,7 @@ absl::StatusOr<Aval> OpContext::ResultAval(int i) {
   }
   auto aval = AvalOfType(*t);
   if (!aval.ok()) return Error(aval.status().message());
+  J2O_RETURN_IF_ERROR(ResolveResultDims(*this, &*aval));
   return *aval;
 }
 
@@ -223,8 +277,35 @@ std::vector<Val> OpContext::Emit(const std::string& primitive, Params params,
   eqn.params = std::move(params);
   eqn.loc = jaxpr::SourceLoc{op_.loc.line, op_.loc.col};
   for (const Val& v : inputs) eqn.inputs.push_back(v.atom);
+  std::vector<Aval> avals = out_avals;
+  bool unknown = false;
+  for (const Aval& a : avals) unknown = unknown || HasUnknownDim(a);
+  if (unknown) {
+    // `?` result dims: the type rule of the primitive computes them.
+    std::vector<std::unique_ptr<jaxpr::Var>> probes;
+    for (const Aval& a : avals) {
+      probes.push_back(std::make_unique<jaxpr::Var>());
+      probes.back()->aval = a;
+      eqn.outputs.push_back(probes.back().get());
+    }
+    auto inferred = jaxpr::InferResultAvals(eqn);
+    eqn.outputs.clear();
+    for (size_t i = 0; inferred.ok() && i < avals.size(); ++i) {
+      if (i < inferred->size() && (*inferred)[i].has_value() &&
+          !HasUnknownDim(*(*inferred)[i])) {
+        avals[i].shape = (*inferred)[i]->shape;
+      }
+    }
+    for (const Aval& a : avals) {
+      if (HasUnknownDim(a) && tr_->emit_error.ok()) {
+        tr_->emit_error = Unsupported(absl::StrCat(
+            "cannot tell the dynamic (`?`) result dims of ", primitive,
+            inferred.ok() ? "" : absl::StrCat(": ", inferred.status().message())));
+      }
+    }
+  }
   std::vector<Val> outs;
-  for (const Aval& a : out_avals) {
+  for (const Aval& a : avals) {
     jaxpr::Var* v = tr_->NewVar(scope_->jaxpr(), a);
     eqn.outputs.push_back(v);
     outs.push_back(Val{Atom::OfVar(v), a});
@@ -238,6 +319,45 @@ absl::Status OpContext::CallFunction(const std::string& symbol) {
   call.regions.clear();
   call.symbol = symbol;
   return tr_->InlineCall(scope_, call);
+}
+
+std::optional<std::vector<jaxpr::DimExpr>> OpContext::DimValues(
+    const Val& v) {
+  if (!v.aval.is_shaped() || v.aval.rank() > 1 ||
+      !jaxpr::IsInteger(v.aval.dtype)) {
+    return std::nullopt;
+  }
+  if (!v.atom.is_literal()) {
+    auto it = tr_->dim_values.find(v.atom.var);
+    if (it != tr_->dim_values.end()) return it->second;
+  }
+  auto a = ConstValue(v);
+  if (!a.has_value() || a->num_elements() > 16) return std::nullopt;
+  std::vector<jaxpr::DimExpr> out;
+  for (int64_t i = 0; i < a->num_elements(); ++i) {
+    out.push_back(jaxpr::DimExpr::Constant(a->GetAsInt64(i)));
+  }
+  return out;
+}
+void OpContext::SetDimValues(const Val& v, std::vector<jaxpr::DimExpr> dims) {
+  if (!v.atom.is_literal()) tr_->dim_values[v.atom.var] = std::move(dims);
+}
+void OpContext::SetDimEquality(const Val& v, jaxpr::DimExpr a,
+                               jaxpr::DimExpr b) {
+  if (!v.atom.is_literal()) {
+    tr_->dim_equalities[v.atom.var] = {std::move(a), std::move(b)};
+  }
+}
+std::optional<std::pair<jaxpr::DimExpr, jaxpr::DimExpr>>
+OpContext::DimEquality(const Val& v) {
+  if (v.atom.is_literal()) return std::nullopt;
+  auto it = tr_->dim_equalities.find(v.atom.var);
+  if (it == tr_->dim_equalities.end()) return std::nullopt;
+  return it->second;
+}
+const std::string& OpContext::FileText() const { return tr_->text(); }
+void OpContext::NoteSymbolName(const std::string& from, const std::string& to) {
+  if (from != to) tr_->found_names.try_emplace(from, to);
 }
 
 std::optional<jaxpr::Array> OpContext::ConstValue(const Val& v) {
@@ -409,6 +529,7 @@ absl::Status Translator::InlineCall(Scope* scope, const Operation& op) {
   for (size_t i = 0; i < f.args.size(); ++i) {
     J2O_ASSIGN_OR_RETURN(Val v, scope->Lookup(op.operands[i], op.loc));
     inner.Bind(f.args[i].name, v);
+    NoteGlobalConstant(f.args[i], v);
   }
   std::vector<Val> returned;
   if (pure) {
@@ -526,7 +647,10 @@ absl::Status Translator::TranslateOp(Scope* scope, const Operation& op) {
             .message());
   }
   OpContext ctx(this, scope, op);
-  return it->second(ctx);
+  J2O_RETURN_IF_ERROR(it->second(ctx));
+  if (!emit_error.ok()) return emit_error;
+  PropagateDimValues(ctx);
+  return absl::OkStatus();
 }
 
 bool Translator::IsTestModule(const Module& m) const {
@@ -580,6 +704,15 @@ absl::StatusOr<StablehloProgram> Translator::Run() {
           if (!aval.ok()) {
             return absl::Status(aval.status().code(),
                                 MlirError(path(), f->loc, absl::StrCat("argument ", a.name, ": ", aval.status().message())).message());
+          }
+          // Each `?` is a symbol: generated, or the name the previous run
+          // found for it.
+          for (jaxpr::DimExpr& d : aval->shape) {
+            if (IsUnknownDim(d)) {
+              std::string name = FinalName(absl::StrCat("_d", next_symbol++));
+              dim_symbols.insert(name);
+              d = jaxpr::DimExpr::Symbol(std::move(name));
+            }
           }
           jaxpr::Var* v = NewVar(root_.get(), *aval);
           root_->invars.push_back(v);
@@ -665,7 +798,12 @@ absl::StatusOr<StablehloProgram> Translator::Run() {
 
 absl::StatusOr<StablehloProgram> TranslateMlir(const MlirFile& file) {
   Translator tr(file);
-  return tr.Run();
+  absl::StatusOr<StablehloProgram> prog = tr.Run();
+  if (tr.found_names.empty()) return prog;
+  // The `?` dims learnt their names (translate_symbolic.cc): again, with
+  // the names from the start.
+  Translator named(file, tr.found_names);
+  return named.Run();
 }
 
 absl::StatusOr<StablehloProgram> StablehloFromText(absl::string_view text,

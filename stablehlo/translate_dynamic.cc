@@ -3,7 +3,8 @@
 // static ops (dynamic_iota, dynamic_broadcast_in_dim and dynamic_reshape
 // share the static translators of translate_shape.cc). get_dimension_size
 // of a static dimension is a constant.
-// Truly dynamic shapes (`?` dims) are refused by the type translation.
+// get_dimension_size of a symbolic dim is dim_as_value; real_dynamic_slice
+// takes its bounds from dimension values (translate_symbolic.cc).
 #include "absl/strings/str_cat.h"
 #include "jaxpr/status_macros.h"
 #include "stablehlo/translate_internal.h"
@@ -50,10 +51,59 @@ absl::Status GetDimensionSize(OpContext& ctx) {
   } else {
     J2O_ASSIGN_OR_RETURN(dim, ctx.IntAttr("dimension"));
   }
-  if (dim < 0 || dim >= x.aval.rank() || !x.aval.shape[dim].is_constant()) {
-    return ctx.Error("dimension out of range or not static");
+  if (dim < 0 || dim >= x.aval.rank()) {
+    return ctx.Error("dimension out of range");
   }
-  ctx.Bind(0, ctx.ScalarInt(out.dtype, x.aval.shape[dim].constant_value()));
+  const jaxpr::DimExpr& d = x.aval.shape[dim];
+  if (d.is_constant()) {
+    ctx.Bind(0, ctx.ScalarInt(out.dtype, d.constant_value()));
+    return absl::OkStatus();
+  }
+  // A symbolic dim: its runtime value (dim_as_value is i32 unless x64).
+  Params p;
+  // As the jaxpr parser reads `dim=b` (a name) / `dim=2*b + 1` (text).
+  p.Set("dim", d.kind() == jaxpr::DimExpr::Kind::kSymbol
+                   ? ParamValue::Name(d.symbol())
+                   : ParamValue::Opaque(d.ToString()));
+  Val v = ctx.Emit1("dim_as_value", std::move(p), {},
+                    WithDType(out, out.dtype == DType::kI64 ? DType::kI64
+                                                            : DType::kI32));
+  v = ConvertTo(ctx, v, out.dtype);
+  ctx.SetDimValues(v, {d});
+  ctx.Bind(0, v);
+  return absl::OkStatus();
+}
+
+// real_dynamic_slice(x, start, limit, strides): a static slice whose bounds
+// are dimension values (constants or computed from argument shapes).
+absl::Status RealDynamicSlice(OpContext& ctx) {
+  J2O_ASSIGN_OR_RETURN(Val x, ctx.Input(0));
+  std::vector<std::vector<jaxpr::DimExpr>> bounds;
+  for (int k = 1; k <= 3; ++k) {
+    J2O_ASSIGN_OR_RETURN(Val b, ctx.Input(k));
+    auto dims = ctx.DimValues(b);
+    if (!dims.has_value() || dims->size() != static_cast<size_t>(x.aval.rank())) {
+      return ctx.Unsupported(absl::StrCat(
+          "operand #", k,
+          " is not computed from the argument shapes (data-dependent slice "
+          "bounds)"));
+    }
+    bounds.push_back(*dims);
+  }
+  std::vector<jaxpr::DimExpr> strides = bounds[2];
+  bool unit = true;
+  for (const jaxpr::DimExpr& s : strides) {
+    if (!s.is_constant() || s.constant_value() <= 0) {
+      return ctx.Unsupported("strides must be positive constants");
+    }
+    unit = unit && s.constant_value() == 1;
+  }
+  Params p;
+  p.Set("limit_indices", DimsParam(bounds[1]));
+  p.Set("start_indices", DimsParam(bounds[0]));
+  p.Set("strides", unit ? ParamValue::None() : DimsParam(strides));
+  J2O_ASSIGN_OR_RETURN(Aval out, ctx.ResultAval(0));
+  ctx.Bind(0, ctx.Emit1("slice", std::move(p), {x}, out));
   return absl::OkStatus();
 }
 
@@ -62,6 +112,7 @@ absl::Status GetDimensionSize(OpContext& ctx) {
 void RegisterDynamicOps(TranslatorTable& table) {
   table["stablehlo.dynamic_pad"] = &DynamicPad;
   table["stablehlo.get_dimension_size"] = &GetDimensionSize;
+  table["stablehlo.real_dynamic_slice"] = &RealDynamicSlice;
 }
 
 }  // namespace jax2onnx::stablehlo

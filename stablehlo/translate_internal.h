@@ -134,6 +134,20 @@ class OpContext {
   absl::StatusOr<std::vector<int64_t>> IntListAttr(absl::string_view key) const;
   absl::StatusOr<int64_t> IntAttr(absl::string_view key) const;
 
+  // Symbolic shapes (translate_symbolic.cc): the dimension expressions a
+  // small integer tensor holds (constants, get_dimension_size and
+  // arithmetic on it), or nullopt when unknown.
+  std::optional<std::vector<jaxpr::DimExpr>> DimValues(const Val& v);
+  void SetDimValues(const Val& v, std::vector<jaxpr::DimExpr> dims);
+  // `v` (a bool) holds `a == b` of two dimension values.
+  void SetDimEquality(const Val& v, jaxpr::DimExpr a, jaxpr::DimExpr b);
+  std::optional<std::pair<jaxpr::DimExpr, jaxpr::DimExpr>> DimEquality(
+      const Val& v);
+  // The whole text of the file being translated.
+  const std::string& FileText() const;
+  // The `?` symbol `from` of @main is the dimension variable `to`.
+  void NoteSymbolName(const std::string& from, const std::string& to);
+
  private:
   Translator* tr_;
   Scope* scope_;
@@ -153,6 +167,25 @@ void RegisterChloOps(TranslatorTable& table);
 void RegisterDotConvOps(TranslatorTable& table);
 void RegisterMiscOps(TranslatorTable& table);
 void RegisterDynamicOps(TranslatorTable& table);
+void RegisterSdyOps(TranslatorTable& table);
+
+// custom_call @lapack_* (translate_lapack.cc).
+absl::Status LapackCustomCall(OpContext& ctx, const std::string& target);
+
+// ---- symbolic dims (translate_symbolic.cc) ----
+
+// The placeholder symbol of a `?` dim whose expression is not known yet.
+inline constexpr char kUnknownDim[] = "?";
+bool IsUnknownDim(const jaxpr::DimExpr& d);
+bool HasUnknownDim(const Aval& aval);
+// A shape param as JAX prints it: ints, symbols (`(b, 4)`), expressions.
+ParamValue DimsParam(const std::vector<jaxpr::DimExpr>& dims);
+// Fills the `?` dims of result `aval` that the op determines: the shape
+// operand of dynamic_broadcast_in_dim / dynamic_reshape / dynamic_iota,
+// the operands of elementwise ops. Others stay placeholders for Emit.
+absl::Status ResolveResultDims(OpContext& ctx, Aval* aval);
+// After an op is translated: the dim values of its result.
+void PropagateDimValues(OpContext& ctx);
 
 // ---- shared helpers (translate_util.cc) ----
 

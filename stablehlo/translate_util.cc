@@ -54,10 +54,9 @@ absl::StatusOr<Aval> AvalOfType(const MlirType& type) {
       return absl::InvalidArgumentError(
           absl::StrCat("dimension out of range in ", type.text));
     }
-    if (dim < 0) {
-      return absl::UnimplementedError(
-          absl::StrCat("dynamic dimension in ", type.text,
-                       " (symbolic shapes are not supported yet)"));
+    if (dim < 0) {  // `?`: a placeholder (translate_symbolic.cc)
+      shape.push_back(jaxpr::DimExpr::Symbol(kUnknownDim));
+      continue;
     }
     shape.push_back(jaxpr::DimExpr::Constant(dim));
   }
@@ -362,7 +361,7 @@ Val EmitBroadcastInDim(OpContext& ctx, const Val& x,
                        const Aval& out) {
   Params p;
   p.Set("broadcast_dimensions", IntTuple(broadcast_dimensions));
-  p.Set("shape", IntTuple(StaticDims(out)));
+  p.Set("shape", DimsParam(out.shape));
   p.Set("sharding", ParamValue::None());
   return ctx.Emit1("broadcast_in_dim", std::move(p), {x}, out);
 }
@@ -370,7 +369,7 @@ Val EmitBroadcastInDim(OpContext& ctx, const Val& x,
 Val EmitReshape(OpContext& ctx, const Val& x, const Aval& out) {
   Params p;
   p.Set("dimensions", ParamValue::None());
-  p.Set("new_sizes", IntTuple(StaticDims(out)));
+  p.Set("new_sizes", DimsParam(out.shape));
   p.Set("sharding", ParamValue::None());
   return ctx.Emit1("reshape", std::move(p), {x}, out);
 }
@@ -379,7 +378,7 @@ Val EmitIota(OpContext& ctx, const Aval& out, int64_t dimension) {
   Params p;
   p.Set("dimension", ParamValue::Int(dimension));
   p.Set("dtype", NumpyDType(out.dtype));
-  p.Set("shape", IntTuple(StaticDims(out)));
+  p.Set("shape", DimsParam(out.shape));
   p.Set("sharding", ParamValue::None());
   return ctx.Emit1("iota", std::move(p), {}, out);
 }

@@ -282,6 +282,46 @@ absl::Status TypeCheckFile(const JaxprFile& file,
                         options);
 }
 
+absl::StatusOr<std::vector<std::optional<Aval>>> InferResultAvals(
+    const Eqn& eqn) {
+  auto it = Rules().find(eqn.primitive);
+  if (it == Rules().end()) {
+    return absl::UnimplementedError(
+        absl::StrCat("'", eqn.primitive, "': no type rule"));
+  }
+  std::vector<const Aval*> in;
+  std::vector<bool> weak;
+  std::vector<Aval> literal_avals;
+  literal_avals.reserve(eqn.inputs.size());
+  for (const Atom& a : eqn.inputs) {
+    if (a.is_literal()) {
+      if (a.literal->aval.has_value()) {
+        in.push_back(&*a.literal->aval);
+        weak.push_back(false);
+      } else {
+        literal_avals.push_back(
+            Aval::Shaped(LiteralDType(*a.literal, &eqn), {}));
+        in.push_back(&literal_avals.back());
+        weak.push_back(true);
+      }
+    } else {
+      in.push_back(&a.var->aval);
+      weak.push_back(false);
+    }
+  }
+  Checker checker("<infer>", TypeCheckOptions{});
+  RuleContext ctx(eqn, std::move(in), std::move(weak),
+                  [&checker](const ClosedJaxpr& inner) {
+                    checker.CheckJaxpr(inner);
+                    return checker.Finish();
+                  });
+  J2O_RETURN_IF_ERROR(it->second.rule(ctx));
+  if (!ctx.has_results()) {
+    return std::vector<std::optional<Aval>>(eqn.outputs.size());
+  }
+  return ctx.results();
+}
+
 bool HasTypeRule(absl::string_view primitive) {
   return Rules().contains(std::string(primitive));
 }

@@ -15,10 +15,12 @@
 #ifndef JAX2ONNX_JAXPR_TYPECHECK_TYPECHECK_H_
 #define JAX2ONNX_JAXPR_TYPECHECK_TYPECHECK_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "jaxpr/jaxpr.h"
 
@@ -43,6 +45,14 @@ absl::Status TypeCheckFile(const JaxprFile& file,
 absl::Status TypeCheckJaxpr(const ClosedJaxpr& jaxpr,
                             absl::string_view filename,
                             const TypeCheckOptions& options = {});
+
+// The result types the rule of `eqn.primitive` computes from the operand
+// avals and params (nullopt for a result the rule does not compute; the
+// declared binder avals are not compared). Nested jaxprs are type checked.
+// An error when there is no rule or the rule rejects the equation. Used by
+// frontends that know only some result dims (StableHLO's `?`).
+absl::StatusOr<std::vector<std::optional<Aval>>> InferResultAvals(
+    const Eqn& eqn);
 
 // True when the checker has a rule for `primitive`.
 bool HasTypeRule(absl::string_view primitive);

@@ -1,0 +1,277 @@
+// The LAPACK FFI custom_call targets that jax.export emits on CPU for
+// jnp.linalg / lax.linalg (jaxlib/cpu/lapack_kernels.cc), mapped onto the
+// data model's linalg primitives with the operands and results the
+// surrounding StableHLO expects:
+//   lapack_{s,d,c,z}potrf_ffi(a) -> (factor, info)   uplo = 'L' only
+//     cholesky (potrf's own semantics: the strict upper triangle keeps the
+//     input); info = 0 on success, 1 where the matrix is not positive
+//     definite (LAPACK gives the order of the failing minor; JAX only tests
+//     info == 0) and the factor is then NaN (JAX replaces it by NaN anyway).
+//   lapack_{s,d,c,z}getrf_ffi(a) -> (lu, ipiv, info)
+//     lu; ipiv = lu's 0-based pivots + 1 (LAPACK's 1-based rows); info =
+//     the 1-based index of the first zero on U's diagonal, else 0 (getrf's
+//     definition).
+//   lapack_{s,d,c,z}geqrf_ffi(a) -> (a', taus): geqrf.
+//   lapack_{s,d}orgqr_ffi / lapack_{c,z}ungqr_ffi(a, taus) -> q:
+//     householder_product.
+//   lapack_{s,d,c,z}trsm_ffi(a, b) -> x: triangular_solve with side, uplo,
+//     trans_x and diag of the backend_config.
+// Every matrix operand and result must have LAPACK's column-major layout
+// (minor-to-major [r-2, r-1, r-3, ..., 0], what JAX passes): another layout
+// would make the kernel see the transposed matrix, and is refused. Any other
+// lapack_*, cusolver/hipsolver (cu*/hip*) or ducc target is refused, naming
+// it.
+#include <string>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "jaxpr/status_macros.h"
+#include "stablehlo/translate_internal.h"
+
+namespace jax2onnx::stablehlo {
+namespace {
+
+// `key = 76 : ui8` inside the backend_config dictionary, or -1.
+int64_t BackendConfigInt(OpContext& ctx, absl::string_view key) {
+  auto cfg = ctx.op().Attr("mhlo.backend_config");
+  if (!cfg.has_value()) return -1;
+  const std::string needle = absl::StrCat(key, " = ");
+  size_t at = cfg->find(needle);
+  while (at != absl::string_view::npos && at > 0 &&
+         ((*cfg)[at - 1] != ' ' && (*cfg)[at - 1] != '{' &&
+          (*cfg)[at - 1] != ',')) {
+    at = cfg->find(needle, at + 1);
+  }
+  if (at == absl::string_view::npos) return -1;
+  absl::string_view rest = cfg->substr(at + needle.size());
+  size_t end = 0;
+  while (end < rest.size() &&
+         (rest[end] == '-' || (rest[end] >= '0' && rest[end] <= '9')))
+    ++end;
+  int64_t v = -1;
+  if (!absl::SimpleAtoi(rest.substr(0, end), &v)) return -1;
+  return v;
+}
+
+// The layouts of `key` (operand_layouts / result_layouts) are LAPACK's
+// column-major for every rank >= 2 entry.
+absl::Status CheckColumnMajor(OpContext& ctx, absl::string_view key) {
+  auto raw = ctx.op().Attr(key);
+  if (!raw.has_value()) return absl::OkStatus();  // default: JAX's own
+  absl::string_view s = StripSpace(*raw);
+  if (s.size() < 2 || s.front() != '[') return absl::OkStatus();
+  for (absl::string_view item : SplitTopLevel(s.substr(1, s.size() - 2), ',')) {
+    auto dims = ParseIntList(StripSpace(item));
+    if (!dims.ok()) {
+      return ctx.Unsupported(
+          absl::StrCat("cannot read ", key, " entry `", StripSpace(item), "`"));
+    }
+    const int64_t r = static_cast<int64_t>(dims->size());
+    if (r < 2) continue;
+    std::vector<int64_t> want = {r - 2, r - 1};
+    for (int64_t d = r - 3; d >= 0; --d) want.push_back(d);
+    if (*dims != want) {
+      return ctx.Unsupported(absl::StrCat(
+          key, " entry `", StripSpace(item),
+          "` is not LAPACK's column-major layout (the kernel would see the "
+          "transposed matrix)"));
+    }
+  }
+  return absl::OkStatus();
+}
+
+std::vector<int64_t> BatchShape(const Aval& a) {
+  std::vector<int64_t> s = StaticDims(a);
+  s.resize(s.size() - 2);
+  return s;
+}
+
+// A scalar 0 of `dtype` (complex zeros are constvars: no complex literal).
+Val Zero(OpContext& ctx, DType dtype) {
+  if (!jaxpr::IsComplex(dtype)) return ctx.ScalarInt(dtype, 0);
+  return *ctx.Constant(jaxpr::Array(dtype, {}));
+}
+
+// x[..., i, i] for i < k, as [..., k].
+Val Diagonal(OpContext& ctx, const Val& x, int64_t k) {
+  const std::vector<int64_t> shape = StaticDims(x.aval);
+  const int r = x.aval.rank();
+  std::vector<int64_t> start(r, 0), limit = shape;
+  limit[r - 2] = k;
+  limit[r - 1] = k;
+  std::vector<int64_t> square = shape;
+  square[r - 2] = square[r - 1] = k;
+  Params sp;
+  sp.Set("limit_indices", IntTuple(limit));
+  sp.Set("start_indices", IntTuple(start));
+  sp.Set("strides", ParamValue::None());
+  Val sq =
+      ctx.Emit1("slice", std::move(sp), {x}, ShapedAval(x.aval.dtype, square));
+  Aval idx = ShapedAval(DType::kI32, square);
+  Val rows = EmitIota(ctx, idx, r - 2);
+  Val cols = EmitIota(ctx, idx, r - 1);
+  Val eye =
+      ctx.Emit1("eq", Params(), {rows, cols}, ShapedAval(DType::kBool, square));
+  Val zeros = EmitBroadcastInDim(ctx, Zero(ctx, x.aval.dtype), {}, sq.aval);
+  Val masked = ctx.Emit1("select_n", Params(), {eye, zeros, sq}, sq.aval);
+  std::vector<int64_t> out = square;
+  out.pop_back();
+  Params rp;
+  rp.Set("axes", IntTuple({r - 1}));
+  rp.Set("out_sharding", ParamValue::None());
+  return ctx.Emit1("reduce_sum", std::move(rp), {masked},
+                   ShapedAval(x.aval.dtype, out));
+}
+
+absl::Status Potrf(OpContext& ctx) {
+  J2O_ASSIGN_OR_RETURN(Val a, ctx.Input(0));
+  const int64_t uplo = BackendConfigInt(ctx, "uplo");
+  if (uplo != 'L') {
+    return ctx.Unsupported(
+        "potrf with uplo other than 'L' (JAX emits 'L') is not supported");
+  }
+  if (ctx.num_results() != 2 || a.aval.rank() < 2) {
+    return ctx.Error("expects one matrix operand and 2 results (factor, info)");
+  }
+  Val l = ctx.Emit1("cholesky", Params(), {a}, a.aval);
+  // A failed factorization is all NaN; a successful one has a positive
+  // (or infinite) l[..., 0, 0].
+  const std::vector<int64_t> batch = BatchShape(a.aval);
+  Val d = Diagonal(ctx, l, 1);
+  Val first = EmitReshape(ctx, d, ShapedAval(a.aval.dtype, batch));
+  Val failed = ctx.Emit1("ne", Params(), {first, first},
+                         ShapedAval(DType::kBool, batch));
+  Val info = ConvertTo(ctx, failed, DType::kI32);
+  ctx.Bind(0, l);
+  ctx.Bind(1, info);
+  return absl::OkStatus();
+}
+
+absl::Status Getrf(OpContext& ctx) {
+  J2O_ASSIGN_OR_RETURN(Val a, ctx.Input(0));
+  if (ctx.num_results() != 3 || a.aval.rank() < 2) {
+    return ctx.Error(
+        "expects one matrix operand and 3 results (lu, ipiv, info)");
+  }
+  const std::vector<int64_t> shape = StaticDims(a.aval);
+  const int r = a.aval.rank();
+  const int64_t m = shape[r - 2], n = shape[r - 1], k = std::min(m, n);
+  const std::vector<int64_t> batch = BatchShape(a.aval);
+  std::vector<int64_t> kshape = batch, mshape = batch;
+  kshape.push_back(k);
+  mshape.push_back(m);
+  std::vector<Val> outs = ctx.Emit("lu", Params(), {a},
+                                   {a.aval, ShapedAval(DType::kI32, kshape),
+                                    ShapedAval(DType::kI32, mshape)});
+  const Aval kaval = ShapedAval(DType::kI32, kshape);
+  Val ipiv = ctx.Emit1("add", Params(),
+                       {outs[1], ctx.ScalarInt(DType::kI32, 1)}, kaval);
+  // info: the first (1-based) i with U[i, i] == 0, else 0.
+  Val diag = Diagonal(ctx, outs[0], k);
+  Val zero = ctx.Emit1("eq", Params(), {diag, Zero(ctx, a.aval.dtype)},
+                       ShapedAval(DType::kBool, kshape));
+  Val pos = ctx.Emit1(
+      "add", Params(),
+      {EmitIota(ctx, kaval, r - 2), ctx.ScalarInt(DType::kI32, 1)}, kaval);
+  Val none =
+      EmitBroadcastInDim(ctx, ctx.ScalarInt(DType::kI32, k + 1), {}, kaval);
+  Val cand = ctx.Emit1("select_n", Params(), {zero, none, pos}, kaval);
+  Params rp;
+  rp.Set("axes", IntTuple({r - 2}));
+  rp.Set("out_sharding", ParamValue::None());
+  const Aval baval = ShapedAval(DType::kI32, batch);
+  Val first = ctx.Emit1("reduce_min", std::move(rp), {cand}, baval);
+  Val nonsingular =
+      ctx.Emit1("eq", Params(), {first, ctx.ScalarInt(DType::kI32, k + 1)},
+                ShapedAval(DType::kBool, batch));
+  Val info = ctx.Emit1(
+      "select_n", Params(),
+      {nonsingular, first,
+       EmitBroadcastInDim(ctx, ctx.ScalarInt(DType::kI32, 0), {}, baval)},
+      baval);
+  ctx.Bind(0, outs[0]);
+  ctx.Bind(1, ipiv);
+  ctx.Bind(2, info);
+  return absl::OkStatus();
+}
+
+absl::Status Geqrf(OpContext& ctx) {
+  J2O_ASSIGN_OR_RETURN(Val a, ctx.Input(0));
+  if (ctx.num_results() != 2) return ctx.Error("expects 2 results (a, taus)");
+  J2O_ASSIGN_OR_RETURN(Aval taus, ctx.ResultAval(1));
+  std::vector<Val> outs = ctx.Emit("geqrf", Params(), {a}, {a.aval, taus});
+  ctx.Bind(0, outs[0]);
+  ctx.Bind(1, outs[1]);
+  return absl::OkStatus();
+}
+
+absl::Status Orgqr(OpContext& ctx) {
+  J2O_ASSIGN_OR_RETURN(Val a, ctx.Input(0));
+  J2O_ASSIGN_OR_RETURN(Val taus, ctx.Input(1));
+  J2O_ASSIGN_OR_RETURN(Aval out, ctx.ResultAval(0));
+  ctx.Bind(0, ctx.Emit1("householder_product", Params(), {a, taus}, out));
+  return absl::OkStatus();
+}
+
+absl::Status Trsm(OpContext& ctx) {
+  if (ctx.num_inputs() != 2) {
+    return ctx.Unsupported(
+        "trsm with other than (a, b) operands (the pre-2025 form with an alpha "
+        "operand) is not supported");
+  }
+  J2O_ASSIGN_OR_RETURN(Val a, ctx.Input(0));
+  J2O_ASSIGN_OR_RETURN(Val b, ctx.Input(1));
+  const int64_t side = BackendConfigInt(ctx, "side");
+  const int64_t uplo = BackendConfigInt(ctx, "uplo");
+  const int64_t trans = BackendConfigInt(ctx, "trans_x");
+  const int64_t diag = BackendConfigInt(ctx, "diag");
+  if ((side != 'L' && side != 'R') || (uplo != 'L' && uplo != 'U') ||
+      (trans != 'N' && trans != 'T' && trans != 'C') ||
+      (diag != 'N' && diag != 'U')) {
+    return ctx.Error(
+        "backend_config needs side (L/R), uplo (L/U), trans_x (N/T/C) and "
+        "diag (N/U) as character codes");
+  }
+  Params p;
+  p.Set("conjugate_a", ParamValue::Bool(trans == 'C'));
+  p.Set("left_side", ParamValue::Bool(side == 'L'));
+  p.Set("lower", ParamValue::Bool(uplo == 'L'));
+  p.Set("transpose_a", ParamValue::Bool(trans != 'N'));
+  p.Set("unit_diagonal", ParamValue::Bool(diag == 'U'));
+  ctx.Bind(0, ctx.Emit1("triangular_solve", std::move(p), {a, b}, b.aval));
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status LapackCustomCall(OpContext& ctx, const std::string& target) {
+  // lapack_<t><routine>_ffi, t in s d c z.
+  std::string routine;
+  if (absl::StartsWith(target, "lapack_") && absl::EndsWith(target, "_ffi") &&
+      target.size() > 12) {
+    const char t = target[7];
+    if (t == 's' || t == 'd' || t == 'c' || t == 'z') {
+      routine = target.substr(8, target.size() - 12);
+    }
+  }
+  using Fn = absl::Status (*)(OpContext&);
+  Fn fn = nullptr;
+  if (routine == "potrf") fn = &Potrf;
+  if (routine == "getrf") fn = &Getrf;
+  if (routine == "geqrf") fn = &Geqrf;
+  if (routine == "orgqr" || routine == "ungqr") fn = &Orgqr;
+  if (routine == "trsm") fn = &Trsm;
+  if (fn == nullptr) {
+    return ctx.Unsupported(absl::StrCat(
+        "custom_call target @", target,
+        " is not supported (LAPACK targets translated: lapack_?potrf_ffi, "
+        "?getrf, ?geqrf, ?orgqr/?ungqr, ?trsm)"));
+  }
+  J2O_RETURN_IF_ERROR(CheckColumnMajor(ctx, "operand_layouts"));
+  J2O_RETURN_IF_ERROR(CheckColumnMajor(ctx, "result_layouts"));
+  return fn(ctx);
+}
+
+}  // namespace jax2onnx::stablehlo

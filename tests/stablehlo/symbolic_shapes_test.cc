@@ -1,0 +1,251 @@
+// Symbolic shapes in StableHLO (stablehlo/translate_symbolic.cc): modules in
+// the form jax.export prints for symbolic shapes (testdata/stablehlo_export)
+// translate to programs with symbolic dims named after JAX's dimension
+// variables, and their ONNX models (dynamic input dims) match the reference
+// interpreter in ONNX Runtime at two different sizes of each dim, on both
+// pipelines at opsets 23 and 17.
+#include <cmath>
+#include <string>
+
+#include "absl/strings/match.h"
+#include "api/bundle_access.h"
+#include "api/check.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "jax2onnx/jax2onnx.h"
+#include "jaxpr/text/printer.h"
+#include "stablehlo/translate.h"
+
+namespace jax2onnx {
+namespace {
+
+using ::testing::HasSubstr;
+
+const std::string kDir =
+    std::string(JAX2ONNX_SOURCE_DIR) + "/testdata/stablehlo_export/";
+
+std::string Signature(const stablehlo::StablehloProgram& p) {
+  std::string s;
+  for (const jaxpr::Var* v : p.file.main->invars) s += v->aval.ToString() + " ";
+  s += "->";
+  for (const jaxpr::Atom& a : p.file.main->outvars) {
+    s += " " + (a.is_literal() ? std::string("lit") : a.var->aval.ToString());
+  }
+  return s;
+}
+
+TEST(StablehloSymbolic, DimensionVariablesNameTheDynamicDims) {
+  auto p = stablehlo::LoadStablehloFile(kDir + "symbolic_batch.mlir");
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(Signature(*p), "f32[b,4] -> f32[b,4] f32[4]");
+  // y.shape[0] == b (a shape_assertion of @main) makes y's dim `b` too.
+  auto q = stablehlo::LoadStablehloFile(kDir + "symbolic_two_args.mlir");
+  ASSERT_TRUE(q.ok()) << q.status();
+  EXPECT_EQ(Signature(*q),
+            "f32[b,4] f32[b,4] -> f32[4*b - 1] f32[4,4] f32[4,b]");
+}
+
+TEST(StablehloSymbolic, WithoutGlobalConstantsTheDimsGetGeneratedNames) {
+  // JAX before global-constant attributes: the `?` keeps a generated name.
+  auto p = stablehlo::StablehloFromText(R"(
+module @jit_f {
+  func.func public @main(%arg0: tensor<4x?xf32>) -> tensor<4x?xf32> {
+    %0 = stablehlo.get_dimension_size %arg0, dim = 1 : (tensor<4x?xf32>) -> tensor<i32>
+    %1 = call @_wrapped_jax_export_main(%0, %arg0) : (tensor<i32>, tensor<4x?xf32>) -> tensor<4x?xf32>
+    return %1 : tensor<4x?xf32>
+  }
+  func.func private @_wrapped_jax_export_main(%arg0: tensor<i32>, %arg1: tensor<4x?xf32>) -> tensor<4x?xf32> {
+    %0 = stablehlo.negate %arg1 : tensor<4x?xf32>
+    return %0 : tensor<4x?xf32>
+  }
+}
+)",
+                                        "old.mlir");
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(Signature(*p), "f32[4,_d0] -> f32[4,_d0]");
+}
+
+TEST(StablehloSymbolic, StaticBroadcastKeepsTheOperandsSymbolicDim) {
+  auto p = stablehlo::StablehloFromText(R"(
+module @m {
+  func.func public @main(%arg0: tensor<?xf32>) -> tensor<?x4xf32> {
+    %0 = stablehlo.broadcast_in_dim %arg0, dims = [0] : (tensor<?xf32>) -> tensor<?x4xf32>
+    return %0 : tensor<?x4xf32>
+  }
+}
+)",
+                                        "bcast.mlir");
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(Signature(*p), "f32[_d0] -> f32[_d0,4]");
+}
+
+TEST(StablehloSymbolic, DataDependentShapeIsRefusedAtTheOp) {
+  auto p = stablehlo::StablehloFromText(R"(
+module @m {
+  func.func public @main(%arg0: tensor<2xi32>) -> tensor<?x?xf32> {
+    %cst = stablehlo.constant dense<1.0> : tensor<f32>
+    %0 = stablehlo.dynamic_broadcast_in_dim %cst, %arg0, dims = [] : (tensor<f32>, tensor<2xi32>) -> tensor<?x?xf32>
+    return %0 : tensor<?x?xf32>
+  }
+}
+)",
+                                        "dd.mlir");
+  ASSERT_FALSE(p.ok());
+  EXPECT_THAT(
+      p.status().message(),
+      HasSubstr("dd.mlir:5:10: error: stablehlo.dynamic_broadcast_in_dim"));
+  EXPECT_THAT(p.status().message(), HasSubstr("data-dependent shape"));
+}
+
+TEST(StablehloSymbolic, OnnxRuntimeMatchesTheInterpreterAtTwoSizes) {
+  std::string why;
+  if (!api::OrtRunner::Shared().IsAvailable(&why)) GTEST_SKIP() << why;
+  for (const char* file : {"symbolic_batch.mlir", "symbolic_two_args.mlir"}) {
+    for (bool ir : {false, true}) {
+      for (int opset : {23, 17}) {
+        for (int64_t size : {2, 5}) {
+          SCOPED_TRACE(std::string(file) + (ir ? " ir" : " legacy") +
+                       " opset " + std::to_string(opset) +
+                       " b=" + std::to_string(size));
+          api::CheckOptions options;
+          options.convert.read_environment = false;
+          options.convert.use_onnx_ir = ir;
+          options.convert.opset = opset;
+          options.first_symbol_size = size;
+          const api::CheckResult r =
+              api::CheckBundle(kDir + file, options, api::OrtRunner::Shared());
+          EXPECT_TRUE(r.passed) << r.stage << ": " << r.reason;
+          EXPECT_EQ(r.oracle, "interpreter");
+          ASSERT_FALSE(r.outputs.empty());
+        }
+      }
+    }
+  }
+}
+
+// The LAPACK custom_calls of jax.export on CPU (JAX's own back-compat
+// modules, testdata/stablehlo_export/lapack, with the inputs and the outputs
+// XLA computed): ONNX Runtime matches XLA on both pipelines and opsets.
+TEST(StablehloLapack, OnnxRuntimeMatchesXla) {
+  std::string why;
+  if (!api::OrtRunner::Shared().IsAvailable(&why)) GTEST_SKIP() << why;
+  for (const char* file :
+       {"potrf_f32", "potrf_f64", "getrf_f32", "getrf_f64", "geqrf_orgqr_f32",
+        "geqrf_orgqr_f64", "trsm_f32", "trsm_f64"}) {
+    for (bool ir : {false, true}) {
+      for (int opset : {23, 17}) {
+        SCOPED_TRACE(std::string(file) + (ir ? " ir" : " legacy") + " opset " +
+                     std::to_string(opset));
+        api::CheckOptions options;
+        options.convert.read_environment = false;
+        options.convert.use_onnx_ir = ir;
+        options.convert.opset = opset;
+        const api::CheckResult r =
+            api::CheckBundle(kDir + "lapack/" + file + ".mlir", options,
+                             api::OrtRunner::Shared());
+        EXPECT_TRUE(r.passed) << r.stage << ": " << r.reason;
+        // Modules without arguments (getrf, geqrf) are checked against the
+        // interpreter, which the next test holds to XLA's outputs.
+        EXPECT_TRUE(r.oracle == "expected" || r.inputs == "none") << r.oracle;
+      }
+    }
+  }
+}
+
+// The interpreter on the translated LAPACK calls reproduces XLA's outputs
+// (pivots, info codes and factors).
+TEST(StablehloLapack, InterpreterMatchesXla) {
+  for (const char* file :
+       {"potrf_f32", "potrf_f64", "getrf_f32", "getrf_f64", "geqrf_orgqr_f32",
+        "geqrf_orgqr_f64", "trsm_f32", "trsm_f64"}) {
+    SCOPED_TRACE(file);
+    auto bundle = api::LoadBundle(kDir + "lapack/" + file + ".mlir");
+    ASSERT_TRUE(bundle.ok()) << bundle.status();
+    ASSERT_TRUE(bundle->has_expected());
+    jaxpr::Bundle no_expected = *bundle;
+    no_expected.expected.clear();
+    std::string oracle;
+    auto got = api::OracleOutputs(no_expected, bundle->inputs, &oracle);
+    ASSERT_TRUE(got.ok()) << got.status();
+    EXPECT_EQ(oracle, "interpreter");
+    ASSERT_EQ(got->size(), bundle->expected.size());
+    const bool f32 = absl::StrContains(file, "f32");
+    for (size_t i = 0; i < got->size(); ++i) {
+      const jaxpr::Array& a = (*got)[i];
+      const jaxpr::Array& e = bundle->expected[i];
+      ASSERT_EQ(a.shape(), e.shape()) << "output " << i;
+      for (int64_t k = 0; k < a.num_elements(); ++k) {
+        const double x = a.GetAsDouble(k), y = e.GetAsDouble(k);
+        EXPECT_NEAR(x, y, (f32 ? 1e-5 : 1e-12) * (1 + std::abs(y)))
+            << "output " << i << " element " << k;
+      }
+    }
+  }
+}
+
+TEST(StablehloLapack, OtherTargetsAreRefusedByName) {
+  auto p = stablehlo::StablehloFromText(R"(
+module @m {
+  func.func public @main(%arg0: tensor<3x3xf32>) -> tensor<3xf32> {
+    %0:3 = stablehlo.custom_call @lapack_ssyevd_ffi(%arg0) {mhlo.backend_config = {mode = 86 : ui8, uplo = 76 : ui8}} : (tensor<3x3xf32>) -> (tensor<3x3xf32>, tensor<3xf32>, tensor<i32>)
+    return %0#1 : tensor<3xf32>
+  }
+}
+)",
+                                        "eigh.mlir");
+  ASSERT_FALSE(p.ok());
+  EXPECT_THAT(
+      p.status().message(),
+      HasSubstr("eigh.mlir:4:12: error: stablehlo.custom_call: "
+                "custom_call target @lapack_ssyevd_ffi is not supported"));
+  auto q = stablehlo::StablehloFromText(R"(
+module @m {
+  func.func public @main(%arg0: tensor<3x3xf32>) -> tensor<3x3xf32> {
+    %0:2 = stablehlo.custom_call @lapack_spotrf_ffi(%arg0) {mhlo.backend_config = {uplo = 76 : ui8}, operand_layouts = [dense<[1, 0]> : tensor<2xindex>], result_layouts = [dense<[1, 0]> : tensor<2xindex>, dense<> : tensor<0xindex>]} : (tensor<3x3xf32>) -> (tensor<3x3xf32>, tensor<i32>)
+    return %0#0 : tensor<3x3xf32>
+  }
+}
+)",
+                                        "rowmajor.mlir");
+  ASSERT_FALSE(q.ok());
+  EXPECT_THAT(q.status().message(),
+              HasSubstr("not LAPACK's column-major layout"));
+}
+
+// sdy.manual_computation (shard_map under Shardy) with and without
+// collectives in its body: emulated on one device, against the interpreter.
+TEST(StablehloShardy, ManualComputationMatchesTheInterpreter) {
+  std::string why;
+  if (!api::OrtRunner::Shared().IsAvailable(&why)) GTEST_SKIP() << why;
+  for (const char* file :
+       {"shard_map_blockwise_sum.mlir", "shard_map_psum_ppermute.mlir"}) {
+    for (bool ir : {false, true}) {
+      for (int opset : {23, 17}) {
+        SCOPED_TRACE(std::string(file) + (ir ? " ir" : " legacy") + " opset " +
+                     std::to_string(opset));
+        api::CheckOptions options;
+        options.convert.read_environment = false;
+        options.convert.use_onnx_ir = ir;
+        options.convert.opset = opset;
+        const api::CheckResult r =
+            api::CheckBundle(kDir + file, options, api::OrtRunner::Shared());
+        EXPECT_TRUE(r.passed) << r.stage << ": " << r.reason;
+        EXPECT_EQ(r.oracle, "interpreter");
+      }
+    }
+  }
+}
+
+TEST(StablehloShardy, ManualComputationBecomesShardMap) {
+  auto p = stablehlo::LoadStablehloFile(kDir + "shard_map_psum_ppermute.mlir");
+  ASSERT_TRUE(p.ok()) << p.status();
+  const std::string text = jaxpr::PrintJaxpr(*p->file.main);
+  EXPECT_THAT(text, HasSubstr("shard_map["));
+  EXPECT_THAT(text, HasSubstr("psum"));
+  EXPECT_THAT(text, HasSubstr("axes=('a',)"));
+  EXPECT_THAT(text, HasSubstr("newly_manual_axes=frozenset({'a'})"));
+  EXPECT_THAT(text, HasSubstr("perm=((0, 1), (1, 2), (2, 3), (3, 0))"));
+}
+
+}  // namespace
+}  // namespace jax2onnx
