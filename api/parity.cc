@@ -25,6 +25,7 @@
 #include "jaxpr/io/output_guard.h"
 #include "jaxpr/status_macros.h"
 #include "jaxpr/state/discharge.h"
+#include "jaxpr/state/ref_state.h"
 #include "jaxpr/text/parser.h"
 #include "plugin/registry.h"
 
@@ -392,12 +393,92 @@ std::vector<PrimitiveCoverage> JaxPrimitiveCoverage() {
       row.legacy = e->legacy != nullptr;
       row.ir = e->ir != nullptr;
     }
+    row.discharged = jaxpr::IsStatePrimitive(row.primitive);
     rows[row.primitive] = row;
   }
   std::vector<PrimitiveCoverage> out;
   for (auto& [name, row] : rows) out.push_back(std::move(row));
   return out;
 }
+
+namespace {
+
+// Adds to `seen` the primitive of every equation in one program's text.
+void CollectBoundPrimitives(absl::string_view text,
+                            std::set<std::string>* seen) {
+  auto is_name_char = [](char c) {
+    return absl::ascii_isalnum(static_cast<unsigned char>(c)) || c == '_' ||
+           c == '-';
+  };
+  for (absl::string_view line : absl::StrSplit(text, '\n')) {
+    if (absl::StartsWith(absl::StripLeadingAsciiWhitespace(line), "#")) {
+      continue;
+    }
+    for (size_t at = line.find(" = "); at != absl::string_view::npos;
+         at = line.find(" = ", at + 1)) {
+      size_t end = at + 3;
+      while (end < line.size() && is_name_char(line[end])) ++end;
+      if (end == at + 3) continue;  // `let jaxpr = { lambda`
+      if (end < line.size() && line[end] != ' ' && line[end] != '[') continue;
+      seen->insert(std::string(line.substr(at + 3, end - at - 3)));
+    }
+  }
+}
+
+}  // namespace
+
+std::map<std::string, int> CountPrimitiveUses(
+    const std::vector<std::string>& roots) {
+  std::vector<fs::path> files;
+  for (const std::string& root : roots) {
+    std::error_code ec;
+    if (fs::is_regular_file(root, ec)) {
+      files.emplace_back(root);
+      continue;
+    }
+    if (!fs::is_directory(root, ec)) continue;
+    for (fs::recursive_directory_iterator it(root, ec), end; !ec && it != end;
+         it.increment(ec)) {
+      if (it->is_regular_file(ec) && it->path().extension() == ".jaxpr") {
+        files.push_back(it->path());
+      }
+    }
+  }
+  std::map<std::string, int> counts;
+  for (const fs::path& file : files) {
+    std::ifstream in(file, std::ios::binary);
+    std::stringstream text;
+    text << in.rdbuf();
+    std::set<std::string> seen;
+    CollectBoundPrimitives(text.str(), &seen);
+    for (const std::string& p : seen) ++counts[p];
+  }
+  return counts;
+}
+
+namespace {
+
+// The primitives no pipeline lowers, most used first (then by name).
+std::vector<const PrimitiveCoverage*> NotLoweredByUse(
+    const ParityReport& report) {
+  std::vector<const PrimitiveCoverage*> none;
+  for (const PrimitiveCoverage& p : report.coverage) {
+    if (!p.legacy && !p.ir && !p.discharged) none.push_back(&p);
+  }
+  std::stable_sort(none.begin(), none.end(),
+                   [](const PrimitiveCoverage* a, const PrimitiveCoverage* b) {
+                     if (a->uses != b->uses) return a->uses > b->uses;
+                     return a->primitive < b->primitive;
+                   });
+  return none;
+}
+
+std::string UsageRootsText(const ParityReport& report) {
+  return report.usage_roots.empty() ? std::string("the parity inputs")
+                                    : absl::StrJoin(report.usage_roots, ", ");
+}
+
+}  // namespace
 
 std::string AttributedPrimitive(absl::string_view error,
                                 const std::vector<std::string>& primitives) {
@@ -445,6 +526,17 @@ absl::StatusOr<ParityReport> RunParity(const std::vector<std::string>& args,
   ParityReport report;
   if (auto v = runner.OrtVersion(); v.ok()) report.ort_version = *v;
   report.coverage = JaxPrimitiveCoverage();
+  report.usage_roots = args;
+  for (const std::string& root : options.usage_roots) {
+    std::error_code ec;
+    if (std::filesystem::exists(root, ec)) report.usage_roots.push_back(root);
+  }
+  const std::map<std::string, int> uses =
+      CountPrimitiveUses(report.usage_roots);
+  for (PrimitiveCoverage& p : report.coverage) {
+    auto it = uses.find(p.primitive);
+    p.uses = it == uses.end() ? 0 : it->second;
+  }
   int total = static_cast<int>(found->size());
   auto add = [&](ParityCase c) {
     const std::string name = c.name;
@@ -525,7 +617,9 @@ nlohmann::json ParityToJson(const ParityReport& report) {
     coverage.push_back({{"primitive", p.primitive},
                         {"defined_in", p.defined_in},
                         {"legacy", p.legacy},
-                        {"ir", p.ir}});
+                        {"ir", p.ir},
+                        {"discharged", p.discharged},
+                        {"uses", p.uses}});
   }
   j["jax_primitives"] = coverage;
   j["unattributed_failures"] = report.UnattributedFailures();
@@ -593,11 +687,19 @@ std::string ParityMarkdown(const ParityReport& report,
       used.insert(c.primitives.begin(), c.primitives.end());
     }
     std::vector<std::string> none, one_side, untested;
+    for (const PrimitiveCoverage* p : NotLoweredByUse(report)) {
+      none.push_back(absl::StrCat(
+          "`", p->primitive, "` (",
+          p->defined_in.empty() ? "" : absl::StrCat(p->defined_in, "; "),
+          p->uses, p->uses == 1 ? " program)" : " programs)"));
+    }
+    std::vector<std::string> discharged;
     for (const PrimitiveCoverage& p : report.coverage) {
-      const std::string where =
-          p.defined_in.empty() ? "" : absl::StrCat(" (", p.defined_in, ")");
-      if (!p.legacy && !p.ir) {
-        none.push_back(absl::StrCat("`", p.primitive, "`", where));
+      if (p.discharged && !p.legacy && !p.ir) {
+        discharged.push_back(absl::StrCat("`", p.primitive, "` (", p.uses,
+                                          ")"));
+      } else if (!p.legacy && !p.ir) {
+        continue;
       } else if (p.legacy != p.ir) {
         one_side.push_back(absl::StrCat("`", p.primitive, "` (",
                                         p.ir ? "IR" : "legacy", " only)"));
@@ -609,8 +711,16 @@ std::string ParityMarkdown(const ParityReport& report,
         &md, "## Next ports: JAX primitives not lowered yet\n\n", none.size(),
         " of the ", report.coverage.size(),
         " primitives in JAX's list (docs/parity/jax_primitives.txt) have no "
-        "lowering in either pipeline:\n\n",
+        "lowering in either pipeline. Most used first: the count is of the "
+        "programs (.jaxpr files under ",
+        UsageRootsText(report), ") that bind the primitive.\n\n",
         none.empty() ? "None." : absl::StrJoin(none, ", "), "\n\n");
+    if (!discharged.empty()) {
+      absl::StrAppend(&md,
+                      "Handled before lowering by the state discharge "
+                      "(jaxpr/state/discharge.h), so not ports: ",
+                      absl::StrJoin(discharged, ", "), "\n\n");
+    }
     if (!one_side.empty()) {
       absl::StrAppend(&md, "Lowered in one pipeline only: ",
                       absl::StrJoin(one_side, ", "), "\n\n");
@@ -786,14 +896,17 @@ std::string ParityHtml(const ParityReport& report,
   absl::StrAppend(&html, "</table>\n");
   if (!report.coverage.empty()) {
     std::vector<std::string> none;
-    for (const PrimitiveCoverage& p : report.coverage) {
-      if (!p.legacy && !p.ir) none.push_back(Html(p.primitive));
+    for (const PrimitiveCoverage* p : NotLoweredByUse(report)) {
+      none.push_back(absl::StrCat("<code>", Html(p->primitive), "</code> (",
+                                  p->uses, ")"));
     }
     absl::StrAppend(&html,
                     "<h2>Next ports: JAX primitives not lowered yet</h2>\n<p>",
                     none.size(), " of ", report.coverage.size(),
-                    " (docs/parity/jax_primitives.txt): <code>",
-                    absl::StrJoin(none, "</code>, <code>"), "</code></p>\n");
+                    " (docs/parity/jax_primitives.txt), most used first (in "
+                    "parentheses: the programs under ",
+                    Html(UsageRootsText(report)),
+                    " that bind it): ", absl::StrJoin(none, ", "), "</p>\n");
   }
   absl::StrAppend(&html, "<h2>Failing cases</h2>\n<ul>\n");
   int failing = 0;

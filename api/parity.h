@@ -8,6 +8,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,10 @@ struct ParityOptions {
   bool opset17_variants = false;
   // Called after each case: (cases done, cases known so far, case name).
   std::function<void(int, int, const std::string&)> progress;
+  // More directories (or .jaxpr files) whose programs are counted, with the
+  // parity inputs, to order "Next ports" by use (CountPrimitiveUses); a
+  // missing one is skipped. The CLI passes ../shared/corpus/real.
+  std::vector<std::string> usage_roots;
 };
 
 // A JAX primitive (docs/parity/jax_primitives.txt, embedded at build time)
@@ -40,11 +45,25 @@ struct PrimitiveCoverage {
   std::string defined_in;  // the list's comment: module and JAX versions
   bool legacy = false;
   bool ir = false;
+  // Rewritten away before either pipeline lowers (the ref/state
+  // primitives, jaxpr/state/discharge.h): handled, though not registered.
+  bool discharged = false;
+  // Programs (.jaxpr files under the parity inputs and usage roots) that
+  // bind it; RunParity fills it.
+  int uses = 0;
 };
 
 // Every primitive of the checked-in JAX list, sorted, with its lowerings in
 // the global registry (registered on first use).
 std::vector<PrimitiveCoverage> JaxPrimitiveCoverage();
+
+// For each primitive, how many .jaxpr files under `roots` (directories
+// recursively, or files) bind it at least once. Read as text, not parsed,
+// so a program the converter refuses still counts: an equation's primitive
+// is the word after ` = ` (`b:f32[3] = sin a`, `c d = scan[`); `#` comment
+// lines are skipped. Missing roots are skipped.
+std::map<std::string, int> CountPrimitiveUses(
+    const std::vector<std::string>& roots);
 
 // The primitive a failure is charged to: of the case's `primitives`, the one
 // quoted in `error` ('scatter-add') whose last mention comes last (errors
@@ -99,6 +118,8 @@ struct ParityReport {
   // The JAX primitive list with lowering state (RunParity fills it); drives
   // the "not lowered yet" section. Empty: the section is left out.
   std::vector<PrimitiveCoverage> coverage;
+  // The roots CountPrimitiveUses read for coverage[].uses, as given.
+  std::vector<std::string> usage_roots;
 
   // Totals (a PrimitiveParity with primitive "(all)"; its failure counts
   // are every failing case, charged or not).

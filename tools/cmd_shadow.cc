@@ -25,6 +25,10 @@ DEFINE_bool(opset17_variants, true,
             "parity: also run every bundle without its own `# opset:` header "
             "at opset 17, as NAME[opset17].");
 
+DEFINE_string(usage_roots, "../shared/corpus/real",
+              "parity: comma-separated directories whose .jaxpr programs are "
+              "counted, with the inputs, to order \"Next ports\" by use.");
+
 namespace jax2onnx::cli {
 
 int RunShadow(const std::vector<std::string>& args) {
@@ -93,6 +97,10 @@ int RunParityCommand(const std::vector<std::string>& args) {
   options.seed = FLAGS_seed;
   options.f64_variants = FLAGS_f64_variants;
   options.opset17_variants = FLAGS_opset17_variants;
+  for (absl::string_view root :
+       absl::StrSplit(FLAGS_usage_roots, ',', absl::SkipEmpty())) {
+    options.usage_roots.emplace_back(root);
+  }
   std::unique_ptr<Progress> progress;
   options.progress = [&](int done, int total, const std::string& name) {
     if (progress == nullptr) {

@@ -295,6 +295,10 @@ const std::vector<Command>& Commands() {
         {"seed", kSeedHelp},
         "f64_variants",
         "opset17_variants",
+        {"usage_roots",
+         "Comma-separated directories whose .jaxpr programs are counted, "
+         "with the inputs, to order \"Next ports\" by use (default "
+         "../shared/corpus/real; missing ones are skipped)."},
         {"json",
          "Also print the report as one JSON document on stdout; "
          "the summary lines go to stderr."}},

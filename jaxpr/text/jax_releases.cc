@@ -137,8 +137,20 @@ class Collector {
         Add("custom_jvp_call without name", "", "0.6.1");
       }
     }
+    // lax.mul gained `out_dtype` in 0.10.0 (jax commit 00003c2d) together
+    // with the pp rule that hides it when None: only a non-None out_dtype
+    // prints, and no earlier release has the param.
     if (p == "mul" && params.Has("out_dtype")) {
-      Add("mul[out_dtype=...]", "", "0.9.2");
+      Add("mul[out_dtype=...]", "0.10.0", "");
+    }
+    // qr binds `use_magma` from 0.5.1 (jax/_src/lax/linalg.py); 0.5.0 binds
+    // only full_matrices and pivoting.
+    if (p == "qr") {
+      if (params.Has("use_magma")) {
+        Add("qr[... use_magma]", "0.5.1", "");
+      } else {
+        Add("qr without use_magma", "", "0.5.0");
+      }
     }
   }
 

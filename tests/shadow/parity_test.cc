@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <regex>
 #include <string>
 
@@ -139,6 +140,10 @@ TEST(ParityCoverageTest, JaxPrimitiveListKnowsWhatIsLowered) {
   EXPECT_EQ(add->defined_in, "lax/lax.py");
   // Checked against the registry, not hard-coded: every listed primitive the
   // registry lacks is reported as not lowered.
+  const PrimitiveCoverage* new_ref = find("new_ref");
+  ASSERT_NE(new_ref, nullptr);
+  EXPECT_TRUE(new_ref->discharged);
+  EXPECT_FALSE(add->discharged);
   const PrimitiveCoverage* pjit = find("pjit");
   ASSERT_NE(pjit, nullptr);
   EXPECT_THAT(pjit->defined_in, HasSubstr("jax-v0.4.30"));
@@ -146,6 +151,65 @@ TEST(ParityCoverageTest, JaxPrimitiveListKnowsWhatIsLowered) {
   for (const PrimitiveCoverage& p : coverage) not_lowered += !p.legacy && !p.ir;
   EXPECT_GT(not_lowered, 0);
   EXPECT_LT(not_lowered, static_cast<int>(coverage.size()));
+}
+
+TEST(ParityCoverageTest, CountsTheProgramsThatBindEachPrimitive) {
+  const std::filesystem::path root =
+      std::filesystem::path(::testing::TempDir()) /
+      ("parity_uses_" + std::to_string(getpid()));
+  std::filesystem::create_directories(root / "sub");
+  auto write = [&](const std::filesystem::path& p, const std::string& text) {
+    std::ofstream(p) << text;
+  };
+  // Two programs bind `eig` (one twice, counted once), one binds `schur`;
+  // `let jaxpr = {` and the comment's " = eig" are not equations.
+  write(root / "a.jaxpr",
+        "# note: x = eig y\n"
+        "{ lambda ; a:f32[2,2]. let\n"
+        "    b:c64[2] c:c64[2,2] = eig[compute_left_eigenvectors=False] a\n"
+        "    d:c64[2] = eig[compute_left_eigenvectors=False] a\n"
+        "  in (b,) }\n");
+  write(root / "sub" / "b.jaxpr",
+        "let jaxpr = { lambda ; a:f32[2,2]. let\n"
+        "    b:f32[2,2] c:f32[2,2] = schur a\n"
+        "    d:c64[2] e:c64[2,2] = eig a\n"
+        "    f:f32[2,2] = scatter-add[dimension_numbers=x] b c d\n"
+        "  in (b,) }\n");
+  write(root / "sub" / "c.txt", "b = eig a\n");  // not a .jaxpr
+  const std::map<std::string, int> uses = CountPrimitiveUses(
+      {root.string(), (root / "missing").string()});
+  EXPECT_EQ(uses.at("eig"), 2);
+  EXPECT_EQ(uses.at("schur"), 1);
+  EXPECT_EQ(uses.at("scatter-add"), 1);
+  EXPECT_EQ(uses.count("y"), 0u);
+  EXPECT_EQ(uses.count("{"), 0u);
+  std::filesystem::remove_all(root);
+}
+
+TEST(ParityCoverageTest, NextPortsListsTheMostUsedFirst) {
+  ParityReport r = Crafted();
+  auto row = [](const std::string& name, int uses) {
+    PrimitiveCoverage p;
+    p.primitive = name;
+    p.defined_in = "lax/x.py";
+    p.uses = uses;
+    return p;
+  };
+  PrimitiveCoverage state = row("new_ref", 9);
+  state.discharged = true;  // handled by the state discharge: not a port
+  r.coverage = {row("aaa", 1), row("bbb", 7), row("ccc", 0), row("ddd", 7),
+                state};
+  r.usage_roots = {"testdata", "../shared/corpus/real"};
+  const std::string md = ParityMarkdown(r);
+  EXPECT_THAT(md, HasSubstr("`bbb` (lax/x.py; 7 programs), `ddd` (lax/x.py; "
+                            "7 programs), `aaa` (lax/x.py; 1 program), `ccc` "
+                            "(lax/x.py; 0 programs)"));
+  EXPECT_THAT(md, HasSubstr("testdata, ../shared/corpus/real"));
+  EXPECT_THAT(md, HasSubstr("4 of the 5 primitives"));
+  EXPECT_THAT(md, HasSubstr("so not ports: `new_ref` (9)"));
+  const std::string html = ParityHtml(r);
+  EXPECT_THAT(html, HasSubstr("<code>bbb</code> (7), <code>ddd</code> (7), "
+                              "<code>aaa</code> (1), <code>ccc</code> (0)"));
 }
 
 TEST(ParityAggregateTest, FlipRuleNeedsEveryLegacyPassToPassInIr) {
