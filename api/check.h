@@ -54,6 +54,9 @@ struct CheckResult {
   // Where the inputs came from: "bundle", the --inputs npz's path,
   // "random (seed N)", or "none" (a program without inputs).
   std::string inputs;
+  // Which of the bundle's example sets (input_i@K / expected_i@K,
+  // jaxpr/io/examples.h) was checked: 0 = input_i / expected_i.
+  int example = 0;
   std::string model;  // CheckModelFile: the model file checked; else ""
   std::vector<OutputCheck> outputs;
   double convert_seconds = 0;
@@ -82,6 +85,14 @@ absl::StatusOr<std::vector<jaxpr::Array>> OracleOutputs(
 // Never fails as a whole: failures are reported in the result.
 CheckResult CheckBundle(const std::string& bundle_path,
                         const CheckOptions& options, OrtRunner& runner);
+
+// CheckBundle on every example set the bundle records (example 0, then its
+// npz's input_i@K / expected_i@K for K = 1, 2, ...), converting once: one
+// result per example, in order. With --inputs or --seed (options choose the
+// inputs), or without further examples, the one result of CheckBundle.
+std::vector<CheckResult> CheckBundleExamples(const std::string& bundle_path,
+                                             const CheckOptions& options,
+                                             OrtRunner& runner);
 
 // `check MODEL.onnx BUNDLE`: runs the model file as shipped (ONNX Runtime
 // loads it and its external data from where it lies) on the bundle's
