@@ -413,4 +413,35 @@ std::vector<CheckResult> CheckBundleExamples(const std::string& bundle_path,
   return CheckExamples(bundle_path, options, runner, /*all_examples=*/true);
 }
 
+std::vector<CheckResult> CheckModelFileExamples(const std::string& model_path,
+                                                const std::string& bundle_path,
+                                                const CheckOptions& options,
+                                                OrtRunner& runner) {
+  std::vector<CheckResult> results = {
+      CheckModelFile(model_path, bundle_path, options, runner)};
+  if (results.front().inputs != "bundle") return results;
+  auto bundle = api::LoadBundle(bundle_path);
+  if (!bundle.ok()) return results;  // reported by the first result
+  auto more = jaxpr::ReadMoreExamples(*bundle);
+  if (!more.ok()) {
+    results.front().passed = false;
+    results.front().stage = "load";
+    results.front().reason = FirstLine(more.status().message());
+    return results;
+  }
+  // Each further set goes in as an --inputs npz would: its expected_i,
+  // when present, are the oracle.
+  for (size_t k = 1; k <= more->size(); ++k) {
+    CheckOptions with_example = options;
+    with_example.inputs_npz = std::move((*more)[k - 1]);
+    with_example.inputs_npz_path =
+        absl::StrCat(bundle->npz_path, " example ", k);
+    results.push_back(
+        CheckModelFile(model_path, bundle_path, with_example, runner));
+    results.back().example = static_cast<int>(k);
+    results.back().inputs = absl::StrCat("bundle example ", k);
+  }
+  return results;
+}
+
 }  // namespace jax2onnx::api

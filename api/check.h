@@ -109,6 +109,13 @@ CheckResult CheckModelFile(const std::string& model_path,
                            const std::string& bundle_path,
                            const CheckOptions& options, OrtRunner& runner);
 
+// CheckModelFile on every example set the bundle records, as
+// CheckBundleExamples does (one result per example, in order).
+std::vector<CheckResult> CheckModelFileExamples(const std::string& model_path,
+                                                const std::string& bundle_path,
+                                                const CheckOptions& options,
+                                                OrtRunner& runner);
+
 // Runs a converted model on inputs (writes it to a private temp file).
 absl::StatusOr<std::vector<jaxpr::Array>> RunModel(
     const onnx::ModelProto& model, const std::vector<jaxpr::Array>& inputs,

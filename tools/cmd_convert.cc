@@ -525,8 +525,8 @@ int RunCheck(const std::vector<std::string>& args) {
     const std::vector<api::CheckResult> results =
         model_file.empty()
             ? api::CheckBundleExamples(bundles[i], options, runner)
-            : std::vector<api::CheckResult>{
-                  api::CheckModelFile(model_file, bundles[i], options, runner)};
+            : api::CheckModelFileExamples(model_file, bundles[i], options,
+                                          runner);
     progress.Clear();
     for (const api::CheckResult& r : results) {
       // A bundle with several example sets: a line per example.

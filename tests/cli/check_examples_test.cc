@@ -149,6 +149,25 @@ TEST_F(CheckExamplesTest, AllPassAndInputsOrSeedCheckOneSet) {
   EXPECT_THAT(seeded.output, HasSubstr("1 passed, 0 failed"));
 }
 
+TEST_F(CheckExamplesTest, AModelFileIsCheckedOnEveryExampleToo) {
+  const std::string bundle = WriteBundle(Examples(/*planted=*/5));
+  const std::string model = P("sum.onnx");
+  const auto converted = testing_util::RunShell(
+      absl::StrCat(binary_, " convert -q ", bundle, " -o ", model, " 2>&1"));
+  ASSERT_EQ(converted.exit_code, 0) << converted.output;
+  const auto r = Run(absl::StrCat(model, " ", bundle));
+  if (OrtMissing(r)) GTEST_SKIP() << "ONNX Runtime not installed: " << Err();
+  EXPECT_EQ(r.exit_code, 1) << r.output << Err();
+  EXPECT_THAT(r.output, HasSubstr(absl::StrCat("PASS ", bundle,
+                                               " (example 0) [", model, "]")));
+  EXPECT_THAT(r.output, HasSubstr(absl::StrCat("PASS ", bundle,
+                                               " (example 1) [", model, "]")));
+  EXPECT_THAT(r.output,
+              HasSubstr(absl::StrCat("FAIL ", bundle, " (example 2) [", model,
+                                     "] compare")));
+  EXPECT_THAT(r.output, HasSubstr("2 passed, 1 failed"));
+}
+
 TEST_F(CheckExamplesTest, AnExampleThatDoesNotFitTheProgramFailsAtLoad) {
   jaxpr::NamedArrays arrays = Examples(/*planted=*/4);
   arrays.push_back({"input_0@3", F32({1, 2})});
