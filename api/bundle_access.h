@@ -18,8 +18,12 @@ using jaxpr::Bundle;
 absl::StatusOr<jaxpr::Bundle> LoadBundle(const std::string& path);
 absl::StatusOr<jaxpr::Bundle> LoadStablehloBundle(const std::string& path);
 // StableHLO text in memory; `name` names it in messages (`name.mlir`).
-absl::StatusOr<jaxpr::Bundle> StablehloBundleFromText(absl::string_view text,
-                                                      const std::string& name);
+// `examples` may hold input_i / expected_i (what an NAME.npz beside a file
+// supplies); constants are in the text, so any other name is refused. No
+// file is read.
+absl::StatusOr<jaxpr::Bundle> StablehloBundleFromText(
+    absl::string_view text, const std::string& name,
+    jaxpr::NamedArrays examples = {});
 bool IsStablehloInput(const std::string& path);
 // True when `text` starts (after blank lines and `//` comments) like MLIR:
 // `module`, `func.func` or a `#loc` alias.

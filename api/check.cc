@@ -16,6 +16,7 @@
 #include "api/write_model.h"
 #include "jaxpr/eval/evaluator.h"
 #include "jaxpr/io/compare.h"
+#include "jaxpr/io/examples.h"
 #include "jaxpr/prng.h"
 #include "jaxpr/status_macros.h"
 #include "onnx/onnx_pb.h"
@@ -93,17 +94,15 @@ jaxpr::Array SpecialArray(jaxpr::DType dtype, std::vector<int64_t> shape,
       a.SetFromInt64(i, rng.Int(0, 1));
     } else if (jaxpr::IsSignedInt(dtype)) {
       const int bits = jaxpr::ItemSize(dtype) * 8;
-      const int64_t hi =
-          bits == 64 ? std::numeric_limits<int64_t>::max()
-                     : (int64_t{1} << (bits - 1)) - 1;
+      const int64_t hi = bits == 64 ? std::numeric_limits<int64_t>::max()
+                                    : (int64_t{1} << (bits - 1)) - 1;
       const int64_t values[] = {-hi - 1, 0, hi, -1, 1, rng.Int(-5, 5)};
       a.SetFromInt64(i, values[k % 6]);
     } else if (jaxpr::IsUnsignedInt(dtype)) {
       const int bits = jaxpr::ItemSize(dtype) * 8;
-      const uint64_t hi =
-          bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
-      const uint64_t values[] = {0, hi, 1, static_cast<uint64_t>(
-                                               rng.Int(0, 10))};
+      const uint64_t hi = bits == 64 ? ~uint64_t{0} : (uint64_t{1} << bits) - 1;
+      const uint64_t values[] = {0, hi, 1,
+                                 static_cast<uint64_t>(rng.Int(0, 10))};
       // int64 bits: SetFromInt64 keeps every bit of a u64.
       a.SetFromInt64(i, static_cast<int64_t>(values[k % 4]));
     } else if (dtype == jaxpr::DType::kC64) {
@@ -339,38 +338,121 @@ absl::StatusOr<std::vector<jaxpr::Array>> RunModel(
   return runner.Run(model_path, named);
 }
 
-CheckResult CheckBundle(const std::string& bundle_path,
-                        const CheckOptions& options, OrtRunner& runner) {
-  CheckResult result;
-  result.bundle = bundle_path;
+namespace {
+
+// Inputs, oracle, run and compare of one example set on a converted model;
+// `result` already names the bundle, pipeline and conversion time.
+void CheckOneExample(const Bundle& bundle, const onnx::ModelProto& model,
+                     const CheckOptions& options, OrtRunner& runner,
+                     CheckResult& result) {
   auto fail = [&](absl::string_view stage, const absl::Status& status) {
-    return MarkCheckFailed(result, stage, status);
+    MarkCheckFailed(result, stage, status);
   };
-  auto pipeline = RoutePipeline(options.convert);
-  if (!pipeline.ok()) return fail("route", pipeline.status());
-  result.pipeline = *pipeline;
-  auto bundle = LoadBundleForCheck(bundle_path, options, &result.inputs);
-  if (!bundle.ok()) return fail("load", bundle.status());
-  const auto start = std::chrono::steady_clock::now();
-  auto model = ConvertWithPipeline(*pipeline, *bundle, options.convert);
-  result.convert_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
-          .count();
-  if (!model.ok()) return fail("convert", model.status());
-  auto inputs = InputsFor(*bundle, options);
+  auto inputs = InputsFor(bundle, options);
   if (!inputs.ok()) return fail("inputs", inputs.status());
   auto expected =
-      OracleOutputs(*bundle, *inputs, &result.oracle, options.convert);
+      OracleOutputs(bundle, *inputs, &result.oracle, options.convert);
   if (!expected.ok()) return fail("oracle", expected.status());
-  auto got = RunModel(*model, *inputs, runner);
+  auto got = RunModel(model, *inputs, runner);
   if (!got.ok()) return fail("run", got.status());
   if (got->size() != expected->size()) {
     return fail("compare", absl::InternalError(absl::StrCat(
                                "the model returned ", got->size(),
                                " outputs, expected ", expected->size())));
   }
-  RecordComparison(*bundle, *inputs, *expected, *got, options, &result);
-  return result;
+  RecordComparison(bundle, *inputs, *expected, *got, options, &result);
+}
+
+std::vector<CheckResult> CheckExamples(const std::string& bundle_path,
+                                       const CheckOptions& options,
+                                       OrtRunner& runner, bool all_examples) {
+  CheckResult result;
+  result.bundle = bundle_path;
+  auto fail = [&](absl::string_view stage, const absl::Status& status) {
+    return std::vector<CheckResult>{MarkCheckFailed(result, stage, status)};
+  };
+  auto pipeline = RoutePipeline(options.convert);
+  if (!pipeline.ok()) return fail("route", pipeline.status());
+  result.pipeline = *pipeline;
+  auto bundle = LoadBundleForCheck(bundle_path, options, &result.inputs);
+  if (!bundle.ok()) return fail("load", bundle.status());
+  // Further examples only where the bundle's own inputs are used.
+  std::vector<jaxpr::NamedArrays> more;
+  if (all_examples && result.inputs == "bundle") {
+    auto read = jaxpr::ReadMoreExamples(*bundle);
+    if (!read.ok()) return fail("load", read.status());
+    more = *std::move(read);
+  }
+  const auto start = std::chrono::steady_clock::now();
+  auto model = ConvertWithPipeline(*pipeline, *bundle, options.convert);
+  result.convert_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+          .count();
+  if (!model.ok()) return fail("convert", model.status());
+  std::vector<CheckResult> results;
+  results.push_back(result);
+  CheckOneExample(*bundle, *model, options, runner, results.back());
+  for (size_t k = 1; k <= more.size(); ++k) {
+    results.push_back(result);
+    CheckResult& r = results.back();
+    r.example = static_cast<int>(k);
+    r.inputs = absl::StrCat("bundle example ", k);
+    const absl::Status set = jaxpr::SetBundleInputs(
+        &*bundle, more[k - 1], absl::StrCat(bundle->npz_path, " example ", k));
+    if (!set.ok()) {
+      r.passed = false;
+      r.stage = "load";
+      r.reason = FirstLine(set.message());
+      continue;
+    }
+    CheckOneExample(*bundle, *model, options, runner, r);
+  }
+  return results;
+}
+
+}  // namespace
+
+CheckResult CheckBundle(const std::string& bundle_path,
+                        const CheckOptions& options, OrtRunner& runner) {
+  return CheckExamples(bundle_path, options, runner, /*all_examples=*/false)
+      .front();
+}
+
+std::vector<CheckResult> CheckBundleExamples(const std::string& bundle_path,
+                                             const CheckOptions& options,
+                                             OrtRunner& runner) {
+  return CheckExamples(bundle_path, options, runner, /*all_examples=*/true);
+}
+
+std::vector<CheckResult> CheckModelFileExamples(const std::string& model_path,
+                                                const std::string& bundle_path,
+                                                const CheckOptions& options,
+                                                OrtRunner& runner) {
+  std::vector<CheckResult> results = {
+      CheckModelFile(model_path, bundle_path, options, runner)};
+  if (results.front().inputs != "bundle") return results;
+  auto bundle = api::LoadBundle(bundle_path);
+  if (!bundle.ok()) return results;  // reported by the first result
+  auto more = jaxpr::ReadMoreExamples(*bundle);
+  if (!more.ok()) {
+    results.front().passed = false;
+    results.front().stage = "load";
+    results.front().reason = FirstLine(more.status().message());
+    return results;
+  }
+  // Each further set goes in as an --inputs npz would: its expected_i,
+  // when present, are the oracle.
+  for (size_t k = 1; k <= more->size(); ++k) {
+    CheckOptions with_example = options;
+    with_example.inputs_npz = std::move((*more)[k - 1]);
+    with_example.inputs_npz_path =
+        absl::StrCat(bundle->npz_path, " example ", k);
+    results.push_back(
+        CheckModelFile(model_path, bundle_path, with_example, runner));
+    results.back().example = static_cast<int>(k);
+    results.back().inputs = absl::StrCat("bundle example ", k);
+  }
+  return results;
 }
 
 }  // namespace jax2onnx::api

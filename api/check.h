@@ -56,6 +56,9 @@ struct CheckResult {
   // Where the inputs came from: "bundle", the --inputs npz's path,
   // "random (seed N)", or "none" (a program without inputs).
   std::string inputs;
+  // Which of the bundle's example sets (input_i@K / expected_i@K,
+  // jaxpr/io/examples.h) was checked: 0 = input_i / expected_i.
+  int example = 0;
   std::string model;  // CheckModelFile: the model file checked; else ""
   std::vector<OutputCheck> outputs;
   double convert_seconds = 0;
@@ -97,6 +100,14 @@ void RecordComparison(const Bundle& bundle,
 CheckResult CheckBundle(const std::string& bundle_path,
                         const CheckOptions& options, OrtRunner& runner);
 
+// CheckBundle on every example set the bundle records (example 0, then its
+// npz's input_i@K / expected_i@K for K = 1, 2, ...), converting once: one
+// result per example, in order. With --inputs or --seed (options choose the
+// inputs), or without further examples, the one result of CheckBundle.
+std::vector<CheckResult> CheckBundleExamples(const std::string& bundle_path,
+                                             const CheckOptions& options,
+                                             OrtRunner& runner);
+
 // `check MODEL.onnx BUNDLE`: runs the model file as shipped (ONNX Runtime
 // loads it and its external data from where it lies) on the bundle's
 // inputs, chosen as in CheckBundle, and compares with the same oracle.
@@ -111,6 +122,13 @@ CheckResult CheckBundle(const std::string& bundle_path,
 CheckResult CheckModelFile(const std::string& model_path,
                            const std::string& bundle_path,
                            const CheckOptions& options, OrtRunner& runner);
+
+// CheckModelFile on every example set the bundle records, as
+// CheckBundleExamples does (one result per example, in order).
+std::vector<CheckResult> CheckModelFileExamples(const std::string& model_path,
+                                                const std::string& bundle_path,
+                                                const CheckOptions& options,
+                                                OrtRunner& runner);
 
 // Runs a converted model on inputs (writes it to a private temp file).
 absl::StatusOr<std::vector<jaxpr::Array>> RunModel(

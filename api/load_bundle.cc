@@ -13,20 +13,27 @@ namespace jax2onnx::api {
 
 namespace {
 
+bool IsExampleName(absl::string_view name) {
+  return absl::StartsWith(name, "input_") ||
+         absl::StartsWith(name, "expected_");
+}
+
+// `read_npz`: an npz beside a non-test program file supplies input_i /
+// expected_i (in-memory text has no file beside it).
 absl::StatusOr<jaxpr::Bundle> BundleFromProgram(
     const std::string& name, const std::string& path,
-    stablehlo::StablehloProgram prog) {
+    stablehlo::StablehloProgram prog, bool read_npz = true) {
   jaxpr::NamedArrays arrays(prog.arrays.begin(), prog.arrays.end());
-  // An npz beside a non-test program supplies input_i / expected_i.
   const bool has_inputs = std::any_of(
       arrays.begin(), arrays.end(),
       [](const auto& a) { return absl::StartsWith(a.first, "input_"); });
   std::string npz = path.substr(0, path.rfind('.')) + ".npz";
   std::error_code ec;
-  if (!prog.is_test && !has_inputs && std::filesystem::exists(npz, ec)) {
+  if (read_npz && !prog.is_test && !has_inputs &&
+      std::filesystem::exists(npz, ec)) {
     J2O_ASSIGN_OR_RETURN(jaxpr::NamedArrays extra, jaxpr::ReadNpzFile(npz));
     for (auto& [k, v] : extra) {
-      if (absl::StartsWith(k, "input_") || absl::StartsWith(k, "expected_")) {
+      if (IsExampleName(k)) {
         arrays.emplace_back(k, std::move(v));
       }
     }
@@ -44,7 +51,8 @@ absl::StatusOr<jaxpr::Bundle> BundleFromProgram(
 bool LooksLikeStablehlo(absl::string_view text) {
   size_t i = 0;
   while (i < text.size()) {
-    if (text[i] == ' ' || text[i] == '\n' || text[i] == '\t' || text[i] == '\r') {
+    if (text[i] == ' ' || text[i] == '\n' || text[i] == '\t' ||
+        text[i] == '\r') {
       ++i;
     } else if (text.substr(i, 2) == "//") {
       size_t nl = text.find('\n', i);
@@ -54,8 +62,8 @@ bool LooksLikeStablehlo(absl::string_view text) {
     }
   }
   absl::string_view rest = text.substr(i);
-  return absl::StartsWith(rest, "module") || absl::StartsWith(rest, "func.func") ||
-         absl::StartsWith(rest, "#loc");
+  return absl::StartsWith(rest, "module") ||
+         absl::StartsWith(rest, "func.func") || absl::StartsWith(rest, "#loc");
 }
 
 bool IsStablehloInput(const std::string& path) {
@@ -75,11 +83,27 @@ absl::StatusOr<jaxpr::Bundle> LoadStablehloBundle(const std::string& path) {
 }
 
 absl::StatusOr<jaxpr::Bundle> StablehloBundleFromText(
-    absl::string_view text, const std::string& name) {
+    absl::string_view text, const std::string& name,
+    jaxpr::NamedArrays examples) {
   const std::string path = absl::StrCat(name, ".mlir");
+  for (const auto& [key, value] : examples) {
+    if (!IsExampleName(key)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          "array '", key,
+          "': StableHLO text carries its own constants; only input_i and "
+          "expected_i may be passed with it"));
+    }
+  }
   J2O_ASSIGN_OR_RETURN(stablehlo::StablehloProgram prog,
                        stablehlo::StablehloFromText(text, path));
-  return BundleFromProgram(name, path, std::move(prog));
+  if (prog.is_test && !examples.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path,
+        ": a StableHLO test-suite program carries its own inputs and "
+        "expected values; pass no arrays with it"));
+  }
+  for (auto& entry : examples) prog.arrays.push_back(std::move(entry));
+  return BundleFromProgram(name, path, std::move(prog), /*read_npz=*/false);
 }
 
 }  // namespace jax2onnx::api

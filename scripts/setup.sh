@@ -2,8 +2,15 @@
 # Installs what the build needs (Debian packages, and ONNX Runtime from npm
 # when tools/ort exists), then configures and builds into build/.
 # Idempotent and incremental: a second run only rebuilds what changed.
+# `--packages-only` stops after the installs (what `pip install ./python`,
+# which builds its own tree, needs); other arguments are ninja targets.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+packages_only=false
+if [ "${1:-}" = "--packages-only" ]; then
+  packages_only=true
+  shift
+fi
 
 packages=(
   build-essential cmake ninja-build pkg-config git
@@ -37,6 +44,10 @@ if [ -f tools/ort/package-lock.json ]; then
     (cd tools/ort && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error)
     cp tools/ort/package-lock.json "$stamp"
   fi
+fi
+
+if $packages_only; then
+  exit 0
 fi
 
 if [ ! -f build/build.ninja ]; then

@@ -522,49 +522,58 @@ int RunCheck(const std::vector<std::string>& args) {
         WarnUnmatchedFunctionPatterns(*loaded, "check");
       }
     }
-    api::CheckResult r =
+    const std::vector<api::CheckResult> results =
         model_file.empty()
-            ? api::CheckBundle(bundles[i], options, runner)
-            : api::CheckModelFile(model_file, bundles[i], options, runner);
+            ? api::CheckBundleExamples(bundles[i], options, runner)
+            : api::CheckModelFileExamples(model_file, bundles[i], options,
+                                          runner);
     progress.Clear();
-    (r.passed ? passed : failed)++;
-    if (FLAGS_json) {
-      nlohmann::json j;
-      j["bundle"] = r.bundle;
-      if (r.model.empty()) {
-        j["pipeline"] = api::PipelineName(r.pipeline);
+    for (const api::CheckResult& r : results) {
+      // A bundle with several example sets: a line per example.
+      const std::string what =
+          results.size() > 1
+              ? absl::StrCat(r.bundle, " (example ", r.example, ")")
+              : r.bundle;
+      (r.passed ? passed : failed)++;
+      if (FLAGS_json) {
+        nlohmann::json j;
+        j["bundle"] = r.bundle;
+        if (r.model.empty()) {
+          j["pipeline"] = api::PipelineName(r.pipeline);
+        } else {
+          j["model"] = r.model;
+        }
+        j["inputs"] = r.inputs;
+        j["example"] = r.example;
+        j["passed"] = r.passed;
+        j["stage"] = r.stage;
+        j["reason"] = r.reason;
+        j["oracle"] = r.oracle;
+        j["convert_seconds"] = r.convert_seconds;
+        nlohmann::json outs = nlohmann::json::array();
+        for (const auto& o : r.outputs) outs.push_back(OutputCheckJson(o));
+        j["outputs"] = outs;
+        report.push_back(j);
+      } else if (r.passed) {
+        if (!Quiet()) {
+          std::printf("PASS %s [%s]\n", what.c_str(), Checked(r).c_str());
+        }
       } else {
-        j["model"] = r.model;
+        std::printf("FAIL %s [%s] %s: %s\n", what.c_str(), Checked(r).c_str(),
+                    r.stage.c_str(), r.reason.c_str());
       }
-      j["inputs"] = r.inputs;
-      j["passed"] = r.passed;
-      j["stage"] = r.stage;
-      j["reason"] = r.reason;
-      j["oracle"] = r.oracle;
-      j["convert_seconds"] = r.convert_seconds;
-      nlohmann::json outs = nlohmann::json::array();
-      for (const auto& o : r.outputs) outs.push_back(OutputCheckJson(o));
-      j["outputs"] = outs;
-      report.push_back(j);
-    } else if (r.passed) {
-      if (!Quiet()) {
-        std::printf("PASS %s [%s]\n", r.bundle.c_str(), Checked(r).c_str());
-      }
-    } else {
-      std::printf("FAIL %s [%s] %s: %s\n", r.bundle.c_str(), Checked(r).c_str(),
-                  r.stage.c_str(), r.reason.c_str());
-    }
-    if (Verbose() && !FLAGS_json) {
-      if (r.model.empty()) {
-        std::printf("  inputs %s, oracle %s, converted in %.3f s\n",
-                    r.inputs.c_str(), r.oracle.c_str(), r.convert_seconds);
-      } else {
-        std::printf("  inputs %s, oracle %s\n", r.inputs.c_str(),
-                    r.oracle.c_str());
-      }
-      for (const auto& o : r.outputs) {
-        std::printf("  out_%d: %s  %s\n", o.index, o.summary.c_str(),
-                    api::MeasuredErrors(o).c_str());
+      if (Verbose() && !FLAGS_json) {
+        if (r.model.empty()) {
+          std::printf("  inputs %s, oracle %s, converted in %.3f s\n",
+                      r.inputs.c_str(), r.oracle.c_str(), r.convert_seconds);
+        } else {
+          std::printf("  inputs %s, oracle %s\n", r.inputs.c_str(),
+                      r.oracle.c_str());
+        }
+        for (const auto& o : r.outputs) {
+          std::printf("  out_%d: %s  %s\n", o.index, o.summary.c_str(),
+                      api::MeasuredErrors(o).c_str());
+        }
       }
     }
     std::fflush(stdout);

@@ -11,6 +11,9 @@ after `# key: value` header lines) plus NAME.npz (DESIGN.md §2):
               its params come before its own operands)
   input_i     the example inputs (pytree leaves of the arguments)
   expected_i  JAX's outputs for them (computed on the CPU by default)
+  input_i@K, expected_i@K
+              further example sets K = 1, 2, ... (`more_examples=`); readers
+              that do not know them skip them, `jax2onnx check` runs each
 
 Use it as a module:
 
@@ -188,6 +191,79 @@ def bundle_arrays(consts: Sequence[Any], literals: Sequence[Any],
       key = f"{prefix}_{i}"
       entries[key] = to_npz_array(value, key)
   return entries
+
+
+def example_key(prefix: str, i: int, example: int) -> str:
+  """The npz entry of value i of an example set: input_i / expected_i for
+  the first (example 0), input_i@K / expected_i@K for example K >= 1."""
+  return f"{prefix}_{i}" if example == 0 else f"{prefix}_{i}@{example}"
+
+
+def normalize_examples(more_examples: Sequence[Any] | None, num_args: int,
+                       has_kwargs: bool) -> list[tuple[tuple, dict]]:
+  """more_examples as (positional args, kwargs) pairs.
+
+  Each entry is a tuple (or list) of positional arguments, like the first
+  example's; when the first example has keyword arguments, each entry is
+  an (args, kwargs) pair instead."""
+  out = []
+  for k, entry in enumerate(more_examples or (), start=1):
+    if has_kwargs:
+      if (not isinstance(entry, (tuple, list)) or len(entry) != 2 or
+          not isinstance(entry[0], (tuple, list)) or
+          not isinstance(entry[1], Mapping)):
+        raise ExportError(
+            f"example {k}: with keyword arguments, each of more_examples is "
+            "an (args, kwargs) pair")
+      args, kwargs = tuple(entry[0]), dict(entry[1])
+    else:
+      if not isinstance(entry, (tuple, list)):
+        raise ExportError(
+            f"example {k}: each of more_examples is a tuple of the positional "
+            f"arguments, got {type(entry).__name__} (write (x,) for one)")
+      args, kwargs = tuple(entry), {}
+    if len(args) != num_args:
+      raise ExportError(f"example {k}: {len(args)} positional arguments, the "
+                        f"first example has {num_args}")
+    out.append((args, kwargs))
+  return out
+
+
+def check_example_leaves(example: int, names: Sequence[str],
+                         specs: Sequence[str | None],
+                         first: Sequence[tuple[str, tuple[int, ...] | None]],
+                         leaves: Sequence[tuple[str, tuple[int, ...] | None]]
+                         ) -> None:
+  """Example `example`'s input leaves, (dtype name, shape) each, fit the
+  traced program: the first example's leaf count, dtypes and ranks; its
+  static dims; one size per symbol (the symbols of `specs`, the per-leaf
+  symbolic_shape specs, may take other sizes than in the first example)."""
+  if len(leaves) != len(first):
+    raise ExportError(f"example {example}: {len(leaves)} input leaves, the "
+                      f"first example has {len(first)}")
+  bound: dict[str, tuple[int, str]] = {}
+  for name, spec, (dtype0, shape0), (dtype, shape) in zip(
+      names, specs, first, leaves):
+    where = f"example {example}: input {name}"
+    if dtype != dtype0:
+      raise ExportError(f"{where} is {dtype}, in the first example {dtype0}")
+    if shape0 is None or shape is None:
+      continue
+    if len(shape) != len(shape0):
+      raise ExportError(f"{where} has shape {tuple(shape)}, in the first "
+                        f"example {tuple(shape0)}")
+    dims = spec.split(", ") if spec else [str(d) for d in shape0]
+    for axis, (dim, size) in enumerate(zip(dims, shape)):
+      if _SYMBOL.fullmatch(dim):
+        seen = bound.setdefault(dim, (size, f"{name} axis {axis}"))
+        if seen[0] != size:
+          raise ExportError(
+              f"{where} axis {axis}: symbol {dim} is {size} here and "
+              f"{seen[0]} at {seen[1]}")
+      elif int(dim) != size:
+        raise ExportError(
+            f"{where} axis {axis} has size {size}, in the first example "
+            f"{dim}; a size that varies must be symbolic (symbolic=)")
 
 
 def _atomic_write(path: str, write: Callable[[Any], None], mode: str) -> None:
@@ -503,6 +579,15 @@ def _as_function(fn: Any, variables: Any, eval_mode: bool = False) -> Callable:
   return fn  # functions, Equinox modules (callable pytrees), partials
 
 
+def _same_static(a: Any, b: Any) -> bool:
+  if a is b:
+    return True
+  try:
+    return bool(a == b)
+  except Exception:  # e.g. arrays: ambiguous truth value
+    return False
+
+
 def _source_of(fn: Any) -> str:
   target = getattr(fn, "__wrapped__", fn)
   module = getattr(target, "__module__", None) or type(target).__module__
@@ -538,10 +623,11 @@ def trace(fn: Callable, *example_args: Any, name: str = "model",
           rtol: float | None = None, atol: float | None = None,
           variables: Any = None, static_argnums: Sequence[int] = (),
           source: str | None = None, expected_on_cpu: bool = True,
-          record_names: bool = True, eval_mode: bool = False) -> Traced:
+          record_names: bool = True, eval_mode: bool = False,
+          more_examples: Sequence[Any] | None = None) -> Traced:
   """Traces fn(*example_args, **kwargs); the bundle export() writes, in
   memory. The arrays are numpy views of the constants where JAX allows (no
-  copy of the weights)."""
+  copy of the weights). more_examples: see export()."""
   jax = _import_jax()
   from jax.extend import core as jex_core
 
@@ -570,6 +656,7 @@ def trace(fn: Callable, *example_args: Any, name: str = "model",
   # are the leaves of the positional arguments, then of the kwargs (sorted
   # by key, as pytrees flatten dicts).
   num_args = len(example_args)
+  examples = normalize_examples(more_examples, num_args, bool(kwargs))
   all_args = list(example_args) + ([kwargs] if kwargs else [])
   call = function
   if kwargs:
@@ -664,20 +751,22 @@ def trace(fn: Callable, *example_args: Any, name: str = "model",
     output_names = []
   if len(output_names) != len(top.outvars):
     output_names = []  # e.g. outputs JAX folds away; keep out_i
-  expected = None
-  if include_expected:
+  def outputs_of(args: Sequence[Any]) -> list[Any]:
     if expected_on_cpu:
       cpu = jax.devices("cpu")[0]
       cpu_args = [a if i in static else jax.device_put(a, cpu)
-                  for i, a in enumerate(all_args)]
+                  for i, a in enumerate(args)]
       with jax.default_device(cpu):
         outputs = call(*cpu_args)
     else:
-      outputs = call(*all_args)
-    expected = leaves_of(outputs)
-    if len(expected) != len(top.outvars):
-      raise ExportError(f"{len(expected)} output leaves but the jaxpr has "
+      outputs = call(*args)
+    leaves = leaves_of(outputs)
+    if len(leaves) != len(top.outvars):
+      raise ExportError(f"{len(leaves)} output leaves but the jaxpr has "
                         f"{len(top.outvars)} outvars")
+    return leaves
+
+  expected = outputs_of(all_args) if include_expected else None
 
   def aval_of(atom: Any) -> Any:
     return getattr(atom, "aval", None)
@@ -691,6 +780,30 @@ def trace(fn: Callable, *example_args: Any, name: str = "model",
     for i, value in enumerate(values):
       arrays[f"{prefix}_{i}"] = to_host(value, aval_of(atoms[i]),
                                         f"{prefix}_{i}")
+
+  # Further example sets: input_i@K / expected_i@K.
+  def leaf_specs(leaves: Sequence[Any]) -> list[tuple[str, Any]]:
+    return [(str(getattr(leaf, "dtype", type(leaf).__name__)),
+             tuple(leaf.shape) if hasattr(leaf, "shape") else None)
+            for leaf in leaves]
+
+  for k, (args_k, kwargs_k) in enumerate(examples if include_inputs else (),
+                                         start=1):
+    all_k = list(args_k) + ([kwargs_k] if kwargs else [])
+    for i in static:
+      if not _same_static(all_k[i], all_args[i]):
+        raise ExportError(f"example {k}: static argument {i} differs from "
+                          "the first example's (it is part of the program)")
+    inputs_k = leaves_of([a for i, a in enumerate(all_k) if i not in static])
+    check_example_leaves(k, leaf_names, specs, leaf_specs(inputs),
+                         leaf_specs(inputs_k))
+    values = [("input", inputs_k, top.invars)]
+    if include_expected:
+      values.append(("expected", outputs_of(all_k), top.outvars))
+    for prefix, vals, atoms in values:
+      for i, value in enumerate(vals):
+        key = example_key(prefix, i, k)
+        arrays[key] = to_host(value, aval_of(atoms[i]), key)
   header = header_lines(source or _source_of(fn), jax.__version__, rtol, atol)
   if record_names:
     header += names_header(leaf_names, output_names)
@@ -704,7 +817,9 @@ def export(fn: Callable, *example_args: Any, name: str, out_dir: str = ".",
            atol: float | None = None, variables: Any = None,
            static_argnums: Sequence[int] = (), source: str | None = None,
            expected_on_cpu: bool = True, record_names: bool = True,
-           eval_mode: bool = False) -> tuple[str, str | None]:
+           eval_mode: bool = False,
+           more_examples: Sequence[Any] | None = None
+           ) -> tuple[str, str | None]:
   """Traces `fn(*example_args, **kwargs)` and writes OUT_DIR/NAME.jaxpr and
   NAME.npz.
 
@@ -728,6 +843,11 @@ def export(fn: Callable, *example_args: Any, name: str, out_dir: str = ".",
     use TF32).
   rtol/atol: tolerance header lines for `jax2onnx check` (default: the C++
     per-dtype defaults).
+  more_examples: further example sets, each a tuple of positional arguments
+    like example_args (an (args, kwargs) pair when kwargs are given), stored
+    as input_i@K / expected_i@K (K = 1, 2, ...); `jax2onnx check` runs every
+    set. Symbolic dims may take other sizes; static dims, dtypes and static
+    arguments must match the first example.
   Returns the paths written (npz None when there is nothing to store).
   """
   traced = trace(fn, *example_args, name=name, kwargs=kwargs,
@@ -735,7 +855,7 @@ def export(fn: Callable, *example_args: Any, name: str, out_dir: str = ".",
                  rtol=rtol, atol=atol, variables=variables,
                  static_argnums=static_argnums, source=source,
                  expected_on_cpu=expected_on_cpu, record_names=record_names,
-                 eval_mode=eval_mode)
+                 eval_mode=eval_mode, more_examples=more_examples)
   return write_bundle(out_dir, name, traced.text, traced.arrays)
 
 
@@ -793,6 +913,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                       help="B=ARG:AXIS[,...] or B=PATH:AXIS (PATH a pytree "
                       "path such as batch/ids) traces those dims as B")
   parser.add_argument("--seed", type=int, default=0)
+  parser.add_argument("--examples", type=int, default=1,
+                      help="number of example input sets (seeds SEED, "
+                      "SEED+1, ...), stored as input_i, input_i@1, ...")
   parser.add_argument("--rtol", type=float)
   parser.add_argument("--atol", type=float)
   parser.add_argument("--no_expected", action="store_true",
@@ -811,21 +934,29 @@ def main(argv: Sequence[str] | None = None) -> int:
       raise ExportError(f"cannot import {module_name!r}: {e}") from None
     for part in attr.split("."):
       target = getattr(target, part)
-    rng = np.random.default_rng(args.seed)
-    inputs = []
-    for spec in args.input:
-      dtype, shape = parse_input_spec(spec)
-      if dtype == "bool":
-        inputs.append(rng.integers(0, 2, shape).astype(bool))
-      elif dtype.startswith(("int", "uint")):
-        inputs.append(rng.integers(0, 10, shape).astype(dtype))
-      else:
-        import jax.numpy as jnp
-        inputs.append(jnp.asarray(rng.standard_normal(shape), dtype=dtype))
+    if args.examples < 1:
+      raise ExportError(f"--examples {args.examples}: at least 1")
+    specs = [parse_input_spec(spec) for spec in args.input]
+
+    def random_inputs(seed: int) -> tuple:
+      rng = np.random.default_rng(seed)
+      inputs = []
+      for dtype, shape in specs:
+        if dtype == "bool":
+          inputs.append(rng.integers(0, 2, shape).astype(bool))
+        elif dtype.startswith(("int", "uint")):
+          inputs.append(rng.integers(0, 10, shape).astype(dtype))
+        else:
+          import jax.numpy as jnp
+          inputs.append(jnp.asarray(rng.standard_normal(shape), dtype=dtype))
+      return tuple(inputs)
+
     symbolic = dict(parse_symbolic_arg(s) for s in args.symbolic)
-    paths = export(target, *inputs, name=args.name, out_dir=args.out,
-                   symbolic=symbolic, include_expected=not args.no_expected,
-                   rtol=args.rtol, atol=args.atol)
+    more = [random_inputs(args.seed + k) for k in range(1, args.examples)]
+    paths = export(target, *random_inputs(args.seed), name=args.name,
+                   out_dir=args.out, symbolic=symbolic,
+                   include_expected=not args.no_expected, rtol=args.rtol,
+                   atol=args.atol, more_examples=more)
   except ExportError as e:
     print(f"export_jaxpr: error: {e}", file=sys.stderr)
     return 1

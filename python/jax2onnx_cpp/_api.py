@@ -80,6 +80,31 @@ def convert_text(jaxpr_text: str, arrays: Mapping[str, Any] | None = None, *,
   return _as_model(data, as_bytes)
 
 
+def convert_stablehlo(mlir_text: str,
+                      arrays: Mapping[str, Any] | None = None, *,
+                      name: str = "module", opset: int = 23,
+                      optimize: int = 2, use_onnx_ir: bool | None = None,
+                      as_bytes: bool = False, **options: Any) -> Any:
+  """Converts StableHLO text (what `jax.export.export(jax.jit(f))(x)
+  .mlir_module()` or `jax.jit(f).lower(x).as_text()` prints) to ONNX.
+
+  arrays: only input_i / expected_i (as an NAME.npz beside NAME.mlir holds;
+    validated against the program's arguments and results, not needed to
+    convert); the text carries its constants.
+  name: the graph's name and the file name in errors
+    (`name.mlir:LINE:COL: error: ...`).
+  Options and result as convert_text: the same bytes `jax2onnx convert
+  NAME.mlir --external_data=never` writes, run in the file's directory (the
+  model's `source` metadata records the path the CLI was given;
+  docs/stablehlo.md).
+  """
+  entries = _arrays.core_entries(arrays or {})
+  data = _core.convert_stablehlo(
+      mlir_text, entries, name,
+      _options(opset, optimize, use_onnx_ir, options))
+  return _as_model(data, as_bytes)
+
+
 def convert_text_to_file(jaxpr_text: str, arrays: Mapping[str, Any] | None,
                          path: str | os.PathLike, *, name: str = "bundle",
                          opset: int = 23, optimize: int = 2,
@@ -139,7 +164,7 @@ def to_onnx(fn: Callable, *args: Any, input_names: Sequence[str] | None = None,
             optimize: int = 2, use_onnx_ir: bool | None = None,
             kwargs: Mapping[str, Any] | None = None, variables: Any = None,
             static_argnums: Sequence[int] = (), as_bytes: bool = False,
-            **options: Any) -> Any:
+            eval_mode: bool = False, **options: Any) -> Any:
   """Traces fn(*args, **kwargs) with jax.make_jaxpr and converts it.
 
   fn: a function, an Equinox module, a Flax NNX module (or a Linen module
@@ -149,13 +174,17 @@ def to_onnx(fn: Callable, *args: Any, input_names: Sequence[str] | None = None,
     pytree paths (x, batch/input_ids, out/logits), see export_jaxpr.
   symbolic: {"B": "x:0"} or {"B": ["batch/input_ids:0", "batch/mask:0"]}
     (pytree path:axis) or {"B": (arg_index, axis)}: dynamic dims.
+  eval_mode: call .eval() on a Flax NNX module first (dropout off, running
+    batch statistics); a module in training mode is traced as it is, with
+    a warning.
   Other options as convert_text.
   """
   _require_jax("to_onnx")
   traced = _exporter().trace(fn, *args, kwargs=kwargs, symbolic=symbolic,
                              variables=variables,
                              static_argnums=static_argnums,
-                             include_inputs=False, include_expected=False)
+                             include_inputs=False, include_expected=False,
+                             eval_mode=eval_mode)
   if input_names is not None:
     options["input_names"] = input_names
   if output_names is not None:
@@ -311,15 +340,16 @@ def run_model(model: Any, inputs: Sequence[Any]) -> tuple[list[str],
 
 def verify(model: Any, fn: Callable, *args: Any, rtol: float | None = None,
            atol: float | None = None, kwargs: Mapping[str, Any] | None = None,
-           variables: Any = None) -> VerifyResult:
+           variables: Any = None, eval_mode: bool = False) -> VerifyResult:
   """Runs the model on the leaves of (args, kwargs) and compares with
   fn(*args, **kwargs) (JAX on the CPU), per output: max abs/rel error and
   whether |got - want| <= atol + rtol |want| (defaults: f32 1e-5, f64 1e-7,
   f16/bf16 1e-2; ints and bools exact). The result is truthy when all
-  outputs match; print it for the per-output report."""
+  outputs match; print it for the per-output report. eval_mode as for
+  to_onnx (use the same value)."""
   jax = _require_jax("verify")
   export = _exporter()
-  function = export._as_function(fn, variables)
+  function = export._as_function(fn, variables, eval_mode)
   kwargs = dict(kwargs or {})
   cpu = jax.devices("cpu")[0]
   with jax.default_device(cpu):

@@ -199,6 +199,21 @@ absl::StatusOr<WriteOptions> ToWriteOptions(const std::string& external_data,
   return options;
 }
 
+// As WriteModel serializes (deterministic), so the bytes equal the CLI's
+// file when every tensor is inline.
+absl::Status SerializeDeterministic(const onnx::ModelProto& model,
+                                    std::string* serialized) {
+  google::protobuf::io::StringOutputStream stream(serialized);
+  google::protobuf::io::CodedOutputStream coded(&stream);
+  coded.SetSerializationDeterministic(true);
+  if (!model.SerializeToCodedStream(&coded) || coded.HadError()) {
+    return absl::InternalError(
+        "the model cannot be serialized (over protobuf's 2 GiB?); use "
+        "convert_text_to_file, which writes external data");
+  }
+  return absl::OkStatus();
+}
+
 // Parses and validates the bundle; conversion runs without the GIL.
 Bundle MakeBundle(const std::string& text, const py::list& arrays,
                   const std::string& name) {
@@ -222,25 +237,41 @@ py::bytes ConvertText(const std::string& text, const py::list& arrays,
     {
       py::gil_scoped_release release;
       absl::StatusOr<onnx::ModelProto> model = ToOnnx(bundle, options);
-      if (model.ok()) {
-        // As WriteModel serializes (deterministic), so the bytes equal the
-        // CLI's file when every tensor is inline.
-        google::protobuf::io::StringOutputStream stream(&serialized);
-        google::protobuf::io::CodedOutputStream coded(&stream);
-        coded.SetSerializationDeterministic(true);
-        if (!model->SerializeToCodedStream(&coded) || coded.HadError()) {
-          status = absl::InternalError(
-              "the model cannot be serialized (over protobuf's 2 GiB?); use "
-              "convert_text_to_file, which writes external data");
-        }
-      } else {
-        status = model.status();
-      }
+      status = model.ok() ? SerializeDeterministic(*model, &serialized)
+                          : model.status();
     }
     if (!status.ok()) {
       ThrowConversionError(
           FormatError(status, absl::StrCat(name, ".jaxpr"), text));
     }
+  }  // the borrowed arrays are released here, with the GIL held
+  return py::bytes(serialized);
+}
+
+// StableHLO text (what jax.export's mlir_module() prints) -> serialized
+// model: the bytes `jax2onnx convert NAME.mlir --external_data=never`
+// writes. `arrays` may hold only input_i / expected_i (the text carries its
+// constants).
+py::bytes ConvertStablehlo(const std::string& text, const py::list& arrays,
+                           const std::string& name,
+                           const PyOptions& py_options) {
+  const std::string path = absl::StrCat(name, ".mlir");
+  std::string serialized;
+  {
+    absl::StatusOr<jaxpr::Bundle> parsed =
+        api::StablehloBundleFromText(text, name, BorrowArrays(arrays));
+    if (!parsed.ok())
+      ThrowConversionError(FormatError(parsed.status(), path, text));
+    Bundle bundle = api::BundleAccess::Wrap(*std::move(parsed));
+    const ConvertOptions options = ToConvertOptions(py_options);
+    absl::Status status;
+    {
+      py::gil_scoped_release release;
+      absl::StatusOr<onnx::ModelProto> model = ToOnnx(bundle, options);
+      status = model.ok() ? SerializeDeterministic(*model, &serialized)
+                          : model.status();
+    }
+    if (!status.ok()) ThrowConversionError(FormatError(status, path, text));
   }  // the borrowed arrays are released here, with the GIL held
   return py::bytes(serialized);
 }
@@ -369,6 +400,8 @@ PYBIND11_MODULE(_core, m) {
                      &PyOptions::threefry_partitionable);
   m.def("convert_text", &ConvertText, py::arg("text"), py::arg("arrays"),
         py::arg("name"), py::arg("options"));
+  m.def("convert_stablehlo", &ConvertStablehlo, py::arg("text"),
+        py::arg("arrays"), py::arg("name"), py::arg("options"));
   m.def("convert_text_to_file", &ConvertTextToFile, py::arg("text"),
         py::arg("arrays"), py::arg("path"), py::arg("name"), py::arg("options"),
         py::arg("external_data"), py::arg("threshold"),

@@ -38,10 +38,10 @@ def load_bundle(jaxpr_path):
   return text, arrays
 
 
-def cli_convert(jaxpr_path, out, *flags):
+def cli_convert(jaxpr_path, out, *flags, cwd=None):
   result = subprocess.run(
       [CLI, "convert", jaxpr_path, "-o", out, "--external_data=never", "-q",
-       *flags], capture_output=True, text=True, timeout=300)
+       *flags], capture_output=True, text=True, timeout=300, cwd=cwd)
   if result.returncode != 0:
     raise AssertionError(result.stderr)
   with open(out, "rb") as f:
@@ -73,6 +73,56 @@ class SameBytesAsTheCliTest(unittest.TestCase):
           name = os.path.basename(path)[:-len(".jaxpr")]
           got = j2o.convert_text(text, arrays, name=name, as_bytes=True)
           self.assertEqual(got, cli_convert(path, out))
+
+  def test_stablehlo_files_as_the_cli_converts_them(self):
+    # Every file of testdata/stablehlo/interpret and every 8th of the
+    # StableHLO test suite's files: same bytes, or the same error. The CLI
+    # runs in the file's directory: a model from StableHLO records the path
+    # it was given as `source` metadata, here NAME.mlir.
+    paths = sorted(glob.glob(os.path.join(SOURCE, "testdata", "stablehlo",
+                                          "interpret", "*.mlir")))
+    paths += sorted(glob.glob(os.path.join(SOURCE, "testdata", "stablehlo",
+                                           "testdata", "*.mlir")))[::8]
+    self.assertGreater(len(paths), 150)
+    converted = 0
+    with tempfile.TemporaryDirectory() as tmp:
+      out = os.path.join(tmp, "cli.onnx")
+      for path in paths:
+        with self.subTest(file=os.path.relpath(path, SOURCE)):
+          with open(path) as f:
+            text = f.read()
+          name = os.path.basename(path)[:-len(".mlir")]
+          try:
+            want = cli_convert(os.path.basename(path), out,
+                               cwd=os.path.dirname(path))
+          except AssertionError as cli_error:
+            with self.assertRaises(j2o.ConversionError) as caught:
+              j2o.convert_stablehlo(text, name=name, as_bytes=True)
+            first = str(caught.exception).splitlines()[0]
+            self.assertIn(first.split(": error: ")[-1], str(cli_error))
+            continue
+          self.assertEqual(
+              j2o.convert_stablehlo(text, name=name, as_bytes=True), want)
+          converted += 1
+    self.assertGreater(converted, 100)
+
+  def test_stablehlo_options_as_the_cli_flags(self):
+    text = CoreTest.MLIR
+    with tempfile.TemporaryDirectory() as tmp:
+      path = os.path.join(tmp, "scale.mlir")
+      with open(path, "w") as f:
+        f.write(text)
+      out = os.path.join(tmp, "cli.onnx")
+      for kwargs, flags in (
+          ({}, []),
+          ({"use_onnx_ir": False}, ["--use_onnx_ir=false"]),
+          ({"opset": 17, "optimize": 0, "input_names": "x"},
+           ["--opset=17", "--optimize=0", "--input_names=x"])):
+        with self.subTest(flags=flags):
+          got = j2o.convert_stablehlo(text, name="scale", as_bytes=True,
+                                      **kwargs)
+          self.assertEqual(got, cli_convert("scale.mlir", out, *flags,
+                                            cwd=tmp))
 
   def test_options_reach_the_converter_as_the_cli_flags_do(self):
     path = os.path.join(SOURCE, "testdata", "examples", "const_constvar_0430",
@@ -134,6 +184,33 @@ class CoreTest(unittest.TestCase):
 
   TEXT = "{ lambda a:f32[3]; b:f32[3]. let c:f32[3] = mul b a in (c,) }\n"
   W = np.array([1.5, -2.0, 0.25], np.float32)
+
+  # StableHLO as jax.export prints it: x * [1.5, -2, 0.25].
+  MLIR = """module @jit_scale {
+  func.func public @main(%arg0: tensor<3xf32>) -> (tensor<3xf32>) {
+    %cst = stablehlo.constant dense<[1.500000e+00, -2.000000e+00, 2.500000e-01]> : tensor<3xf32>
+    %0 = stablehlo.multiply %arg0, %cst : tensor<3xf32>
+    return %0 : tensor<3xf32>
+  }
+}
+"""
+
+  def test_stablehlo_takes_examples_but_no_constants(self):
+    plain = j2o.convert_stablehlo(self.MLIR, as_bytes=True)
+    x = np.array([1, 2, 3], np.float32)
+    with_examples = j2o.convert_stablehlo(
+        self.MLIR, {"input_0": x, "expected_0": x * self.W}, as_bytes=True)
+    self.assertEqual(plain, with_examples)
+    with self.assertRaisesRegex(j2o.ConversionError,
+                                "'const_0'.*carries its own constants"):
+      j2o.convert_stablehlo(self.MLIR, {"const_0": self.W})
+    with self.assertRaisesRegex(j2o.ConversionError, "input_0"):
+      j2o.convert_stablehlo(self.MLIR, {"input_0": np.zeros(4, np.float32)})
+    with self.assertRaises(j2o.ConversionError) as caught:
+      j2o.convert_stablehlo(self.MLIR.replace("stablehlo.multiply",
+                                              "stablehlo.multiplyy"),
+                            name="scale")
+    self.assertRegex(str(caught.exception), r"^scale\.mlir:\d+:\d+: error: ")
 
   def test_environment_selects_the_pipeline_unless_told_not_to(self):
     legacy = j2o.convert_text(self.TEXT, {"const_0": self.W},
@@ -237,6 +314,14 @@ RUNNER_UNAVAILABLE = runner_unavailable()
 
 @unittest.skipIf(RUNNER_UNAVAILABLE, str(RUNNER_UNAVAILABLE))
 class OnnxRuntimeTest(unittest.TestCase):
+
+  def test_a_stablehlo_model_computes_the_program(self):
+    model = j2o.convert_stablehlo(CoreTest.MLIR, as_bytes=True)
+    x = np.array([2.0, 3.0, -4.0], np.float32)
+    _, got, _ = _api.run_model(model, [x])
+    # Expected by hand: [2 * 1.5, 3 * -2, -4 * 0.25], exact in f32.
+    np.testing.assert_array_equal(got[0], np.array([3.0, -6.0, -1.0],
+                                                   np.float32))
 
   def test_models_reproduce_the_bundles_expected_outputs(self):
     # Expected values computed by numpy when the bundles were written.

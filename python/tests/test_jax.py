@@ -53,5 +53,28 @@ class ToOnnxTest(unittest.TestCase):
       self.assertTrue(os.path.getsize(os.path.join(tmp, "m.onnx")) > 0)
 
 
+  def test_the_readme_first_screen_runs(self):
+    # The README's first Python block, as a user pastes it: it must convert,
+    # save and verify (verify's result is printed; assert it here).
+    readme = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..",
+                          "..", "README.md")
+    with open(readme) as f:
+      text = f.read()
+    start = text.index("```python\n") + len("```python\n")
+    block = text[start:text.index("```", start)]
+    self.assertIn("j2o.verify(", block)
+    block = block.replace("print(j2o.verify(", "RESULT = (j2o.verify(")
+    cwd = os.getcwd()
+    with tempfile.TemporaryDirectory() as tmp:
+      os.chdir(tmp)
+      try:
+        scope = {}
+        exec(compile(block, "README.md", "exec"), scope)
+        self.assertTrue(os.path.getsize("mlp.onnx") > 0)
+      finally:
+        os.chdir(cwd)
+    self.assertTrue(scope["RESULT"], str(scope["RESULT"]))
+
+
 if __name__ == "__main__":
   unittest.main()
