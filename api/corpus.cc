@@ -576,15 +576,10 @@ absl::Status ValidateWithOnnxChecker(const onnx::ModelProto& model) {
         absl::StrCat("onnx::checker::check_model: ", FirstLine(e.what())));
   }
   try {
-    // What Python's onnx.checker.check_model(full_check=True) adds to the
-    // structural check (libonnx 1.12's C++ check_model has no full_check
-    // flag): strict, type-checking shape inference, here also with data
-    // propagation (shape computations evaluated where ONNX can).
     onnx::shape_inference::InferShapes(
         copy, onnx::OpSchemaRegistry::Instance(),
         onnx::ShapeInferenceOptions(/*check_type_val=*/true,
-                                    /*strict_mode_val=*/1,
-                                    /*data_prop_val=*/true));
+                                    /*strict_mode_val=*/1));
   } catch (const std::exception& e) {
     return absl::FailedPreconditionError(
         absl::StrCat("strict shape inference: ", FirstLine(e.what())));
