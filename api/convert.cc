@@ -231,7 +231,12 @@ absl::StatusOr<onnx::ModelProto> ConvertUnguarded(
   if (pipeline == Pipeline::kIr) {
     converter2::IrConvertOptions ir_options;
     ir_options.opset = options.opset;
-    ir_options.model_name = options.model_name;
+    // The graph is named after the bundle unless the caller names it
+    // (ConvertOptions::model_name's default, "jax2onnx", names nothing).
+    ir_options.model_name =
+        options.model_name != "jax2onnx" || bundle.name.empty()
+            ? options.model_name
+            : bundle.name;
     ir_options.input_names = options.input_names;
     ir_options.output_names = options.output_names;
     ir_options.optimize = options.optimize;

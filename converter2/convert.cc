@@ -2,6 +2,7 @@
 
 #include <optional>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -27,10 +28,72 @@ jaxpr::Aval LiteralAval(const jaxpr::Literal& lit) {
   return jaxpr::Aval::Static(jaxpr::LiteralDType(lit, nullptr), {});
 }
 
-std::string NameAt(const std::vector<std::string>& names, size_t i,
-                   absl::string_view prefix) {
-  if (i < names.size() && !names[i].empty()) return names[i];
-  return absl::StrCat(prefix, i);
+struct IoNames {
+  std::vector<std::string> inputs;
+  std::vector<std::string> outputs;
+};
+
+// The graph's input and output names: those given (the caller's, else the
+// bundle's recorded `# input_names:`/`# output_names:`), else the jaxpr's
+// binders (`a`, `b`: what the program calls them), else `in_i`/`out_i` where
+// a binder is no name of its own (a literal output, a var given out twice
+// or an input given out) or would take a name already used.
+absl::StatusOr<IoNames> ChooseIoNames(
+    const jaxpr::ClosedJaxpr& main, const std::vector<std::string>& given_in,
+    const std::vector<std::string>& given_out) {
+  auto given = [](const std::vector<std::string>& names,
+                  size_t i) -> const std::string* {
+    return i < names.size() && !names[i].empty() ? &names[i] : nullptr;
+  };
+  IoNames io;
+  io.inputs.resize(main.invars.size());
+  io.outputs.resize(main.outvars.size());
+  absl::flat_hash_set<std::string> used;
+  // The given names first: a binder never takes one of them.
+  for (size_t i = 0; i < main.invars.size(); ++i) {
+    if (const std::string* n = given(given_in, i)) {
+      io.inputs[i] = *n;
+      used.insert(*n);
+    }
+  }
+  for (size_t i = 0; i < main.outvars.size(); ++i) {
+    if (const std::string* n = given(given_out, i)) {
+      if (!used.insert(*n).second) {
+        return absl::InvalidArgumentError(
+            absl::StrCat("the name '", *n, "' is used twice for graph I/O"));
+      }
+      io.outputs[i] = *n;
+    }
+  }
+  absl::flat_hash_set<const jaxpr::Var*> invars(main.invars.begin(),
+                                                main.invars.end());
+  absl::flat_hash_map<const jaxpr::Var*, int> out_count;
+  for (const jaxpr::Atom& a : main.outvars) {
+    if (!a.is_literal()) ++out_count[a.var];
+  }
+  auto pick = [&](std::string* slot, const jaxpr::Var* var, bool own,
+                  absl::string_view prefix, size_t i) {
+    if (!slot->empty()) return;
+    if (var != nullptr && own && !var->is_drop && !var->name.empty() &&
+        used.insert(var->name).second) {
+      *slot = var->name;
+      return;
+    }
+    std::string fallback = absl::StrCat(prefix, i);
+    while (!used.insert(fallback).second) absl::StrAppend(&fallback, "_");
+    *slot = std::move(fallback);
+  };
+  for (size_t i = 0; i < main.invars.size(); ++i) {
+    pick(&io.inputs[i], main.invars[i], true, "in_", i);
+  }
+  for (size_t i = 0; i < main.outvars.size(); ++i) {
+    const jaxpr::Atom& a = main.outvars[i];
+    const jaxpr::Var* var = a.is_literal() ? nullptr : a.var;
+    const bool own =
+        var != nullptr && out_count[var] == 1 && !invars.contains(var);
+    pick(&io.outputs[i], var, own, "out_", i);
+  }
+  return io;
 }
 
 // The adapter indices, checked: in range, each once.
@@ -85,18 +148,9 @@ absl::StatusOr<ir::Model> ConvertToIr(const jaxpr::Bundle& bundle,
   model.metadata_props() = options.metadata_props;
   ir::Graph& graph = model.graph();
 
-  // Reserve the I/O names so no intermediate value takes them.
-  absl::flat_hash_set<std::string> io_names;
-  for (size_t i = 0; i < main.invars.size(); ++i) {
-    io_names.insert(NameAt(options.input_names, i, "in_"));
-  }
-  for (size_t i = 0; i < main.outvars.size(); ++i) {
-    const std::string name = NameAt(options.output_names, i, "out_");
-    if (!io_names.insert(name).second) {
-      return absl::InvalidArgumentError(
-          absl::StrCat("the name '", name, "' is used twice for graph I/O"));
-    }
-  }
+  J2O_ASSIGN_OR_RETURN(
+      const IoNames io,
+      ChooseIoNames(main, options.input_names, options.output_names));
 
   J2O_ASSIGN_OR_RETURN(
       absl::flat_hash_set<int> nchw_inputs,
@@ -117,7 +171,7 @@ absl::StatusOr<ir::Model> ConvertToIr(const jaxpr::Bundle& bundle,
     J2O_ASSIGN_OR_RETURN(
         ir::Type type,
         TypeOfAval(var->aval, absl::StrCat("input ", i, " (", var->name, ")")));
-    const std::string name = NameAt(options.input_names, i, "in_");
+    const std::string& name = io.inputs[i];
     // The value the jaxpr's var reads (channels-last behind an adapter).
     ir::Value* input = nullptr;
     if (!nchw_inputs.contains(static_cast<int>(i))) {
@@ -145,7 +199,7 @@ absl::StatusOr<ir::Model> ConvertToIr(const jaxpr::Bundle& bundle,
   // Claim the output names in the fresh-name table so that no intermediate
   // value takes one of them.
   for (size_t i = 0; i < main.outvars.size(); ++i) {
-    graph.FreshName(NameAt(options.output_names, i, "out_"));
+    graph.FreshName(io.outputs[i]);
   }
   for (size_t i = 0; i < main.constvars.size(); ++i) {
     const jaxpr::Var* var = main.constvars[i];
@@ -185,7 +239,7 @@ absl::StatusOr<ir::Model> ConvertToIr(const jaxpr::Bundle& bundle,
         atom.is_literal() ? LiteralAval(*atom.literal) : atom.var->aval;
     J2O_ASSIGN_OR_RETURN(ir::Type type,
                          TypeOfAval(aval, absl::StrCat("output ", i)));
-    const std::string name = NameAt(options.output_names, i, "out_");
+    const std::string& name = io.outputs[i];
     if (nchw_outputs.contains(static_cast<int>(i))) {
       J2O_RETURN_IF_ERROR(CheckNchwRank(type, "output", i));
       const int rank = static_cast<int>(type.shape()->rank());

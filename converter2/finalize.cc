@@ -3,6 +3,7 @@
 #include "ir/pass.h"
 #include "ir/passes/fusions.h"
 #include "ir/passes/passes.h"
+#include "ir/passes/shape_folding.h"
 #include "ir/verifier.h"
 #include "jaxpr/status_macros.h"
 
@@ -28,6 +29,7 @@ std::vector<std::unique_ptr<ir::Pass>> GenericPasses() {
   passes.push_back(ir::CreateEinsumToMatMulPass());
   passes.push_back(ir::CreateTransposeFoldingPass());
   passes.push_back(ir::CreateGemmBiasFoldingPass());
+  passes.push_back(ir::CreateShapeFoldingPass());
   passes.push_back(ir::CreateReshapeFoldingPass());
   passes.push_back(ir::CreateReduceKeepdimsPass());
   passes.push_back(ir::CreateExpandEliminationPass());

@@ -138,6 +138,7 @@ absl::Status LoweringContext::SetOutput(const jaxpr::Eqn& eqn, int i,
     }
     // Graph inputs and initializers keep the types they were declared with.
     if (value->producer() != nullptr) {
+      NameAfterEquation(value, eqn, i);
       value->SetType(ir::Type::Tensor(
           dtype, jaxpr::IsComplex(physical.dtype)
                      ? ToIrShape(plugin::RealifiedAval(physical).shape)
@@ -146,6 +147,19 @@ absl::Status LoweringContext::SetOutput(const jaxpr::Eqn& eqn, int i,
   }
   env_[var] = value;
   return absl::OkStatus();
+}
+
+void LoweringContext::NameAfterEquation(ir::Value* value, const jaxpr::Eqn& eqn,
+                                        int i) {
+  // Only values made by this conversion's nodes, not yet an interface name.
+  if (value->is_graph_output() || value->producer() == nullptr) return;
+  auto [it, inserted] = named_at_depth_.try_emplace(value, depth_);
+  if (!inserted) {
+    if (it->second <= depth_) return;
+    it->second = depth_;
+  }
+  value->SetName(main_->FreshName(
+      absl::StrCat(value_outer_, eqn.outputs[i]->name, "/", eqn.primitive)));
 }
 
 ir::Value* LoweringContext::Op(absl::string_view op_type,
@@ -170,18 +184,14 @@ ir::Node* LoweringContext::AddOpNode(absl::string_view op_type,
                                      int num_outputs,
                                      std::vector<ir::Attr> attrs,
                                      absl::string_view domain) {
-  if (graph_ == main_) {
-    ir::Node* node =
-        graph_->AddNode(op_type, inputs, num_outputs, std::move(attrs), domain);
-    node->set_name(absl::StrCat(name_scope_, op_type));
-    node->set_doc_string(doc_);
-    return node;
-  }
-  // A body being built is detached from the model until its node exists, so
-  // its names come from the main graph's table to stay unique model-wide.
+  // Intermediate values are named after the equation being lowered and the
+  // op. A body being built is detached from the model until its node
+  // exists, so names always come from the main graph's table to stay unique
+  // model-wide.
+  const std::string base = absl::StrCat(value_scope_, op_type);
   std::vector<std::string> names;
-  for (int i = 0; i < num_outputs; ++i)
-    names.push_back(main_->FreshName(op_type));
+  names.reserve(num_outputs);
+  for (int i = 0; i < num_outputs; ++i) names.push_back(main_->FreshName(base));
   ir::Node* node = graph_->Append(
       ir::Node::Create(domain, op_type, inputs, std::move(names),
                        std::move(attrs), absl::StrCat(name_scope_, op_type)));
@@ -455,9 +465,20 @@ absl::Status LoweringContext::LowerEquations(const jaxpr::ClosedJaxpr& jaxpr) {
     }
     std::string outer_scope = std::move(name_scope_);
     std::string outer_doc = std::move(doc_);
+    std::string outer_value_outer = std::move(value_outer_);
+    std::string outer_value_scope = std::move(value_scope_);
     name_scope_ =
         absl::StrCat(outer_scope, "eqn", index, "/", eqn.primitive, "/");
     doc_ = EqnDoc(eqn);
+    // Values: the enclosing equation's scope; this equation's after its
+    // first result ("_" when every result is dropped).
+    value_outer_ = outer_value_scope;
+    value_scope_ = absl::StrCat(outer_value_scope,
+                                eqn.outputs.empty() || eqn.outputs[0]->is_drop
+                                    ? "_"
+                                    : eqn.outputs[0]->name,
+                                "/", eqn.primitive, "/");
+    ++depth_;
     // Structural primitives on PRNG keys run once per key word.
     absl::Status status =
         jaxpr::MovesKeys(eqn) && registry.ir_key_words() != nullptr
@@ -465,6 +486,9 @@ absl::Status LoweringContext::LowerEquations(const jaxpr::ClosedJaxpr& jaxpr) {
             : entry->ir(*this, eqn);
     name_scope_ = std::move(outer_scope);
     doc_ = std::move(outer_doc);
+    value_outer_ = std::move(outer_value_outer);
+    value_scope_ = std::move(outer_value_scope);
+    --depth_;
     if (!status.ok()) {
       return EqnError(eqn, index, status.code(),
                       absl::StrCat(status.message(),

@@ -149,6 +149,9 @@ class LoweringContext {
                       int num_outputs, std::vector<ir::Attr> attrs,
                       absl::string_view domain);
 
+  // Names `value`, bound to result `i` of `eqn`, after that equation.
+  void NameAfterEquation(ir::Value* value, const jaxpr::Eqn& eqn, int i);
+
   ir::Graph* graph_;  // where Op() appends: main_ or a body being built
   int opset_;
   const std::vector<jaxpr::Array>* elided_literals_;
@@ -165,6 +168,20 @@ class LoweringContext {
   // dot_general/" + op type), and its jaxpr source line.
   std::string name_scope_;
   std::string doc_;
+  // Names of the values: an equation's result is named after its var and
+  // primitive ("c/add"), nested under the enclosing equation's result for
+  // inlined calls and bodies ("d/pjit/c/add"); the intermediate values of a
+  // lowering after the equation's first result and their op type
+  // ("c/dot_general/Transpose"). `value_outer_` is the prefix of the
+  // equations being lowered, `value_scope_` that of the current one.
+  std::string value_outer_;
+  std::string value_scope_;
+  int depth_ = 0;  // nesting of LowerEquations
+  // Values already named after an equation, with the nesting depth of that
+  // equation: an outer equation's result takes the name from an inner one
+  // (a call's result is named after the call), an alias at the same depth
+  // keeps the first name.
+  absl::flat_hash_map<const ir::Value*, int> named_at_depth_;
 };
 
 }  // namespace jax2onnx::converter2

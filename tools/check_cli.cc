@@ -65,4 +65,29 @@ nlohmann::json OutputCheckJson(const api::OutputCheck& o) {
   return out;
 }
 
+nlohmann::json BisectJson(const api::BisectResult& bisect) {
+  nlohmann::json steps = nlohmann::json::array();
+  for (const api::BisectStep& s : bisect.steps) {
+    nlohmann::json j = {{"equation_index", s.eqn_index},
+                        {"var", s.var},
+                        {"where", s.where},
+                        {"primitive", s.primitive},
+                        {"equation", s.equation},
+                        {"observed", s.observed},
+                        {"summary", s.summary}};
+    if (s.observed) {
+      j["onnx_value"] = s.onnx_name;
+      j["ok"] = s.ok;
+      j["max_abs_error"] = Number(s.max_abs_error);
+    }
+    steps.push_back(std::move(j));
+  }
+  return {{"first_diverging", bisect.first_diverging < 0
+                                  ? nlohmann::json(nullptr)
+                                  : steps[bisect.first_diverging]},
+          {"observed", bisect.observed},
+          {"summary", bisect.Summary()},
+          {"steps", steps}};
+}
+
 }  // namespace jax2onnx::cli

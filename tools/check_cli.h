@@ -3,6 +3,7 @@
 #ifndef JAX2ONNX_TOOLS_CHECK_CLI_H_
 #define JAX2ONNX_TOOLS_CHECK_CLI_H_
 
+#include "api/bisect.h"
 #include "api/output_compare.h"
 #include "nlohmann/json.hpp"
 
@@ -19,6 +20,10 @@ bool ToleranceOverrideFromFlags(api::ToleranceOverride* tolerance);
 // infinity: an infinite error is the string "inf"; one that could not be
 // measured (dtype or shape differ) is null.
 nlohmann::json OutputCheckJson(const api::OutputCheck& check);
+
+// `check --bisect --json`: the first diverging equation (null when none)
+// and every result compared or not observable.
+nlohmann::json BisectJson(const api::BisectResult& bisect);
 
 }  // namespace jax2onnx::cli
 

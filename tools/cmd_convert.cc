@@ -49,6 +49,10 @@ DEFINE_int32(opset, 23, "ONNX opset to target (17..26).");
 DEFINE_string(input_names, "", "Comma-separated graph input names.");
 DEFINE_string(output_names, "", "Comma-separated graph output names.");
 DEFINE_uint64(seed, 0, "Seed of the random inputs (check).");
+DEFINE_bool(bisect, false,
+            "check: when an output fails, compare the model's value of every "
+            "equation's results with the interpreter's in program order and "
+            "name the first diverging equation (IR pipeline models).");
 DEFINE_string(
     external_data, "auto",
     "Tensor data in a sidecar file (ONNX external data): auto (tensors "
@@ -433,8 +437,8 @@ int RunCheck(const std::vector<std::string>& args) {
     bundle_args = {args[1]};
     // Conversion options cannot take effect on a model that is not
     // converted.
-    for (const char* flag :
-         {"use_onnx_ir", "opset", "optimize", "fuse_attention", "functions"}) {
+    for (const char* flag : {"use_onnx_ir", "opset", "optimize",
+                             "fuse_attention", "functions", "bisect"}) {
       if (!gflags::GetCommandLineFlagInfoOrDie(flag).is_default) {
         std::fprintf(stderr,
                      "jax2onnx check: --%s has no effect when checking a "
@@ -535,6 +539,19 @@ int RunCheck(const std::vector<std::string>& args) {
               ? absl::StrCat(r.bundle, " (example ", r.example, ")")
               : r.bundle;
       (r.passed ? passed : failed)++;
+      // --bisect: a failed comparison of the bundle's own example set is
+      // located equation by equation.
+      std::optional<api::BisectResult> bisect;
+      std::string bisect_error;
+      if (FLAGS_bisect && !r.passed && r.stage == "compare" && r.example == 0) {
+        absl::StatusOr<api::BisectResult> b =
+            api::BisectBundle(bundles[i], options, runner);
+        if (b.ok()) {
+          bisect = *std::move(b);
+        } else {
+          bisect_error = std::string(b.status().message());
+        }
+      }
       if (FLAGS_json) {
         nlohmann::json j;
         j["bundle"] = r.bundle;
@@ -553,6 +570,8 @@ int RunCheck(const std::vector<std::string>& args) {
         nlohmann::json outs = nlohmann::json::array();
         for (const auto& o : r.outputs) outs.push_back(OutputCheckJson(o));
         j["outputs"] = outs;
+        if (bisect.has_value()) j["bisect"] = BisectJson(*bisect);
+        if (!bisect_error.empty()) j["bisect_error"] = bisect_error;
         report.push_back(j);
       } else if (r.passed) {
         if (!Quiet()) {
@@ -561,6 +580,20 @@ int RunCheck(const std::vector<std::string>& args) {
       } else {
         std::printf("FAIL %s [%s] %s: %s\n", what.c_str(), Checked(r).c_str(),
                     r.stage.c_str(), r.reason.c_str());
+        if (bisect.has_value()) {
+          std::printf("  bisect: %s\n", bisect->Summary().c_str());
+          if (Verbose()) {
+            for (const api::BisectStep& step : bisect->steps) {
+              std::printf("    %s %s = %s [%s]: %s\n", step.where.c_str(),
+                          step.var.c_str(), step.primitive.c_str(),
+                          step.onnx_name.empty() ? "-" : step.onnx_name.c_str(),
+                          step.summary.c_str());
+            }
+          }
+        }
+        if (!bisect_error.empty()) {
+          std::printf("  bisect failed: %s\n", bisect_error.c_str());
+        }
       }
       if (Verbose() && !FLAGS_json) {
         if (r.model.empty()) {

@@ -138,7 +138,8 @@ const std::vector<Command>& Commands() {
        &RunConvert},
       {"check",
        "check BUNDLE_OR_DIR... | check MODEL.onnx BUNDLE  [--json] "
-       "[--inputs F.npz | --seed N] [--rtol R] [--atol A] [--use_onnx_ir] "
+       "[--inputs F.npz | --seed N] [--rtol R] [--atol A] [--bisect] "
+       "[--use_onnx_ir] "
        "[--opset N] [--optimize=0|1|2] [--fuse_attention] "
        "[--functions=GLOB,...] [--input_names a,b] [--output_names c] "
        "[--inputs_as_nchw=0] [--outputs_as_nchw=0]",
@@ -174,12 +175,20 @@ const std::vector<Command>& Commands() {
        "bundle with a reason for each FAIL, then `N passed, M failed`; -v "
        "and --json add where the inputs came from and per output the max "
        "absolute and relative error over all elements and the tolerance "
-       "used with its source.",
+       "used with its source. --bisect: when an output fails, a copy of the "
+       "model that also outputs each top-level equation's value (found by "
+       "the IR pipeline's value names, `c/add`) is compared in program order "
+       "with the interpreter; the first equation diverging beyond the "
+       "tolerance is printed (FILE:LINE:COL, the equation with its params, "
+       "max |error|; -v lists every result, --json adds a `bisect` object), "
+       "results without a value of their own (inside fused nodes, folded, "
+       "aliased) are marked not observable.",
        {{"use_onnx_ir", kUseOnnxIrHelp},
         {"opset", kOpsetHelp},
         {"json",
          "Print one JSON array with an object per bundle on stdout; "
          "the summary line goes to stderr."},
+        {"bisect", "On a failed output, name the first diverging equation."},
         {"seed",
          "Check on seeded random inputs (the interpreter as the oracle), "
          "also for bundles with input_i; without it, bundles without "

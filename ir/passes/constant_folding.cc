@@ -23,6 +23,7 @@
 #include <cstring>
 #include <functional>
 
+#include "absl/strings/str_cat.h"
 #include "ir/passes/passes.h"
 #include "ir/passes/rewrite_util.h"
 
@@ -224,8 +225,11 @@ class ConstantFolding : public Pass {
         Graph* root = g->root();
         const int dtype = folded->dtype();
         std::vector<Dim> dims(folded->dims().begin(), folded->dims().end());
-        absl::StatusOr<Value*> init = root->AddInitializer(
-            root->FreshName(out->name()), *std::move(folded));
+        // The folded value keeps the name of the equation that computes it.
+        const std::string name = out->name();
+        out->SetName(root->FreshName(absl::StrCat(name, "_unfolded")));
+        absl::StatusOr<Value*> init =
+            root->AddInitializer(name, *std::move(folded));
         if (!init.ok()) return init.status();
         (*init)->SetType(Type::Tensor(dtype, Shape(std::move(dims))));
         ReplaceAllUsesWith(out, *init);

@@ -3,10 +3,15 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <tuple>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/strings/match.h"
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/strip.h"
 
 namespace jax2onnx::ir::fusion {
 namespace {
@@ -607,8 +612,64 @@ bool UsesStayInside(Match& m, const Node* root, bool allow_dropping_rounding) {
   return allow_dropping_rounding || !drops_rounding;
 }
 
+namespace {
+
+// The equation indices a converter node name starts with, outermost first
+// ("eqn5/pjit/eqn2/add/Add" -> {5, 2}); empty for a name not after an
+// equation.
+std::vector<int64_t> EquationPath(absl::string_view name) {
+  std::vector<int64_t> path;
+  for (absl::string_view part : absl::StrSplit(name, '/')) {
+    int64_t index = 0;
+    if (absl::ConsumePrefix(&part, "eqn") && absl::SimpleAtoi(part, &index)) {
+      path.push_back(index);
+    }
+  }
+  return path;
+}
+
+// Names the fused node after its op type and the first equation it
+// replaces ("LayerNormalization/eqn3/reduce_sum"), and documents the
+// equations it replaces (their doc strings, in program order).
+void NameFusedNode(Node* fused, const Match& m) {
+  struct Replaced {
+    std::vector<int64_t> path;
+    std::string scope;  // the node name without its op type
+    const std::string* doc;
+  };
+  std::vector<Replaced> replaced;
+  for (const Node* n : m.nodes) {
+    std::vector<int64_t> path = EquationPath(n->name());
+    if (path.empty()) continue;
+    const size_t slash = n->name().rfind('/');
+    replaced.push_back(
+        {std::move(path), n->name().substr(0, slash), &n->doc_string()});
+  }
+  if (replaced.empty()) return;
+  std::sort(replaced.begin(), replaced.end(),
+            [](const Replaced& a, const Replaced& b) {
+              return std::tie(a.path, a.scope) < std::tie(b.path, b.scope);
+            });
+  fused->set_name(absl::StrCat(fused->op_type(), "/", replaced[0].scope));
+  std::string doc = absl::StrCat(fused->op_type(), " fused from:");
+  const std::string* last = nullptr;
+  for (const Replaced& r : replaced) {
+    // Several nodes of one equation share its doc string.
+    if (r.doc->empty() || (last != nullptr && *last == *r.doc)) continue;
+    absl::StrAppend(&doc, "\n", *r.doc);
+    last = r.doc;
+  }
+  fused->set_doc_string(std::move(doc));
+}
+
+}  // namespace
+
 absl::Status ReplaceAndErase(Graph& graph, Node* root, Value* replacement,
                              const Match& m) {
+  if (Node* fused = replacement->producer();
+      fused != nullptr && !m.nodes.contains(fused)) {
+    NameFusedNode(fused, m);
+  }
   Value* old = root->output(0);
   std::string name = old->name();
   old->SetName(graph.FreshName(absl::StrCat(name, "_unfused")));
