@@ -13,6 +13,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "jaxpr/status_macros.h"
+#include "jaxpr/typecheck/known_params.h"
 #include "jaxpr/typecheck/rules.h"
 
 namespace jax2onnx::jaxpr {
@@ -199,6 +200,11 @@ class Checker {
       if (std::string p = AvalProblem(v->aval); !p.empty()) bad_operand = true;
     }
     if (bad_operand) return;  // the rule would only repeat the problem
+    // Before the rule: a param it does not know may change what it computes.
+    if (absl::Status s = typecheck::CheckKnownParams(eqn); !s.ok()) {
+      Error(eqn.loc, absl::StrCat(prim(), ": ", s.message()));
+      return;
+    }
     auto it = Rules().find(eqn.primitive);
     if (it == Rules().end()) {
       if (options_.unknown_primitive_is_error) {
