@@ -59,14 +59,16 @@ TEST(PublicApiTest, InMemoryConversionEqualsTheConversionOfTheSameFiles) {
   // The oracle: the same program and arrays written as a bundle on disk.
   const fs::path dir = fs::path(::testing::TempDir()) / "public_api_files";
   fs::create_directories(dir);
-  std::ofstream((dir / "p.jaxpr").string()) << kProgram;
-  ASSERT_TRUE(jaxpr::WriteNpzFile((dir / "p.npz").string(),
+  // Named like the in-memory bundle ("bundle"): the IR graph takes the
+  // bundle's name.
+  std::ofstream((dir / "bundle.jaxpr").string()) << kProgram;
+  ASSERT_TRUE(jaxpr::WriteNpzFile((dir / "bundle.npz").string(),
                                   {{"const_0", ToInternal(weight)},
                                    {"literal_0", ToInternal(literal)}})
                   .ok());
-  auto bundle = LoadBundle((dir / "p.jaxpr").string());
+  auto bundle = LoadBundle((dir / "bundle.jaxpr").string());
   ASSERT_TRUE(bundle.ok()) << bundle.status();
-  EXPECT_EQ(bundle->name(), "p");
+  EXPECT_EQ(bundle->name(), "bundle");
   EXPECT_EQ(bundle->num_inputs(), 1);
   EXPECT_EQ(bundle->num_outputs(), 1);
   auto from_files = ToOnnx(*bundle, options);

@@ -71,7 +71,7 @@ TEST(ReadableNamesTest, GraphAndInterfaceNamedAfterBundleAndBinders) {
 
 TEST(ReadableNamesTest, GivenNamesWinAndCallerNamesTheGraph) {
   ConvertOptions options;
-  options.input_names = {"x0"};
+  options.input_names = {"x0", ""};  // "": not named here
   options.output_names = {"", "two"};
   options.model_name = "mine";
   const onnx::ModelProto m = Convert(kProgram, 0, "readable", options);
