@@ -24,6 +24,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/strings/strip.h"
 #include "jaxpr/io/npy.h"
+#include "jaxpr/io/static_bytes.h"
 #include "jaxpr/prng.h"
 #include "jaxpr/state/discharge.h"
 #include "jaxpr/status_macros.h"
@@ -321,22 +322,6 @@ absl::Status ValidateInputsAndExpected(const Bundle& bundle,
     }
   }
   return CheckSlots(slots, what);
-}
-
-// Bytes of `aval` when every dim is static (key types by their physical
-// u32 data), else nullopt.
-std::optional<int64_t> StaticBytes(const Aval& aval) {
-  absl::StatusOr<Aval> physical = PhysicalAval(aval);
-  if (!physical.ok() || !physical->is_shaped()) return std::nullopt;
-  std::vector<int64_t> dims;
-  for (const DimExpr& d : physical->shape) {
-    if (!d.is_constant()) return std::nullopt;
-    dims.push_back(d.constant_value());
-  }
-  absl::StatusOr<int64_t> bytes = CheckedByteSize(
-      physical->dtype, dims, std::numeric_limits<int64_t>::max());
-  if (!bytes.ok()) return std::nullopt;
-  return *bytes;
 }
 
 // What LoadBundle lets ReadNpzFile inflate: only entries the bundle format

@@ -12,6 +12,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "jaxpr/io/static_bytes.h"
 #include "jaxpr/prng.h"
 #include "jaxpr/status_macros.h"
 
@@ -26,21 +27,6 @@ bool CanonicalIndex(absl::string_view digits, int* value) {
     return false;
   }
   return absl::SimpleAtoi(digits, value);
-}
-
-// Bytes of `aval` when every dim is static (keys by their physical data).
-std::optional<int64_t> StaticBytes(const Aval& aval) {
-  absl::StatusOr<Aval> physical = PhysicalAval(aval);
-  if (!physical.ok() || !physical->is_shaped()) return std::nullopt;
-  std::vector<int64_t> dims;
-  for (const DimExpr& d : physical->shape) {
-    if (!d.is_constant()) return std::nullopt;
-    dims.push_back(d.constant_value());
-  }
-  absl::StatusOr<int64_t> bytes = CheckedByteSize(
-      physical->dtype, dims, std::numeric_limits<int64_t>::max());
-  if (!bytes.ok()) return std::nullopt;
-  return *bytes;
 }
 
 }  // namespace
