@@ -338,6 +338,8 @@ void RunBundle(const std::string& path, const CorpusOptions& options,
   auto run_promoted = [&](jaxpr::DType to, bool keep_npz_arrays) {
     const std::string variant_tag(jaxpr::ShortName(to));
     const std::string variant_name = absl::StrCat(name, "[", variant_tag, "]");
+    // The promotion rewrites jaxpr text: StableHLO modules have no variant.
+    if (IsStablehloInput(bundle->jaxpr_path)) return;
     auto text = ReadText(bundle->jaxpr_path);
     if (!text.ok()) return fail(variant_name, "load", text.status());
     const std::string promoted_text = PromoteF32(*text, to);

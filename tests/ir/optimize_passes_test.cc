@@ -98,10 +98,10 @@ TEST(ConstantFoldingTest, TransposesAndReshapesASingleUseWeight) {
   EXPECT_TRUE(RunPass("constant-folding", m));
   EXPECT_EQ(PrintGraph(g),
             "graph main(%x: f32[3,2]) -> (%y: f32[3,2], %z: f32[6]) {\n"
-            "  init %flat_1: f32[6] = f32[6]{1, 4, 2, 5, 3, 6}\n"
-            "  init %wt_1: f32[3,2] = f32[3,2]{1, 4, 2, 5, 3, 6}\n"
-            "  %y: f32[3,2] = Add(%x, %wt_1)\n"
-            "  %z: f32[6] = Neg(%flat_1)\n"
+            "  init %flat: f32[6] = f32[6]{1, 4, 2, 5, 3, 6}\n"
+            "  init %wt: f32[3,2] = f32[3,2]{1, 4, 2, 5, 3, 6}\n"
+            "  %y: f32[3,2] = Add(%x, %wt)\n"
+            "  %z: f32[6] = Neg(%flat)\n"
             "}\n");
   EXPECT_FALSE(RunPass("constant-folding", m));
 }
@@ -131,19 +131,19 @@ TEST(ConstantFoldingTest, CastsExactlyAndRefusesFloatToInt) {
   EXPECT_TRUE(RunPass("constant-folding", m));
   // The f32 nearest 0.1 is 0x3DCCCCCD (round to nearest even of
   // 0x3DCCCCCC.CCC...); the printer shows its shortest form, 0.1.
-  const Value* folded = g.initializer("b_1");
+  const Value* folded = g.initializer("b");
   ASSERT_NE(folded, nullptr);
   uint32_t bits;
   std::memcpy(&bits, folded->const_value()->bytes().data(), 4);
   EXPECT_EQ(bits, 0x3DCCCCCDu);
   EXPECT_EQ(PrintGraph(g),
             "graph main() -> (%na: i32[2], %nb: f32[1], %nc: i32[1]) {\n"
-            "  init %a_1: i32[2] = i32[2]{5, -1}\n"
-            "  init %b_1: f32[1] = f32[1]{0.1}\n"
+            "  init %a: i32[2] = i32[2]{5, -1}\n"
+            "  init %b: f32[1] = f32[1]{0.1}\n"
             "  init %half: f32[1] = f32[1]{2.5}\n"
             "  %c: i32[1] = Cast(%half) {to=6}\n"
-            "  %na: i32[2] = Neg(%a_1)\n"
-            "  %nb: f32[1] = Neg(%b_1)\n"
+            "  %na: i32[2] = Neg(%a)\n"
+            "  %nb: f32[1] = Neg(%b)\n"
             "  %nc: i32[1] = Neg(%c)\n"
             "}\n");
 }
@@ -700,23 +700,23 @@ TEST(EinsumToMatMulTest, MergesDenseGeneralKernelAxesWithReshapes) {
       PrintGraph(g),
       "graph main(%x: f32[B,5,6], %h: f32[B,5,2,3]) -> (%nq: f32[B,5,2,3], "
       "%o: f32[B,5,4]) {\n"
-      "  init %Reshape_2_1: f32[6,4] = f32[6,4]{0, 1, 2, 3, 4, 5, 6, 7, ... "
-      "(24 elements, fnv1a e3d9403545dbe1aa)}\n"
-      "  init %Reshape_3: f32[6,6] = f32[6,6]{0, 1, 2, 3, 4, 5, 6, 7, ... (36 "
+      "  init %Reshape: f32[6,6] = f32[6,6]{0, 1, 2, 3, 4, 5, 6, 7, ... (36 "
       "elements, fnv1a 2b6bcf7024c1056a)}\n"
+      "  init %Reshape_2: f32[6,4] = f32[6,4]{0, 1, 2, 3, 4, 5, 6, 7, ... "
+      "(24 elements, fnv1a e3d9403545dbe1aa)}\n"
       "  init %shape_1: i64[4] = i64[4]{0, 5, 2, 3}\n"
       "  init %shape_2: i64[3] = i64[3]{0, 5, 6}\n"
-      "  %MatMul: f32[B,5,6] = MatMul(%x, %Reshape_3)  # "
+      "  %MatMul: f32[B,5,6] = MatMul(%x, %Reshape)  # "
       "eqn0/dot_general/MatMul\n"
       "  %q: f32[B,5,2,3] = Reshape(%MatMul, %shape_1)  # "
       "eqn0/dot_general/Reshape\n"
       "  %Reshape_1: f32[B,5,6] = Reshape(%h, %shape_2)  # "
       "eqn1/dot_general/Reshape\n"
-      "  %o: f32[B,5,4] = MatMul(%Reshape_1, %Reshape_2_1)  # "
+      "  %o: f32[B,5,4] = MatMul(%Reshape_1, %Reshape_2)  # "
       "eqn1/dot_general/MatMul\n"
       "  %nq: f32[B,5,2,3] = Neg(%q)\n"
       "}\n");
-  const Value* folded = g.initializer("Reshape_3");
+  const Value* folded = g.initializer("Reshape");
   ASSERT_NE(folded, nullptr);
   ASSERT_EQ(folded->const_value()->bytes().size(), 36 * sizeof(float));
   EXPECT_EQ(std::memcmp(folded->const_value()->bytes().data(), wq_values.data(),
