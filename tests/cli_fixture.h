@@ -78,6 +78,21 @@ class CliFixture : public ::testing::Test {
     return {shell.exit_code, std::move(shell.output), ReadFileText(err)};
   }
 
+  // `jax2onnx check ARGS`, its stderr kept in the test's err.txt (CheckErr).
+  ShellResult RunCheck(const std::string& args) {
+    return RunShell(absl::StrCat(binary_, " check ", args, " 2>", P("err.txt")));
+  }
+  std::string CheckErr() const { return ReadFileText(dir_ / "err.txt"); }
+  // `check` could not run for want of ONNX Runtime: it failed naming it and
+  // printed no result line (PASS/FAIL lines carry a bracketed summary).
+  bool CheckFoundNoOrt(const ShellResult& r) const {
+    return r.exit_code == 1 &&
+           CheckErr().find("ONNX Runtime") != std::string::npos &&
+           r.output.find("PASS") == std::string::npos &&
+           r.output.find("FAIL") == std::string::npos &&
+           r.output.find('[') == std::string::npos;
+  }
+
   std::string binary_;
   std::filesystem::path dir_;
 

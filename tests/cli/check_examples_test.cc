@@ -54,19 +54,6 @@ class CheckExamplesTest : public testing_util::CliFixture {
         {"expected_0@2", F32({planted})}};
   }
 
-  testing_util::ShellResult Run(const std::string& args) {
-    return testing_util::RunShell(
-        absl::StrCat(binary_, " check ", args, " 2>", P("err.txt")));
-  }
-  std::string Err() {
-    std::ifstream in(P("err.txt"));
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  }
-  bool OrtMissing(const testing_util::ShellResult& r) {
-    return r.exit_code == 1 &&
-           Err().find("ONNX Runtime") != std::string::npos &&
-           r.output.find("PASS") == std::string::npos;
-  }
 };
 
 TEST(ExampleEntryNames, SplitOnlyTheDocumentedForm) {
@@ -113,9 +100,9 @@ TEST(ExampleEntryNames, GroupByExampleAndRefuseGaps) {
 
 TEST_F(CheckExamplesTest, EveryExampleIsCheckedAndReported) {
   const std::string bundle = WriteBundle(Examples(/*planted=*/5));
-  const auto r = Run(bundle);
-  if (OrtMissing(r)) GTEST_SKIP() << "ONNX Runtime not installed: " << Err();
-  EXPECT_EQ(r.exit_code, 1) << r.output << Err();
+  const auto r = RunCheck(bundle);
+  if (CheckFoundNoOrt(r)) GTEST_SKIP() << "ONNX Runtime not installed: " << CheckErr();
+  EXPECT_EQ(r.exit_code, 1) << r.output << CheckErr();
   EXPECT_THAT(r.output,
               HasSubstr(absl::StrCat("PASS ", bundle, " (example 0) [")));
   EXPECT_THAT(r.output,
@@ -124,7 +111,7 @@ TEST_F(CheckExamplesTest, EveryExampleIsCheckedAndReported) {
               HasSubstr(absl::StrCat("FAIL ", bundle, " (example 2) [")));
   EXPECT_THAT(r.output, HasSubstr("2 passed, 1 failed"));
 
-  const auto json = Run(absl::StrCat("--json ", bundle));
+  const auto json = RunCheck(absl::StrCat("--json ", bundle));
   const nlohmann::json doc = nlohmann::json::parse(json.output);
   ASSERT_EQ(doc.size(), 3u);
   for (int k = 0; k < 3; ++k) {
@@ -137,13 +124,13 @@ TEST_F(CheckExamplesTest, EveryExampleIsCheckedAndReported) {
 
 TEST_F(CheckExamplesTest, AllPassAndInputsOrSeedCheckOneSet) {
   const std::string bundle = WriteBundle(Examples(/*planted=*/4));
-  const auto r = Run(bundle);
-  if (OrtMissing(r)) GTEST_SKIP() << "ONNX Runtime not installed: " << Err();
-  EXPECT_EQ(r.exit_code, 0) << r.output << Err();
+  const auto r = RunCheck(bundle);
+  if (CheckFoundNoOrt(r)) GTEST_SKIP() << "ONNX Runtime not installed: " << CheckErr();
+  EXPECT_EQ(r.exit_code, 0) << r.output << CheckErr();
   EXPECT_THAT(r.output, HasSubstr("3 passed, 0 failed"));
   // --seed chooses the inputs: one check, labelled as before.
-  const auto seeded = Run(absl::StrCat("--seed 3 ", bundle));
-  EXPECT_EQ(seeded.exit_code, 0) << seeded.output << Err();
+  const auto seeded = RunCheck(absl::StrCat("--seed 3 ", bundle));
+  EXPECT_EQ(seeded.exit_code, 0) << seeded.output << CheckErr();
   EXPECT_THAT(seeded.output, HasSubstr(absl::StrCat("PASS ", bundle, " [")));
   EXPECT_THAT(seeded.output, Not(HasSubstr("(example")));
   EXPECT_THAT(seeded.output, HasSubstr("1 passed, 0 failed"));
@@ -155,9 +142,9 @@ TEST_F(CheckExamplesTest, AModelFileIsCheckedOnEveryExampleToo) {
   const auto converted = testing_util::RunShell(
       absl::StrCat(binary_, " convert -q ", bundle, " -o ", model, " 2>&1"));
   ASSERT_EQ(converted.exit_code, 0) << converted.output;
-  const auto r = Run(absl::StrCat(model, " ", bundle));
-  if (OrtMissing(r)) GTEST_SKIP() << "ONNX Runtime not installed: " << Err();
-  EXPECT_EQ(r.exit_code, 1) << r.output << Err();
+  const auto r = RunCheck(absl::StrCat(model, " ", bundle));
+  if (CheckFoundNoOrt(r)) GTEST_SKIP() << "ONNX Runtime not installed: " << CheckErr();
+  EXPECT_EQ(r.exit_code, 1) << r.output << CheckErr();
   EXPECT_THAT(r.output, HasSubstr(absl::StrCat("PASS ", bundle,
                                                " (example 0) [", model, "]")));
   EXPECT_THAT(r.output, HasSubstr(absl::StrCat("PASS ", bundle,
@@ -173,9 +160,9 @@ TEST_F(CheckExamplesTest, AnExampleThatDoesNotFitTheProgramFailsAtLoad) {
   arrays.push_back({"input_0@3", F32({1, 2})});
   arrays.push_back({"input_1@3", F32({1, 2, 3})});  // B = 2 and B = 3
   const std::string bundle = WriteBundle(arrays);
-  const auto r = Run(bundle);
-  if (OrtMissing(r)) GTEST_SKIP() << "ONNX Runtime not installed: " << Err();
-  EXPECT_EQ(r.exit_code, 1) << r.output << Err();
+  const auto r = RunCheck(bundle);
+  if (CheckFoundNoOrt(r)) GTEST_SKIP() << "ONNX Runtime not installed: " << CheckErr();
+  EXPECT_EQ(r.exit_code, 1) << r.output << CheckErr();
   EXPECT_THAT(r.output,
               HasSubstr(absl::StrCat("FAIL ", bundle, " (example 3) [")));
   EXPECT_THAT(r.output, HasSubstr("example 3"));

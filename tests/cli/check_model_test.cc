@@ -105,7 +105,7 @@ class CheckModelTest : public testing_util::CliFixture {
     const std::string path = P("add.onnx");
     const testing_util::ShellResult r = Sh(absl::StrCat(
         binary_, " convert ", bundle, " -o ", path, " 2>", P("err.txt")));
-    EXPECT_EQ(r.exit_code, 0) << Err();
+    EXPECT_EQ(r.exit_code, 0) << CheckErr();
     onnx::ModelProto model = ReadModel(path);
     onnx::GraphProto* g = model.mutable_graph();
     const std::string out = g->output(0).name();
@@ -131,18 +131,6 @@ class CheckModelTest : public testing_util::CliFixture {
   testing_util::ShellResult Sh(const std::string& command) {
     return testing_util::RunShell(command);
   }
-  testing_util::ShellResult Check(const std::string& args) {
-    return Sh(absl::StrCat(binary_, " check ", args, " 2>", P("err.txt")));
-  }
-  std::string Err() {
-    std::ifstream in(P("err.txt"));
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  }
-  bool OrtMissing(const testing_util::ShellResult& r) {
-    return r.exit_code == 1 &&
-           Err().find("ONNX Runtime") != std::string::npos &&
-           r.output.find('[') == std::string::npos;
-  }
 };
 
 TEST_F(CheckModelTest,
@@ -154,7 +142,7 @@ TEST_F(CheckModelTest,
       " --external_data=always --inputs_as_nchw=0 --outputs_as_nchw=0"
       " --functions=shift --opset 17 2>",
       P("err.txt")));
-  ASSERT_EQ(r.exit_code, 0) << Err();
+  ASSERT_EQ(r.exit_code, 0) << CheckErr();
   // The file is what the options say: input `img` channels-first, a
   // model-local function, opset 17, the weight in the sidecar.
   const onnx::ModelProto proto = ReadModel(model);
@@ -167,9 +155,9 @@ TEST_F(CheckModelTest,
   EXPECT_EQ(proto.opset_import(0).version(), 17);
   ASSERT_TRUE(fs::exists(model + ".data"));
 
-  r = Check(absl::StrCat("--json ", model, " ", bundle));
-  if (OrtMissing(r)) GTEST_SKIP() << Err();
-  ASSERT_EQ(r.exit_code, 0) << r.output << Err();
+  r = RunCheck(absl::StrCat("--json ", model, " ", bundle));
+  if (CheckFoundNoOrt(r)) GTEST_SKIP() << CheckErr();
+  ASSERT_EQ(r.exit_code, 0) << r.output << CheckErr();
   nlohmann::json doc = nlohmann::json::parse(r.output);
   EXPECT_EQ(doc[0]["model"], model);
   EXPECT_EQ(doc[0]["oracle"], "expected");
@@ -189,8 +177,8 @@ TEST_F(CheckModelTest,
     const float planted = 0.5f + std::ldexp(1.0f, -8);
     data.write(reinterpret_cast<const char*>(&planted), sizeof planted);
   }
-  r = Check(absl::StrCat("--json ", model, " ", bundle));
-  EXPECT_EQ(r.exit_code, 1) << r.output << Err();
+  r = RunCheck(absl::StrCat("--json ", model, " ", bundle));
+  EXPECT_EQ(r.exit_code, 1) << r.output << CheckErr();
   doc = nlohmann::json::parse(r.output);
   EXPECT_EQ(doc[0]["passed"], false);
   const nlohmann::json& out = doc[0]["outputs"][0];
@@ -205,15 +193,15 @@ TEST_F(CheckModelTest, InputsAreFedByTheGivenOrRecordedNames) {
   testing_util::ShellResult r =
       Sh(absl::StrCat(binary_, " convert ", bundle, " -o ", model,
                       " --input_names=q --output_names=y 2>", P("err.txt")));
-  ASSERT_EQ(r.exit_code, 0) << Err();
+  ASSERT_EQ(r.exit_code, 0) << CheckErr();
   // The bundle's header records `img`, which this model does not have.
-  r = Check(absl::StrCat(model, " ", bundle));
-  if (OrtMissing(r)) GTEST_SKIP() << Err();
+  r = RunCheck(absl::StrCat(model, " ", bundle));
+  if (CheckFoundNoOrt(r)) GTEST_SKIP() << CheckErr();
   EXPECT_EQ(r.exit_code, 1) << r.output;
   EXPECT_THAT(r.output, HasSubstr("no input named 'img'"));
-  r = Check(
+  r = RunCheck(
       absl::StrCat("--input_names=q --output_names=y ", model, " ", bundle));
-  EXPECT_EQ(r.exit_code, 0) << r.output << Err();
+  EXPECT_EQ(r.exit_code, 0) << r.output << CheckErr();
   EXPECT_THAT(r.output, HasSubstr("PASS"));
 }
 
@@ -221,9 +209,9 @@ TEST_F(CheckModelTest, AppendedNodeFailsWithThePlantedError) {
   const std::string bundle = WriteAddBundle();
   const std::string model = PerturbedAddModel(bundle);
   const testing_util::ShellResult r =
-      Check(absl::StrCat("--json ", model, " ", bundle));
-  if (OrtMissing(r)) GTEST_SKIP() << Err();
-  EXPECT_EQ(r.exit_code, 1) << r.output << Err();
+      RunCheck(absl::StrCat("--json ", model, " ", bundle));
+  if (CheckFoundNoOrt(r)) GTEST_SKIP() << CheckErr();
+  EXPECT_EQ(r.exit_code, 1) << r.output << CheckErr();
   const nlohmann::json out = nlohmann::json::parse(r.output)[0]["outputs"][0];
   ExpectTwoDigits(out["max_abs_error"].get<double>(), std::ldexp(1.0, -10));
   ExpectTwoDigits(out["max_rel_error"].get<double>(),
@@ -235,9 +223,9 @@ TEST_F(CheckModelTest, SeedChecksOnRandomInputsAgainstTheInterpreter) {
   const std::string bundle = WriteAddBundle();
   const std::string model = PerturbedAddModel(bundle);
   const testing_util::ShellResult r =
-      Check(absl::StrCat("--json --seed 7 ", model, " ", bundle));
-  if (OrtMissing(r)) GTEST_SKIP() << Err();
-  EXPECT_EQ(r.exit_code, 1) << r.output << Err();
+      RunCheck(absl::StrCat("--json --seed 7 ", model, " ", bundle));
+  if (CheckFoundNoOrt(r)) GTEST_SKIP() << CheckErr();
+  EXPECT_EQ(r.exit_code, 1) << r.output << CheckErr();
   const nlohmann::json doc = nlohmann::json::parse(r.output);
   EXPECT_EQ(doc[0]["inputs"], "random (seed 7)");
   EXPECT_EQ(doc[0]["oracle"], "interpreter");
@@ -254,10 +242,10 @@ TEST_F(CheckModelTest, InputsNpzReplacesTheBundleInputs) {
                                   {{"input_0", F32({4}, {4, -1, 0.5, 1})},
                                    {"input_1", F32({4}, {4, 0.5, 0.5, 2})}})
                   .ok());
-  const testing_util::ShellResult r = Check(absl::StrCat(
+  const testing_util::ShellResult r = RunCheck(absl::StrCat(
       "--json --inputs ", P("other.npz"), " ", model, " ", bundle));
-  if (OrtMissing(r)) GTEST_SKIP() << Err();
-  EXPECT_EQ(r.exit_code, 1) << r.output << Err();
+  if (CheckFoundNoOrt(r)) GTEST_SKIP() << CheckErr();
+  EXPECT_EQ(r.exit_code, 1) << r.output << CheckErr();
   const nlohmann::json doc = nlohmann::json::parse(r.output);
   EXPECT_EQ(doc[0]["inputs"], P("other.npz"));
   EXPECT_EQ(doc[0]["oracle"], "interpreter");
@@ -268,9 +256,9 @@ TEST_F(CheckModelTest, InputsNpzReplacesTheBundleInputs) {
 
 TEST_F(CheckModelTest, MissingModelFileIsAUsageError) {
   const testing_util::ShellResult r =
-      Check(absl::StrCat(P("nope.onnx"), " ", WriteAddBundle()));
+      RunCheck(absl::StrCat(P("nope.onnx"), " ", WriteAddBundle()));
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(Err(), HasSubstr("jax2onnx check: no such file"));
+  EXPECT_THAT(CheckErr(), HasSubstr("jax2onnx check: no such file"));
 }
 
 }  // namespace

@@ -61,27 +61,12 @@ class CheckReportTest : public testing_util::CliFixture {
     return jaxpr;
   }
 
-  testing_util::ShellResult Run(const std::string& args) {
-    return testing_util::RunShell(
-        absl::StrCat(binary_, " check ", args, " 2>", P("err.txt")));
-  }
-  std::string Err() {
-    std::ifstream in(P("err.txt"));
-    return std::string(std::istreambuf_iterator<char>(in), {});
-  }
-  bool OrtMissing(const testing_util::ShellResult& r) {
-    return r.exit_code == 1 &&
-           Err().find("ONNX Runtime") != std::string::npos &&
-           r.output.find("PASS") == std::string::npos &&
-           r.output.find("FAIL") == std::string::npos &&
-           r.output.find('[') == std::string::npos;
-  }
 };
 
 TEST_F(CheckReportTest, VerboseTextReportsPlantedErrorsAndHeaderTolerance) {
-  const testing_util::ShellResult r = Run("-v " + WriteBundle());
-  if (OrtMissing(r)) GTEST_SKIP() << Err();
-  ASSERT_EQ(r.exit_code, 0) << r.output << Err();
+  const testing_util::ShellResult r = RunCheck("-v " + WriteBundle());
+  if (CheckFoundNoOrt(r)) GTEST_SKIP() << CheckErr();
+  ASSERT_EQ(r.exit_code, 0) << r.output << CheckErr();
   std::smatch m;
   const std::regex line(
       R"(out_0: ok  max_abs=(\S+) max_rel=(\S+) \(rtol=(\S+) atol=(\S+) from header\))");
@@ -93,9 +78,9 @@ TEST_F(CheckReportTest, VerboseTextReportsPlantedErrorsAndHeaderTolerance) {
 }
 
 TEST_F(CheckReportTest, JsonReportsPlantedErrorsAndHeaderTolerance) {
-  const testing_util::ShellResult r = Run("--json " + WriteBundle());
-  if (OrtMissing(r)) GTEST_SKIP() << Err();
-  ASSERT_EQ(r.exit_code, 0) << r.output << Err();
+  const testing_util::ShellResult r = RunCheck("--json " + WriteBundle());
+  if (CheckFoundNoOrt(r)) GTEST_SKIP() << CheckErr();
+  ASSERT_EQ(r.exit_code, 0) << r.output << CheckErr();
   const nlohmann::json doc = nlohmann::json::parse(r.output);
   ASSERT_EQ(doc.size(), 1u);
   const nlohmann::json& out = doc[0]["outputs"][0];
@@ -111,9 +96,9 @@ TEST_F(CheckReportTest, ToleranceFlagsReplaceTheHeader) {
   const std::string bundle = WriteBundle();
   // --atol 1e-5 with the header's rtol 1e-5 allows 1e-5 + 4e-5 at [0],
   // less than the planted 2^-14: FAIL, with the same measured errors.
-  testing_util::ShellResult r = Run("--json --atol=1e-5 " + bundle);
-  if (OrtMissing(r)) GTEST_SKIP() << Err();
-  EXPECT_EQ(r.exit_code, 1) << r.output << Err();
+  testing_util::ShellResult r = RunCheck("--json --atol=1e-5 " + bundle);
+  if (CheckFoundNoOrt(r)) GTEST_SKIP() << CheckErr();
+  EXPECT_EQ(r.exit_code, 1) << r.output << CheckErr();
   nlohmann::json out = nlohmann::json::parse(r.output)[0]["outputs"][0];
   EXPECT_EQ(out["ok"], false);
   ExpectTwoDigits(out["max_abs_error"].get<double>(), kAbs);
@@ -121,8 +106,8 @@ TEST_F(CheckReportTest, ToleranceFlagsReplaceTheHeader) {
   EXPECT_EQ(out["rtol"].get<double>(), 1e-5);
   EXPECT_EQ(out["tolerance_source"], "rtol header, atol flag");
 
-  r = Run("-v --rtol=0 --atol=0.001 " + bundle);
-  EXPECT_EQ(r.exit_code, 0) << r.output << Err();
+  r = RunCheck("-v --rtol=0 --atol=0.001 " + bundle);
+  EXPECT_EQ(r.exit_code, 0) << r.output << CheckErr();
   EXPECT_THAT(r.output, HasSubstr("(rtol=0 atol=0.001 from flag)"));
 }
 
@@ -140,9 +125,9 @@ TEST_F(CheckReportTest, InputsNpzReplacesInputsAndExpected) {
                                {"expected_0", F32({8 + planted, 2, -0.25})}})
                   .ok());
   testing_util::ShellResult r =
-      Run(absl::StrCat("--json --inputs ", P("f.npz"), " ", bundle));
-  if (OrtMissing(r)) GTEST_SKIP() << Err();
-  ASSERT_EQ(r.exit_code, 0) << r.output << Err();
+      RunCheck(absl::StrCat("--json --inputs ", P("f.npz"), " ", bundle));
+  if (CheckFoundNoOrt(r)) GTEST_SKIP() << CheckErr();
+  ASSERT_EQ(r.exit_code, 0) << r.output << CheckErr();
   nlohmann::json doc = nlohmann::json::parse(r.output);
   EXPECT_EQ(doc[0]["inputs"], P("f.npz"));
   EXPECT_EQ(doc[0]["oracle"], "expected");
@@ -153,17 +138,17 @@ TEST_F(CheckReportTest, InputsNpzReplacesInputsAndExpected) {
   ASSERT_TRUE(jaxpr::WriteNpzFile(P("g.npz"), {{"input_0", F32({8, 1, -0.5})},
                                                {"input_1", F32({0, 1, 0.25})}})
                   .ok());
-  r = Run(absl::StrCat("-v --inputs ", P("g.npz"), " ", bundle));
-  ASSERT_EQ(r.exit_code, 0) << r.output << Err();
+  r = RunCheck(absl::StrCat("-v --inputs ", P("g.npz"), " ", bundle));
+  ASSERT_EQ(r.exit_code, 0) << r.output << CheckErr();
   EXPECT_THAT(r.output, HasSubstr(absl::StrCat("inputs ", P("g.npz"),
                                                ", oracle interpreter")));
   EXPECT_THAT(r.output, HasSubstr("max_abs=0 max_rel=0"));
 }
 
 TEST_F(CheckReportTest, SeedTakesRandomInputsAndTheInterpreter) {
-  const testing_util::ShellResult r = Run("--json --seed 3 " + WriteBundle());
-  if (OrtMissing(r)) GTEST_SKIP() << Err();
-  ASSERT_EQ(r.exit_code, 0) << r.output << Err();
+  const testing_util::ShellResult r = RunCheck("--json --seed 3 " + WriteBundle());
+  if (CheckFoundNoOrt(r)) GTEST_SKIP() << CheckErr();
+  ASSERT_EQ(r.exit_code, 0) << r.output << CheckErr();
   const nlohmann::json doc = nlohmann::json::parse(r.output);
   EXPECT_EQ(doc[0]["inputs"], "random (seed 3)");
   EXPECT_EQ(doc[0]["oracle"], "interpreter");
@@ -173,15 +158,15 @@ TEST_F(CheckReportTest, SeedTakesRandomInputsAndTheInterpreter) {
 
 TEST_F(CheckReportTest, MissingInputsFileIsAUsageErrorNamingTheFlag) {
   const testing_util::ShellResult r =
-      Run(absl::StrCat("--inputs ", P("none.npz"), " ", WriteBundle()));
+      RunCheck(absl::StrCat("--inputs ", P("none.npz"), " ", WriteBundle()));
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(Err(), HasSubstr("jax2onnx check: --inputs: no such file"));
+  EXPECT_THAT(CheckErr(), HasSubstr("jax2onnx check: --inputs: no such file"));
 }
 
 TEST_F(CheckReportTest, NegativeToleranceIsAUsageErrorNamingTheFlag) {
-  const testing_util::ShellResult r = Run("--rtol=-1 " + WriteBundle());
+  const testing_util::ShellResult r = RunCheck("--rtol=-1 " + WriteBundle());
   EXPECT_EQ(r.exit_code, 2);
-  EXPECT_THAT(Err(), HasSubstr("--rtol"));
+  EXPECT_THAT(CheckErr(), HasSubstr("--rtol"));
 }
 
 }  // namespace
