@@ -90,8 +90,8 @@ absl::StatusOr<BisectResult> Bisect(const jaxpr::Bundle& bundle,
   J2O_ASSIGN_OR_RETURN(
       const bool partitionable,
       jaxpr::ThreefryModeOf(bundle.file, threefry_partitionable));
-  const jaxpr::ScopedThreefryPartitionable threefry_mode(partitionable);
   jaxpr::EvalOptions eval_options;
+  eval_options.threefry_partitionable = partitionable;
   eval_options.elided_literals = &bundle.literals;
   eval_options.filename = bundle.file.path;
   J2O_ASSIGN_OR_RETURN(

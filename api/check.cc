@@ -209,7 +209,8 @@ void RecordComparison(const Bundle& bundle,
   std::string failure;
   result->outputs =
       CompareOutputs(bundle, inputs, expected, got,
-                     result->oracle == "expected", &failure, options.tolerance);
+                     result->oracle == "expected", &failure, options.tolerance,
+                     options.convert.threefry_partitionable);
   result->passed = failure.empty();
   if (!result->passed) {
     result->stage = "compare";
@@ -289,8 +290,8 @@ absl::StatusOr<std::vector<jaxpr::Array>> OracleOutputs(
   J2O_ASSIGN_OR_RETURN(
       const bool partitionable,
       jaxpr::ThreefryModeOf(bundle.file, options.threefry_partitionable));
-  const jaxpr::ScopedThreefryPartitionable threefry_mode(partitionable);
   jaxpr::EvalOptions eval_options;
+  eval_options.threefry_partitionable = partitionable;
   eval_options.elided_literals = &bundle.literals;
   eval_options.filename = bundle.file.path;
   return jaxpr::Evaluate(bundle.jaxpr(), bundle.consts, inputs, eval_options);

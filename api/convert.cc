@@ -227,7 +227,6 @@ absl::StatusOr<onnx::ModelProto> ConvertUnguarded(
   J2O_ASSIGN_OR_RETURN(
       const bool partitionable,
       jaxpr::ThreefryModeOf(bundle.file, options.threefry_partitionable));
-  const jaxpr::ScopedThreefryPartitionable threefry_mode(partitionable);
   if (pipeline == Pipeline::kIr) {
     converter2::IrConvertOptions ir_options;
     ir_options.opset = options.opset;
@@ -244,6 +243,7 @@ absl::StatusOr<onnx::ModelProto> ConvertUnguarded(
     ir_options.outputs_as_nchw = options.outputs_as_nchw;
     ir_options.functions = options.functions;
     ir_options.fuse_attention = options.fuse_attention;
+    ir_options.threefry_partitionable = partitionable;
     // What Netron shows under the model's properties: who converted it,
     // how, and from what (the bundle's `# source:` header).
     ir_options.metadata_props = {
@@ -293,6 +293,7 @@ absl::StatusOr<onnx::ModelProto> ConvertUnguarded(
   legacy_options.model_name = options.model_name;
   legacy_options.input_names = options.input_names;
   legacy_options.output_names = options.output_names;
+  legacy_options.threefry_partitionable = partitionable;
   J2O_ASSIGN_OR_RETURN(onnx::ModelProto proto,
                        converter::ConvertToProto(bundle, legacy_options));
   // Both pipelines: bf16/f16 arithmetic runs in f32 where ONNX Runtime's CPU

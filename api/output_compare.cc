@@ -13,6 +13,7 @@
 #include "api/corpus.h"
 #include "jaxpr/eval/evaluator.h"
 #include "jaxpr/io/compare.h"
+#include "jaxpr/prng.h"
 #include "jaxpr/status_macros.h"
 #include "jaxpr/text/parser.h"
 #include "jaxpr/text/printer.h"
@@ -176,8 +177,12 @@ std::string Short(double x) { return absl::StrFormat("%.3g", x); }
 }  // namespace
 
 absl::StatusOr<NoiseReference> ComputeNoiseReference(
-    const jaxpr::Bundle& bundle, const std::vector<jaxpr::Array>& inputs) {
+    const jaxpr::Bundle& bundle, const std::vector<jaxpr::Array>& inputs,
+    bool threefry_partitionable) {
   NoiseReference ref;
+  J2O_ASSIGN_OR_RETURN(
+      const bool partitionable,
+      jaxpr::ThreefryModeOf(bundle.file, threefry_partitionable));
   const std::string label = absl::StrCat(bundle.file.path, "[f64 reference]");
   const std::string wide_text =
       PromoteF32(jaxpr::PrintJaxprFile(bundle.file), jaxpr::DType::kF64);
@@ -187,6 +192,7 @@ absl::StatusOr<NoiseReference> ComputeNoiseReference(
   jaxpr::EvalOptions wide_options;
   wide_options.elided_literals = &wide_literals;
   wide_options.filename = label;
+  wide_options.threefry_partitionable = partitionable;
   J2O_ASSIGN_OR_RETURN(
       ref.f64, jaxpr::Evaluate(*wide.main, WidenedF32(bundle.consts),
                                WidenedF32(inputs), wide_options));
@@ -198,6 +204,7 @@ absl::StatusOr<NoiseReference> ComputeNoiseReference(
     seq_options.elided_literals = &bundle.literals;
     seq_options.filename = bundle.file.path;
     seq_options.f32_partial_sums = mode;
+    seq_options.threefry_partitionable = partitionable;
     J2O_ASSIGN_OR_RETURN(std::vector<jaxpr::Array> run,
                          jaxpr::Evaluate(bundle.jaxpr(), bundle.consts, inputs,
                                          seq_options));
@@ -213,7 +220,8 @@ std::vector<OutputCheck> CompareOutputs(
     const jaxpr::Bundle& bundle, const std::vector<jaxpr::Array>& inputs,
     const std::vector<jaxpr::Array>& expected,
     const std::vector<jaxpr::Array>& got, bool oracle_is_expected,
-    std::string* first_failure, const ToleranceOverride& overrides) {
+    std::string* first_failure, const ToleranceOverride& overrides,
+    bool threefry_partitionable) {
   first_failure->clear();
   const std::optional<double> rtol =
       overrides.rtol.has_value() ? overrides.rtol : bundle.rtol;
@@ -238,7 +246,7 @@ std::vector<OutputCheck> CompareOutputs(
         ToleranceSource(expected[i].dtype(), bundle, overrides);
     if (!cmp.ok && !explicit_tolerance && cmp.structural_error.empty() &&
         expected[i].dtype() == jaxpr::DType::kF32) {
-      if (!noise.has_value()) noise = ComputeNoiseReference(bundle, inputs);
+      if (!noise.has_value()) noise = ComputeNoiseReference(bundle, inputs, threefry_partitionable);
       if (!noise->ok()) {
         absl::StrAppend(&out.summary, "; noise bound unavailable: ",
                         noise->status().message());

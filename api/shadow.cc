@@ -327,7 +327,8 @@ ShadowResult ShadowCompare(const Bundle& bundle, const ShadowOptions& options,
     judge = [&](const std::vector<jaxpr::Array>& got) {
       std::string first_failure;
       return CompareOutputs(bundle, *inputs, *oracle, got,
-                            oracle_name == "expected", &first_failure);
+                            oracle_name == "expected", &first_failure, {},
+                            options.check.convert.threefry_partitionable);
     };
   }
   ShadowResult result = CompareModels(legacy, ir, inputs, oracle, bundle.rtol,

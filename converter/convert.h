@@ -17,6 +17,9 @@ struct LegacyConvertOptions {
   std::string model_name = "jax2onnx";
   std::vector<std::string> input_names;   // default in_0, in_1, ...
   std::vector<std::string> output_names;  // default out_0, out_1, ...
+  // The counter mode of random_split/random_bits (jaxpr/prng.h: JAX's
+  // jax_threefry_partitionable; jaxpr::ThreefryModeOf gives a bundle's).
+  bool threefry_partitionable = true;
 };
 
 // Lowers the bundle's main jaxpr with the registered legacy lowerings and

@@ -105,6 +105,12 @@ class State {
   State& operator=(const State&) = delete;
 
   int opset() const { return opset_; }
+  // The counter mode of random_split/random_bits (jaxpr/prng.h), as the
+  // conversion options give it; default true (JAX's default since 0.5).
+  bool threefry_partitionable() const { return threefry_partitionable_; }
+  void set_threefry_partitionable(bool partitionable) {
+    threefry_partitionable_ = partitionable;
+  }
   // The graph nodes are currently appended to (the main graph, or the body
   // being built by BuildSubgraph). Writing to it directly bypasses shape_env.
   onnx::GraphProto& graph() { return *current_; }
@@ -221,6 +227,7 @@ class State {
   onnx::GraphProto* main_;
   onnx::GraphProto* current_;
   int opset_;
+  bool threefry_partitionable_ = true;
   const std::vector<jaxpr::Array>* elided_literals_;
   absl::flat_hash_map<const jaxpr::Var*, std::string> env_;
   ShapeEnv shape_env_;

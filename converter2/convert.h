@@ -32,6 +32,9 @@ struct IrConvertOptions {
   // At optimize 2: also fuse scaled dot-product attention into Attention
   // (opset >= 23; ir/passes/fuse_attention.cc). Off by default.
   bool fuse_attention = false;
+  // The counter mode of random_split/random_bits (jaxpr/prng.h: JAX's
+  // jax_threefry_partitionable; jaxpr::ThreefryModeOf gives a bundle's).
+  bool threefry_partitionable = true;
   // Copied into the model's metadata_props in order (key, value).
   std::vector<std::pair<std::string, std::string>> metadata_props;
   // Called with (step name, model) after lowering and after each pass

@@ -42,6 +42,12 @@ class LoweringContext {
 
   int opset() const { return opset_; }
   ir::Graph& graph() { return *graph_; }
+  // The counter mode of random_split/random_bits (jaxpr/prng.h), as
+  // IrConvertOptions gives it; default true (JAX's default since 0.5).
+  bool threefry_partitionable() const { return threefry_partitionable_; }
+  void set_threefry_partitionable(bool partitionable) {
+    threefry_partitionable_ = partitionable;
+  }
 
   // ---- equation operands and results ----
   // The value of operand `i`; literals become (deduplicated) constants of
@@ -154,6 +160,7 @@ class LoweringContext {
 
   ir::Graph* graph_;  // where Op() appends: main_ or a body being built
   int opset_;
+  bool threefry_partitionable_ = true;
   const std::vector<jaxpr::Array>* elided_literals_;
   FunctionTable* functions_ = nullptr;
   absl::flat_hash_map<const jaxpr::Var*, ir::Value*> env_;

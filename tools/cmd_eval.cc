@@ -212,7 +212,7 @@ Outcome RunBundle(const BundleRef& ref, const jaxpr::NamedArrays* inputs_npz,
     outcome.reason = std::string(partitionable.status().message());
     return outcome;
   }
-  const jaxpr::ScopedThreefryPartitionable threefry_mode(*partitionable);
+  options.threefry_partitionable = *partitionable;
   auto outputs =
       jaxpr::Evaluate(bundle->jaxpr(), bundle->consts, bundle->inputs, options);
   if (!outputs.ok()) {
@@ -442,8 +442,6 @@ int RunEval(const std::vector<std::string>& args) {
     return 2;
   }
   const jaxpr::ScopedMeshAxisSizes mesh_scope(*std::move(mesh_sizes));
-  const jaxpr::ScopedThreefryPartitionable threefry_mode(
-      FLAGS_threefry_partitionable);
   auto refs = CollectBundles(args);
   if (!refs.ok()) {
     std::fprintf(stderr, "jax2onnx eval: %s\n",

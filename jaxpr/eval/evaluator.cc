@@ -356,6 +356,10 @@ PartialSumRounding EvalContext::f32_partial_sums() const {
   return interp_.options().f32_partial_sums;
 }
 
+bool EvalContext::threefry_partitionable() const {
+  return interp_.options().threefry_partitionable;
+}
+
 absl::StatusOr<Array> EvalContext::NewOutput(int i) const {
   auto shape = OutputShape(i);
   if (!shape.ok()) return shape.status();
