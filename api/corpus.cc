@@ -658,7 +658,7 @@ CheckResult CheckLoadedBundle(const Bundle& bundle, Pipeline pipeline,
   std::string failure;
   result.outputs = CompareOutputs(bundle, *inputs, *expected, *got,
                                   result.oracle == "expected", &failure, {},
-                                  options.convert.threefry_partitionable);
+                                  options.convert);
   result.passed = failure.empty();
   if (!result.passed) {
     *failure_code = absl::StatusCode::kFailedPrecondition;

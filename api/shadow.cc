@@ -328,7 +328,7 @@ ShadowResult ShadowCompare(const Bundle& bundle, const ShadowOptions& options,
       std::string first_failure;
       return CompareOutputs(bundle, *inputs, *oracle, got,
                             oracle_name == "expected", &first_failure, {},
-                            options.check.convert.threefry_partitionable);
+                            options.check.convert);
     };
   }
   ShadowResult result = CompareModels(legacy, ir, inputs, oracle, bundle.rtol,

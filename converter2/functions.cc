@@ -203,6 +203,7 @@ absl::StatusOr<ir::Function*> FunctionTable::Build(
   LoweringContext ctx(&body, opset_, elided_literals_);
   ctx.set_functions(this);
   ctx.set_threefry_partitionable(caller.threefry_partitionable());
+  ctx.set_mesh_axis_sizes(caller.mesh_axis_sizes());
   int num_inputs = 0;
   for (size_t i = 0; i < callee.invars.size(); ++i) {
     const jaxpr::Var* var = callee.invars[i];

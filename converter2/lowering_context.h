@@ -20,6 +20,7 @@
 #include "ir/ir.h"
 #include "jaxpr/array.h"
 #include "jaxpr/jaxpr.h"
+#include "jaxpr/mesh.h"
 
 namespace jax2onnx::converter2 {
 
@@ -47,6 +48,13 @@ class LoweringContext {
   bool threefry_partitionable() const { return threefry_partitionable_; }
   void set_threefry_partitionable(bool partitionable) {
     threefry_partitionable_ = partitionable;
+  }
+  // Sizes of mesh axes a printed shard_map mesh does not show (`--mesh`).
+  const std::vector<jaxpr::MeshAxis>& mesh_axis_sizes() const {
+    return mesh_axis_sizes_;
+  }
+  void set_mesh_axis_sizes(std::vector<jaxpr::MeshAxis> sizes) {
+    mesh_axis_sizes_ = std::move(sizes);
   }
 
   // ---- equation operands and results ----
@@ -161,6 +169,7 @@ class LoweringContext {
   ir::Graph* graph_;  // where Op() appends: main_ or a body being built
   int opset_;
   bool threefry_partitionable_ = true;
+  std::vector<jaxpr::MeshAxis> mesh_axis_sizes_;
   const std::vector<jaxpr::Array>* elided_literals_;
   FunctionTable* functions_ = nullptr;
   absl::flat_hash_map<const jaxpr::Var*, ir::Value*> env_;

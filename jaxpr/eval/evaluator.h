@@ -13,6 +13,7 @@
 #include "absl/types/span.h"
 #include "jaxpr/array.h"
 #include "jaxpr/jaxpr.h"
+#include "jaxpr/mesh.h"
 
 namespace jax2onnx::jaxpr {
 
@@ -48,6 +49,8 @@ struct EvalOptions {
   // jax_threefry_partitionable, true since JAX 0.5. Callers take it from
   // jaxpr::ThreefryModeOf (the bundle's header, else their option).
   bool threefry_partitionable = true;
+  // Sizes of mesh axes a printed shard_map mesh does not show (`--mesh`).
+  std::vector<MeshAxis> mesh_axis_sizes;
 };
 
 // Runs `jaxpr` on constvar values and inputs after type checking it
@@ -75,6 +78,8 @@ class EvalContext {
   PartialSumRounding f32_partial_sums() const;
   // EvalOptions::threefry_partitionable of this run.
   bool threefry_partitionable() const;
+  // EvalOptions::mesh_axis_sizes of this run.
+  const std::vector<MeshAxis>& mesh_axis_sizes() const;
   int num_outputs() const { return static_cast<int>(eqn_.outputs.size()); }
   // The declared dtype / concrete shape of output i (symbols bound).
   DType OutputDType(int i) const { return eqn_.outputs[i]->aval.dtype; }

@@ -30,6 +30,10 @@ class NeutralLegacyEmitter {
 
   const jaxpr::Eqn& eqn() const { return eqn_; }
   int opset() const { return s_.opset(); }
+  bool threefry_partitionable() const { return s_.threefry_partitionable(); }
+  const std::vector<jaxpr::MeshAxis>& mesh_axis_sizes() const {
+    return s_.mesh_axis_sizes();
+  }
   absl::StatusOr<Value> In(int i) { return s_.Input(eqn_, i); }
   Value Op(absl::string_view op_type, std::vector<Value> inputs,
            jaxpr::DType out, std::vector<plugin::OpAttr> attrs = {}) {

@@ -28,6 +28,10 @@ class NeutralIrEmitter {
 
   const jaxpr::Eqn& eqn() const { return eqn_; }
   int opset() const { return ctx_.opset(); }
+  bool threefry_partitionable() const { return ctx_.threefry_partitionable(); }
+  const std::vector<jaxpr::MeshAxis>& mesh_axis_sizes() const {
+    return ctx_.mesh_axis_sizes();
+  }
   absl::StatusOr<Value> In(int i) { return ctx_.Input(eqn_, i); }
   Value Op(absl::string_view op_type, std::vector<Value> inputs,
            jaxpr::DType out, std::vector<plugin::OpAttr> attrs = {}) {
