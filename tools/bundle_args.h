@@ -59,6 +59,11 @@ inline bool InputFileExists(const std::string& arg, const char* command) {
   }
   // exists, not is_regular_file: a directory, FIFO or device given as the
   // bundle goes on to the loader, which names it precisely (issue 24).
+  if (fs::is_directory(arg, ec)) {
+    std::fprintf(stderr, "jax2onnx %s: %s is a directory, not a bundle\n",
+                 command, arg.c_str());
+    return false;
+  }
   if (fs::exists(arg, ec) || fs::exists(stem + ".jaxpr", ec)) {
     return true;
   }
