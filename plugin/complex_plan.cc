@@ -86,7 +86,7 @@ const absl::flat_hash_map<std::string, Kind>& KindTable() {
                           "max",         "min",
                           "reduce_max",  "reduce_min",
                           "cummax",      "cummin",
-                          "clamp"}) {
+                          "clamp",       "iota"}) {
       (*t)[p] = Kind::kRecipe;
     }
     // The factorizations (linalg_complex_plan.h, qr_complex_plan.h,

@@ -662,6 +662,13 @@ absl::Status LowerComplexRecipe(E& e) {
   }
   if (p == "cumprod") return LowerComplexCumprod(e);
   if (p == "cummax" || p == "cummin") return LowerComplexCumMaxMin(e);
+  if (p == "iota") {
+    // (iota, 0): the real lowering of the same iota in the part dtype.
+    RealEqn real = MakeRealEqn(eqn, {});
+    J2O_ASSIGN_OR_RETURN(std::vector<V<E>> re, e.LowerReal(real, {}));
+    const DType d = ComplexPartDType(out);
+    return e.SetOut(0, Pack(e, re[0], ZerosLike(e, re[0], d), d));
+  }
   if (p == "complex") {
     const DType d = ComplexPartDType(out);
     J2O_ASSIGN_OR_RETURN(V<E> re, RealOperand(e, 0, d));

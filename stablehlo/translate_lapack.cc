@@ -16,6 +16,20 @@
 //     householder_product.
 //   lapack_{s,d,c,z}trsm_ffi(a, b) -> x: triangular_solve with side, uplo,
 //     trans_x and diag of the backend_config.
+//   lapack_{s,d}syevd_ffi / lapack_{c,z}heevd_ffi(a) -> (v, w, info)
+//     eigh reading the `uplo` triangle, eigenvalues ascending (syevd's
+//     order); mode 'N' still binds the eigenvectors (LAPACK leaves them
+//     unspecified and JAX never reads them).
+//   lapack_{s,d,c,z}gesdd_ffi / gesvd_ffi(a) -> (a', s, u, vt, info)
+//     svd with mode 'A' (full_matrices), 'S' (economy) or 'N' (values
+//     only: u and vt are zeros, LAPACK leaves them unspecified); a' (the
+//     destroyed input) is the input, which JAX never reads.
+//   For both, info is 1 where the input or the computed values hold a NaN
+//   and 0 elsewhere: the Jacobi recipes always stop within their sweep
+//   bound, and JAX replaces every output of a batch with info != 0 by NaN,
+//   which is what a NaN input gives in LAPACK's result either way.
+//   Eigen- and singular vectors are unique only up to sign (phase), and may
+//   differ from LAPACK's by that.
 // Every matrix operand and result must have LAPACK's column-major layout
 // (minor-to-major [r-2, r-1, r-3, ..., 0], what JAX passes): another layout
 // would make the kernel see the transposed matrix, and is refused. Any other
@@ -56,8 +70,11 @@ int64_t BackendConfigInt(OpContext& ctx, absl::string_view key) {
 }
 
 // The layouts of `key` (operand_layouts / result_layouts) are LAPACK's
-// column-major for every rank >= 2 entry.
-absl::Status CheckColumnMajor(OpContext& ctx, absl::string_view key) {
+// column-major for every matrix entry: those of the first operand's rank
+// (batch + 2). Vectors of a batch (pivots, taus, eigen/singular values) and
+// info codes are ordinary row-major arrays.
+absl::Status CheckColumnMajor(OpContext& ctx, absl::string_view key,
+                              int64_t matrix_rank) {
   auto raw = ctx.op().Attr(key);
   if (!raw.has_value()) return absl::OkStatus();  // default: JAX's own
   absl::string_view s = StripSpace(*raw);
@@ -69,7 +86,7 @@ absl::Status CheckColumnMajor(OpContext& ctx, absl::string_view key) {
           absl::StrCat("cannot read ", key, " entry `", StripSpace(item), "`"));
     }
     const int64_t r = static_cast<int64_t>(dims->size());
-    if (r < 2) continue;
+    if (r < 2 || r != matrix_rank) continue;
     std::vector<int64_t> want = {r - 2, r - 1};
     for (int64_t d = r - 3; d >= 0; --d) want.push_back(d);
     if (*dims != want) {
@@ -215,6 +232,94 @@ absl::Status Orgqr(OpContext& ctx) {
   return absl::OkStatus();
 }
 
+// 1 where `x` holds a NaN in the matrix (or vector) of a batch, else 0:
+// i32 [batch] with `tail` trailing non-batch dims.
+Val NanPerBatch(OpContext& ctx, const Val& x, int tail) {
+  const int r = x.aval.rank();
+  std::vector<int64_t> shape = StaticDims(x.aval);
+  Val isnan =
+      ctx.Emit1("ne", Params(), {x, x}, ShapedAval(DType::kBool, shape));
+  Val as_int = ConvertTo(ctx, isnan, DType::kI32);
+  std::vector<int64_t> axes;
+  for (int d = r - tail; d < r; ++d) axes.push_back(d);
+  shape.resize(r - tail);
+  Params rp;
+  rp.Set("axes", IntTuple(axes));
+  rp.Set("out_sharding", ParamValue::None());
+  return ctx.Emit1("reduce_max", std::move(rp), {as_int},
+                   ShapedAval(DType::kI32, shape));
+}
+
+Val EitherNan(OpContext& ctx, const Val& input, const Val& values) {
+  Val in = NanPerBatch(ctx, input, 2);
+  Val out = NanPerBatch(ctx, values, 1);
+  return ctx.Emit1("max", Params(), {in, out}, in.aval);
+}
+
+absl::Status Syevd(OpContext& ctx) {
+  J2O_ASSIGN_OR_RETURN(Val a, ctx.Input(0));
+  const int64_t mode = BackendConfigInt(ctx, "mode");
+  const int64_t uplo = BackendConfigInt(ctx, "uplo");
+  if ((mode != 'V' && mode != 'N') || (uplo != 'L' && uplo != 'U')) {
+    return ctx.Error(
+        "backend_config needs mode (V/N) and uplo (L/U) as character codes");
+  }
+  if (ctx.num_results() != 3 || a.aval.rank() < 2) {
+    return ctx.Error("expects one matrix operand and 3 results (v, w, info)");
+  }
+  J2O_ASSIGN_OR_RETURN(Aval w_aval, ctx.ResultAval(1));
+  Params p;
+  p.Set("algorithm", ParamValue::None());
+  p.Set("lower", ParamValue::Bool(uplo == 'L'));
+  p.Set("sort_eigenvalues", ParamValue::Bool(true));
+  p.Set("subset_by_index", ParamValue::None());
+  std::vector<Val> vw = ctx.Emit("eigh", std::move(p), {a}, {a.aval, w_aval});
+  ctx.Bind(0, vw[0]);
+  ctx.Bind(1, vw[1]);
+  ctx.Bind(2, EitherNan(ctx, a, vw[1]));
+  return absl::OkStatus();
+}
+
+absl::Status Gesdd(OpContext& ctx) {
+  J2O_ASSIGN_OR_RETURN(Val a, ctx.Input(0));
+  const int64_t mode = BackendConfigInt(ctx, "mode");
+  if (mode != 'A' && mode != 'S' && mode != 'N') {
+    return ctx.Unsupported(
+        "svd with a mode other than 'A', 'S' or 'N' (what JAX emits) is not "
+        "supported");
+  }
+  if (ctx.num_results() != 5 || a.aval.rank() < 2) {
+    return ctx.Error(
+        "expects one matrix operand and 5 results (a, s, u, vt, info)");
+  }
+  J2O_ASSIGN_OR_RETURN(Aval s_aval, ctx.ResultAval(1));
+  J2O_ASSIGN_OR_RETURN(Aval u_aval, ctx.ResultAval(2));
+  J2O_ASSIGN_OR_RETURN(Aval vt_aval, ctx.ResultAval(3));
+  const bool compute_uv = mode != 'N';
+  Params p;
+  p.Set("algorithm", ParamValue::None());
+  p.Set("compute_uv", ParamValue::Bool(compute_uv));
+  p.Set("full_matrices", ParamValue::Bool(mode == 'A'));
+  p.Set("subset_by_index", ParamValue::None());
+  std::vector<Aval> outs = {s_aval};
+  if (compute_uv) {
+    outs.push_back(u_aval);
+    outs.push_back(vt_aval);
+  }
+  std::vector<Val> r = ctx.Emit("svd", std::move(p), {a}, outs);
+  ctx.Bind(0, a);
+  ctx.Bind(1, r[0]);
+  if (compute_uv) {
+    ctx.Bind(2, r[1]);
+    ctx.Bind(3, r[2]);
+  } else {
+    ctx.Bind(2, EmitBroadcastInDim(ctx, Zero(ctx, u_aval.dtype), {}, u_aval));
+    ctx.Bind(3, EmitBroadcastInDim(ctx, Zero(ctx, vt_aval.dtype), {}, vt_aval));
+  }
+  ctx.Bind(4, EitherNan(ctx, a, r[0]));
+  return absl::OkStatus();
+}
+
 absl::Status Trsm(OpContext& ctx) {
   if (ctx.num_inputs() != 2) {
     return ctx.Unsupported(
@@ -263,14 +368,18 @@ absl::Status LapackCustomCall(OpContext& ctx, const std::string& target) {
   if (routine == "geqrf") fn = &Geqrf;
   if (routine == "orgqr" || routine == "ungqr") fn = &Orgqr;
   if (routine == "trsm") fn = &Trsm;
+  if (routine == "syevd" || routine == "heevd") fn = &Syevd;
+  if (routine == "gesdd" || routine == "gesvd") fn = &Gesdd;
   if (fn == nullptr) {
     return ctx.Unsupported(absl::StrCat(
         "custom_call target @", target,
         " is not supported (LAPACK targets translated: lapack_?potrf_ffi, "
-        "?getrf, ?geqrf, ?orgqr/?ungqr, ?trsm)"));
+        "?getrf, ?geqrf, ?orgqr/?ungqr, ?trsm, ?syevd/?heevd, "
+        "?gesdd/?gesvd)"));
   }
-  J2O_RETURN_IF_ERROR(CheckColumnMajor(ctx, "operand_layouts"));
-  J2O_RETURN_IF_ERROR(CheckColumnMajor(ctx, "result_layouts"));
+  J2O_ASSIGN_OR_RETURN(Val a, ctx.Input(0));
+  J2O_RETURN_IF_ERROR(CheckColumnMajor(ctx, "operand_layouts", a.aval.rank()));
+  J2O_RETURN_IF_ERROR(CheckColumnMajor(ctx, "result_layouts", a.aval.rank()));
   return fn(ctx);
 }
 
