@@ -154,7 +154,7 @@ absl::Status RefuseNarrowDTypes(const jaxpr::JaxprFile& file,
 absl::StatusOr<onnx::ModelProto> ConvertUnguarded(
     Pipeline pipeline, const Bundle& bundle, const ConvertOptions& options,
     const ir::DeferInitializerData& defer,
-    std::shared_ptr<const ir::Model>* ir_model);
+    std::shared_ptr<const ir::Model>* ir_model, ConversionReport* report);
 
 // tools/export_jaxpr.py records the argument and pytree-path names as
 // `# input_names: x, batch/ids` and `# output_names: ...` header lines; they
@@ -172,18 +172,20 @@ ConvertOptions WithRecordedNames(const Bundle& bundle, ConvertOptions options) {
   return options;
 }
 
-// ConvertWithPipeline; on the IR pipeline, `defer` is handed to ir::ToProto
-// and `ir_model` (when not null) receives the IR model whose tensors the
-// deferred data belongs to. A conversion that runs out of memory (a
+// ConvertWithPipeline; on the IR pipeline, `defer` is handed to ir::ToProto,
+// `ir_model` (when not null) receives the IR model whose tensors the
+// deferred data belongs to and `report` (when not null) the op histograms
+// and pass timings. A conversion that runs out of memory (a
 // well-typed program declaring absurd shapes whose lowering builds
 // constants in proportion to them) is an error, not an abort.
 absl::StatusOr<onnx::ModelProto> ConvertWithPipelineImpl(
     Pipeline pipeline, const Bundle& bundle, const ConvertOptions& options,
     const ir::DeferInitializerData& defer,
-    std::shared_ptr<const ir::Model>* ir_model) {
+    std::shared_ptr<const ir::Model>* ir_model, ConversionReport* report) {
   try {
-    return ConvertUnguarded(
-        pipeline, bundle, WithRecordedNames(bundle, options), defer, ir_model);
+    return ConvertUnguarded(pipeline, bundle,
+                            WithRecordedNames(bundle, options), defer, ir_model,
+                            report);
   } catch (const std::bad_alloc&) {
     return absl::ResourceExhaustedError(absl::StrCat(
         bundle.name.empty() ? "the bundle" : bundle.name,
@@ -195,7 +197,7 @@ absl::StatusOr<onnx::ModelProto> ConvertWithPipelineImpl(
 absl::StatusOr<onnx::ModelProto> ConvertUnguarded(
     Pipeline pipeline, const Bundle& bundle, const ConvertOptions& options,
     const ir::DeferInitializerData& defer,
-    std::shared_ptr<const ir::Model>* ir_model) {
+    std::shared_ptr<const ir::Model>* ir_model, ConversionReport* report) {
   RegisterAllLowerings();
   if (options.optimize < 0 || options.optimize > 2) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -269,7 +271,7 @@ absl::StatusOr<onnx::ModelProto> ConvertUnguarded(
       ir_options.metadata_props.emplace_back("source", *source);
     }
     ir_options.dump = IrDumpFromEnv(options);
-    if (ConversionReport* report = ScopedConversionReport::Current()) {
+    if (report != nullptr) {
       ir_options.dump = ReportingDump(report, std::move(ir_options.dump));
     }
     J2O_ASSIGN_OR_RETURN(ir::Model model,
@@ -309,11 +311,13 @@ absl::StatusOr<onnx::ModelProto> ConvertUnguarded(
 
 absl::StatusOr<onnx::ModelProto> ConvertWithPipeline(
     Pipeline pipeline, const Bundle& bundle, const ConvertOptions& options) {
-  return ConvertWithPipelineImpl(pipeline, bundle, options, nullptr, nullptr);
+  return ConvertWithPipelineImpl(pipeline, bundle, options, nullptr, nullptr,
+                                 nullptr);
 }
 
 absl::StatusOr<PendingModel> ToOnnxForWriting(const Bundle& bundle,
-                                              const ConvertOptions& options) {
+                                              const ConvertOptions& options,
+                                              ConversionReport* report) {
   J2O_ASSIGN_OR_RETURN(Pipeline pipeline, RoutePipeline(options));
   ShadowMode shadow = ShadowMode::kOff;
   if (options.read_environment) {
@@ -334,7 +338,7 @@ absl::StatusOr<PendingModel> ToOnnxForWriting(const Bundle& bundle,
   };
   J2O_ASSIGN_OR_RETURN(pending.proto,
                        ConvertWithPipelineImpl(pipeline, bundle, options, defer,
-                                               &pending.ir_model));
+                                               &pending.ir_model, report));
   return pending;
 }
 

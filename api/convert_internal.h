@@ -35,11 +35,15 @@ struct PendingModel {
   std::shared_ptr<const ir::Model> ir_model;  // owns the deferred bytes
 };
 
+struct ConversionReport;  // api/report.h
+
 // ToOnnx for a model that is going to be written: the same model, without
 // the copy of the weights in the proto on the IR pipeline (the legacy
-// pipeline and shadow compare give a plain proto).
-absl::StatusOr<PendingModel> ToOnnxForWriting(const Bundle& bundle,
-                                              const ConvertOptions& options);
+// pipeline and shadow compare give a plain proto). With `report`, the IR
+// pipeline records its op histograms and pass timings there.
+absl::StatusOr<PendingModel> ToOnnxForWriting(
+    const Bundle& bundle, const ConvertOptions& options,
+    ConversionReport* report = nullptr);
 // WriteModel for a PendingModel.
 absl::Status WritePendingModel(PendingModel&& model, const std::string& path,
                                const WriteOptions& options);

@@ -20,8 +20,6 @@
 namespace jax2onnx::api {
 namespace {
 
-thread_local ConversionReport* current_report = nullptr;
-
 void Scan(const jaxpr::ClosedJaxpr& jaxpr, const std::string& file,
           Pipeline pipeline, std::set<const jaxpr::ClosedJaxpr*>* seen,
           std::map<std::string, UnsupportedPrimitive>* unsupported,
@@ -170,10 +168,7 @@ absl::StatusOr<PendingModel> ToOnnxWithReport(const Bundle& bundle,
   ScanProgram(bundle, *pipeline, report);
   const auto start = std::chrono::steady_clock::now();
   absl::StatusOr<PendingModel> model;
-  {
-    const ScopedConversionReport scope(report);
-    model = ToOnnxForWriting(bundle, options);
-  }
+  model = ToOnnxForWriting(bundle, options, report);
   report->stage_seconds.emplace_back(
       "convert",
       std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
@@ -186,15 +181,6 @@ absl::StatusOr<PendingModel> ToOnnxWithReport(const Bundle& bundle,
   DescribeModel(model->proto, report);
   return model;
 }
-
-ScopedConversionReport::ScopedConversionReport(ConversionReport* report)
-    : previous_(current_report) {
-  current_report = report;
-}
-ScopedConversionReport::~ScopedConversionReport() {
-  current_report = previous_;
-}
-ConversionReport* ScopedConversionReport::Current() { return current_report; }
 
 nlohmann::json ConversionReport::ToJson() const {
   nlohmann::json j;

@@ -16,8 +16,7 @@
 //   - time per stage (load, convert = lowering + passes + serialization,
 //     write) and the opset and IR version.
 //
-// The library side: ScopedConversionReport collects what ToOnnx and
-// friends do on this thread while it lives.
+// The library side: ToOnnxWithReport (ToOnnxForWriting with a report).
 #ifndef JAX2ONNX_API_REPORT_H_
 #define JAX2ONNX_API_REPORT_H_
 
@@ -77,20 +76,6 @@ void ScanProgram(const Bundle& bundle, Pipeline pipeline,
 
 // Fills ops_final and initializer_bytes from the converted model.
 void DescribeModel(const onnx::ModelProto& model, ConversionReport* report);
-
-// While alive, conversions on this thread record the IR pipeline's op
-// histograms and pass timings into `report`.
-class ScopedConversionReport {
- public:
-  explicit ScopedConversionReport(ConversionReport* report);
-  ~ScopedConversionReport();
-  ScopedConversionReport(const ScopedConversionReport&) = delete;
-  ScopedConversionReport& operator=(const ScopedConversionReport&) = delete;
-  static ConversionReport* Current();
-
- private:
-  ConversionReport* previous_;
-};
 
 // The IR pipeline's step hook (converter2::IrConvertOptions::dump) that
 // records into `report` and then calls `inner` (may be null).

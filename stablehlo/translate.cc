@@ -61,6 +61,7 @@ class Translator {
   absl::flat_hash_map<std::string, std::string> found_names;
   // The first error of an Emit whose `?` result dims could not be inferred.
   absl::Status emit_error;
+  Enclosing enclosing;
 
   // The final name of generated symbol `s` under the previous run's
   // findings (chains followed).
@@ -333,6 +334,8 @@ const Func* OpContext::FindFunction(const std::string& symbol) const {
 absl::Status OpContext::TranslateIn(Scope* scope, const Operation& op) {
   return tr_->TranslateOp(scope, op);
 }
+
+Enclosing& OpContext::enclosing() { return tr_->enclosing; }
 
 std::optional<std::vector<jaxpr::DimExpr>> OpContext::DimValues(
     const Val& v) {

@@ -36,6 +36,20 @@ struct Val {
 
 class Translator;
 
+// Where the op being translated sits: in which emulated process of
+// interpreter.run_parallel (translate_parallel.cc) and in which
+// sdy.manual_computation (translate_sdy.cc). Each translation owns its own,
+// so concurrent translations never see each other's.
+struct ProcessPosition {
+  int64_t replica = 0;
+  int64_t partition = 0;
+};
+struct ManualMesh;
+struct Enclosing {
+  const ProcessPosition* process = nullptr;
+  const ManualMesh* manual_mesh = nullptr;
+};
+
 // The equations of one jaxpr under construction and the names visible in
 // it. Region scopes capture outer values as extra leading invars; scopes of
 // inlined calls share their caller's jaxpr but not its names.
@@ -91,6 +105,8 @@ class OpContext {
   const Operation& op() const { return op_; }
   Scope* scope() const { return scope_; }
   Translator* tr() const { return tr_; }
+  // This translation's enclosing process and manual computation.
+  Enclosing& enclosing();
   int num_inputs() const { return static_cast<int>(op_.operands.size()); }
   absl::StatusOr<Val> Input(int i);
   // The declared type of result i as an aval.

@@ -47,11 +47,6 @@ namespace jax2onnx::stablehlo {
 namespace {
 
 // The process being translated by run_parallel (nullptr outside).
-struct ProcessPosition {
-  int64_t replica = 0;
-  int64_t partition = 0;
-};
-thread_local const ProcessPosition* current_process = nullptr;
 
 struct Grid {
   int64_t replicas = 1;
@@ -576,7 +571,7 @@ absl::StatusOr<std::vector<std::vector<std::string>>> Programs(OpContext& ctx) {
 }
 
 absl::Status RunParallel(OpContext& ctx) {
-  if (current_process != nullptr) {
+  if (ctx.enclosing().process != nullptr) {
     return ctx.Unsupported("interpreter.run_parallel inside a process");
   }
   J2O_ASSIGN_OR_RETURN(auto programs, Programs(ctx));
@@ -645,9 +640,9 @@ absl::Status RunParallel(OpContext& ctx) {
     }
     for (int64_t i = 0; i < n; ++i) {
       ProcessPosition pos{i / grid.partitions, i % grid.partitions};
-      current_process = &pos;
+      ctx.enclosing().process = &pos;
       absl::Status s = ctx.TranslateIn(scopes[i].get(), op);
-      current_process = nullptr;
+      ctx.enclosing().process = nullptr;
       J2O_RETURN_IF_ERROR(s);
     }
   }
@@ -665,14 +660,14 @@ absl::Status RunParallel(OpContext& ctx) {
 }
 
 absl::Status ProcessCoordinate(OpContext& ctx, bool replica) {
-  if (current_process == nullptr) {
+  const ProcessPosition* process = ctx.enclosing().process;
+  if (process == nullptr) {
     return ctx.Unsupported(absl::StrCat(
         ctx.op().name,
         " outside interpreter.run_parallel (the process grid is unknown)"));
   }
   jaxpr::Array id = jaxpr::Array::ScalarFromInt64(
-      DType::kU32,
-      replica ? current_process->replica : current_process->partition);
+      DType::kU32, replica ? process->replica : process->partition);
   J2O_ASSIGN_OR_RETURN(Val v, ctx.Constant(id));
   ctx.Bind(0, v);
   return absl::OkStatus();

@@ -168,12 +168,16 @@ absl::StatusOr<ParamValue> Specs(
   return v;
 }
 
-// The mesh of the manual computation being translated (nullptr outside).
+}  // namespace
+
+// The mesh of the manual computation being translated
+// (OpContext::enclosing().manual_mesh; nullptr outside).
 struct ManualMesh {
   std::vector<MeshAxis> axes;
   std::vector<std::string> manual;
 };
-thread_local const ManualMesh* current_mesh = nullptr;
+
+namespace {
 
 // Device id -> coordinates (row-major over the axes).
 std::vector<int64_t> Coords(const ManualMesh& m, int64_t id) {
@@ -237,14 +241,15 @@ ParamValue NameTuple(const std::vector<std::string>& names) {
 }
 
 absl::Status AllReduce(OpContext& ctx) {
-  if (current_mesh == nullptr) {
+  const ManualMesh* mesh = ctx.enclosing().manual_mesh;
+  if (mesh == nullptr) {
     return ctx.Unsupported(
         "a collective outside sdy.manual_computation (replica groups name "
         "devices of a program that runs on several)");
   }
   J2O_ASSIGN_OR_RETURN(auto groups, IntMatrixAttr(ctx, "replica_groups"));
   J2O_ASSIGN_OR_RETURN(std::vector<std::string> axes,
-                       AxesOfGroups(ctx, *current_mesh, groups));
+                       AxesOfGroups(ctx, *mesh, groups));
   // The reduction: one add / maximum / minimum of the two block arguments.
   if (ctx.op().regions.size() != 1 || ctx.op().regions[0].blocks.size() != 1) {
     return ctx.Error("expects one reduction region");
@@ -274,12 +279,12 @@ absl::Status AllReduce(OpContext& ctx) {
 }
 
 absl::Status CollectivePermute(OpContext& ctx) {
-  if (current_mesh == nullptr) {
+  if (ctx.enclosing().manual_mesh == nullptr) {
     return ctx.Unsupported(
         "a collective outside sdy.manual_computation (source_target_pairs "
         "name devices of a program that runs on several)");
   }
-  const ManualMesh& m = *current_mesh;
+  const ManualMesh& m = *ctx.enclosing().manual_mesh;
   J2O_ASSIGN_OR_RETURN(auto pairs, IntMatrixAttr(ctx, "source_target_pairs"));
   const int k = static_cast<int>(m.axes.size());
   int axis = -1;
@@ -362,13 +367,12 @@ absl::Status ManualComputation(OpContext& ctx) {
     ins.push_back(v);
   }
   ManualMesh context{mesh, manual};
-  const ManualMesh* outer = current_mesh;
-  if (outer != nullptr) {
+  if (ctx.enclosing().manual_mesh != nullptr) {
     return ctx.Unsupported("nested sdy.manual_computation");
   }
-  current_mesh = &context;
+  ctx.enclosing().manual_mesh = &context;
   absl::StatusOr<RegionJaxpr> region = ctx.Region(0);
-  current_mesh = outer;
+  ctx.enclosing().manual_mesh = nullptr;
   J2O_ASSIGN_OR_RETURN(RegionJaxpr body, std::move(region));
   if (!body.captured.empty()) {
     return ctx.Unsupported("the body uses values defined outside it");
