@@ -197,6 +197,8 @@ absl::StatusOr<onnx::ModelProto> ConvertToProto(
   // The I/O names (plugin::ChooseIoNames, as in the IR pipeline), reserved
   // so no intermediate value takes them.
   State s(&graph, options.opset, &bundle.literals);
+  s.set_threefry_partitionable(options.threefry_partitionable);
+  s.set_mesh_axis_sizes(options.mesh_axis_sizes);
   J2O_ASSIGN_OR_RETURN(
       plugin::IoNames io,
       plugin::ChooseIoNames(main, options.input_names, options.output_names));
