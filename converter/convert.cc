@@ -15,16 +15,11 @@
 #include "converter/state.h"
 #include "jaxpr/status_macros.h"
 #include "plugin/conversion_checks.h"
+#include "plugin/io_names.h"
 #include "plugin/onnx_types.h"
 
 namespace jax2onnx::converter {
 namespace {
-
-std::string NameAt(const std::vector<std::string>& names, size_t i,
-                   absl::string_view prefix) {
-  if (i < names.size() && !names[i].empty()) return names[i];
-  return absl::StrCat(prefix, i);
-}
 
 absl::StatusOr<ValueInfo> InfoOfAval(const jaxpr::Aval& aval,
                                      absl::string_view what) {
@@ -199,26 +194,18 @@ absl::StatusOr<onnx::ModelProto> ConvertToProto(
   onnx::GraphProto& graph = *model.mutable_graph();
   graph.set_name(options.model_name);
 
-  // Reserve the I/O names so no intermediate value takes them.
+  // The I/O names (plugin::ChooseIoNames, as in the IR pipeline), reserved
+  // so no intermediate value takes them.
   State s(&graph, options.opset, &bundle.literals);
   s.set_threefry_partitionable(options.threefry_partitionable);
   s.set_mesh_axis_sizes(options.mesh_axis_sizes);
-  std::vector<std::string> input_names, output_names;
-  absl::flat_hash_set<std::string> io_names;
-  for (size_t i = 0; i < main.invars.size(); ++i) {
-    input_names.push_back(NameAt(options.input_names, i, "in_"));
-  }
-  for (size_t i = 0; i < main.outvars.size(); ++i) {
-    output_names.push_back(NameAt(options.output_names, i, "out_"));
-  }
+  J2O_ASSIGN_OR_RETURN(
+      plugin::IoNames io,
+      plugin::ChooseIoNames(main, options.input_names, options.output_names));
+  const std::vector<std::string>& input_names = io.inputs;
+  const std::vector<std::string>& output_names = io.outputs;
   for (const std::vector<std::string>* names : {&input_names, &output_names}) {
-    for (const std::string& name : *names) {
-      if (!io_names.insert(name).second) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("the name '", name, "' is used twice for graph I/O"));
-      }
-      s.ReserveName(name);
-    }
+    for (const std::string& name : *names) s.ReserveName(name);
   }
 
   for (size_t i = 0; i < main.invars.size(); ++i) {

@@ -13,6 +13,7 @@
 #include "jaxpr/prng.h"
 #include "jaxpr/status_macros.h"
 #include "plugin/conversion_checks.h"
+#include "plugin/io_names.h"
 #include "plugin/onnx_types.h"
 
 namespace jax2onnx::converter2 {
@@ -26,74 +27,6 @@ absl::StatusOr<ir::Type> TypeOfAval(const jaxpr::Aval& declared,
 jaxpr::Aval LiteralAval(const jaxpr::Literal& lit) {
   if (lit.aval.has_value()) return *lit.aval;
   return jaxpr::Aval::Static(jaxpr::LiteralDType(lit, nullptr), {});
-}
-
-struct IoNames {
-  std::vector<std::string> inputs;
-  std::vector<std::string> outputs;
-};
-
-// The graph's input and output names: those given (the caller's, else the
-// bundle's recorded `# input_names:`/`# output_names:`), else the jaxpr's
-// binders (`a`, `b`: what the program calls them), else `in_i`/`out_i` where
-// a binder is no name of its own (a literal output, a var given out twice
-// or an input given out) or would take a name already used.
-absl::StatusOr<IoNames> ChooseIoNames(
-    const jaxpr::ClosedJaxpr& main, const std::vector<std::string>& given_in,
-    const std::vector<std::string>& given_out) {
-  auto given = [](const std::vector<std::string>& names,
-                  size_t i) -> const std::string* {
-    return i < names.size() && !names[i].empty() ? &names[i] : nullptr;
-  };
-  IoNames io;
-  io.inputs.resize(main.invars.size());
-  io.outputs.resize(main.outvars.size());
-  absl::flat_hash_set<std::string> used;
-  // The given names first: a binder never takes one of them.
-  for (size_t i = 0; i < main.invars.size(); ++i) {
-    if (const std::string* n = given(given_in, i)) {
-      io.inputs[i] = *n;
-      used.insert(*n);
-    }
-  }
-  for (size_t i = 0; i < main.outvars.size(); ++i) {
-    if (const std::string* n = given(given_out, i)) {
-      if (!used.insert(*n).second) {
-        return absl::InvalidArgumentError(
-            absl::StrCat("the name '", *n, "' is used twice for graph I/O"));
-      }
-      io.outputs[i] = *n;
-    }
-  }
-  absl::flat_hash_set<const jaxpr::Var*> invars(main.invars.begin(),
-                                                main.invars.end());
-  absl::flat_hash_map<const jaxpr::Var*, int> out_count;
-  for (const jaxpr::Atom& a : main.outvars) {
-    if (!a.is_literal()) ++out_count[a.var];
-  }
-  auto pick = [&](std::string* slot, const jaxpr::Var* var, bool own,
-                  absl::string_view prefix, size_t i) {
-    if (!slot->empty()) return;
-    if (var != nullptr && own && !var->is_drop && !var->name.empty() &&
-        used.insert(var->name).second) {
-      *slot = var->name;
-      return;
-    }
-    std::string fallback = absl::StrCat(prefix, i);
-    while (!used.insert(fallback).second) absl::StrAppend(&fallback, "_");
-    *slot = std::move(fallback);
-  };
-  for (size_t i = 0; i < main.invars.size(); ++i) {
-    pick(&io.inputs[i], main.invars[i], true, "in_", i);
-  }
-  for (size_t i = 0; i < main.outvars.size(); ++i) {
-    const jaxpr::Atom& a = main.outvars[i];
-    const jaxpr::Var* var = a.is_literal() ? nullptr : a.var;
-    const bool own =
-        var != nullptr && out_count[var] == 1 && !invars.contains(var);
-    pick(&io.outputs[i], var, own, "out_", i);
-  }
-  return io;
 }
 
 // The adapter indices, checked: in range, each once.
@@ -149,8 +82,8 @@ absl::StatusOr<ir::Model> ConvertToIr(const jaxpr::Bundle& bundle,
   ir::Graph& graph = model.graph();
 
   J2O_ASSIGN_OR_RETURN(
-      const IoNames io,
-      ChooseIoNames(main, options.input_names, options.output_names));
+      const plugin::IoNames io,
+      plugin::ChooseIoNames(main, options.input_names, options.output_names));
 
   J2O_ASSIGN_OR_RETURN(
       absl::flat_hash_set<int> nchw_inputs,

@@ -14,14 +14,29 @@
 // stride) + 1 per spatial axis; a symbolic input size gives an unknown dim),
 // and ReduceMax/ReduceMin with constant axes (input or attribute; reduced axes
 // kept as 1 or dropped by keepdims, all axes when none are given unless
-// noop_with_empty_axes).
+// noop_with_empty_axes). Also, per the ONNX shape-inference rules:
+// Gather (data.shape[:axis] + indices.shape + data.shape[axis+1:]),
+// Unsqueeze with constant axes (input, or the attribute before opset 13;
+// axes index the output, 1s inserted there), Concat (equal rank; the axis
+// dim is the sum when all are static, else unknown; other dims the first
+// static one, else the first symbol), Range (1-D of start's dtype; the
+// length max(ceil((limit - start) / delta), 0) for constant int32/int64
+// operands, else unknown) and Slice with constant starts/ends (and
+// axes/steps when given): per sliced axis of static size, start and end
+// made non-negative by adding the dim and clamped ([0, dim] for a positive
+// step, [0, dim-1] and [-1, dim-1] for a negative one), the size
+// max(ceil((end - start) / step), 0); a symbolic sliced axis is unknown;
+// BitShift as a broadcasting binary op.
 // Runs to a fixpoint within one pass by walking the (sorted) graph in order.
 //
 // Refuses: known dtypes or known dims of an existing type (never changed:
 // an inferred type that disagrees with one is dropped), inputs of unknown
 // type, shapes whose broadcast is not decidable statically (different
-// symbols), Conv with SAME_* auto_pad, every other op.
+// symbols), Conv with SAME_* auto_pad, Unsqueeze/Slice with run-time
+// axes/starts/ends/steps, out-of-range or repeated axes, a zero Slice step or
+// Range delta, every other op.
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -85,6 +100,196 @@ std::optional<Type> ConvType(const Node* n, const Type* x, const Type* w) {
     dims.push_back(Dim(span / s + 1));
   }
   return Type::Tensor(x->elem_type(), Shape(std::move(dims)));
+}
+
+// Gather's output: data.shape[:axis] + indices.shape + data.shape[axis+1:].
+std::optional<Type> GatherType(const Node* n, const Type* data,
+                               const Type* indices) {
+  if (data == nullptr || indices == nullptr) return std::nullopt;
+  const std::vector<Dim>& dd = data->shape()->dims();
+  const int64_t rank = static_cast<int64_t>(dd.size());
+  int64_t axis = IntAttr(n, "axis", 0);
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) return std::nullopt;
+  std::vector<Dim> dims(dd.begin(), dd.begin() + axis);
+  for (const Dim& d : indices->shape()->dims()) dims.push_back(d);
+  dims.insert(dims.end(), dd.begin() + axis + 1, dd.end());
+  return Type::Tensor(data->elem_type(), Shape(std::move(dims)));
+}
+
+// Unsqueeze's output: rank + len(axes), a 1 at each (output) axis, the input
+// dims in order elsewhere.
+std::optional<Type> UnsqueezeType(const Node* n, const Type* t) {
+  if (t == nullptr) return std::nullopt;
+  std::optional<std::vector<int64_t>> axes =
+      n->num_inputs() >= 2 && n->input(1) != nullptr ? ConstInts(n->input(1))
+                                                     : IntsAttr(n, "axes");
+  if (!axes.has_value()) return std::nullopt;
+  const std::vector<Dim>& in = t->shape()->dims();
+  const int64_t out_rank = static_cast<int64_t>(in.size() + axes->size());
+  std::optional<std::vector<int64_t>> normalized =
+      NormalizeAxes(*axes, out_rank);
+  if (!normalized.has_value() ||
+      std::adjacent_find(normalized->begin(), normalized->end()) !=
+          normalized->end()) {
+    return std::nullopt;
+  }
+  std::vector<Dim> dims;
+  size_t next = 0;
+  for (int64_t i = 0; i < out_rank; ++i) {
+    if (std::binary_search(normalized->begin(), normalized->end(), i)) {
+      dims.push_back(Dim(1));
+    } else {
+      dims.push_back(in[next++]);
+    }
+  }
+  return Type::Tensor(t->elem_type(), Shape(std::move(dims)));
+}
+
+// Concat's output; see the top comment.
+std::optional<Type> ConcatType(const Node* n,
+                               const std::vector<const Type*>& ins) {
+  if (ins.empty()) return std::nullopt;
+  for (const Type* t : ins) {
+    if (t == nullptr || t->elem_type() != ins[0]->elem_type() ||
+        t->shape()->rank() != ins[0]->shape()->rank()) {
+      return std::nullopt;
+    }
+  }
+  const int64_t rank = static_cast<int64_t>(ins[0]->shape()->rank());
+  const Attr* axis_attr = n->attr("axis");
+  if (axis_attr == nullptr || axis_attr->is_ref() ||
+      axis_attr->type() != onnx::AttributeProto::INT) {
+    return std::nullopt;
+  }
+  int64_t axis = axis_attr->i();
+  if (axis < 0) axis += rank;
+  if (axis < 0 || axis >= rank) return std::nullopt;
+  std::vector<Dim> dims;
+  for (int64_t i = 0; i < rank; ++i) {
+    if (i == axis) {
+      int64_t sum = 0;
+      bool all_static = true;
+      for (const Type* t : ins) {
+        const Dim& d = (*t->shape())[i];
+        all_static = all_static && d.is_value();
+        if (d.is_value()) sum += d.value();
+      }
+      dims.push_back(all_static ? Dim(sum) : Dim::Unknown());
+      continue;
+    }
+    // ONNX merges the inputs' dims: a static size wins (two different ones
+    // are an error), else the first symbol.
+    Dim merged = Dim::Unknown();
+    for (const Type* t : ins) {
+      const Dim& d = (*t->shape())[i];
+      if (d.is_value()) {
+        if (merged.is_value() && merged.value() != d.value()) {
+          return std::nullopt;
+        }
+        merged = d;
+      } else if (d.is_param() && merged.is_unknown()) {
+        merged = d;
+      }
+    }
+    dims.push_back(merged);
+  }
+  return Type::Tensor(ins[0]->elem_type(), Shape(std::move(dims)));
+}
+
+// The single element of a constant int32/int64 scalar (or 1-element) input.
+std::optional<int64_t> ConstScalarInt(const Value* v) {
+  std::optional<std::vector<int64_t>> ints = ConstInts(v);
+  if (!ints.has_value() || ints->size() != 1) return std::nullopt;
+  return (*ints)[0];
+}
+
+// ceil(a / b) for b != 0, in integers.
+int64_t CeilDiv(int64_t a, int64_t b) {
+  const int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) == (b < 0))) ? q + 1 : q;
+}
+
+// Range's output: 1-D of start's dtype, its length from constant int
+// operands (max(ceil((limit - start) / delta), 0)), else unknown.
+std::optional<Type> RangeType(const Node* n, const Type* start) {
+  if (start == nullptr || n->num_inputs() != 3) return std::nullopt;
+  Dim length = Dim::Unknown();
+  std::optional<int64_t> s = ConstScalarInt(n->input(0));
+  std::optional<int64_t> l = ConstScalarInt(n->input(1));
+  std::optional<int64_t> d = ConstScalarInt(n->input(2));
+  if (s && l && d) {
+    if (*d == 0) return std::nullopt;
+    // The difference is taken in 128 bits; one outside (INT64_MIN,
+    // INT64_MAX] is refused, so neither it nor its quotient by any nonzero
+    // delta overflows int64.
+    const __int128 diff = static_cast<__int128>(*l) - *s;
+    if (diff > std::numeric_limits<int64_t>::max() ||
+        diff <= std::numeric_limits<int64_t>::min()) {
+      return std::nullopt;
+    }
+    length = Dim(std::max<int64_t>(CeilDiv(static_cast<int64_t>(diff), *d), 0));
+  }
+  return Type::Tensor(start->elem_type(), Shape({length}));
+}
+
+// Slice's output; see the top comment.
+std::optional<Type> SliceType(const Node* n, const Type* t) {
+  if (t == nullptr || n->num_inputs() < 3) return std::nullopt;
+  const std::vector<Dim>& in = t->shape()->dims();
+  const int64_t rank = static_cast<int64_t>(in.size());
+  std::optional<std::vector<int64_t>> starts = ConstInts(n->input(1));
+  std::optional<std::vector<int64_t>> ends = ConstInts(n->input(2));
+  if (!starts.has_value() || !ends.has_value() ||
+      starts->size() != ends->size()) {
+    return std::nullopt;
+  }
+  const size_t k = starts->size();
+  std::vector<int64_t> axes(k), steps(k, 1);
+  for (size_t i = 0; i < k; ++i) axes[i] = static_cast<int64_t>(i);
+  if (n->num_inputs() >= 4 && n->input(3) != nullptr) {
+    std::optional<std::vector<int64_t>> a = ConstInts(n->input(3));
+    if (!a.has_value() || a->size() != k) return std::nullopt;
+    axes = *a;
+  }
+  if (n->num_inputs() >= 5 && n->input(4) != nullptr) {
+    std::optional<std::vector<int64_t>> st = ConstInts(n->input(4));
+    if (!st.has_value() || st->size() != k) return std::nullopt;
+    steps = *st;
+  }
+  std::vector<Dim> dims = in;
+  std::vector<bool> seen(rank, false);
+  for (size_t i = 0; i < k; ++i) {
+    int64_t axis = axes[i];
+    if (axis < 0) axis += rank;
+    if (axis < 0 || axis >= rank || seen[axis]) return std::nullopt;
+    seen[axis] = true;
+    const int64_t step = steps[i];
+    if (step == 0) return std::nullopt;
+    if (!in[axis].is_value()) {
+      dims[axis] = Dim::Unknown();
+      continue;
+    }
+    const int64_t dim = in[axis].value();
+    if (dim == 0) {
+      dims[axis] = Dim(0);
+      continue;
+    }
+    int64_t start = (*starts)[i];
+    int64_t end = (*ends)[i];
+    if (start < 0) start += dim;
+    if (end < 0) end += dim;
+    if (step > 0) {
+      start = std::clamp<int64_t>(start, 0, dim);
+      end = std::clamp<int64_t>(end, 0, dim);
+    } else {
+      start = std::clamp<int64_t>(start, 0, dim - 1);
+      end = std::clamp<int64_t>(end, -1, dim - 1);
+    }
+    // |end - start| <= dim + 1, so no overflow.
+    dims[axis] = Dim(std::max<int64_t>(CeilDiv(end - start, step), 0));
+  }
+  return Type::Tensor(t->elem_type(), Shape(std::move(dims)));
 }
 
 std::optional<Type> Infer(const Node* n) {
@@ -223,6 +428,15 @@ std::optional<Type> Infer(const Node* n) {
     return Type::Tensor(t->elem_type(), Shape(std::move(dims)));
   }
   if (IsOp(n, "Conv")) return ConvType(n, in_type(0), in_type(1));
+  if (IsOp(n, "Gather")) return GatherType(n, in_type(0), in_type(1));
+  if (IsOp(n, "Unsqueeze")) return UnsqueezeType(n, in_type(0));
+  if (IsOp(n, "Concat")) {
+    std::vector<const Type*> ins;
+    for (int i = 0; i < n->num_inputs(); ++i) ins.push_back(in_type(i));
+    return ConcatType(n, ins);
+  }
+  if (IsOp(n, "Range")) return RangeType(n, in_type(0));
+  if (IsOp(n, "Slice")) return SliceType(n, in_type(0));
   // ReduceMax/ReduceMin only (the exact max/min fix-ups' reductions): typing
   // ReduceSum as well made the IR pipeline read a function's symbolic batch
   // from a ReduceSum output instead of the function's input

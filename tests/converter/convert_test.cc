@@ -70,8 +70,8 @@ jaxpr::Array Iota(jaxpr::DType dtype, std::vector<int64_t> shape, double scale,
   return a;
 }
 
-// Runs the model in ORT on `inputs` (in_0, in_1, ...) and compares every
-// output with the reference interpreter's.
+// Runs the model in ORT on `inputs` (the graph inputs in order) and compares
+// every output with the reference interpreter's.
 void ExpectMatchesInterpreter(const jaxpr::Bundle& bundle,
                               const onnx::ModelProto& model,
                               const std::vector<jaxpr::Array>& inputs) {
@@ -109,18 +109,19 @@ TEST(ConvertTest, SymbolicBatchBecomesDimParamOnInputsAndOutputs) {
   ASSERT_TRUE(model.ok()) << model.status();
   const onnx::GraphProto& g = model->graph();
   ASSERT_EQ(g.input_size(), 2);
-  EXPECT_EQ(g.input(0).name(), "in_0");
-  EXPECT_EQ(g.input(1).name(), "in_1");
+  // Graph I/O take the jaxpr's binders (plugin::ChooseIoNames).
+  EXPECT_EQ(g.input(0).name(), "a");
+  EXPECT_EQ(g.input(1).name(), "b");
   EXPECT_THAT(DimsOf(g.input(0)), ElementsAre("B", "3"));
   EXPECT_THAT(DimsOf(g.input(1)), ElementsAre("B", "3"));
   ASSERT_EQ(g.output_size(), 1);
-  EXPECT_EQ(g.output(0).name(), "out_0");
+  EXPECT_EQ(g.output(0).name(), "c");
   EXPECT_THAT(DimsOf(g.output(0)), ElementsAre("B", "3"));
   EXPECT_EQ(g.output(0).type().tensor_type().elem_type(),
             onnx::TensorProto::FLOAT);
   // The Add writes the output directly (renamed, no Identity).
   EXPECT_THAT(OpTypes(g), ElementsAre("Add"));
-  EXPECT_EQ(g.node(0).output(0), "out_0");
+  EXPECT_EQ(g.node(0).output(0), "c");
   EXPECT_EQ(model->ir_version(), plugin::IrVersionForOpset(17));
   ASSERT_EQ(model->opset_import_size(), 1);
   EXPECT_EQ(model->opset_import(0).version(), 17);
@@ -151,7 +152,7 @@ TEST(ConvertTest, FinalizePrunesDeadNodesAndUnusedInitializers) {
   ASSERT_TRUE(model.ok()) << model.status();
   const onnx::GraphProto& g = model->graph();
   // Exp (unused result), the lowering's dead Neg, its unused initializer and
-  // the unused constvar are gone; only the Identity feeding out_0 remains.
+  // the unused constvar are gone; only the Identity feeding c remains.
   EXPECT_THAT(OpTypes(g), ElementsAre("Identity"));
   EXPECT_EQ(g.initializer_size(), 0);
   // No value_info for pruned values.
@@ -160,7 +161,9 @@ TEST(ConvertTest, FinalizePrunesDeadNodesAndUnusedInitializers) {
 }
 
 TEST(ConvertTest, OutputsAreNamedWithIdentitiesWhereRenamingCannotWork) {
-  // b is both read by neg and returned twice; a is returned as is.
+  // b is both read by neg and returned twice; a is returned as is. Only c
+  // is named by its binder: b (twice) and a (an input) cannot be, so they
+  // are out_i.
   jaxpr::Bundle bundle = BundleFromText(
       "{ lambda ; a:f32[B,3]. let\n"
       "    b:f32[B,3] = exp a\n"
@@ -170,15 +173,17 @@ TEST(ConvertTest, OutputsAreNamedWithIdentitiesWhereRenamingCannotWork) {
   ASSERT_TRUE(model.ok()) << model.status();
   const onnx::GraphProto& g = model->graph();
   ASSERT_EQ(g.output_size(), 4);
+  std::vector<std::string> names;
   for (int i = 0; i < 4; ++i) {
-    EXPECT_EQ(g.output(i).name(), "out_" + std::to_string(i));
+    names.push_back(g.output(i).name());
     EXPECT_THAT(DimsOf(g.output(i)), ElementsAre("B", "3"));
   }
+  EXPECT_THAT(names, ElementsAre("out_0", "c", "out_2", "out_3"));
   EXPECT_THAT(OpTypes(g), ElementsAre("Exp", "Neg", "Identity", "Identity"));
   EXPECT_EQ(g.node(0).output(0), "out_0");
   EXPECT_EQ(g.node(1).input(0), "out_0");  // the reader was renamed too
   EXPECT_EQ(g.node(2).input(0), "out_0");
-  EXPECT_EQ(g.node(3).input(0), "in_0");
+  EXPECT_EQ(g.node(3).input(0), "a");
   EXPECT_EQ(OnnxValidate(*model), "");
   ExpectMatchesInterpreter(bundle, *model,
                            {Iota(jaxpr::DType::kF32, {2, 3}, 0.25, -0.5)});
@@ -374,7 +379,7 @@ TEST(ConvertTest, RuntimeDimValuesFollowFloorSemantics) {
   }
   for (int64_t size : {5, 8}) {
     absl::StatusOr<std::vector<jaxpr::Array>> got =
-        ort.Run(path, {{"in_0", jaxpr::Array(jaxpr::DType::kF32, {size, 3})}});
+        ort.Run(path, {{"a", jaxpr::Array(jaxpr::DType::kF32, {size, 3})}});
     ASSERT_TRUE(got.ok()) << got.status();
     ASSERT_EQ(got->size(), 1u);
     const jaxpr::Array& dims = (*got)[0];
@@ -433,7 +438,7 @@ TEST(ConvertTest, SubgraphsCaptureOuterValuesAndKeepThemAlive) {
     jaxpr::Array p(jaxpr::DType::kBool, {});
     p.SetFromInt64(0, pred);
     absl::StatusOr<std::vector<jaxpr::Array>> got =
-        ort.Run(path, {{"in_0", p}, {"in_1", x}});
+        ort.Run(path, {{"p", p}, {"a", x}});
     ASSERT_TRUE(got.ok()) << got.status();
     for (int64_t i = 0; i < x.num_elements(); ++i) {
       const double want = pred ? -std::exp(x.GetAsDouble(i)) : x.GetAsDouble(i);
