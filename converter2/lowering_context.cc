@@ -8,6 +8,7 @@
 #include "jaxpr/status_macros.h"
 #include "jaxpr/text/printer.h"
 #include "plugin/conversion_checks.h"
+#include "plugin/onnx_raw_data.h"
 #include "plugin/onnx_types.h"
 #include "plugin/registry.h"
 
@@ -250,10 +251,9 @@ ir::Value* LoweringContext::Const(ir::Tensor tensor) {
 ir::Value* LoweringContext::ConstArray(const jaxpr::Array& array) {
   auto dtype = plugin::OnnxDType(array.dtype());
   CHECK(dtype.ok()) << dtype.status();
-  return Const(
-      ir::Tensor(*dtype, plugin::OnnxDims(array.dtype(), array.shape()),
-                 std::string(reinterpret_cast<const char*>(array.data()),
-                             array.num_bytes())));
+  return Const(ir::Tensor(*dtype,
+                          plugin::OnnxDims(array.dtype(), array.shape()),
+                          plugin::OnnxRawData(array)));
 }
 
 ir::Value* LoweringContext::ConstI64(std::vector<int64_t> values) {
