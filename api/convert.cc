@@ -109,10 +109,17 @@ absl::Status NarrowDTypeError(const jaxpr::JaxprFile& file,
   if (d.onnx_type == 0) {
     onnx = "ONNX has no element type for it";
   } else if (!PipelinesComputeOn(*format)) {
-    onnx =
-        absl::StrCat("ONNX has ", d.onnx_name, " from opset ", d.onnx_min_opset,
-                     ", but this converter does not compute on it yet "
-                     "(docs/dtypes.md)");
+    const char* why =
+        *format == jaxpr::NarrowFormat::kF4E2M1FN
+            ? "ONNX Runtime 1.30 has no Cast kernel for it"
+        : *format == jaxpr::NarrowFormat::kF8E8M0FNU
+            ? "ONNX Runtime's Cast to it rounds up where XLA rounds to "
+              "nearest"
+            : "its ONNX Runtime kernels are not verified";
+    onnx = absl::StrCat("ONNX has ", d.onnx_name, " from opset ",
+                        d.onnx_min_opset,
+                        ", but this converter does not compute on it: ", why,
+                        " (docs/dtypes.md)");
   } else {
     onnx = absl::StrCat("ONNX has ", d.onnx_name, " only from opset ",
                         d.onnx_min_opset, "; this is opset ", opset,

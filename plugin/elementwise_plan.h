@@ -760,6 +760,11 @@ template <class E>
 absl::Status LowerNeg(E& e) {
   const DType d = e.OutType();
   J2O_ASSIGN_OR_RETURN(V<E> x, e.In(0));
+  if (jaxpr::IsNarrowInt(d)) {  // in i32; the Cast back wraps (low_precision)
+    return e.SetOut(Cast(
+        e, Bin(e, "Sub", IConst(e, DType::kI32, 0), Cast(e, x, DType::kI32)),
+        d));
+  }
   if (jaxpr::IsUnsignedInt(d)) {  // ONNX Neg is signed-only; 0 - x wraps
     return e.SetOut(Bin(e, "Sub", IConst(e, d, 0), x));
   }
@@ -834,7 +839,7 @@ absl::Status LowerIsFinite(E& e) {
 template <class E>
 absl::Status Bitwise(E& e, absl::string_view logical, std::optional<BitOp> op) {
   const DType d = e.OutType();
-  if (d != DType::kBool && !jaxpr::IsInteger(d)) {
+  if (d != DType::kBool && !jaxpr::IsInteger(d) && !jaxpr::IsNarrowInt(d)) {
     return Refuse(e.eqn(), d, "only bool and integers");
   }
   std::vector<V<E>> xs;
@@ -843,6 +848,14 @@ absl::Status Bitwise(E& e, absl::string_view logical, std::optional<BitOp> op) {
     xs.push_back(x);
   }
   if (d == DType::kBool) return e.SetOut(e.Op(logical, xs, d));
+  if (jaxpr::IsNarrowInt(d)) {
+    // int4/uint4: on the (sign-extended) values in i32; the Cast back keeps
+    // the low bits (plugin/low_precision.cc wraps Casts to INT4/UINT4).
+    for (V<E>& x : xs) x = Cast(e, x, DType::kI32);
+    V<E> r = !op.has_value() ? BitwiseNot(e, xs[0])
+                             : BitwiseBin(e, *op, xs[0], xs[1]);
+    return e.SetOut(Cast(e, r, d));
+  }
   if (!op.has_value()) return e.SetOut(BitwiseNot(e, xs[0]));
   return e.SetOut(BitwiseBin(e, *op, xs[0], xs[1]));
 }
