@@ -80,20 +80,15 @@ absl::StatusOr<BisectResult> Bisect(const jaxpr::Bundle& bundle,
                                     const onnx::ModelProto& model,
                                     const std::vector<jaxpr::Array>& inputs,
                                     const ToleranceOverride& tolerance,
-                                    bool threefry_partitionable,
+                                    const ConvertOptions& convert,
                                     OrtRunner& runner) {
   const jaxpr::ClosedJaxpr& main = bundle.jaxpr();
   std::vector<std::pair<int, int>> results;
   const jaxpr::ClosedJaxpr all = WithEveryResult(main, &results);
 
   // The interpreter's value of every result.
-  J2O_ASSIGN_OR_RETURN(
-      const bool partitionable,
-      jaxpr::ThreefryModeOf(bundle.file, threefry_partitionable));
-  const jaxpr::ScopedThreefryPartitionable threefry_mode(partitionable);
-  jaxpr::EvalOptions eval_options;
-  eval_options.elided_literals = &bundle.literals;
-  eval_options.filename = bundle.file.path;
+  J2O_ASSIGN_OR_RETURN(const jaxpr::EvalOptions eval_options,
+                       InterpreterOptions(bundle, convert));
   J2O_ASSIGN_OR_RETURN(
       std::vector<jaxpr::Array> reference,
       jaxpr::Evaluate(all, bundle.consts, inputs, eval_options));
@@ -200,8 +195,8 @@ absl::StatusOr<BisectResult> BisectBundle(const std::string& bundle_path,
                        ConvertWithPipeline(pipeline, bundle, options.convert));
   J2O_ASSIGN_OR_RETURN(const std::vector<jaxpr::Array> inputs,
                        InputsFor(bundle, options));
-  return Bisect(bundle, model, inputs, options.tolerance,
-                options.convert.threefry_partitionable, runner);
+  return Bisect(bundle, model, inputs, options.tolerance, options.convert,
+                runner);
 }
 
 }  // namespace jax2onnx::api

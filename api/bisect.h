@@ -55,7 +55,7 @@ absl::StatusOr<BisectResult> Bisect(const jaxpr::Bundle& bundle,
                                     const onnx::ModelProto& model,
                                     const std::vector<jaxpr::Array>& inputs,
                                     const ToleranceOverride& tolerance,
-                                    bool threefry_partitionable,
+                                    const ConvertOptions& convert,
                                     OrtRunner& runner);
 
 // `check --bisect BUNDLE`: converts the bundle as CheckBundle does (same

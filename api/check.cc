@@ -230,9 +230,9 @@ void RecordComparison(const Bundle& bundle,
                       const std::vector<jaxpr::Array>& got,
                       const CheckOptions& options, CheckResult* result) {
   std::string failure;
-  result->outputs =
-      CompareOutputs(bundle, inputs, expected, got,
-                     result->oracle == "expected", &failure, options.tolerance);
+  result->outputs = CompareOutputs(bundle, inputs, expected, got,
+                                   result->oracle == "expected", &failure,
+                                   options.tolerance, options.convert);
   result->passed = failure.empty();
   if (!result->passed) {
     result->stage = "compare";
@@ -308,14 +308,8 @@ absl::StatusOr<std::vector<jaxpr::Array>> OracleOutputs(
     return bundle.expected;
   }
   *oracle_name = "interpreter";
-  // The jaxpr does not say which threefry counter mode traced it.
-  J2O_ASSIGN_OR_RETURN(
-      const bool partitionable,
-      jaxpr::ThreefryModeOf(bundle.file, options.threefry_partitionable));
-  const jaxpr::ScopedThreefryPartitionable threefry_mode(partitionable);
-  jaxpr::EvalOptions eval_options;
-  eval_options.elided_literals = &bundle.literals;
-  eval_options.filename = bundle.file.path;
+  J2O_ASSIGN_OR_RETURN(const jaxpr::EvalOptions eval_options,
+                       InterpreterOptions(bundle, options));
   return jaxpr::Evaluate(bundle.jaxpr(), bundle.consts, inputs, eval_options);
 }
 

@@ -228,7 +228,11 @@ absl::StatusOr<onnx::ModelProto> ConvertUnguarded(
   }
   // Both pipelines trust the printed types; an ill-typed jaxpr is refused
   // here with its FILE:LINE:COL before any lowering sees it.
-  J2O_RETURN_IF_ERROR(jaxpr::TypeCheckFile(bundle.file));
+  J2O_ASSIGN_OR_RETURN(std::vector<jaxpr::MeshAxis> mesh_sizes,
+                       jaxpr::ParseMeshAxisSizes(options.mesh_axis_sizes));
+  jaxpr::TypeCheckOptions typecheck_options;
+  typecheck_options.mesh_axis_sizes = mesh_sizes;
+  J2O_RETURN_IF_ERROR(jaxpr::TypeCheckFile(bundle.file, typecheck_options));
   if (bundle.jaxpr().outvars.empty()) {
     // ONNX Runtime refuses to load a graph without outputs; say so here
     // instead of writing a model nothing can run.
@@ -241,13 +245,9 @@ absl::StatusOr<onnx::ModelProto> ConvertUnguarded(
     J2O_RETURN_IF_ERROR(
         RefuseNarrowDTypes(bundle.file, bundle.jaxpr(), options.opset, &seen));
   }
-  J2O_ASSIGN_OR_RETURN(std::vector<jaxpr::MeshAxis> mesh_sizes,
-                       jaxpr::ParseMeshAxisSizes(options.mesh_axis_sizes));
-  const jaxpr::ScopedMeshAxisSizes mesh_scope(std::move(mesh_sizes));
   J2O_ASSIGN_OR_RETURN(
       const bool partitionable,
       jaxpr::ThreefryModeOf(bundle.file, options.threefry_partitionable));
-  const jaxpr::ScopedThreefryPartitionable threefry_mode(partitionable);
   if (pipeline == Pipeline::kIr) {
     converter2::IrConvertOptions ir_options;
     ir_options.opset = options.opset;
@@ -264,6 +264,8 @@ absl::StatusOr<onnx::ModelProto> ConvertUnguarded(
     ir_options.outputs_as_nchw = options.outputs_as_nchw;
     ir_options.functions = options.functions;
     ir_options.fuse_attention = options.fuse_attention;
+    ir_options.threefry_partitionable = partitionable;
+    ir_options.mesh_axis_sizes = mesh_sizes;
     // What Netron shows under the model's properties: who converted it,
     // how, and from what (the bundle's `# source:` header).
     ir_options.metadata_props = {
@@ -313,6 +315,8 @@ absl::StatusOr<onnx::ModelProto> ConvertUnguarded(
   legacy_options.model_name = options.model_name;
   legacy_options.input_names = options.input_names;
   legacy_options.output_names = options.output_names;
+  legacy_options.threefry_partitionable = partitionable;
+  legacy_options.mesh_axis_sizes = mesh_sizes;
   J2O_ASSIGN_OR_RETURN(onnx::ModelProto proto,
                        converter::ConvertToProto(bundle, legacy_options));
   // Both pipelines: bf16/f16 arithmetic runs in f32 where ONNX Runtime's CPU

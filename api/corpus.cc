@@ -657,7 +657,8 @@ CheckResult CheckLoadedBundle(const Bundle& bundle, Pipeline pipeline,
   }
   std::string failure;
   result.outputs = CompareOutputs(bundle, *inputs, *expected, *got,
-                                  result.oracle == "expected", &failure);
+                                  result.oracle == "expected", &failure, {},
+                                  options.convert);
   result.passed = failure.empty();
   if (!result.passed) {
     *failure_code = absl::StatusCode::kFailedPrecondition;

@@ -13,6 +13,8 @@
 #include "api/corpus.h"
 #include "jaxpr/eval/evaluator.h"
 #include "jaxpr/io/compare.h"
+#include "jaxpr/mesh.h"
+#include "jaxpr/prng.h"
 #include "jaxpr/status_macros.h"
 #include "jaxpr/text/parser.h"
 #include "jaxpr/text/printer.h"
@@ -175,16 +177,32 @@ std::string Short(double x) { return absl::StrFormat("%.3g", x); }
 
 }  // namespace
 
+absl::StatusOr<jaxpr::EvalOptions> InterpreterOptions(
+    const jaxpr::Bundle& bundle, const ConvertOptions& convert) {
+  jaxpr::EvalOptions options;
+  options.elided_literals = &bundle.literals;
+  options.filename = bundle.file.path;
+  J2O_ASSIGN_OR_RETURN(
+      options.threefry_partitionable,
+      jaxpr::ThreefryModeOf(bundle.file, convert.threefry_partitionable));
+  J2O_ASSIGN_OR_RETURN(options.mesh_axis_sizes,
+                       jaxpr::ParseMeshAxisSizes(convert.mesh_axis_sizes));
+  return options;
+}
+
 absl::StatusOr<NoiseReference> ComputeNoiseReference(
-    const jaxpr::Bundle& bundle, const std::vector<jaxpr::Array>& inputs) {
+    const jaxpr::Bundle& bundle, const std::vector<jaxpr::Array>& inputs,
+    const ConvertOptions& convert) {
   NoiseReference ref;
+  J2O_ASSIGN_OR_RETURN(const jaxpr::EvalOptions base,
+                       InterpreterOptions(bundle, convert));
   const std::string label = absl::StrCat(bundle.file.path, "[f64 reference]");
   const std::string wide_text =
       PromoteF32(jaxpr::PrintJaxprFile(bundle.file), jaxpr::DType::kF64);
   J2O_ASSIGN_OR_RETURN(jaxpr::JaxprFile wide,
                        jaxpr::ParseJaxprText(wide_text, label));
   const std::vector<jaxpr::Array> wide_literals = WidenedF32(bundle.literals);
-  jaxpr::EvalOptions wide_options;
+  jaxpr::EvalOptions wide_options = base;
   wide_options.elided_literals = &wide_literals;
   wide_options.filename = label;
   J2O_ASSIGN_OR_RETURN(
@@ -194,9 +212,7 @@ absl::StatusOr<NoiseReference> ComputeNoiseReference(
        {jaxpr::PartialSumRounding::kNearest,
         jaxpr::PartialSumRounding::kUpward,
         jaxpr::PartialSumRounding::kDownward}) {
-    jaxpr::EvalOptions seq_options;
-    seq_options.elided_literals = &bundle.literals;
-    seq_options.filename = bundle.file.path;
+    jaxpr::EvalOptions seq_options = base;
     seq_options.f32_partial_sums = mode;
     J2O_ASSIGN_OR_RETURN(std::vector<jaxpr::Array> run,
                          jaxpr::Evaluate(bundle.jaxpr(), bundle.consts, inputs,
@@ -213,7 +229,8 @@ std::vector<OutputCheck> CompareOutputs(
     const jaxpr::Bundle& bundle, const std::vector<jaxpr::Array>& inputs,
     const std::vector<jaxpr::Array>& expected,
     const std::vector<jaxpr::Array>& got, bool oracle_is_expected,
-    std::string* first_failure, const ToleranceOverride& overrides) {
+    std::string* first_failure, const ToleranceOverride& overrides,
+    const ConvertOptions& convert) {
   first_failure->clear();
   const std::optional<double> rtol =
       overrides.rtol.has_value() ? overrides.rtol : bundle.rtol;
@@ -238,7 +255,8 @@ std::vector<OutputCheck> CompareOutputs(
         ToleranceSource(expected[i].dtype(), bundle, overrides);
     if (!cmp.ok && !explicit_tolerance && cmp.structural_error.empty() &&
         expected[i].dtype() == jaxpr::DType::kF32) {
-      if (!noise.has_value()) noise = ComputeNoiseReference(bundle, inputs);
+      if (!noise.has_value())
+        noise = ComputeNoiseReference(bundle, inputs, convert);
       if (!noise->ok()) {
         absl::StrAppend(&out.summary, "; noise bound unavailable: ",
                         noise->status().message());

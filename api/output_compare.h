@@ -44,7 +44,9 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "jax2onnx/jax2onnx.h"
 #include "jaxpr/array.h"
+#include "jaxpr/eval/evaluator.h"
 #include "jaxpr/io/bundle.h"
 
 namespace jax2onnx::api {
@@ -80,23 +82,33 @@ struct OutputCheck {
 
 // The interpreter's outputs on the f64-widened program (f32 outputs come
 // back as f64) and on the program with f32 partial sums rounded in order to
-// nearest, upward and downward.
+// nearest, upward and downward, with InterpreterOptions(bundle, convert).
 struct NoiseReference {
   std::vector<jaxpr::Array> f64;
   std::vector<std::vector<jaxpr::Array>> sequential_f32;  // [run][output]
 };
 absl::StatusOr<NoiseReference> ComputeNoiseReference(
-    const jaxpr::Bundle& bundle, const std::vector<jaxpr::Array>& inputs);
+    const jaxpr::Bundle& bundle, const std::vector<jaxpr::Array>& inputs,
+    const ConvertOptions& convert = {});
+
+// The reference interpreter's options for `bundle` under the conversion
+// options the model was made with: the bundle's elided literals and path,
+// its threefry mode (its header, else `convert.threefry_partitionable`) and
+// the `convert.mesh_axis_sizes` (--mesh) sizes.
+absl::StatusOr<jaxpr::EvalOptions> InterpreterOptions(
+    const jaxpr::Bundle& bundle, const ConvertOptions& convert);
 
 // Compares got[i] with expected[i] (same count), as described above.
 // `oracle_is_expected`: expected comes from the bundle's expected_i.
 // Returns one OutputCheck per output; *first_failure is "" when all pass,
-// else "output I: SUMMARY" of the first failing one.
+// else "output I: SUMMARY" of the first failing one. The noise bound runs
+// the interpreter with InterpreterOptions(bundle, convert).
 std::vector<OutputCheck> CompareOutputs(
     const jaxpr::Bundle& bundle, const std::vector<jaxpr::Array>& inputs,
     const std::vector<jaxpr::Array>& expected,
     const std::vector<jaxpr::Array>& got, bool oracle_is_expected,
-    std::string* first_failure, const ToleranceOverride& overrides = {});
+    std::string* first_failure, const ToleranceOverride& overrides = {},
+    const ConvertOptions& convert = {});
 
 // "max_abs=6.5e-05 max_rel=1.2e-05 (rtol=1e-05 atol=1e-05 from header)", the
 // measured errors and tolerance of `check -v` (3 significant digits).

@@ -201,6 +201,8 @@ absl::StatusOr<onnx::ModelProto> ConvertToProto(
 
   // Reserve the I/O names so no intermediate value takes them.
   State s(&graph, options.opset, &bundle.literals);
+  s.set_threefry_partitionable(options.threefry_partitionable);
+  s.set_mesh_axis_sizes(options.mesh_axis_sizes);
   std::vector<std::string> input_names, output_names;
   absl::flat_hash_set<std::string> io_names;
   for (size_t i = 0; i < main.invars.size(); ++i) {

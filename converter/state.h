@@ -24,6 +24,7 @@
 #include "jaxpr/array.h"
 #include "jaxpr/dim_expr.h"
 #include "jaxpr/jaxpr.h"
+#include "jaxpr/mesh.h"
 #include "onnx/onnx_pb.h"
 
 namespace jax2onnx::converter {
@@ -105,6 +106,19 @@ class State {
   State& operator=(const State&) = delete;
 
   int opset() const { return opset_; }
+  // The counter mode of random_split/random_bits (jaxpr/prng.h), as the
+  // conversion options give it; default true (JAX's default since 0.5).
+  bool threefry_partitionable() const { return threefry_partitionable_; }
+  void set_threefry_partitionable(bool partitionable) {
+    threefry_partitionable_ = partitionable;
+  }
+  // Sizes of mesh axes a printed shard_map mesh does not show (`--mesh`).
+  const std::vector<jaxpr::MeshAxis>& mesh_axis_sizes() const {
+    return mesh_axis_sizes_;
+  }
+  void set_mesh_axis_sizes(std::vector<jaxpr::MeshAxis> sizes) {
+    mesh_axis_sizes_ = std::move(sizes);
+  }
   // The graph nodes are currently appended to (the main graph, or the body
   // being built by BuildSubgraph). Writing to it directly bypasses shape_env.
   onnx::GraphProto& graph() { return *current_; }
@@ -221,6 +235,8 @@ class State {
   onnx::GraphProto* main_;
   onnx::GraphProto* current_;
   int opset_;
+  bool threefry_partitionable_ = true;
+  std::vector<jaxpr::MeshAxis> mesh_axis_sizes_;
   const std::vector<jaxpr::Array>* elided_literals_;
   absl::flat_hash_map<const jaxpr::Var*, std::string> env_;
   ShapeEnv shape_env_;

@@ -161,6 +161,8 @@ absl::StatusOr<ir::Model> ConvertToIr(const jaxpr::Bundle& bundle,
       NchwIndices(options.outputs_as_nchw, main.outvars.size(), "output"));
   J2O_RETURN_IF_ERROR(ValidateFunctionPatterns(options.functions));
   LoweringContext ctx(&graph, options.opset, &bundle.literals);
+  ctx.set_threefry_partitionable(options.threefry_partitionable);
+  ctx.set_mesh_axis_sizes(options.mesh_axis_sizes);
   std::optional<FunctionTable> functions;
   if (!options.functions.empty()) {
     functions.emplace(&model, options.functions, options.opset,

@@ -10,6 +10,7 @@
 #include "absl/status/statusor.h"
 #include "ir/ir.h"
 #include "jaxpr/io/bundle.h"
+#include "jaxpr/mesh.h"
 
 namespace jax2onnx::converter2 {
 
@@ -32,6 +33,11 @@ struct IrConvertOptions {
   // At optimize 2: also fuse scaled dot-product attention into Attention
   // (opset >= 23; ir/passes/fuse_attention.cc). Off by default.
   bool fuse_attention = false;
+  // The counter mode of random_split/random_bits (jaxpr/prng.h: JAX's
+  // jax_threefry_partitionable; jaxpr::ThreefryModeOf gives a bundle's).
+  bool threefry_partitionable = true;
+  // Sizes of mesh axes a printed shard_map mesh does not show (`--mesh`).
+  std::vector<jaxpr::MeshAxis> mesh_axis_sizes;
   // Copied into the model's metadata_props in order (key, value).
   std::vector<std::pair<std::string, std::string>> metadata_props;
   // Called with (step name, model) after lowering and after each pass

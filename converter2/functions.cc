@@ -181,8 +181,8 @@ std::string FunctionTable::UniqueName(absl::string_view jax_name) {
 }
 
 absl::StatusOr<ir::Function*> FunctionTable::Build(
-    const jaxpr::Eqn& eqn, absl::string_view jax_name,
-    const jaxpr::ClosedJaxpr& callee) {
+    const LoweringContext& caller, const jaxpr::Eqn& eqn,
+    absl::string_view jax_name, const jaxpr::ClosedJaxpr& callee) {
   if (!callee.constvars.empty()) {
     return absl::UnimplementedError(absl::StrCat(
         "the jaxpr of '", jax_name, "' has ", callee.constvars.size(),
@@ -202,6 +202,8 @@ absl::StatusOr<ir::Function*> FunctionTable::Build(
 
   LoweringContext ctx(&body, opset_, elided_literals_);
   ctx.set_functions(this);
+  ctx.set_threefry_partitionable(caller.threefry_partitionable());
+  ctx.set_mesh_axis_sizes(caller.mesh_axis_sizes());
   int num_inputs = 0;
   for (size_t i = 0; i < callee.invars.size(); ++i) {
     const jaxpr::Var* var = callee.invars[i];
@@ -287,7 +289,7 @@ absl::StatusOr<std::vector<ir::Value*>> FunctionTable::Call(
   if (auto it = by_key_.find(key); it != by_key_.end()) {
     function = it->second;
   } else {
-    J2O_ASSIGN_OR_RETURN(function, Build(eqn, jax_name, callee));
+    J2O_ASSIGN_OR_RETURN(function, Build(caller, eqn, jax_name, callee));
     by_key_.emplace(key, function);
   }
   std::vector<ir::Value*> inputs;  // literal operands are in the body

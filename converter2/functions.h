@@ -66,7 +66,9 @@ class FunctionTable {
       absl::Span<ir::Value* const> args);
 
  private:
-  absl::StatusOr<ir::Function*> Build(const jaxpr::Eqn& eqn,
+  // The body is lowered with `caller`'s options (threefry mode).
+  absl::StatusOr<ir::Function*> Build(const LoweringContext& caller,
+                                      const jaxpr::Eqn& eqn,
                                       absl::string_view jax_name,
                                       const jaxpr::ClosedJaxpr& callee);
   std::string UniqueName(absl::string_view jax_name);

@@ -20,6 +20,7 @@
 #include "ir/ir.h"
 #include "jaxpr/array.h"
 #include "jaxpr/jaxpr.h"
+#include "jaxpr/mesh.h"
 
 namespace jax2onnx::converter2 {
 
@@ -42,6 +43,19 @@ class LoweringContext {
 
   int opset() const { return opset_; }
   ir::Graph& graph() { return *graph_; }
+  // The counter mode of random_split/random_bits (jaxpr/prng.h), as
+  // IrConvertOptions gives it; default true (JAX's default since 0.5).
+  bool threefry_partitionable() const { return threefry_partitionable_; }
+  void set_threefry_partitionable(bool partitionable) {
+    threefry_partitionable_ = partitionable;
+  }
+  // Sizes of mesh axes a printed shard_map mesh does not show (`--mesh`).
+  const std::vector<jaxpr::MeshAxis>& mesh_axis_sizes() const {
+    return mesh_axis_sizes_;
+  }
+  void set_mesh_axis_sizes(std::vector<jaxpr::MeshAxis> sizes) {
+    mesh_axis_sizes_ = std::move(sizes);
+  }
 
   // ---- equation operands and results ----
   // The value of operand `i`; literals become (deduplicated) constants of
@@ -154,6 +168,8 @@ class LoweringContext {
 
   ir::Graph* graph_;  // where Op() appends: main_ or a body being built
   int opset_;
+  bool threefry_partitionable_ = true;
+  std::vector<jaxpr::MeshAxis> mesh_axis_sizes_;
   const std::vector<jaxpr::Array>* elided_literals_;
   FunctionTable* functions_ = nullptr;
   absl::flat_hash_map<const jaxpr::Var*, ir::Value*> env_;

@@ -7,6 +7,7 @@
 #include "ir/pass.h"
 #include "ir/passes/fusions.h"
 #include "ir/passes/passes.h"
+#include "ir/passes/shape_folding.h"
 
 namespace jax2onnx::ir {
 namespace {
@@ -29,6 +30,7 @@ constexpr PassFactory kPassFactories[] = {
     {"node-naming", &CreateNodeNamingPass},
     {"reduce-keepdims", &CreateReduceKeepdimsPass},
     {"reshape-folding", &CreateReshapeFoldingPass},
+    {"shape-folding", &CreateShapeFoldingPass},
     {"slices-to-split", &CreateSlicesToSplitPass},
     {"squeeze-sinking", &CreateSqueezeSinkingPass},
     {"topological-sort", &CreateTopologicalSortPass},

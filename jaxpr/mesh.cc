@@ -16,8 +16,6 @@
 namespace jax2onnx::jaxpr {
 namespace {
 
-thread_local std::vector<MeshAxis>* g_override = nullptr;
-
 // Every quoted name in `text` ('x' or "x"), in order.
 std::vector<std::string> QuotedNames(absl::string_view text) {
   std::vector<std::string> names;
@@ -231,20 +229,6 @@ absl::StatusOr<std::vector<MeshAxis>> ParseMeshAxisSizes(
   return axes;
 }
 
-ScopedMeshAxisSizes::ScopedMeshAxisSizes(std::vector<MeshAxis> sizes) {
-  if (g_override != nullptr) previous_ = *g_override;
-  static thread_local std::vector<MeshAxis> storage;
-  storage = std::move(sizes);
-  g_override = &storage;
-}
-
-ScopedMeshAxisSizes::~ScopedMeshAxisSizes() { *g_override = previous_; }
-
-const std::vector<MeshAxis>& MeshAxisSizesOverride() {
-  static const std::vector<MeshAxis> kEmpty;
-  return g_override == nullptr ? kEmpty : *g_override;
-}
-
 DeviceGrid::DeviceGrid(std::vector<MeshAxis> axes) : axes_(std::move(axes)) {
   num_devices_ = 1;
   for (const MeshAxis& a : axes_) num_devices_ *= a.size;
@@ -334,7 +318,8 @@ std::vector<int64_t> DeviceGrid::Group(
   return group;
 }
 
-absl::StatusOr<ShardMapParams> DecodeShardMap(const Eqn& eqn) {
+absl::StatusOr<ShardMapParams> DecodeShardMap(
+    const Eqn& eqn, const std::vector<MeshAxis>& axis_sizes) {
   ShardMapParams out;
   auto body = eqn.params.GetJaxpr("jaxpr");
   if (!body.ok()) return body.status();
@@ -380,7 +365,7 @@ absl::StatusOr<ShardMapParams> DecodeShardMap(const Eqn& eqn) {
     if (!listed) mesh.push_back({n, 0});
   }
   for (MeshAxis& a : mesh) {
-    for (const MeshAxis& o : MeshAxisSizesOverride()) {
+    for (const MeshAxis& o : axis_sizes) {
       if (o.name == a.name && (a.size == 0 || a.size == o.size)) {
         a.size = o.size;
       } else if (o.name == a.name) {

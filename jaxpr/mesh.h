@@ -26,20 +26,6 @@ struct MeshAxis {
 absl::StatusOr<std::vector<MeshAxis>> ParseMeshAxisSizes(
     absl::string_view text);
 
-// Axis sizes used when a printed mesh does not show them (`--mesh`). Scoped
-// to the current thread for the lifetime of the object.
-class ScopedMeshAxisSizes {
- public:
-  explicit ScopedMeshAxisSizes(std::vector<MeshAxis> sizes);
-  ~ScopedMeshAxisSizes();
-  ScopedMeshAxisSizes(const ScopedMeshAxisSizes&) = delete;
-  ScopedMeshAxisSizes& operator=(const ScopedMeshAxisSizes&) = delete;
-
- private:
-  std::vector<MeshAxis> previous_;
-};
-const std::vector<MeshAxis>& MeshAxisSizesOverride();
-
 // Unrolling emulates every device; beyond this many it is refused.
 inline constexpr int64_t kMaxEmulatedDevices = 64;
 
@@ -94,7 +80,11 @@ struct ShardMapParams {
 };
 // Decodes a shard_map equation; errors say which param is unreadable and,
 // for mesh sizes that are not printed, which axis needs `--mesh`.
-absl::StatusOr<ShardMapParams> DecodeShardMap(const Eqn& eqn);
+// `axis_sizes` are the sizes the run was given for axes a printed mesh does
+// not show (`--mesh`; the interpreter's, type checker's and converters'
+// options); a size that contradicts a printed one is an error.
+absl::StatusOr<ShardMapParams> DecodeShardMap(
+    const Eqn& eqn, const std::vector<MeshAxis>& axis_sizes);
 
 // Global <-> per-device shapes under a spec.
 absl::StatusOr<std::vector<int64_t>> ShardShape(

@@ -12,8 +12,6 @@
 namespace jax2onnx::jaxpr {
 namespace {
 
-thread_local bool g_partitionable = true;
-
 uint32_t RotateLeft(uint32_t x, int r) { return (x << r) | (x >> (32 - r)); }
 
 }  // namespace
@@ -81,17 +79,6 @@ absl::Status CheckMovesWholeKeys(const Eqn& eqn) {
         " is not supported (only primitives that move whole keys are)"));
   }
   return absl::OkStatus();
-}
-
-bool ThreefryPartitionable() { return g_partitionable; }
-
-ScopedThreefryPartitionable::ScopedThreefryPartitionable(bool partitionable)
-    : previous_(g_partitionable) {
-  g_partitionable = partitionable;
-}
-
-ScopedThreefryPartitionable::~ScopedThreefryPartitionable() {
-  g_partitionable = previous_;
 }
 
 absl::StatusOr<bool> ThreefryModeOf(const JaxprFile& file, bool fallback) {

@@ -8,7 +8,8 @@
 //
 // JAX derives counters in two ways (`jax_threefry_partitionable`, default
 // on since JAX 0.5.0). A printed jaxpr does not say which one traced it, so
-// the mode is a setting: ThreefryPartitionable(), scoped per thread.
+// the mode is an option of each run (jaxpr::EvalOptions, the converters'
+// options), resolved per bundle by ThreefryModeOf.
 #ifndef JAX2ONNX_JAXPR_PRNG_H_
 #define JAX2ONNX_JAXPR_PRNG_H_
 
@@ -46,20 +47,6 @@ bool MovesKeys(const Eqn& eqn);
 // dropped): a result that is not a key (`eq` of two key arrays, say) would
 // depend on both words, which per-word evaluation cannot combine.
 absl::Status CheckMovesWholeKeys(const Eqn& eqn);
-
-// The counter mode (see the top of the file); true unless scoped otherwise.
-bool ThreefryPartitionable();
-class ScopedThreefryPartitionable {
- public:
-  explicit ScopedThreefryPartitionable(bool partitionable);
-  ~ScopedThreefryPartitionable();
-  ScopedThreefryPartitionable(const ScopedThreefryPartitionable&) = delete;
-  ScopedThreefryPartitionable& operator=(const ScopedThreefryPartitionable&) =
-      delete;
-
- private:
-  bool previous_;
-};
 
 // The mode a bundle was traced in: its `# threefry_partitionable: true|false`
 // header when present (a fact about the bundle), else `fallback` (the

@@ -424,7 +424,7 @@ template <typename D>
 absl::Status LowerShardMap(D& d, const jaxpr::Eqn& eqn) {
   using Value = typename D::Value;
   J2O_ASSIGN_OR_RETURN(jaxpr::ShardMapParams params,
-                       jaxpr::DecodeShardMap(eqn));
+                       jaxpr::DecodeShardMap(eqn, d.mesh_axis_sizes()));
   std::vector<Value> operands;
   for (const jaxpr::Atom& atom : eqn.inputs) {
     J2O_ASSIGN_OR_RETURN(Value v, d.Operand(atom, &eqn));

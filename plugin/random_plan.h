@@ -12,7 +12,7 @@
 // is BitwiseXor (opset >= 18) or the bit-plane form of
 // elementwise::BitwiseBin (opset 17). The counter layout of each mode
 // follows jax/_src/random/threefry2x32.py; the mode is
-// jaxpr::ThreefryPartitionable() at conversion time.
+// the emitter's threefry_partitionable(), from the conversion options.
 #ifndef JAX2ONNX_PLUGIN_RANDOM_PLAN_H_
 #define JAX2ONNX_PLUGIN_RANDOM_PLAN_H_
 
@@ -236,7 +236,7 @@ absl::Status LowerRandomSplit(E& e) {
   for (int64_t d : shape) out_dims.push_back(jaxpr::DimExpr::Constant(d));
   out_dims.push_back(jaxpr::DimExpr::Constant(2));
   J2O_ASSIGN_OR_RETURN(V<E> out_shape, e.ShapeValue(out_dims));
-  if (jaxpr::ThreefryPartitionable()) {
+  if (e.threefry_partitionable()) {
     auto [hi, lo] = in::IotaHiLo(e, shape);
     auto [y0, y1] = in::Threefry(
         e, in::AppendUnitAxes(e, k0, key_rank, static_cast<int>(shape.size())),
@@ -291,7 +291,7 @@ absl::Status LowerRandomBits(E& e) {
         e.Op("Add", {elementwise::Cast(e, h, DType::kI64), lo}, DType::kI64);
     return elementwise::Cast(e, sum, DType::kU64);
   };
-  if (jaxpr::ThreefryPartitionable()) {
+  if (e.threefry_partitionable()) {
     auto [hi, lo] = in::IotaHiLo(e, shape);
     const int n = static_cast<int>(shape.size());
     auto [y0, y1] =

@@ -19,9 +19,6 @@ void RegisterIndexing();
 void RegisterControlFlow();
 void RegisterCollectives();  // lax/collectives.cc
 void RegisterKeyWords();  // lax/key_words.cc: structural ops on PRNG keys
-// Last: wraps every lowering registered before for complex values
-// (lax/complex.cc) and registers fft.
-void RegisterComplex();
 
 }  // namespace jax2onnx::plugins
 

@@ -2,6 +2,7 @@
 
 #include <mutex>
 
+#include "plugin/complex_wrappers.h"
 #include "plugin/conv_rules.h"
 #include "plugin/sort_rules.h"
 #include "plugins2/lax/ir_emitter.h"
@@ -27,7 +28,9 @@ void RegisterAll() {
     plugin::SortRules(shared);
     RegisterCollectives();
     RegisterKeyWords();
-    RegisterComplex();
+    // Last: wraps every lowering registered before for complex values
+    // and registers fft (plugin/complex_wrappers.h).
+    plugin::RegisterComplexWrappers<IrRegistrar>();
   });
 }
 

@@ -36,6 +36,7 @@ const TranslatorTable& Table() {
     RegisterMiscOps(*t);
     RegisterDynamicOps(*t);
     RegisterSdyOps(*t);
+    RegisterParallelOps(*t);
     return t;
   }();
   return *table;
@@ -171,6 +172,10 @@ class Translator {
   const std::string& path_ref() const { return file_.path; }
   absl::StatusOr<jaxpr::Array> ConstValueOf(const Val& v, Loc loc);
   int call_depth = 0;
+  const Func* FindFunction(const std::string& symbol) const {
+    auto it = funcs_.find(symbol);
+    return it == funcs_.end() ? nullptr : it->second;
+  }
 
  private:
   bool IsTestModule(const Module& m) const;
@@ -319,6 +324,14 @@ absl::Status OpContext::CallFunction(const std::string& symbol) {
   call.regions.clear();
   call.symbol = symbol;
   return tr_->InlineCall(scope_, call);
+}
+
+const Func* OpContext::FindFunction(const std::string& symbol) const {
+  return tr_->FindFunction(symbol);
+}
+
+absl::Status OpContext::TranslateIn(Scope* scope, const Operation& op) {
+  return tr_->TranslateOp(scope, op);
 }
 
 std::optional<std::vector<jaxpr::DimExpr>> OpContext::DimValues(

@@ -108,6 +108,11 @@ class OpContext {
   }
   // Inlines function @symbol on this op's operands, binding its results.
   absl::Status CallFunction(const std::string& symbol);
+  // Function @symbol of the module being translated, or nullptr.
+  const Func* FindFunction(const std::string& symbol) const;
+  // Translates `op` in `scope` (a scope of this translation), as the
+  // translation of a block does (interpreter.run_parallel's processes).
+  absl::Status TranslateIn(Scope* scope, const Operation& op);
   // A fresh variable owned by `j` (a jaxpr of this translation).
   jaxpr::Var* NewVar(jaxpr::ClosedJaxpr* j, const Aval& aval);
   // Scalar literal of a dtype.
@@ -168,6 +173,7 @@ void RegisterDotConvOps(TranslatorTable& table);
 void RegisterMiscOps(TranslatorTable& table);
 void RegisterDynamicOps(TranslatorTable& table);
 void RegisterSdyOps(TranslatorTable& table);
+void RegisterParallelOps(TranslatorTable& table);
 
 // custom_call @lapack_* (translate_lapack.cc).
 absl::Status LapackCustomCall(OpContext& ctx, const std::string& target);
@@ -202,6 +208,10 @@ absl::StatusOr<int64_t> ParseIntScalar(absl::string_view raw);
 // Field `key = value` inside "#stablehlo.gather<...>" and similar.
 std::optional<absl::string_view> StructField(absl::string_view raw,
                                              absl::string_view key);
+// Integer matrix attribute `key` (`dense<[[0, 1], [2, -1]]> : ...`, a
+// splat or a flat list as one row), row by row.
+absl::StatusOr<std::vector<std::vector<int64_t>>> IntMatrixAttr(
+    OpContext& ctx, absl::string_view key);
 // Splits "a, b, [c, d]" at depth-0 commas.
 std::vector<absl::string_view> SplitTopLevel(absl::string_view s, char sep);
 absl::string_view StripSpace(absl::string_view s);

@@ -190,43 +190,6 @@ int64_t NumDevices(const ManualMesh& m) {
   return n;
 }
 
-absl::StatusOr<std::vector<std::vector<int64_t>>> IntMatrix(
-    OpContext& ctx, absl::string_view key) {
-  J2O_ASSIGN_OR_RETURN(absl::string_view raw, ctx.Attr(key));
-  // dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>
-  std::vector<std::vector<int64_t>> rows;
-  std::vector<int64_t> row;
-  int depth = 0;
-  int64_t v = 0;
-  bool in_num = false, neg = false;
-  const size_t stop =
-      raw.find(':') == absl::string_view::npos ? raw.size() : raw.find(':');
-  for (size_t i = 0; i < stop; ++i) {
-    const char c = raw[i];
-    if (c >= '0' && c <= '9') {
-      v = v * 10 + (c - '0');
-      in_num = true;
-      continue;
-    }
-    if (in_num) {
-      row.push_back(neg ? -v : v);
-      v = 0;
-      in_num = neg = false;
-    }
-    if (c == '-') neg = true;
-    if (c == '[') ++depth;
-    if (c == ']') {
-      if (depth == 2) {
-        rows.push_back(row);
-        row.clear();
-      }
-      --depth;
-    }
-  }
-  if (rows.empty() && !row.empty()) rows.push_back(row);
-  return rows;
-}
-
 // The manual axes S whose groups are `groups`, or an error.
 absl::StatusOr<std::vector<std::string>> AxesOfGroups(
     OpContext& ctx, const ManualMesh& m,
@@ -279,7 +242,7 @@ absl::Status AllReduce(OpContext& ctx) {
         "a collective outside sdy.manual_computation (replica groups name "
         "devices of a program that runs on several)");
   }
-  J2O_ASSIGN_OR_RETURN(auto groups, IntMatrix(ctx, "replica_groups"));
+  J2O_ASSIGN_OR_RETURN(auto groups, IntMatrixAttr(ctx, "replica_groups"));
   J2O_ASSIGN_OR_RETURN(std::vector<std::string> axes,
                        AxesOfGroups(ctx, *current_mesh, groups));
   // The reduction: one add / maximum / minimum of the two block arguments.
@@ -317,7 +280,7 @@ absl::Status CollectivePermute(OpContext& ctx) {
         "name devices of a program that runs on several)");
   }
   const ManualMesh& m = *current_mesh;
-  J2O_ASSIGN_OR_RETURN(auto pairs, IntMatrix(ctx, "source_target_pairs"));
+  J2O_ASSIGN_OR_RETURN(auto pairs, IntMatrixAttr(ctx, "source_target_pairs"));
   const int k = static_cast<int>(m.axes.size());
   int axis = -1;
   std::map<std::vector<int64_t>, std::set<std::pair<int64_t, int64_t>>> by_rest;

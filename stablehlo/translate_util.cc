@@ -161,6 +161,44 @@ absl::StatusOr<std::vector<int64_t>> ParseIntList(absl::string_view raw) {
   return out;
 }
 
+// IntMatrixAttr (translate_internal.h).
+absl::StatusOr<std::vector<std::vector<int64_t>>> IntMatrixAttr(
+    OpContext& ctx, absl::string_view key) {
+  J2O_ASSIGN_OR_RETURN(absl::string_view raw, ctx.Attr(key));
+  // dense<[[0, 1], [2, 3]]> : tensor<2x2xi64>
+  std::vector<std::vector<int64_t>> rows;
+  std::vector<int64_t> row;
+  int depth = 0;
+  int64_t v = 0;
+  bool in_num = false, neg = false;
+  const size_t stop =
+      raw.find(':') == absl::string_view::npos ? raw.size() : raw.find(':');
+  for (size_t i = 0; i < stop; ++i) {
+    const char c = raw[i];
+    if (c >= '0' && c <= '9') {
+      v = v * 10 + (c - '0');
+      in_num = true;
+      continue;
+    }
+    if (in_num) {
+      row.push_back(neg ? -v : v);
+      v = 0;
+      in_num = neg = false;
+    }
+    if (c == '-') neg = true;
+    if (c == '[') ++depth;
+    if (c == ']') {
+      if (depth == 2) {
+        rows.push_back(row);
+        row.clear();
+      }
+      --depth;
+    }
+  }
+  if (rows.empty() && !row.empty()) rows.push_back(row);
+  return rows;
+}
+
 std::optional<absl::string_view> StructField(absl::string_view raw,
                                              absl::string_view key) {
   size_t lt = raw.find('<');

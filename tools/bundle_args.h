@@ -46,7 +46,7 @@ inline bool ExpandBundleArgs(const std::vector<std::string>& args,
   return true;
 }
 
-// True when `arg` names an existing bundle file: the path itself, NAME for
+// True when `arg` names an existing file (any type): the path itself, NAME for
 // NAME.jaxpr, or NAME.npz next to NAME.jaxpr. Otherwise prints
 // `jax2onnx COMMAND: no such file or directory: ARG` (callers exit 2, as
 // every command does for a missing input file).
@@ -57,8 +57,14 @@ inline bool InputFileExists(const std::string& arg, const char* command) {
   if (stem.size() > 4 && stem.compare(stem.size() - 4, 4, ".npz") == 0) {
     stem.resize(stem.size() - 4);
   }
-  if (fs::is_regular_file(arg, ec) ||
-      fs::is_regular_file(stem + ".jaxpr", ec)) {
+  // exists, not is_regular_file: a directory, FIFO or device given as the
+  // bundle goes on to the loader, which names it precisely (issue 24).
+  if (fs::is_directory(arg, ec)) {
+    std::fprintf(stderr, "jax2onnx %s: %s is a directory, not a bundle\n",
+                 command, arg.c_str());
+    return false;
+  }
+  if (fs::exists(arg, ec) || fs::exists(stem + ".jaxpr", ec)) {
     return true;
   }
   std::fprintf(stderr, "jax2onnx %s: no such file or directory: %s\n", command,

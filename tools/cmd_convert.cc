@@ -501,14 +501,14 @@ int RunCheck(const std::vector<std::string>& args) {
     options.inputs_npz = *std::move(read);
     options.inputs_npz_path = FLAGS_inputs;
   }
-  // The interpreter (the oracle of check) reads --mesh too.
-  auto mesh_sizes = jaxpr::ParseMeshAxisSizes(FLAGS_mesh);
-  if (!mesh_sizes.ok()) {
+  // The interpreter (the oracle of check) reads --mesh too, through the
+  // conversion options; refused here before any bundle is read.
+  if (auto mesh_sizes = jaxpr::ParseMeshAxisSizes(FLAGS_mesh);
+      !mesh_sizes.ok()) {
     std::fprintf(stderr, "jax2onnx check: --mesh: %s\n",
                  std::string(mesh_sizes.status().message()).c_str());
     return kExitUsage;
   }
-  const jaxpr::ScopedMeshAxisSizes mesh_scope(*std::move(mesh_sizes));
   api::OrtRunner& runner = api::OrtRunner::Shared();
   std::string reason;
   if (!runner.IsAvailable(&reason)) {

@@ -216,7 +216,10 @@ Outcome RunBundle(const BundleRef& ref, const jaxpr::NamedArrays* inputs_npz,
     outcome.reason = std::string(partitionable.status().message());
     return outcome;
   }
-  const jaxpr::ScopedThreefryPartitionable threefry_mode(*partitionable);
+  options.threefry_partitionable = *partitionable;
+  // Validated before any bundle is read (RunEval).
+  options.mesh_axis_sizes = jaxpr::ParseMeshAxisSizes(FLAGS_mesh)
+                                .value_or(std::vector<jaxpr::MeshAxis>{});
   auto outputs =
       jaxpr::Evaluate(bundle->jaxpr(), bundle->consts, bundle->inputs, options);
   if (!outputs.ok()) {
@@ -439,15 +442,12 @@ int RunEval(const std::vector<std::string>& args) {
         "jax2onnx eval: no bundles given (see `jax2onnx eval --help`)\n");
     return 2;
   }
-  auto mesh_sizes = jaxpr::ParseMeshAxisSizes(FLAGS_mesh);
-  if (!mesh_sizes.ok()) {
+  if (auto mesh_sizes = jaxpr::ParseMeshAxisSizes(FLAGS_mesh);
+      !mesh_sizes.ok()) {
     std::fprintf(stderr, "jax2onnx eval: %s\n",
                  std::string(mesh_sizes.status().message()).c_str());
     return 2;
   }
-  const jaxpr::ScopedMeshAxisSizes mesh_scope(*std::move(mesh_sizes));
-  const jaxpr::ScopedThreefryPartitionable threefry_mode(
-      FLAGS_threefry_partitionable);
   auto refs = CollectBundles(args);
   if (!refs.ok()) {
     std::fprintf(stderr, "jax2onnx eval: %s\n",

@@ -393,7 +393,7 @@ absl::StatusOr<PerDevice> RunOnMesh(const EvalContext& ctx,
 absl::StatusOr<std::vector<Array>> ShardMapKernel(
     const EvalContext& ctx, absl::Span<const Array> inputs) {
   const Eqn& eqn = ctx.eqn();
-  auto params = DecodeShardMap(eqn);
+  auto params = DecodeShardMap(eqn, ctx.mesh_axis_sizes());
   if (!params.ok()) return params.status();
   if (params->trivially_replicated) {
     return ctx.Call(*params->body, {}, inputs);

@@ -361,6 +361,14 @@ PartialSumRounding EvalContext::f32_partial_sums() const {
   return interp_.options().f32_partial_sums;
 }
 
+bool EvalContext::threefry_partitionable() const {
+  return interp_.options().threefry_partitionable;
+}
+
+const std::vector<MeshAxis>& EvalContext::mesh_axis_sizes() const {
+  return interp_.options().mesh_axis_sizes;
+}
+
 absl::StatusOr<Array> EvalContext::NewOutput(int i) const {
   auto shape = OutputShape(i);
   if (!shape.ok()) return shape.status();
@@ -464,7 +472,10 @@ absl::StatusOr<std::vector<Array>> Evaluate(const ClosedJaxpr& jaxpr,
                                             absl::Span<const Array> inputs,
                                             const EvalOptions& options) {
   EnsureKernelsRegistered();
-  J2O_RETURN_IF_ERROR(TypeCheckJaxpr(jaxpr, options.filename));
+  TypeCheckOptions typecheck_options;
+  typecheck_options.mesh_axis_sizes = options.mesh_axis_sizes;
+  J2O_RETURN_IF_ERROR(
+      TypeCheckJaxpr(jaxpr, options.filename, typecheck_options));
   if (inputs.size() != jaxpr.invars.size()) {
     return absl::InvalidArgumentError(
         absl::StrCat("the jaxpr takes ", jaxpr.invars.size(), " inputs, got ",

@@ -13,6 +13,7 @@
 #include "absl/types/span.h"
 #include "jaxpr/array.h"
 #include "jaxpr/jaxpr.h"
+#include "jaxpr/mesh.h"
 
 namespace jax2onnx::jaxpr {
 
@@ -44,6 +45,12 @@ struct EvalOptions {
   // shows how far f32 accumulation can move the outputs. check's noise bound
   // (api/output_compare.h) uses them.
   PartialSumRounding f32_partial_sums = PartialSumRounding::kNone;
+  // The counter mode of random_split/random_bits (jaxpr/prng.h): JAX's
+  // jax_threefry_partitionable, true since JAX 0.5. Callers take it from
+  // jaxpr::ThreefryModeOf (the bundle's header, else their option).
+  bool threefry_partitionable = true;
+  // Sizes of mesh axes a printed shard_map mesh does not show (`--mesh`).
+  std::vector<MeshAxis> mesh_axis_sizes;
 };
 
 // Runs `jaxpr` on constvar values and inputs after type checking it
@@ -69,6 +76,10 @@ class EvalContext {
   const DimBindings& bindings() const { return bindings_; }
   // EvalOptions::f32_partial_sums of this run.
   PartialSumRounding f32_partial_sums() const;
+  // EvalOptions::threefry_partitionable of this run.
+  bool threefry_partitionable() const;
+  // EvalOptions::mesh_axis_sizes of this run.
+  const std::vector<MeshAxis>& mesh_axis_sizes() const;
   int num_outputs() const { return static_cast<int>(eqn_.outputs.size()); }
   // The declared dtype / concrete shape of output i (symbols bound).
   DType OutputDType(int i) const { return eqn_.outputs[i]->aval.dtype; }

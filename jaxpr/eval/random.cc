@@ -4,7 +4,8 @@
 // algorithms, jaxpr/xla_rng.h). A `key<fry>[S]` value is its key data,
 // a uint32[S, 2] array (jaxpr/prng.h); the bit-level work is in
 // jaxpr/prng.cc, pinned to Random123's and JAX's published values by
-// tests/eval/random_test.cc. The counter mode is ThreefryPartitionable().
+// tests/eval/random_test.cc. The counter mode is
+// EvalOptions::threefry_partitionable.
 #include <array>
 #include <cstdint>
 #include <string>
@@ -119,7 +120,7 @@ Result RandomSplitKernel(const EvalContext& ctx, absl::Span<const Array> in) {
                                  in[0].shape().end() - 1);
   out_shape.insert(out_shape.end(), shape.begin(), shape.end());
   Array out(DType::kU32, WithKeyDim(out_shape));
-  const bool partitionable = ThreefryPartitionable();
+  const bool partitionable = ctx.threefry_partitionable();
   for (int64_t k = 0; k < num_keys; ++k) {
     const std::vector<ThreefryKey> keys =
         ThreefrySplit(KeyAt(in[0], k), num, partitionable);
@@ -166,7 +167,7 @@ Result RandomBitsKernel(const EvalContext& ctx, absl::Span<const Array> in) {
                                   " does not hold ", num_keys, " x ", size,
                                   " values of ", bit_width, " bits"));
   }
-  const bool partitionable = ThreefryPartitionable();
+  const bool partitionable = ctx.threefry_partitionable();
   for (int64_t k = 0; k < num_keys; ++k) {
     J2O_ASSIGN_OR_RETURN(
         std::vector<uint64_t> bits,

@@ -3,7 +3,7 @@
 // the primitives it binds (random_split, random_bits, erf_inv, while, ...),
 // so that the reference interpreter and both pipelines compute it exactly as
 // they compute those primitives, in either threefry mode (random_split and
-// random_bits follow ThreefryPartitionable()).
+// random_bits follow the run's threefry_partitionable option).
 //
 // The keys are split per element as `_gamma_impl` does (each key of the key
 // array into prod(a.shape[key.ndim:]) keys), and the elements run one after

@@ -17,6 +17,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "jaxpr/jaxpr.h"
+#include "jaxpr/mesh.h"
 
 namespace jax2onnx::jaxpr::typecheck {
 
@@ -68,16 +69,23 @@ class RuleContext {
   // `in` points at the operand avals (the vars' own, or avals the caller
   // keeps alive for literals): the rule context runs once per equation and
   // copying every operand's aval was most of the type checker's cost.
+  // `mesh_axis_sizes`: TypeCheckOptions::mesh_axis_sizes (outlives the
+  // context).
   RuleContext(const Eqn& eqn, std::vector<const Aval*> in,
               std::vector<bool> weak,
-              std::function<absl::Status(const ClosedJaxpr&)> check_jaxpr)
+              std::function<absl::Status(const ClosedJaxpr&)> check_jaxpr,
+              const std::vector<MeshAxis>& mesh_axis_sizes)
       : eqn_(eqn),
         in_(std::move(in)),
         weak_(std::move(weak)),
-        check_jaxpr_(std::move(check_jaxpr)) {}
+        check_jaxpr_(std::move(check_jaxpr)),
+        mesh_axis_sizes_(mesh_axis_sizes) {}
 
   const Eqn& eqn() const { return eqn_; }
   const Params& params() const { return eqn_.params; }
+  const std::vector<MeshAxis>& mesh_axis_sizes() const {
+    return mesh_axis_sizes_;
+  }
   int num_in() const { return static_cast<int>(in_.size()); }
   int num_out() const { return static_cast<int>(eqn_.outputs.size()); }
   const Aval& in(int i) const { return *in_[i]; }
@@ -157,6 +165,7 @@ class RuleContext {
   mutable std::optional<std::vector<Aval>> ins_copy_;
   std::vector<bool> weak_;
   std::function<absl::Status(const ClosedJaxpr&)> check_jaxpr_;
+  const std::vector<MeshAxis>& mesh_axis_sizes_;
   std::vector<std::optional<Aval>> results_;
   bool has_results_ = false;
 };

@@ -222,9 +222,10 @@ absl::Status ShardMapRule(RuleContext& ctx) {
   }
   // Where the mesh sizes are printed and the shapes static, each body
   // parameter and result has the shard shape its spec gives (the global
-  // dims divided by the mesh axes they are split over). Undecodable meshes
-  // (sizes given by --mesh) are left to the lowering.
-  auto params = DecodeShardMap(ctx.eqn());
+  // dims divided by the mesh axes they are split over). Meshes that stay
+  // undecodable (a size neither printed nor given by --mesh) are left to
+  // the lowering, which names the missing axis.
+  auto params = DecodeShardMap(ctx.eqn(), ctx.mesh_axis_sizes());
   if (!params.ok()) return absl::OkStatus();
   auto shard_shape_matches = [&](const Aval& global, const Aval& local,
                                  const DimAxes& spec, absl::string_view what,

@@ -213,16 +213,17 @@ class Checker {
       }
       return;
     }
-    RuleContext ctx(eqn, std::move(in), std::move(weak),
-                    [this, &eqn](const ClosedJaxpr& inner) {
-                      const size_t before = errors_.size();
-                      enclosing_.push_back(&eqn);
-                      CheckJaxpr(inner);
-                      enclosing_.pop_back();
-                      return errors_.size() == before
-                                 ? absl::OkStatus()
-                                 : absl::CancelledError("reported");
-                    });
+    RuleContext ctx(
+        eqn, std::move(in), std::move(weak),
+        [this, &eqn](const ClosedJaxpr& inner) {
+          const size_t before = errors_.size();
+          enclosing_.push_back(&eqn);
+          CheckJaxpr(inner);
+          enclosing_.pop_back();
+          return errors_.size() == before ? absl::OkStatus()
+                                          : absl::CancelledError("reported");
+        },
+        options_.mesh_axis_sizes);
     absl::Status status = it->second.rule(ctx);
     if (absl::IsCancelled(status)) return;  // a nested jaxpr's error
     if (!status.ok()) {
@@ -315,12 +316,15 @@ absl::StatusOr<std::vector<std::optional<Aval>>> InferResultAvals(
       weak.push_back(false);
     }
   }
-  Checker checker("<infer>", TypeCheckOptions{});
-  RuleContext ctx(eqn, std::move(in), std::move(weak),
-                  [&checker](const ClosedJaxpr& inner) {
-                    checker.CheckJaxpr(inner);
-                    return checker.Finish();
-                  });
+  const TypeCheckOptions options;
+  Checker checker("<infer>", options);
+  RuleContext ctx(
+      eqn, std::move(in), std::move(weak),
+      [&checker](const ClosedJaxpr& inner) {
+        checker.CheckJaxpr(inner);
+        return checker.Finish();
+      },
+      options.mesh_axis_sizes);
   J2O_RETURN_IF_ERROR(it->second.rule(ctx));
   if (!ctx.has_results()) {
     return std::vector<std::optional<Aval>>(eqn.outputs.size());

@@ -23,6 +23,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "jaxpr/jaxpr.h"
+#include "jaxpr/mesh.h"
 
 namespace jax2onnx::jaxpr {
 
@@ -33,6 +34,9 @@ struct TypeCheckOptions {
   bool unknown_primitive_is_error = false;
   // Stop after this many errors (each on its own line of the status).
   int max_errors = 20;
+  // Sizes of mesh axes a printed shard_map mesh does not show (`--mesh`):
+  // with them the shard shapes of shard_map bodies are checked too.
+  std::vector<MeshAxis> mesh_axis_sizes;
 };
 
 // Checks the main jaxpr of `file` and every jaxpr nested in it. OK, or an

@@ -41,6 +41,7 @@ class LegacyEmitter {
 
   const jaxpr::Eqn& eqn() const { return eqn_; }
   int opset() const { return s_.opset(); }
+  bool threefry_partitionable() const { return s_.threefry_partitionable(); }
   const jaxpr::Aval& InAval(int i) const { return State::InAval(eqn_, i); }
   const jaxpr::Aval& OutAval() const { return State::OutAval(eqn_, 0); }
   DType InType(int i) const { return State::InDType(eqn_, i); }

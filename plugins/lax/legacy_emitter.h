@@ -30,6 +30,10 @@ class NeutralLegacyEmitter {
 
   const jaxpr::Eqn& eqn() const { return eqn_; }
   int opset() const { return s_.opset(); }
+  bool threefry_partitionable() const { return s_.threefry_partitionable(); }
+  const std::vector<jaxpr::MeshAxis>& mesh_axis_sizes() const {
+    return s_.mesh_axis_sizes();
+  }
   absl::StatusOr<Value> In(int i) { return s_.Input(eqn_, i); }
   Value Op(absl::string_view op_type, std::vector<Value> inputs,
            jaxpr::DType out, std::vector<plugin::OpAttr> attrs = {}) {
@@ -148,6 +152,28 @@ absl::Status WithNeutralEmitter(converter::State& s, const jaxpr::Eqn& eqn) {
 // a rule's recipe runs through WithNeutralEmitter.
 struct LegacyRegistrar {
   using Emitter = NeutralLegacyEmitter;
+  // What a pipeline-generic wrapper of registered lowerings needs
+  // (plugin/complex_wrappers.h): the lowering context and function types,
+  // the registry fields and registration of this pipeline, and the value
+  // a lowering bound to a jaxpr atom.
+  using Context = converter::State;
+  using LoweringFn = plugin::LegacyLoweringFn;
+  static constexpr const char* kName = "legacy";
+  static LoweringFn LoweringOf(const plugin::PrimitiveEntry& entry) {
+    return entry.legacy;
+  }
+  static const plugin::LoweringInfo& InfoOf(const plugin::PrimitiveEntry& entry) {
+    return entry.legacy_info;
+  }
+  static void Register(absl::string_view primitive, LoweringFn fn,
+                       plugin::LoweringInfo info) {
+    plugin::Registry::Global().RegisterLegacy(primitive, fn, std::move(info));
+  }
+  static absl::StatusOr<Emitter::Value> ValueOf(Context& ctx,
+                                                const jaxpr::Atom& atom,
+                                                const jaxpr::Eqn* eqn) {
+    return ctx.Name(atom, eqn);
+  }
   template <absl::Status (*Recipe)(Emitter&)>
   void Neutral(absl::string_view primitive, plugin::LoweringInfo info) {
     plugin::Registry::Global().RegisterLegacy(

@@ -42,6 +42,7 @@ class IrEmitter {
 
   const jaxpr::Eqn& eqn() const { return eqn_; }
   int opset() const { return ctx_.opset(); }
+  bool threefry_partitionable() const { return ctx_.threefry_partitionable(); }
   const jaxpr::Aval& InAval(int i) const {
     return LoweringContext::InAval(eqn_, i);
   }

@@ -28,6 +28,10 @@ class NeutralIrEmitter {
 
   const jaxpr::Eqn& eqn() const { return eqn_; }
   int opset() const { return ctx_.opset(); }
+  bool threefry_partitionable() const { return ctx_.threefry_partitionable(); }
+  const std::vector<jaxpr::MeshAxis>& mesh_axis_sizes() const {
+    return ctx_.mesh_axis_sizes();
+  }
   absl::StatusOr<Value> In(int i) { return ctx_.Input(eqn_, i); }
   Value Op(absl::string_view op_type, std::vector<Value> inputs,
            jaxpr::DType out, std::vector<plugin::OpAttr> attrs = {}) {
@@ -153,6 +157,28 @@ absl::Status WithNeutralEmitter(converter2::LoweringContext& ctx,
 // a rule's recipe runs through WithNeutralEmitter.
 struct IrRegistrar {
   using Emitter = NeutralIrEmitter;
+  // What a pipeline-generic wrapper of registered lowerings needs
+  // (plugin/complex_wrappers.h): the lowering context and function types,
+  // the registry fields and registration of this pipeline, and the value
+  // a lowering bound to a jaxpr atom.
+  using Context = converter2::LoweringContext;
+  using LoweringFn = plugin::IrLoweringFn;
+  static constexpr const char* kName = "IR";
+  static LoweringFn LoweringOf(const plugin::PrimitiveEntry& entry) {
+    return entry.ir;
+  }
+  static const plugin::LoweringInfo& InfoOf(const plugin::PrimitiveEntry& entry) {
+    return entry.ir_info;
+  }
+  static void Register(absl::string_view primitive, LoweringFn fn,
+                       plugin::LoweringInfo info) {
+    plugin::Registry::Global().RegisterIr(primitive, fn, std::move(info));
+  }
+  static absl::StatusOr<Emitter::Value> ValueOf(Context& ctx,
+                                                const jaxpr::Atom& atom,
+                                                const jaxpr::Eqn* eqn) {
+    return ctx.ValueOf(atom, eqn);
+  }
   template <absl::Status (*Recipe)(Emitter&)>
   void Neutral(absl::string_view primitive, plugin::LoweringInfo info) {
     plugin::Registry::Global().RegisterIr(

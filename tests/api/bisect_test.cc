@@ -63,8 +63,7 @@ class BisectTest : public ::testing::Test {
   }
 
   BisectResult Run() {
-    auto result = Bisect(bundle_, model_, inputs_, {},
-                         /*threefry_partitionable=*/true, OrtRunner::Shared());
+    auto result = Bisect(bundle_, model_, inputs_, {}, {}, OrtRunner::Shared());
     EXPECT_TRUE(result.ok()) << result.status();
     return result.ok() ? *std::move(result) : BisectResult();
   }

@@ -98,15 +98,19 @@ TEST(ShardMapTest, MeshSizeNotPrintedNeedsTheMeshOption) {
                         "--mesh data=SIZE"));
   // With the size given the result is the same as above.
   {
-    ScopedMeshAxisSizes sizes({{"data", 4}});
-    auto out = EvalText(WithMesh(kMatmulPsum, "<mesh>"), MatmulInputs());
+    EvalOptions sizes;
+    sizes.mesh_axis_sizes = {{"data", 4}};
+    auto out =
+        EvalText(WithMesh(kMatmulPsum, "<mesh>"), MatmulInputs(), {}, sizes);
     ASSERT_TRUE(out.ok()) << out.status();
     EXPECT_THAT(ToDoubles((*out)[0]), ElementsAre(36, 168, 20, 8, 28, 4));
   }
   // A size that contradicts the body's shard shapes (8 devices would hold
   // f32[2,1] shards of `a`, the body declares f32[2,2]) is a type error.
-  ScopedMeshAxisSizes wrong({{"data", 8}});
-  auto contradicted = EvalText(WithMesh(kMatmulPsum, "<mesh>"), MatmulInputs());
+  EvalOptions wrong;
+  wrong.mesh_axis_sizes = {{"data", 8}};
+  auto contradicted =
+      EvalText(WithMesh(kMatmulPsum, "<mesh>"), MatmulInputs(), {}, wrong);
   ASSERT_FALSE(contradicted.ok());
   EXPECT_THAT(contradicted.status().message(),
               HasSubstr("has the shard shape f32[2,1]{V:data} on this mesh, "

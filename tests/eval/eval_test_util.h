@@ -79,10 +79,10 @@ inline std::vector<std::complex<double>> ToComplex(const Array& a) {
 // Parses `text` (a printed jaxpr without constvars) and evaluates it.
 inline absl::StatusOr<std::vector<Array>> EvalText(
     const std::string& text, const std::vector<Array>& inputs,
-    const std::vector<Array>& consts = {}) {
+    const std::vector<Array>& consts = {}, const EvalOptions& options = {}) {
   auto file = ParseJaxprText(text, "<test>");
   if (!file.ok()) return file.status();
-  return Evaluate(*file->main, consts, inputs);
+  return Evaluate(*file->main, consts, inputs, options);
 }
 
 }  // namespace jax2onnx::jaxpr::testing

@@ -48,8 +48,9 @@ std::string GammaJaxpr(uint32_t seed, const char* a, bool log_space) {
 }
 
 void ExpectClose(const std::string& text, const std::vector<double>& want) {
-  ScopedThreefryPartitionable mode(false);
-  auto out = EvalText(text, {});
+  EvalOptions options;
+  options.threefry_partitionable = false;
+  auto out = EvalText(text, {}, {}, options);
   ASSERT_TRUE(out.ok()) << out.status();
   ASSERT_EQ((*out)[0].num_elements(), static_cast<int64_t>(want.size()));
   for (size_t i = 0; i < want.size(); ++i) {

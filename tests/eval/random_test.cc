@@ -29,8 +29,9 @@ std::vector<uint64_t> U64s(const Array& a) {
 
 // Runs a jaxpr with no inputs and one output in the given threefry mode.
 Array EvalInMode(const std::string& text, bool partitionable) {
-  ScopedThreefryPartitionable mode(partitionable);
-  auto out = EvalText(text, {});
+  EvalOptions options;
+  options.threefry_partitionable = partitionable;
+  auto out = EvalText(text, {}, {}, options);
   EXPECT_TRUE(out.ok()) << out.status();
   if (!out.ok()) return Array();
   return (*out)[0];
@@ -63,7 +64,6 @@ TEST(Threefry2x32Test, Random123KnownAnswers) {
 // The threefry2x32 primitive of the interpreter on the same vectors, with
 // broadcasting of a scalar key against array counts (testThreefry2x32Large).
 TEST(Threefry2x32Test, PrimitiveKernelMatchesKnownAnswers) {
-  ScopedThreefryPartitionable mode(true);
   auto out = EvalText(
       "{ lambda ; a:u32[] b:u32[] c:u32[3] d:u32[3]. let\n"
       "    e:u32[3] f:u32[3] = threefry2x32 a b c d\n"
