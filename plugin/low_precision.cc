@@ -93,6 +93,11 @@ int WideType(int elem_type) {
   return IsNarrowInt(elem_type) ? TensorProto::INT32 : TensorProto::FLOAT;
 }
 
+// The suffix a widened value's name takes, after its wide type.
+const char* WideSuffix(int wide_type) {
+  return wide_type == TensorProto::INT32 ? "_i32" : "_f32";
+}
+
 // Element types of the values visible in one graph, falling back to the
 // enclosing graphs (subgraphs capture outer values by name).
 class TypeScope {
@@ -288,7 +293,7 @@ class Widener {
         auto it = widened.find(name);
         if (it == widened.end()) {
           const int wide = WideType(in_types[i]);
-          const std::string f32 = Fresh(absl::StrCat(name, "_wide"));
+          const std::string f32 = Fresh(absl::StrCat(name, WideSuffix(wide)));
           *rewritten.Add() =
               CastNode(name, f32, wide,
                        FreshNodeName(absl::StrCat(node.name(), "_widen_in")));
@@ -302,7 +307,7 @@ class Widener {
         if (!IsLowPrecision(out_types[k])) continue;
         const std::string name = node.output(k);
         const int wide = WideType(out_types[k]);
-        std::string f32 = Fresh(absl::StrCat(name, "_wide"));
+        std::string f32 = Fresh(absl::StrCat(name, WideSuffix(wide)));
         node.set_output(k, f32);
         scope.Set(f32, wide);
         auto info = value_infos.find(name);
