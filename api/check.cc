@@ -17,9 +17,11 @@
 #include "jaxpr/eval/evaluator.h"
 #include "jaxpr/io/compare.h"
 #include "jaxpr/io/examples.h"
+#include "jaxpr/narrow_dtype.h"
 #include "jaxpr/prng.h"
 #include "jaxpr/status_macros.h"
 #include "onnx/onnx_pb.h"
+#include "plugin/onnx_types.h"
 
 namespace jax2onnx::api {
 namespace {
@@ -120,17 +122,29 @@ jaxpr::Array SpecialArray(jaxpr::DType dtype, std::vector<int64_t> shape,
   return a;
 }
 
-// ONNX Runtime's JavaScript API (onnxruntime-node) has no bfloat16 tensor
-// type, so a model with bf16 graph inputs or outputs is run as a copy
-// wrapped in Casts: each bf16 input NAME becomes an f32 input NAME__f32_in
-// Cast to bf16 under NAME, each bf16 output NAME is Cast to an f32 output
-// NAME__f32_out. bf16 -> f32 is exact and every f32 fed or read holds a bf16
-// value, so the model under test sees and returns exactly the bf16 values.
-// The model given to users is not changed.
+// ONNX Runtime's JavaScript API (onnxruntime-node) has no bfloat16, float8,
+// float4 or int4 tensor type, so a model with such graph inputs or outputs is
+// run as a copy wrapped in Casts: each such input NAME becomes an f32 (i32
+// for int4/uint4) input NAME__f32_in Cast to its type under NAME, each such
+// output NAME is Cast to an f32 (i32) output NAME__f32_out. These Casts are
+// exact both ways for the values fed and read (every value of these types
+// is an f32 / i32), so the model under test sees and returns exactly its
+// own values. The model given to users is not changed.
+// The f32/i32 carrier of a boundary type; 0 for every other type.
+int BoundaryCarrier(int elem_type) {
+  if (elem_type == onnx::TensorProto::BFLOAT16) return onnx::TensorProto::FLOAT;
+  // FLOAT8E4M3FN..FLOAT8E5M2FNUZ (17..20), FLOAT4E2M1 (23).
+  if ((elem_type >= 17 && elem_type <= 20) || elem_type == 23) {
+    return onnx::TensorProto::FLOAT;
+  }
+  if (elem_type == 21 || elem_type == 22) return onnx::TensorProto::INT32;
+  return 0;
+}
+
 bool HasBf16Boundary(const onnx::ModelProto& model) {
   for (const auto* list : {&model.graph().input(), &model.graph().output()}) {
     for (const onnx::ValueInfoProto& v : *list) {
-      if (v.type().tensor_type().elem_type() == onnx::TensorProto::BFLOAT16) {
+      if (BoundaryCarrier(v.type().tensor_type().elem_type()) != 0) {
         return true;
       }
     }
@@ -149,6 +163,13 @@ onnx::NodeProto BoundaryCast(const std::string& from, const std::string& to,
   attr->set_name("to");
   attr->set_type(onnx::AttributeProto::INT);
   attr->set_i(elem_type);
+  if (elem_type >= 17 && elem_type <= 20) {
+    // float8: a fed inf or NaN must arrive as itself, not saturated.
+    onnx::AttributeProto* saturate = cast.add_attribute();
+    saturate->set_name("saturate");
+    saturate->set_type(onnx::AttributeProto::INT);
+    saturate->set_i(0);
+  }
   return cast;
 }
 
@@ -158,20 +179,22 @@ onnx::ModelProto WrapBf16Boundary(const onnx::ModelProto& model) {
   google::protobuf::RepeatedPtrField<onnx::NodeProto> nodes;
   for (onnx::ValueInfoProto& in : *g->mutable_input()) {
     auto* tensor = in.mutable_type()->mutable_tensor_type();
-    if (tensor->elem_type() != onnx::TensorProto::BFLOAT16) continue;
+    const int type = tensor->elem_type();
+    if (BoundaryCarrier(type) == 0) continue;
     const std::string name = in.name();
     in.set_name(absl::StrCat(name, "__f32_in"));
-    tensor->set_elem_type(onnx::TensorProto::FLOAT);
-    *nodes.Add() = BoundaryCast(in.name(), name, onnx::TensorProto::BFLOAT16);
+    tensor->set_elem_type(BoundaryCarrier(type));
+    *nodes.Add() = BoundaryCast(in.name(), name, type);
   }
   for (onnx::NodeProto& n : *g->mutable_node()) *nodes.Add() = std::move(n);
   for (onnx::ValueInfoProto& out : *g->mutable_output()) {
     auto* tensor = out.mutable_type()->mutable_tensor_type();
-    if (tensor->elem_type() != onnx::TensorProto::BFLOAT16) continue;
+    const int type = tensor->elem_type();
+    if (BoundaryCarrier(type) == 0) continue;
     const std::string name = out.name();
     out.set_name(absl::StrCat(name, "__f32_out"));
-    tensor->set_elem_type(onnx::TensorProto::FLOAT);
-    *nodes.Add() = BoundaryCast(name, out.name(), onnx::TensorProto::FLOAT);
+    tensor->set_elem_type(BoundaryCarrier(type));
+    *nodes.Add() = BoundaryCast(name, out.name(), BoundaryCarrier(type));
   }
   g->mutable_node()->Swap(&nodes);
   return wrapped;
@@ -301,18 +324,20 @@ absl::StatusOr<std::vector<jaxpr::Array>> RunModel(
   if (HasBf16Boundary(model)) {
     std::vector<jaxpr::Array> f32_inputs;
     for (const jaxpr::Array& a : inputs) {
-      f32_inputs.push_back(a.dtype() == jaxpr::DType::kBF16
-                               ? Converted(a, jaxpr::DType::kF32)
-                               : a);
+      f32_inputs.push_back(
+          a.dtype() == jaxpr::DType::kBF16 || jaxpr::IsNarrowFloat(a.dtype())
+              ? Converted(a, jaxpr::DType::kF32)
+          : jaxpr::IsNarrowInt(a.dtype()) ? Converted(a, jaxpr::DType::kI32)
+                                          : a);
     }
     J2O_ASSIGN_OR_RETURN(std::vector<jaxpr::Array> outputs,
                          RunModel(WrapBf16Boundary(model), f32_inputs, runner));
     for (int i = 0; i < model.graph().output_size() &&
                     i < static_cast<int>(outputs.size());
          ++i) {
-      if (model.graph().output(i).type().tensor_type().elem_type() ==
-          onnx::TensorProto::BFLOAT16) {
-        outputs[i] = Converted(outputs[i], jaxpr::DType::kBF16);
+      const int type = model.graph().output(i).type().tensor_type().elem_type();
+      if (BoundaryCarrier(type) != 0) {
+        outputs[i] = Converted(outputs[i], *plugin::JaxDType(type));
       }
     }
     return outputs;

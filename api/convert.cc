@@ -25,6 +25,7 @@
 #include "jax2onnx/jax2onnx.h"
 #include "jaxpr/io/bundle.h"
 #include "jaxpr/mesh.h"
+#include "jaxpr/narrow_dtype.h"
 #include "jaxpr/prng.h"
 #include "jaxpr/status_macros.h"
 #include "jaxpr/typecheck/typecheck.h"
@@ -63,87 +64,105 @@ void RegisterAllLowerings() {
 
 namespace {
 
-// JAX's narrow dtypes (ml_dtypes). The converter computes only on bool,
-// integers, f16/bf16/f32/f64 and complex; a program using one of these is
-// refused up front, naming the dtype, where it appears, and whether ONNX has
-// an element type for it (and from which opset).
-struct NarrowDType {
-  const char* short_name;  // as printed in avals
-  const char* numpy_name;
-  const char* onnx;  // nullptr: no ONNX element type
-  int onnx_opset;
-};
-constexpr NarrowDType kNarrowDTypes[] = {
-    {"f8_e4m3fn", "float8_e4m3fn", "FLOAT8E4M3FN", 19},
-    {"f8_e5m2", "float8_e5m2", "FLOAT8E5M2", 19},
-    {"f8_e4m3fnuz", "float8_e4m3fnuz", "FLOAT8E4M3FNUZ", 19},
-    {"f8_e5m2fnuz", "float8_e5m2fnuz", "FLOAT8E5M2FNUZ", 19},
-    {"i4", "int4", "INT4", 21},
-    {"u4", "uint4", "UINT4", 21},
-    {"f4_e2m1fn", "float4_e2m1fn", "FLOAT4E2M1", 23},
-    {"f8_e8m0fnu", "float8_e8m0fnu", "FLOAT8E8M0", 24},
-    {"i2", "int2", "INT2", 25},
-    {"u2", "uint2", "UINT2", 25},
-    {"f8_e3m4", "float8_e3m4", nullptr, 0},
-    {"f8_e4m3", "float8_e4m3", nullptr, 0},
-    {"f8_e4m3b11fnuz", "float8_e4m3b11fnuz", nullptr, 0},
-    {"f6_e2m3fn", "float6_e2m3fn", nullptr, 0},
-    {"f6_e3m2fn", "float6_e3m2fn", nullptr, 0},
-};
+// JAX's narrow dtypes (ml_dtypes; jaxpr/narrow_dtype.h). Both pipelines
+// keep them as graph inputs/outputs and compute on them in f32/i32 with exact
+// Casts around (plugin/low_precision.h), which needs ONNX's element type for
+// the dtype: a program using one below that type's first opset, or one
+// ONNX has no type for, is refused up front, naming the dtype, where it
+// appears, and ONNX's type and opset. f8_e8m0fnu and i2/u2 are refused at
+// every opset: ONNX Runtime 1.30's Cast to FLOAT8E8M0 rounds up by default
+// where ml_dtypes rounds to nearest, and its INT2/UINT2 kernels are unprobed;
+// so is f4_e2m1fn: ONNX Runtime 1.30 has no Cast kernel for FLOAT4E2M1
+// (probed: "Could not find an implementation for Cast(23)"), so no model
+// with it could run.
+bool PipelinesComputeOn(jaxpr::NarrowFormat format) {
+  using F = jaxpr::NarrowFormat;
+  switch (format) {
+    case F::kF8E4M3FN:
+    case F::kF8E5M2:
+    case F::kF8E4M3FNUZ:
+    case F::kF8E5M2FNUZ:
+    case F::kI4:
+    case F::kU4:
+      return true;
+    default:
+      return false;
+  }
+}
 
 absl::Status NarrowDTypeError(const jaxpr::JaxprFile& file,
                               const jaxpr::SourceLoc& loc,
-                              const jaxpr::Aval& aval, absl::string_view what) {
-  if (!aval.is_shaped() || aval.dtype != jaxpr::DType::kOther) {
+                              const jaxpr::Aval& aval, absl::string_view what,
+                              int opset) {
+  if (!aval.is_shaped()) return absl::OkStatus();
+  const std::optional<jaxpr::NarrowFormat> format =
+      jaxpr::NarrowFormatOf(aval.dtype);
+  if (!format.has_value()) return absl::OkStatus();
+  const jaxpr::NarrowFormatInfo& d = jaxpr::Info(*format);
+  if (PipelinesComputeOn(*format) && opset >= d.onnx_min_opset) {
     return absl::OkStatus();
   }
-  for (const NarrowDType& d : kNarrowDTypes) {
-    if (aval.dtype_name != d.short_name) continue;
-    const std::string where =
-        loc.line > 0 ? absl::StrCat(file.path, ":", loc.line, ":", loc.column)
-                     : file.path;
-    const std::string onnx =
-        d.onnx != nullptr
-            ? absl::StrCat("ONNX has ", d.onnx, " from opset ", d.onnx_opset,
-                           ", but this converter does not compute on it yet")
-            : std::string("ONNX has no element type for it");
-    return absl::UnimplementedError(absl::StrCat(
-        where, ": error: dtype ", d.short_name, " (", d.numpy_name, ") of ",
-        what, " ", aval.ToString(), ": ", onnx,
-        "; cast to a supported dtype (bool, integers, f16, bf16, f32, f64) "
-        "before exporting"));
+  const std::string where =
+      loc.line > 0 ? absl::StrCat(file.path, ":", loc.line, ":", loc.column)
+                   : file.path;
+  std::string onnx;
+  if (d.onnx_type == 0) {
+    onnx = "ONNX has no element type for it";
+  } else if (!PipelinesComputeOn(*format)) {
+    const char* why =
+        *format == jaxpr::NarrowFormat::kF4E2M1FN
+            ? "ONNX Runtime 1.30 has no Cast kernel for it"
+        : *format == jaxpr::NarrowFormat::kF8E8M0FNU
+            ? "ONNX Runtime's Cast to it rounds up where XLA rounds to "
+              "nearest"
+            : "its ONNX Runtime kernels are not verified";
+    onnx = absl::StrCat("ONNX has ", d.onnx_name, " from opset ",
+                        d.onnx_min_opset,
+                        ", but this converter does not compute on it: ", why,
+                        " (docs/dtypes.md)");
+  } else {
+    onnx = absl::StrCat("ONNX has ", d.onnx_name, " only from opset ",
+                        d.onnx_min_opset, "; this is opset ", opset,
+                        " (use --opset ", d.onnx_min_opset, " or later)");
   }
-  return absl::OkStatus();
+  return absl::UnimplementedError(absl::StrCat(
+      where, ": error: dtype ", d.short_name, " (", d.numpy_name, ") of ", what,
+      " ", aval.ToString(), ": ", onnx,
+      "; or cast to a supported dtype (bool, integers, f16, bf16, f32, f64) "
+      "before exporting"));
 }
 
 absl::Status RefuseNarrowDTypes(const jaxpr::JaxprFile& file,
-                                const jaxpr::ClosedJaxpr& jaxpr,
+                                const jaxpr::ClosedJaxpr& jaxpr, int opset,
                                 std::vector<const jaxpr::ClosedJaxpr*>* seen) {
   for (const jaxpr::ClosedJaxpr* s : *seen) {
     if (s == &jaxpr) return absl::OkStatus();
   }
   seen->push_back(&jaxpr);
   for (const jaxpr::Var* v : jaxpr.constvars) {
-    J2O_RETURN_IF_ERROR(
-        NarrowDTypeError(file, jaxpr.loc, v->aval, "constvar " + v->name));
+    J2O_RETURN_IF_ERROR(NarrowDTypeError(file, jaxpr.loc, v->aval,
+                                         "constvar " + v->name, opset));
   }
   for (const jaxpr::Var* v : jaxpr.invars) {
     J2O_RETURN_IF_ERROR(
-        NarrowDTypeError(file, jaxpr.loc, v->aval, "input " + v->name));
+        NarrowDTypeError(file, jaxpr.loc, v->aval, "input " + v->name, opset));
   }
   for (const jaxpr::Eqn& eqn : jaxpr.eqns) {
     for (const jaxpr::Var* v : eqn.outputs) {
       J2O_RETURN_IF_ERROR(NarrowDTypeError(
           file, eqn.loc, v->aval,
-          absl::StrCat("the result ", v->name, " of '", eqn.primitive, "'")));
+          absl::StrCat("the result ", v->name, " of '", eqn.primitive, "'"),
+          opset));
     }
     for (const auto& [key, value] : eqn.params.entries()) {
       if (value.kind() == jaxpr::ParamValue::Kind::kJaxpr && value.jaxpr()) {
-        J2O_RETURN_IF_ERROR(RefuseNarrowDTypes(file, *value.jaxpr(), seen));
+        J2O_RETURN_IF_ERROR(
+            RefuseNarrowDTypes(file, *value.jaxpr(), opset, seen));
       } else if (value.kind() == jaxpr::ParamValue::Kind::kJaxprTuple) {
         for (const jaxpr::ParamValue& item : value.items()) {
           if (!item.jaxpr()) continue;
-          J2O_RETURN_IF_ERROR(RefuseNarrowDTypes(file, *item.jaxpr(), seen));
+          J2O_RETURN_IF_ERROR(
+              RefuseNarrowDTypes(file, *item.jaxpr(), opset, seen));
         }
       }
     }
@@ -225,7 +244,8 @@ absl::StatusOr<onnx::ModelProto> ConvertUnguarded(
   }
   {
     std::vector<const jaxpr::ClosedJaxpr*> seen;
-    J2O_RETURN_IF_ERROR(RefuseNarrowDTypes(bundle.file, bundle.jaxpr(), &seen));
+    J2O_RETURN_IF_ERROR(
+        RefuseNarrowDTypes(bundle.file, bundle.jaxpr(), options.opset, &seen));
   }
   J2O_ASSIGN_OR_RETURN(
       const bool partitionable,

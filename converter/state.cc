@@ -14,6 +14,7 @@
 #include "jaxpr/prng.h"
 #include "jaxpr/status_macros.h"
 #include "plugin/conversion_checks.h"
+#include "plugin/onnx_raw_data.h"
 #include "plugin/onnx_types.h"
 #include "plugin/registry.h"
 
@@ -180,8 +181,7 @@ absl::StatusOr<onnx::TensorProto> TensorOf(const jaxpr::Array& array) {
   for (int64_t d : plugin::OnnxDims(array.dtype(), array.shape())) {
     t.add_dims(d);
   }
-  t.set_raw_data(reinterpret_cast<const char*>(array.data()),
-                 array.num_bytes());
+  t.set_raw_data(plugin::OnnxRawData(array));
   return t;
 }
 

@@ -10,6 +10,7 @@
 #include "converter2/functions.h"
 #include "converter2/lowering_context.h"
 #include "converter2/nchw.h"
+#include "jaxpr/narrow_dtype.h"
 #include "jaxpr/prng.h"
 #include "jaxpr/status_macros.h"
 #include "plugin/conversion_checks.h"
@@ -138,6 +139,12 @@ absl::StatusOr<ir::Model> ConvertToIr(const jaxpr::Bundle& bundle,
   }
   for (size_t i = 0; i < main.constvars.size(); ++i) {
     const jaxpr::Var* var = main.constvars[i];
+    if (jaxpr::IsNarrow(bundle.consts[i].dtype())) {
+      // Narrow constants are f32/i32 values Cast in the graph (the IR's
+      // tensors hold whole bytes per element; LoweringContext::ConstArray).
+      ctx.Bind(var, ctx.ConstArray(bundle.consts[i]));
+      continue;
+    }
     auto dtype = plugin::OnnxDType(bundle.consts[i].dtype());
     if (!dtype.ok()) return dtype.status();
     const jaxpr::Array& a = bundle.consts[i];

@@ -5,9 +5,11 @@
 #include "absl/strings/str_join.h"
 #include "jaxpr/literal_value.h"
 #include "jaxpr/prng.h"
+#include "jaxpr/narrow_dtype.h"
 #include "jaxpr/status_macros.h"
 #include "jaxpr/text/printer.h"
 #include "plugin/conversion_checks.h"
+#include "plugin/onnx_raw_data.h"
 #include "plugin/onnx_types.h"
 #include "plugin/registry.h"
 
@@ -248,12 +250,33 @@ ir::Value* LoweringContext::Const(ir::Tensor tensor) {
 }
 
 ir::Value* LoweringContext::ConstArray(const jaxpr::Array& array) {
+  if (jaxpr::IsNarrow(array.dtype())) {
+    // The IR's tensors hold whole bytes per element (ir::DataTypeSize knows
+    // no float8/int4 type, so no pass folds or rewrites them): a narrow
+    // constant is its exact f32/i32 values Cast to the narrow type (the
+    // Cast is made non-saturating and exact by plugin/low_precision.cc).
+    const jaxpr::DType wide = jaxpr::IsNarrowFloat(array.dtype())
+                                  ? jaxpr::DType::kF32
+                                  : jaxpr::DType::kI32;
+    jaxpr::Array carrier(wide, array.shape());
+    for (int64_t i = 0; i < array.num_elements(); ++i) {
+      carrier.SetFromDouble(i, array.GetAsDouble(i));
+    }
+    auto to = plugin::OnnxDType(array.dtype());
+    CHECK(to.ok()) << to.status();
+    std::vector<ir::Attr> attrs;
+    attrs.push_back(ir::Attr::Int("to", *to));
+    ir::Value* cast = Op("Cast", {ConstArray(carrier)}, std::move(attrs));
+    std::vector<jaxpr::DimExpr> shape;
+    for (int64_t d : array.shape()) shape.push_back(jaxpr::DimExpr::Constant(d));
+    SetType(cast, array.dtype(), shape);
+    return cast;
+  }
   auto dtype = plugin::OnnxDType(array.dtype());
   CHECK(dtype.ok()) << dtype.status();
-  return Const(
-      ir::Tensor(*dtype, plugin::OnnxDims(array.dtype(), array.shape()),
-                 std::string(reinterpret_cast<const char*>(array.data()),
-                             array.num_bytes())));
+  return Const(ir::Tensor(*dtype,
+                          plugin::OnnxDims(array.dtype(), array.shape()),
+                          plugin::OnnxRawData(array)));
 }
 
 ir::Value* LoweringContext::ConstI64(std::vector<int64_t> values) {

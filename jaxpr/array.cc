@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "glog/logging.h"
+#include "jaxpr/narrow_dtype.h"
 
 namespace jax2onnx::jaxpr {
 
@@ -221,6 +222,7 @@ double Array::GetAsDouble(int64_t i) const {
     case DType::kC128:
       return reinterpret_cast<const double*>(p)[2 * i];
     default:
+      if (IsNarrow(dtype_)) return NarrowDecode(dtype_, p[i]);
       LOG(FATAL) << "GetAsDouble on unsupported dtype";
   }
 }
@@ -310,6 +312,10 @@ void Array::SetFromDouble(int64_t i, double v) {
       reinterpret_cast<double*>(p)[2 * i + 1] = 0;
       return;
     default:
+      if (IsNarrow(dtype_)) {
+        p[i] = NarrowEncode(dtype_, v);
+        return;
+      }
       LOG(FATAL) << "SetFromDouble on unsupported dtype";
   }
 }
@@ -345,6 +351,10 @@ void Array::SetFromInt64(int64_t i, int64_t v) {
       reinterpret_cast<uint64_t*>(p)[i] = static_cast<uint64_t>(v);
       return;
     default:
+      if (IsNarrowInt(dtype_)) {
+        p[i] = NarrowIntFromInt64(*NarrowFormatOf(dtype_), v);
+        return;
+      }
       SetFromDouble(i, static_cast<double>(v));
   }
 }

@@ -2,6 +2,8 @@
 
 #include <array>
 
+#include "jaxpr/narrow_dtype.h"
+
 namespace jax2onnx::jaxpr {
 namespace {
 
@@ -40,11 +42,13 @@ const DTypeInfo* Find(DType dtype) {
 }  // namespace
 
 absl::string_view ShortName(DType dtype) {
+  if (auto format = NarrowFormatOf(dtype)) return Info(*format).short_name;
   const DTypeInfo* info = Find(dtype);
   return info ? info->short_name : "?";
 }
 
 absl::string_view NumpyName(DType dtype) {
+  if (auto format = NarrowFormatOf(dtype)) return Info(*format).numpy_name;
   const DTypeInfo* info = Find(dtype);
   return info ? info->numpy_name : "?";
 }
@@ -53,12 +57,18 @@ std::optional<DType> DTypeFromShortName(absl::string_view name) {
   for (const auto& info : kInfos) {
     if (info.short_name == name) return info.dtype;
   }
+  for (const NarrowFormatInfo& f : AllNarrowFormats()) {
+    if (f.short_name == name) return NarrowDType(f.format);
+  }
   return std::nullopt;
 }
 
 std::optional<DType> DTypeFromNumpyName(absl::string_view name) {
   for (const auto& info : kInfos) {
     if (info.numpy_name == name) return info.dtype;
+  }
+  for (const NarrowFormatInfo& f : AllNarrowFormats()) {
+    if (f.numpy_name == name) return NarrowDType(f.format);
   }
   return std::nullopt;
 }
@@ -88,6 +98,8 @@ bool IsKnownDTypeName(absl::string_view name) {
 }
 
 int ItemSize(DType dtype) {
+  // ml_dtypes stores one narrow element per byte (in the low bits).
+  if (IsNarrow(dtype)) return 1;
   const DTypeInfo* info = Find(dtype);
   return info ? info->item_size : 0;
 }

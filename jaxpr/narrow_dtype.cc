@@ -255,4 +255,37 @@ int64_t NarrowIntMax(NarrowFormat format) {
                      : (int64_t{1} << f.bits) - 1;
 }
 
+std::optional<NarrowFormat> NarrowFormatOf(DType dtype) {
+  const int index = static_cast<int>(dtype) - kNarrowDTypeBase;
+  if (index < 0 || index >= static_cast<int>(kFormats.size())) {
+    return std::nullopt;
+  }
+  return static_cast<NarrowFormat>(index);
+}
+
+bool IsNarrowFloat(DType dtype) {
+  const std::optional<NarrowFormat> format = NarrowFormatOf(dtype);
+  return format.has_value() && Info(*format).is_float;
+}
+
+bool IsNarrowInt(DType dtype) {
+  const std::optional<NarrowFormat> format = NarrowFormatOf(dtype);
+  return format.has_value() && !Info(*format).is_float;
+}
+
+double NarrowDecode(DType dtype, uint8_t code) {
+  const NarrowFormat format = *NarrowFormatOf(dtype);
+  if (Info(format).is_float) return NarrowFloatToDouble(format, code);
+  return static_cast<double>(NarrowIntValue(format, code));
+}
+
+uint8_t NarrowEncode(DType dtype, double value) {
+  const NarrowFormat format = *NarrowFormatOf(dtype);
+  if (Info(format).is_float) return NarrowFloatFromDouble(format, value);
+  if (!std::isfinite(value)) return 0;
+  // Past +-2^62 only the low bits matter and they are zero.
+  if (std::fabs(value) >= 0x1p62) return 0;
+  return NarrowIntFromInt64(format, static_cast<int64_t>(value));
+}
+
 }  // namespace jax2onnx::jaxpr

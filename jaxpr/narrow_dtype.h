@@ -6,15 +6,17 @@
 // This is the codec the rest of the converter builds on: the names JAX
 // prints, the ONNX element type (and the opset that introduced it) or its
 // absence, and exact conversions to and from double with ml_dtypes'
-// semantics. The DType enum does not list these types yet (they parse as
-// DType::kOther with their printed name); see docs/dtypes.md.
+// semantics, and the DType value of each format (NarrowDType below); see
+// docs/dtypes.md.
 #ifndef JAX2ONNX_JAXPR_NARROW_DTYPE_H_
 #define JAX2ONNX_JAXPR_NARROW_DTYPE_H_
 
 #include <cstdint>
+#include <optional>
 
 #include "absl/strings/string_view.h"
 #include "absl/types/span.h"
+#include "jaxpr/dtype.h"
 
 namespace jax2onnx::jaxpr {
 
@@ -99,6 +101,34 @@ uint8_t NarrowIntFromInt64(NarrowFormat format, int64_t value);
 // The range of an integer format.
 int64_t NarrowIntMin(NarrowFormat format);
 int64_t NarrowIntMax(NarrowFormat format);
+
+// The DType of each narrow format. These values lie past DType's
+// enumerators (jaxpr/dtype.h), which the whole converter includes: adding
+// enumerators there rebuilds every object, so the narrow formats take the
+// values kNarrowDTypeBase + NarrowFormat here (an enum with a fixed
+// underlying type holds every value of that type). ShortName, NumpyName,
+// DTypeFromShortName/NumpyName/AnyName and ItemSize (1) know them; IsFloat,
+// IsSignedInt, IsUnsignedInt are false for them (code that computes on
+// those classes does not compute on narrow types; it asks IsNarrow*).
+inline constexpr int kNarrowDTypeBase = 64;
+constexpr DType NarrowDType(NarrowFormat format) {
+  return static_cast<DType>(kNarrowDTypeBase + static_cast<int>(format));
+}
+// The format of a narrow DType; nullopt for every other DType.
+std::optional<NarrowFormat> NarrowFormatOf(DType dtype);
+inline bool IsNarrow(DType dtype) { return NarrowFormatOf(dtype).has_value(); }
+bool IsNarrowFloat(DType dtype);
+bool IsNarrowInt(DType dtype);
+
+// Element i of a narrow array's bytes as double (exact; integers too).
+double NarrowDecode(DType dtype, uint8_t code);
+// The code of `value` in a narrow dtype: floats by NarrowFloatFromDouble
+// (ml_dtypes / XLA convert, round to nearest even); integers truncate toward
+// zero (a C++ cast, as Array::SetFromDouble does for wider integers) and
+// wrap modulo 2^bits (XLA's integer narrowing). NaN/inf to an integer gives
+// 0 (XLA's float-to-int convert of NaN; callers wanting its saturation clamp
+// before).
+uint8_t NarrowEncode(DType dtype, double value);
 
 }  // namespace jax2onnx::jaxpr
 

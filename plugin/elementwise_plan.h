@@ -44,6 +44,7 @@
 #include "jaxpr/dtype.h"
 #include "jaxpr/jaxpr.h"
 #include "jaxpr/log1p_f32_hard_cases.h"
+#include "jaxpr/narrow_dtype.h"
 #include "jaxpr/status_macros.h"
 #include "plugin/float_extremes.h"
 
@@ -759,6 +760,11 @@ template <class E>
 absl::Status LowerNeg(E& e) {
   const DType d = e.OutType();
   J2O_ASSIGN_OR_RETURN(V<E> x, e.In(0));
+  if (jaxpr::IsNarrowInt(d)) {  // in i32; the Cast back wraps (low_precision)
+    return e.SetOut(Cast(
+        e, Bin(e, "Sub", IConst(e, DType::kI32, 0), Cast(e, x, DType::kI32)),
+        d));
+  }
   if (jaxpr::IsUnsignedInt(d)) {  // ONNX Neg is signed-only; 0 - x wraps
     return e.SetOut(Bin(e, "Sub", IConst(e, d, 0), x));
   }
@@ -833,7 +839,7 @@ absl::Status LowerIsFinite(E& e) {
 template <class E>
 absl::Status Bitwise(E& e, absl::string_view logical, std::optional<BitOp> op) {
   const DType d = e.OutType();
-  if (d != DType::kBool && !jaxpr::IsInteger(d)) {
+  if (d != DType::kBool && !jaxpr::IsInteger(d) && !jaxpr::IsNarrowInt(d)) {
     return Refuse(e.eqn(), d, "only bool and integers");
   }
   std::vector<V<E>> xs;
@@ -842,6 +848,14 @@ absl::Status Bitwise(E& e, absl::string_view logical, std::optional<BitOp> op) {
     xs.push_back(x);
   }
   if (d == DType::kBool) return e.SetOut(e.Op(logical, xs, d));
+  if (jaxpr::IsNarrowInt(d)) {
+    // int4/uint4: on the (sign-extended) values in i32; the Cast back keeps
+    // the low bits (plugin/low_precision.cc wraps Casts to INT4/UINT4).
+    for (V<E>& x : xs) x = Cast(e, x, DType::kI32);
+    V<E> r = !op.has_value() ? BitwiseNot(e, xs[0])
+                             : BitwiseBin(e, *op, xs[0], xs[1]);
+    return e.SetOut(Cast(e, r, d));
+  }
   if (!op.has_value()) return e.SetOut(BitwiseNot(e, xs[0]));
   return e.SetOut(BitwiseBin(e, *op, xs[0], xs[1]));
 }
@@ -1046,27 +1060,23 @@ absl::Status LowerClamp(E& e) {
 // zero and saturates (NaN -> 0), where ONNX Cast is undefined out of range;
 // x -> bool is x != 0 (NaN -> true); int -> f16/bf16 rounds through f32.
 template <class E>
-absl::Status LowerConvert(E& e) {
-  const DType from = e.InType(0);
-  const DType to = e.OutType();
-  J2O_ASSIGN_OR_RETURN(V<E> x, e.In(0));
-  if (from == to) return e.SetOut(Un(e, "Identity", x));
+V<E> ConvertValue(E& e, V<E> x, DType from, DType to) {
+  if (from == to) return Un(e, "Identity", x);
   if (to == DType::kBool) {
     const DType c = FloatCompute(from);
     V<E> xc = Cast(e, x, c);
-    return e.SetOut(
-        e.Op("Not", {Cmp(e, "Equal", xc, FConst(e, c, 0.0))}, DType::kBool));
+    return e.Op("Not", {Cmp(e, "Equal", xc, FConst(e, c, 0.0))}, DType::kBool);
   }
   if (from == DType::kBool ||
       (jaxpr::IsInteger(from) && jaxpr::IsInteger(to))) {
-    return e.SetOut(Cast(e, x, to));
+    return Cast(e, x, to);
   }
   if (jaxpr::IsFloat(to)) {
     // f16 <-> bf16 and int -> f16/bf16 go through f32.
     if (FloatCompute(to) != to && from != DType::kF32 && from != DType::kF64) {
       x = Cast(e, x, DType::kF32);
     }
-    return e.SetOut(Cast(e, x, to));
+    return Cast(e, x, to);
   }
   // float -> int.
   const DType c = FloatCompute(from);
@@ -1087,7 +1097,70 @@ absl::Status LowerConvert(E& e) {
     const int64_t gap = static_cast<int64_t>((uint64_t{1} << (p - m)) - 1);
     r = Bin(e, "Add", r, Bin(e, "Mul", Cast(e, over, to), IConst(e, to, gap)));
   }
-  return e.SetOut(r);
+  return r;
+}
+
+// convert_element_type to or from a narrow dtype (float8, float4, int4;
+// docs/dtypes.md), through f32 / i32, which hold every narrow value exactly:
+// a narrow operand is Cast up exactly; a narrow float result is one Cast
+// from f32 (round to nearest even; plugin/low_precision.cc makes float8
+// Casts non-saturating, as XLA converts); a narrow integer result from a
+// float is truncated and saturated to its range (NaN -> 0) as XLA's
+// float-to-int convert, and from an integer wraps modulo 2^bits as XLA's
+// narrowing, where ONNX's Cast would clamp.
+template <class E>
+absl::Status LowerNarrowConvert(E& e) {
+  DType from = e.InType(0);
+  const DType to = e.OutType();
+  J2O_ASSIGN_OR_RETURN(V<E> x, e.In(0));
+  if (from == to) return e.SetOut(Un(e, "Identity", x));
+  if (jaxpr::IsNarrow(from)) {
+    const DType wide = jaxpr::IsNarrowFloat(from) ? DType::kF32 : DType::kI32;
+    x = Cast(e, x, wide);
+    from = wide;
+  }
+  if (!jaxpr::IsNarrow(to)) return e.SetOut(ConvertValue(e, x, from, to));
+  if (jaxpr::IsNarrowFloat(to)) {
+    if (from == DType::kF64) {
+      return Refuse(e.eqn(), from,
+                    "f64 -> narrow float would round twice through f32 "
+                    "(ONNX Runtime's Cast converts through float)");
+    }
+    return e.SetOut(Cast(e, ConvertValue(e, x, from, DType::kF32), to));
+  }
+  const jaxpr::NarrowFormat format = *jaxpr::NarrowFormatOf(to);
+  const double lo = static_cast<double>(jaxpr::NarrowIntMin(format));
+  const double hi = static_cast<double>(jaxpr::NarrowIntMax(format));
+  V<E> i32;
+  if (from == DType::kBool || jaxpr::IsInteger(from)) {
+    // Cast to i32 keeps the low 32 bits; then keep the low `bits` bits.
+    const int bits = jaxpr::Info(format).bits;
+    V<E> low = Bin(e, "BitwiseAnd", Cast(e, x, DType::kI32),
+                   IConst(e, DType::kI32, (1 << bits) - 1));
+    if (lo < 0) {
+      const int64_t sign = int64_t{1} << (bits - 1);
+      low =
+          Bin(e, "Sub", Bin(e, "BitwiseXor", low, IConst(e, DType::kI32, sign)),
+              IConst(e, DType::kI32, sign));
+    }
+    i32 = low;
+  } else {
+    const DType c = FloatCompute(from);
+    V<E> xc = Cast(e, x, c);
+    xc = Select(e, Pred(e, "IsNaN", xc), FConst(e, c, 0.0), xc);
+    xc = Bin(e, "Max", Bin(e, "Min", xc, FConst(e, c, hi)), FConst(e, c, lo));
+    i32 = Cast(e, xc, DType::kI32);  // truncates toward zero, in range
+  }
+  return e.SetOut(Cast(e, i32, to));
+}
+
+template <class E>
+absl::Status LowerConvert(E& e) {
+  if (jaxpr::IsNarrow(e.InType(0)) || jaxpr::IsNarrow(e.OutType())) {
+    return LowerNarrowConvert(e);
+  }
+  J2O_ASSIGN_OR_RETURN(V<E> x, e.In(0));
+  return e.SetOut(ConvertValue(e, x, e.InType(0), e.OutType()));
 }
 
 // nextafter without bit access: |x| +- one ulp of x's binade, the binade

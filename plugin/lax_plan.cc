@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "jaxpr/narrow_dtype.h"
 
 namespace jax2onnx::plugin {
 namespace {
@@ -285,6 +286,10 @@ absl::StatusOr<DType> ComputeDType(DType dtype, ArithUse use,
       }
       return use == ArithUse::kMoving ? DType::kU64 : DType::kI64;
     default:
+      // float8 / int4: f32 / i32 hold every value; the Cast back rounds
+      // (float8, non-saturating) or wraps (int4; plugin/low_precision.cc).
+      if (jaxpr::IsNarrowFloat(dtype)) return DType::kF32;
+      if (jaxpr::IsNarrowInt(dtype)) return DType::kI32;
       return absl::UnimplementedError(
           absl::StrCat(what, " on ", jaxpr::ShortName(dtype),
                        ": no ONNX Runtime kernel for this dtype"));

@@ -25,6 +25,7 @@
 #include "plugin/low_precision.h"
 
 #include <algorithm>
+#include <limits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -44,9 +45,57 @@ using onnx::ValueInfoProto;
 
 constexpr int kUnknown = TensorProto::UNDEFINED;
 
+// TensorProto.DataType codes newer than the onnx.proto this builds with.
+constexpr int kFloat8E4M3FN = 17;
+constexpr int kFloat8E4M3FNUZ = 18;
+constexpr int kFloat8E5M2 = 19;
+constexpr int kFloat8E5M2FNUZ = 20;
+constexpr int kUInt4 = 21;
+constexpr int kInt4 = 22;
+constexpr int kFloat4E2M1 = 23;
+
+bool IsNarrowFloat8(int elem_type) {
+  return elem_type == kFloat8E4M3FN || elem_type == kFloat8E4M3FNUZ ||
+         elem_type == kFloat8E5M2 || elem_type == kFloat8E5M2FNUZ;
+}
+
+bool IsNarrowInt(int elem_type) {
+  return elem_type == kInt4 || elem_type == kUInt4;
+}
+
+// bf16/f16 and JAX's narrow types (float8, float4, int4; docs/dtypes.md):
+// ORT's CPU provider has Cast for them but no arithmetic.
 bool IsLowPrecision(int elem_type) {
   return elem_type == TensorProto::BFLOAT16 ||
-         elem_type == TensorProto::FLOAT16;
+         elem_type == TensorProto::FLOAT16 || IsNarrowFloat8(elem_type) ||
+         elem_type == kFloat4E2M1 || IsNarrowInt(elem_type);
+}
+
+bool IsWideInt(int elem_type) {
+  switch (elem_type) {
+    case TensorProto::INT8:
+    case TensorProto::INT16:
+    case TensorProto::INT32:
+    case TensorProto::INT64:
+    case TensorProto::UINT8:
+    case TensorProto::UINT16:
+    case TensorProto::UINT32:
+    case TensorProto::UINT64:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// What a low-precision value widens to: f32, or i32 for int4/uint4 (every
+// value exact in both).
+int WideType(int elem_type) {
+  return IsNarrowInt(elem_type) ? TensorProto::INT32 : TensorProto::FLOAT;
+}
+
+// The suffix a widened value's name takes, after its wide type.
+const char* WideSuffix(int wide_type) {
+  return wide_type == TensorProto::INT32 ? "_i32" : "_f32";
 }
 
 // Element types of the values visible in one graph, falling back to the
@@ -199,6 +248,41 @@ class Widener {
         out_types.push_back(t);
         scope.Set(node.output(k), t);
       }
+      if (node.op_type() == "Cast" && node.domain().empty() &&
+          !out_types.empty() && IsNarrowInt(out_types[0]) &&
+          !in_types.empty() && IsWideInt(in_types[0])) {
+        // XLA's integer narrowing to int4 wraps where ORT's Cast clamps:
+        // keep the low 4 bits first (a no-op on values already in range).
+        std::string x = node.input(0);
+        if (in_types[0] != TensorProto::INT32) {
+          const std::string i32 = Fresh(absl::StrCat(x, "_i32"));
+          *rewritten.Add() =
+              CastNode(x, i32, TensorProto::INT32,
+                       FreshNodeName(absl::StrCat(node.name(), "_to_i32")));
+          x = i32;
+        }
+        std::vector<NodeProto> wrap =
+            WrapToFourBits(x, out_types[0] == kInt4, node.name());
+        node.set_input(0, wrap.back().output(0));
+        for (NodeProto& n : wrap) *rewritten.Add() = std::move(n);
+        *rewritten.Add() = std::move(node);
+        continue;
+      }
+      if (node.op_type() == "Cast" && node.domain().empty() &&
+          !out_types.empty() && IsNarrowFloat8(out_types[0]) &&
+          FindAttr(node, "saturate") == nullptr) {
+        // A recipe's Cast to float8: XLA's conversion does not saturate.
+        AttributeProto* saturate = node.add_attribute();
+        saturate->set_name("saturate");
+        saturate->set_type(AttributeProto::INT);
+        saturate->set_i(0);
+        if (!in_types.empty() && in_types[0] == TensorProto::FLOAT) {
+          std::vector<NodeProto> guard =
+              GuardFloat8Overflow(node.input(0), out_types[0], node.name());
+          node.set_input(0, guard.back().output(0));
+          for (NodeProto& n : guard) *rewritten.Add() = std::move(n);
+        }
+      }
       if (!NeedsWidening(node, in_types, out_types)) {
         *rewritten.Add() = std::move(node);
         continue;
@@ -208,11 +292,12 @@ class Widener {
         const std::string& name = node.input(i);
         auto it = widened.find(name);
         if (it == widened.end()) {
-          const std::string f32 = Fresh(absl::StrCat(name, "_f32"));
+          const int wide = WideType(in_types[i]);
+          const std::string f32 = Fresh(absl::StrCat(name, WideSuffix(wide)));
           *rewritten.Add() =
-              CastNode(name, f32, TensorProto::FLOAT,
+              CastNode(name, f32, wide,
                        FreshNodeName(absl::StrCat(node.name(), "_widen_in")));
-          scope.Set(f32, TensorProto::FLOAT);
+          scope.Set(f32, wide);
           it = widened.emplace(name, f32).first;
         }
         node.set_input(i, it->second);
@@ -221,16 +306,32 @@ class Widener {
       for (int k = 0; k < node.output_size(); ++k) {
         if (!IsLowPrecision(out_types[k])) continue;
         const std::string name = node.output(k);
-        const std::string f32 = Fresh(absl::StrCat(name, "_f32"));
+        const int wide = WideType(out_types[k]);
+        std::string f32 = Fresh(absl::StrCat(name, WideSuffix(wide)));
         node.set_output(k, f32);
-        scope.Set(f32, TensorProto::FLOAT);
+        scope.Set(f32, wide);
         auto info = value_infos.find(name);
         if (info != value_infos.end()) {
           ValueInfoProto copy = *info->second;
           copy.set_name(f32);
-          copy.mutable_type()->mutable_tensor_type()->set_elem_type(
-              TensorProto::FLOAT);
+          copy.mutable_type()->mutable_tensor_type()->set_elem_type(wide);
           new_infos.push_back(std::move(copy));
+        }
+        if (IsNarrowInt(out_types[k])) {
+          // XLA wraps an int4 result modulo 16 where ORT's Cast clamps:
+          // keep the low 4 bits (sign-extended for INT4) first.
+          for (NodeProto& n :
+               WrapToFourBits(f32, out_types[k] == kInt4, node.name())) {
+            casts_back.push_back(std::move(n));
+          }
+          f32 = casts_back.back().output(0);
+        }
+        if (IsNarrowFloat8(out_types[k])) {
+          for (NodeProto& n :
+               GuardFloat8Overflow(f32, out_types[k], node.name())) {
+            casts_back.push_back(std::move(n));
+          }
+          f32 = casts_back.back().output(0);
         }
         casts_back.push_back(
             CastNode(f32, name, out_types[k],
@@ -291,7 +392,110 @@ class Widener {
     attr->set_name("to");
     attr->set_type(AttributeProto::INT);
     attr->set_i(elem_type);
+    if (IsNarrowFloat8(elem_type)) {
+      // XLA's and ml_dtypes' conversion does not saturate: past the largest
+      // finite value it gives inf (e5m2) or NaN (the fn/fnuz types).
+      AttributeProto* saturate = cast.add_attribute();
+      saturate->set_name("saturate");
+      saturate->set_type(AttributeProto::INT);
+      saturate->set_i(0);
+    }
     return cast;
+  }
+
+  // ONNX Runtime 1.30's non-saturating Cast to float8 rounds values near
+  // the top of the range differently from XLA/ml_dtypes (probed: f32 480 ->
+  // e4m3fn gives 448, not NaN; 61440 -> e5m2 gives NaN, not inf). Past the
+  // format's overflow threshold (halfway between its largest finite value
+  // and the next step, the tie going to the even code) the f32 `x` becomes
+  // x * inf, which the Cast maps exactly (inf for e5m2, NaN for the others);
+  // NaN and smaller values pass unchanged. The last node's output is the
+  // guarded value.
+  std::vector<NodeProto> GuardFloat8Overflow(const std::string& x,
+                                             int elem_type,
+                                             const std::string& base) {
+    // (threshold, whether the threshold itself overflows): e4m3fn max 448
+    // (code 0x7E, even: 464 rounds down); e4m3fnuz max 240 (0x7F, odd);
+    // e5m2 and e5m2fnuz max 57344 (odd codes: 61440 rounds up).
+    float threshold = 464.0f;
+    bool inclusive = false;
+    if (elem_type == kFloat8E4M3FNUZ) {
+      threshold = 248.0f;
+      inclusive = true;
+    } else if (elem_type == kFloat8E5M2 || elem_type == kFloat8E5M2FNUZ) {
+      threshold = 61440.0f;
+      inclusive = true;
+    }
+    std::vector<NodeProto> nodes;
+    auto constant = [&](float v) {
+      const std::string name = Fresh(absl::StrCat(base, "_limit"));
+      NodeProto c;
+      c.set_op_type("Constant");
+      c.set_name(FreshNodeName(absl::StrCat(base, "_const")));
+      c.add_output(name);
+      AttributeProto* a = c.add_attribute();
+      a->set_name("value");
+      a->set_type(AttributeProto::TENSOR);
+      a->mutable_t()->set_data_type(TensorProto::FLOAT);
+      a->mutable_t()->add_float_data(v);
+      nodes.push_back(std::move(c));
+      return name;
+    };
+    auto op = [&](const std::string& type, std::vector<std::string> ins) {
+      const std::string out = Fresh(absl::StrCat(base, "_guard"));
+      NodeProto n;
+      n.set_op_type(type);
+      n.set_name(FreshNodeName(absl::StrCat(base, "_guard")));
+      for (const std::string& in : ins) n.add_input(in);
+      n.add_output(out);
+      nodes.push_back(std::move(n));
+      return out;
+    };
+    const std::string abs = op("Abs", {x});
+    const std::string over = op(inclusive ? "GreaterOrEqual" : "Greater",
+                                {abs, constant(threshold)});
+    const std::string inf =
+        op("Mul", {x, constant(std::numeric_limits<float>::infinity())});
+    op("Where", {over, inf, x});
+    return nodes;
+  }
+
+  // i32 `x` -> ((x & 15) ^ 8) - 8 (signed) or x & 15: the int4 value XLA's
+  // wrapping narrowing keeps. The last node's output is the result.
+  std::vector<NodeProto> WrapToFourBits(const std::string& x, bool is_signed,
+                                        const std::string& base) {
+    std::vector<NodeProto> nodes;
+    auto constant = [&](int32_t v) {
+      const std::string name = Fresh(absl::StrCat(base, "_c", v));
+      NodeProto c;
+      c.set_op_type("Constant");
+      c.set_name(FreshNodeName(absl::StrCat(base, "_const")));
+      c.add_output(name);
+      AttributeProto* a = c.add_attribute();
+      a->set_name("value");
+      a->set_type(AttributeProto::TENSOR);
+      a->mutable_t()->set_data_type(TensorProto::INT32);
+      a->mutable_t()->add_int32_data(v);
+      nodes.push_back(std::move(c));
+      return name;
+    };
+    auto binary = [&](const std::string& op, const std::string& a,
+                      const std::string& b) {
+      const std::string out = Fresh(absl::StrCat(base, "_wrap"));
+      NodeProto n;
+      n.set_op_type(op);
+      n.set_name(FreshNodeName(absl::StrCat(base, "_wrap")));
+      n.add_input(a);
+      n.add_input(b);
+      n.add_output(out);
+      nodes.push_back(std::move(n));
+      return out;
+    };
+    std::string r = binary("BitwiseAnd", x, constant(15));
+    if (is_signed)
+      r = binary("Sub", binary("BitwiseXor", r, constant(8)), constant(8));
+    (void)r;
+    return nodes;
   }
 
   absl::flat_hash_set<std::string>* used_names_;

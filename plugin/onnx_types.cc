@@ -2,7 +2,9 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "jaxpr/narrow_dtype.h"
 #include "onnx/onnx_pb.h"
+#include "plugin/onnx_raw_data.h"
 
 namespace jax2onnx::plugin {
 
@@ -42,6 +44,10 @@ absl::StatusOr<int> OnnxDType(DType dtype) {
     case DType::kC128:
       return TensorProto::DOUBLE;
     default:
+      if (auto format = jaxpr::NarrowFormatOf(dtype)) {
+        const jaxpr::NarrowFormatInfo& info = jaxpr::Info(*format);
+        if (info.onnx_type != 0) return info.onnx_type;
+      }
       return absl::UnimplementedError(
           absl::StrCat("dtype '", jaxpr::ShortName(dtype),
                        "' has no ONNX element type"));
@@ -54,6 +60,11 @@ std::optional<DType> JaxDType(int onnx_dtype) {
         DType::kU8, DType::kU16, DType::kU32, DType::kU64, DType::kF16,
         DType::kBF16, DType::kF32, DType::kF64}) {
     if (*OnnxDType(d) == onnx_dtype) return d;
+  }
+  for (const jaxpr::NarrowFormatInfo& info : jaxpr::AllNarrowFormats()) {
+    if (info.onnx_type != 0 && info.onnx_type == onnx_dtype) {
+      return jaxpr::NarrowDType(info.format);
+    }
   }
   return std::nullopt;
 }
@@ -78,6 +89,25 @@ std::vector<int64_t> OnnxDims(DType dtype, const std::vector<int64_t>& shape) {
   std::vector<int64_t> dims = shape;
   if (jaxpr::IsComplex(dtype)) dims.push_back(2);
   return dims;
+}
+
+std::string OnnxRawData(const jaxpr::Array& array) {
+  const auto* bytes = reinterpret_cast<const char*>(array.data());
+  const std::optional<jaxpr::NarrowFormat> format =
+      jaxpr::NarrowFormatOf(array.dtype());
+  const int bits = format ? jaxpr::Info(*format).bits : 8;
+  if (bits != 4 && bits != 2) return std::string(bytes, array.num_bytes());
+  const int per_byte = 8 / bits;
+  const int64_t n = array.num_elements();
+  std::string packed((n + per_byte - 1) / per_byte, '\0');
+  const uint8_t mask = static_cast<uint8_t>((1 << bits) - 1);
+  for (int64_t i = 0; i < n; ++i) {
+    const uint8_t code = array.data()[i] & mask;
+    packed[i / per_byte] = static_cast<char>(
+        static_cast<uint8_t>(packed[i / per_byte]) |
+        static_cast<uint8_t>(code << (bits * (i % per_byte))));
+  }
+  return packed;
 }
 
 int IrVersionForOpset(int opset) {

@@ -9,6 +9,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "jaxpr/narrow_dtype.h"
 #include "jaxpr/status_macros.h"
 #include "stablehlo/translate_internal.h"
 
@@ -30,6 +31,31 @@ absl::StatusOr<DType> ElementDType(absl::string_view e) {
   };
   for (const auto& [name, d] : kTable) {
     if (e == name) return d;
+  }
+  // The narrow types (MLIR's builtin names) onto JAX's (jaxpr/narrow_dtype.h);
+  // whether ONNX can hold one is decided at conversion (docs/dtypes.md).
+  using jaxpr::NarrowFormat;
+  static const std::pair<const char*, NarrowFormat> kNarrow[] = {
+      {"i4", NarrowFormat::kI4},
+      {"si4", NarrowFormat::kI4},
+      {"ui4", NarrowFormat::kU4},
+      {"i2", NarrowFormat::kI2},
+      {"si2", NarrowFormat::kI2},
+      {"ui2", NarrowFormat::kU2},
+      {"f8E4M3FN", NarrowFormat::kF8E4M3FN},
+      {"f8E5M2", NarrowFormat::kF8E5M2},
+      {"f8E4M3FNUZ", NarrowFormat::kF8E4M3FNUZ},
+      {"f8E5M2FNUZ", NarrowFormat::kF8E5M2FNUZ},
+      {"f8E4M3B11FNUZ", NarrowFormat::kF8E4M3B11FNUZ},
+      {"f8E4M3", NarrowFormat::kF8E4M3},
+      {"f8E3M4", NarrowFormat::kF8E3M4},
+      {"f8E8M0FNU", NarrowFormat::kF8E8M0FNU},
+      {"f4E2M1FN", NarrowFormat::kF4E2M1FN},
+      {"f6E2M3FN", NarrowFormat::kF6E2M3FN},
+      {"f6E3M2FN", NarrowFormat::kF6E3M2FN},
+  };
+  for (const auto& [name, format] : kNarrow) {
+    if (e == name) return jaxpr::NarrowDType(format);
   }
   return absl::UnimplementedError(
       absl::StrCat("element type ", e, " has no ONNX counterpart"));
@@ -239,7 +265,7 @@ absl::Status StoreScalar(jaxpr::Array& a, int64_t i, absl::string_view tok,
     }
     return absl::OkStatus();
   }
-  if (jaxpr::IsFloat(d)) {
+  if (jaxpr::IsFloat(d) || jaxpr::IsNarrowFloat(d)) {
     std::string s(tok);
     char* end = nullptr;
     double v = std::strtod(s.c_str(), &end);

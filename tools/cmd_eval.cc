@@ -38,6 +38,7 @@
 #include "jaxpr/io/npy.h"
 #include "jaxpr/io/output_guard.h"
 #include "jaxpr/mesh.h"
+#include "jaxpr/narrow_dtype.h"
 #include "jaxpr/prng.h"
 #include "tools/cli_output.h"
 #include "tools/commands.h"
@@ -155,7 +156,10 @@ std::string FormatElement(const Array& a, int64_t i) {
                                    a.typed_data<double>()[2 * i + 1]);
     return absl::StrFormat("(%.9g%+.9gj)", c.real(), c.imag());
   }
-  if (jaxpr::IsFloat(d)) return absl::StrFormat("%.9g", a.GetAsDouble(i));
+  if (jaxpr::IsFloat(d) || jaxpr::IsNarrowFloat(d)) {
+    return absl::StrFormat("%.9g", a.GetAsDouble(i));
+  }
+  if (jaxpr::IsNarrowInt(d)) return absl::StrCat(a.GetAsInt64(i));
   return "?";
 }
 

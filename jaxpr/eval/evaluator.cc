@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "jaxpr/eval/kernels.h"
+#include "jaxpr/eval/narrow.h"
 #include "jaxpr/literal_value.h"
 #include "jaxpr/prng.h"
 #include "jaxpr/status_macros.h"
@@ -311,9 +312,13 @@ class Interpreter {
         }
         inputs.push_back(*std::move(v));
       }
-      auto outs = MovesKeys(eqn)
-                      ? RunOnKeyWords(it->second, eqn, inputs, bindings)
-                      : it->second(EvalContext(eqn, *this, bindings), inputs);
+      const EvalKernel kernel = it->second;
+      auto run = [&](const Eqn& e2, const std::vector<Array>& in2) {
+        return kernel(EvalContext(e2, *this, bindings), in2);
+      };
+      auto outs = MovesKeys(eqn) ? RunOnKeyWords(kernel, eqn, inputs, bindings)
+                  : TouchesNarrowDType(eqn) ? EvalNarrowEqn(eqn, inputs, run)
+                                            : run(eqn, inputs);
       if (!outs.ok()) {
         return absl::Status(
             outs.status().code(),

@@ -8,11 +8,11 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <limits>
-#include <optional>
 #include <deque>
 #include <filesystem>
+#include <limits>
 #include <map>
+#include <optional>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
@@ -25,6 +25,7 @@
 #include "absl/strings/strip.h"
 #include "jaxpr/io/npy.h"
 #include "jaxpr/io/static_bytes.h"
+#include "jaxpr/narrow_dtype.h"
 #include "jaxpr/prng.h"
 #include "jaxpr/state/discharge.h"
 #include "jaxpr/status_macros.h"
@@ -60,6 +61,22 @@ bool SplitEntryName(absl::string_view name, std::string* kind, int* index) {
 }
 
 // One npz array checked against the aval it feeds or should equal.
+// np.save writes every one-byte ml_dtypes type but float8_e5m2 as `<V1`,
+// which ReadNpy loads as f8_e4m3fn (jaxpr/io/npy.cc): such an array takes
+// the narrow dtype of the aval it feeds. The bytes are unchanged.
+void RetypeOneByteVoid(const Aval& aval, Array* array) {
+  if (!aval.is_shaped() || !IsNarrow(aval.dtype) ||
+      array->dtype() != NarrowDType(NarrowFormat::kF8E4M3FN) ||
+      aval.dtype == array->dtype()) {
+    return;
+  }
+  Array retyped(aval.dtype, array->shape());
+  if (array->num_bytes() > 0) {
+    std::memcpy(retyped.data(), array->data(), array->num_bytes());
+  }
+  *array = std::move(retyped);
+}
+
 struct Slot {
   std::string label;     // "input_1"
   std::string role;      // "invar", "constvar", "outvar", "literal"
@@ -543,6 +560,26 @@ absl::StatusOr<Bundle> AssembleBundle(const std::string& name,
   bundle.literals = *std::move(literals);
   bundle.inputs = *std::move(inputs);
   bundle.expected = *std::move(expected);
+  for (size_t i = 0; i < bundle.consts.size(); ++i) {
+    RetypeOneByteVoid(jaxpr.constvars[i]->aval, &bundle.consts[i]);
+  }
+  for (size_t i = 0; i < bundle.inputs.size() && i < jaxpr.invars.size(); ++i) {
+    RetypeOneByteVoid(jaxpr.invars[i]->aval, &bundle.inputs[i]);
+  }
+  for (size_t i = 0; i < bundle.expected.size() && i < jaxpr.outvars.size();
+       ++i) {
+    const Atom& atom = jaxpr.outvars[i];
+    if (atom.is_literal() && atom.literal->aval) {
+      RetypeOneByteVoid(*atom.literal->aval, &bundle.expected[i]);
+    } else if (!atom.is_literal()) {
+      RetypeOneByteVoid(atom.var->aval, &bundle.expected[i]);
+    }
+  }
+  for (size_t k = 0; k < elided.size() && k < bundle.literals.size(); ++k) {
+    if (elided[k] != nullptr && elided[k]->aval) {
+      RetypeOneByteVoid(*elided[k]->aval, &bundle.literals[k]);
+    }
+  }
 
   // Elided literals carry static avals; check them on their own.
   std::vector<Slot> literal_slots;

@@ -31,6 +31,7 @@
 #include "jaxpr/io/crc32.h"
 #include "jaxpr/io/output_guard.h"
 #include "jaxpr/io/zip_map.h"
+#include "jaxpr/narrow_dtype.h"
 #include "jaxpr/status_macros.h"
 
 namespace jax2onnx::jaxpr {
@@ -261,6 +262,15 @@ absl::StatusOr<Descr> ParseDescr(absl::string_view descr) {
     // ml_dtypes.bfloat16 has no numpy typestr; np.save writes it as a
     // 2-byte void, and no other 2-byte void type occurs in JAX programs.
     dtype = DType::kBF16;
+  } else if (rest == "V1") {
+    // np.save writes every one-byte ml_dtypes type but float8_e5m2 as a
+    // one-byte void (docs/dtypes.md): the file cannot tell them apart. They
+    // load as f8_e4m3fn, and a bundle retypes them to the narrow dtype of
+    // the aval they feed (RetypeOneByteVoid).
+    dtype = NarrowDType(NarrowFormat::kF8E4M3FN);
+  } else if (rest == "f1") {
+    // ml_dtypes gives float8_e5m2 kind 'f': np.save writes `<f1`.
+    dtype = NarrowDType(NarrowFormat::kF8E5M2);
   } else if (!rest.empty() && rest[0] == 'O') {
     return absl::InvalidArgumentError(
         absl::StrCat("object arrays (descr '", descr,
@@ -315,6 +325,9 @@ std::string DescrOf(DType dtype) {
     case DType::kC128:
       return "<c16";
     default:
+      // As np.save writes ml_dtypes arrays (see ParseDescr).
+      if (dtype == NarrowDType(NarrowFormat::kF8E5M2)) return "<f1";
+      if (IsNarrow(dtype)) return "<V1";
       return "";
   }
 }

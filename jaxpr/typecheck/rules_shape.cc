@@ -9,6 +9,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "jaxpr/narrow_dtype.h"
 #include "jaxpr/status_macros.h"
 #include "jaxpr/typecheck/rules.h"
 
@@ -316,7 +317,8 @@ absl::Status IotaRule(RuleContext& ctx) {
   J2O_ASSIGN_OR_RETURN(int64_t dimension, ctx.Int("dimension"));
   J2O_RETURN_IF_ERROR(
       ctx.Axis(dimension, static_cast<int>(shape.size()), "dimension"));
-  if (!(IsInteger(dtype) || IsFloat(dtype) || IsComplex(dtype))) {
+  if (!(IsInteger(dtype) || IsFloat(dtype) || IsComplex(dtype) ||
+        IsNarrow(dtype))) {
     return ctx.Fail(absl::StrCat("iota of dtype ", ShortName(dtype)));
   }
   for (const DimExpr& d : shape) {

@@ -267,8 +267,9 @@ TEST_F(CliTest, VerboseConvertNamesDroppedDebugPrints) {
   EXPECT_THAT(normal.err, Not(HasSubstr("dropped")));
 }
 
-// JAX's narrow dtypes are refused before any lowering, naming the dtype,
-// where it appears and what ONNX offers for it (and from which opset).
+// JAX's narrow dtypes convert from the opset ONNX introduced their type in;
+// below it (and for types ONNX lacks) they are refused before any lowering,
+// naming the dtype, where it appears and what ONNX offers for it.
 TEST_F(CliTest, NarrowDtypesAreRefusedNamingTheDtypeAndOnnxOpset) {
   const std::string f8 = Write(
       "f8.jaxpr",
@@ -279,14 +280,23 @@ TEST_F(CliTest, NarrowDtypesAreRefusedNamingTheDtypeAndOnnxOpset) {
       "b\n"
       "  in (c,) }\n");
   for (const char* ir : {"false", "true"}) {
-    const Result r = Run(absl::StrCat("convert --use_onnx_ir=", ir, " ", f8,
-                                      " -o ", P("f8.onnx")));
+    const Result r = Run(absl::StrCat("convert --use_onnx_ir=", ir,
+                                      " --opset 17 ", f8, " -o ",
+                                      P("f8.onnx")));
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_THAT(r.err, HasSubstr("f8.jaxpr:2:5: error: dtype f8_e4m3fn "
                                  "(float8_e4m3fn) of the result b of "
                                  "'convert_element_type'"));
-    EXPECT_THAT(r.err, HasSubstr("ONNX has FLOAT8E4M3FN from opset 19"));
+    EXPECT_THAT(r.err,
+                HasSubstr("ONNX has FLOAT8E4M3FN only from opset 19; this is "
+                          "opset 17"));
     EXPECT_FALSE(fs::exists(P("f8.onnx")));
+    const Result at19 = Run(absl::StrCat("convert --use_onnx_ir=", ir,
+                                         " --opset 19 ", f8, " -o ",
+                                         P("f8.onnx")));
+    EXPECT_EQ(at19.exit_code, 0) << at19.err;
+    EXPECT_TRUE(fs::exists(P("f8.onnx")));
+    fs::remove(P("f8.onnx"));
   }
   const std::string f6 = Write("f6.jaxpr",
                                "{ lambda ; a:f6_e2m3fn[4]. let\n"

@@ -18,6 +18,7 @@
 #include "absl/strings/strip.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "jaxpr/narrow_dtype.h"
 #include "jaxpr/text/parser.h"
 #include "jaxpr/text/printer.h"
 
@@ -139,7 +140,8 @@ TEST_F(CorpusTest, FragmentContentsAreStructured) {
   ASSERT_EQ(eqns->size(), 4u);
   EXPECT_EQ((*eqns)[0].primitive, "convert_element_type");
   EXPECT_EQ((*eqns)[0].outputs[0]->aval.dtype_name, "f8_e4m3fn");
-  EXPECT_EQ((*eqns)[0].outputs[0]->aval.dtype, DType::kOther);
+  EXPECT_EQ((*eqns)[0].outputs[0]->aval.dtype,
+            NarrowDType(NarrowFormat::kF8E4M3FN));
   // bqi is bound by eqn 0 and reused by eqn 1; bqh is unknown (opaque).
   EXPECT_EQ((*eqns)[1].inputs[0].var, (*eqns)[0].outputs[0]);
   EXPECT_EQ((*eqns)[0].inputs[0].var->aval.kind, Aval::Kind::kOpaque);

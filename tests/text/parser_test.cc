@@ -8,6 +8,7 @@
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "jaxpr/narrow_dtype.h"
 #include "jaxpr/text/dim_parser.h"
 #include "jaxpr/text/printer.h"
 
@@ -300,7 +301,7 @@ TEST(ParserPitfallTest, DimsAndTypeDecorations) {
   EXPECT_EQ(v[6]->aval.opaque_text, "Ref<vmem>{f32[8,128]}");
   EXPECT_EQ(v[7]->aval.opaque_text, "MemRef<None>{float32[8,128]}");
   EXPECT_EQ(v[8]->aval.kind, Aval::Kind::kToken);
-  EXPECT_EQ(v[9]->aval.dtype, DType::kOther);
+  EXPECT_EQ(v[9]->aval.dtype, NarrowDType(NarrowFormat::kF8E4M3FN));
   // Everything prints back as written.
   const std::string printed = PrintJaxprFile(f);
   EXPECT_THAT(printed, HasSubstr("d:f32[256@data,512@(x,y)]"));
