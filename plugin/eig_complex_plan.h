@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <cmath>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -408,7 +409,19 @@ absl::Status LowerComplexSvd(E& e) {
       b.Where(nonzero, e.Op("Sqrt", {norm2(c.MatMul(a, v_final))}, d), zero, d);
   auto [sigma, v_sorted] = linalg_complex::SortWithComplexColumns(
       c, norms, n, v_final, rank, /*ascending=*/false);
-  J2O_RETURN_IF_ERROR(e.SetOut(0, sigma));
+  // A member with a NaN in either part is NaN (+ NaN i) in every output, as
+  // JAX on CPU gives it (linalg_plan::AnyNaNMatrix).
+  V<E> nan_member = b.Bin("Or", linalg_plan::AnyNaNMatrix(b, a.re, rank),
+                          linalg_plan::AnyNaNMatrix(b, a.im, rank),
+                          DType::kBool);
+  V<E> nan = b.Scalar(std::numeric_limits<double>::quiet_NaN());
+  auto nan_where_bad = [&](Z<E> x) {
+    return Z<E>{b.Where(nan_member, nan, x.re, d),
+                b.Where(nan_member, nan, x.im, d)};
+  };
+  J2O_RETURN_IF_ERROR(e.SetOut(
+      0, b.Where(b.Squeeze(nan_member, rank - 1, DType::kBool), nan, sigma,
+                 d)));
   if (!shape.compute_uv) return absl::OkStatus();
   V<E> safe =
       b.Unsqueeze(b.Where(nonzero, rotated_norms, b.Scalar(1), d), rank - 2, d);
@@ -428,11 +441,11 @@ absl::Status LowerComplexSvd(E& e) {
   // A = U S Vᴴ (tall); for a wide A, Aᴴ = U' S V'ᴴ gives U = V', Vᴴ = U'ᴴ.
   auto adjoint = [&](Z<E> x) { return c.Conj(c.Transpose(x, rank)); };
   if (wide) {
-    J2O_RETURN_IF_ERROR(c.SetOut(1, v_sorted));
-    return c.SetOut(2, adjoint(u_unit));
+    J2O_RETURN_IF_ERROR(c.SetOut(1, nan_where_bad(v_sorted)));
+    return c.SetOut(2, nan_where_bad(adjoint(u_unit)));
   }
-  J2O_RETURN_IF_ERROR(c.SetOut(1, u_unit));
-  return c.SetOut(2, adjoint(v_sorted));
+  J2O_RETURN_IF_ERROR(c.SetOut(1, nan_where_bad(u_unit)));
+  return c.SetOut(2, nan_where_bad(adjoint(v_sorted)));
 }
 
 }  // namespace jax2onnx::plugin::complex

@@ -30,6 +30,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <limits>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -658,7 +659,14 @@ absl::Status LowerSvd(E& e) {
                       b.Scalar(0), dt);
   auto [sigma, v_sorted] =
       ep::SortWithVectors(b, norms, n, v_final, rank, /*ascending=*/false);
-  J2O_RETURN_IF_ERROR(e.SetOut(0, sigma));
+  // A member with a NaN entry is NaN in every output, as JAX on CPU gives
+  // it (AnyNaNMatrix); the Jacobi sweeps would turn its NaN into zeros.
+  Val nan_member = lp::AnyNaNMatrix(b, a, rank);
+  Val nan = b.Scalar(std::numeric_limits<double>::quiet_NaN());
+  auto nan_where_bad = [&](Val x) { return b.Where(nan_member, nan, x, dt); };
+  J2O_RETURN_IF_ERROR(e.SetOut(
+      0, b.Where(b.Squeeze(nan_member, rank - 1, DType::kBool), nan, sigma,
+                 dt)));
   if (!compute_uv) return absl::OkStatus();
   Val safe = b.Where(nonzero, rotated_norms, b.Scalar(1), dt);
   auto [unused, u_unit] = ep::SortWithVectors(
@@ -673,11 +681,11 @@ absl::Status LowerSvd(E& e) {
   }
   // A = U S Vᵀ (tall); for a wide A, Aᵀ = U' S V'ᵀ gives U = V', Vᵀ = U'ᵀ.
   if (wide) {
-    J2O_RETURN_IF_ERROR(e.SetOut(1, v_sorted));
-    return e.SetOut(2, b.TransposeLast2(u_unit, rank, dt));
+    J2O_RETURN_IF_ERROR(e.SetOut(1, nan_where_bad(v_sorted)));
+    return e.SetOut(2, nan_where_bad(b.TransposeLast2(u_unit, rank, dt)));
   }
-  J2O_RETURN_IF_ERROR(e.SetOut(1, u_unit));
-  return e.SetOut(2, b.TransposeLast2(v_sorted, rank, dt));
+  J2O_RETURN_IF_ERROR(e.SetOut(1, nan_where_bad(u_unit)));
+  return e.SetOut(2, nan_where_bad(b.TransposeLast2(v_sorted, rank, dt)));
 }
 
 }  // namespace jax2onnx::plugin

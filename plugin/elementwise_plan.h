@@ -186,7 +186,9 @@ V<E> Log1p(E& e, V<E> x) {
   V<E> one = FConst(e, c, 1.0);
   V<E> u = Bin(e, "Add", one, x);
   V<E> log_u = Un(e, "Log", u);
-  V<E> r = Bin(e, "Div", Bin(e, "Mul", log_u, x), Bin(e, "Sub", u, one));
+  // x / (u - 1) is ~1, so the product cannot overflow where log(u) * x
+  // would (log1p(3.4e38) = 88.72, not inf).
+  V<E> r = Bin(e, "Mul", log_u, Bin(e, "Div", x, Bin(e, "Sub", u, one)));
   r = Select(e, Cmp(e, "Equal", u, one), x, r);
   return Select(
       e, OrB(e, Pred(e, "IsInf", u), Cmp(e, "Equal", u, FConst(e, c, 0))),
@@ -239,7 +241,9 @@ V<E> Atan2(E& e, V<E> y, V<E> x) {
   V<E> r =
       Select(e, Cmp(e, "Less", x, zero), Bin(e, "Add", t, signed_const(pi)), t);
   // x = +-0: +-pi/2 by y's sign; both zero: y (x = +0) or +-pi (x = -0).
-  V<E> x_zero = Cmp(e, "Equal", x, zero);
+  // A NaN y stays NaN (through t = atan(NaN / 0)), so it is kept out of
+  // this branch.
+  V<E> x_zero = AndB(e, Cmp(e, "Equal", x, zero), Cmp(e, "Equal", y, y));
   V<E> at_zero_x =
       Select(e, Cmp(e, "Equal", y, zero), Select(e, x_neg, signed_const(pi), y),
              signed_const(pi / 2));
@@ -248,7 +252,9 @@ V<E> Atan2(E& e, V<E> y, V<E> x) {
   r = Select(e, both_inf,
              Select(e, x_neg, signed_const(3 * pi / 4), signed_const(pi / 4)),
              r);
-  return r;
+  // A zero result has y's sign (atan2(-0, +0) = -0), which the Where
+  // chain above can drop (plugin/float_extremes.h).
+  return SelectNegativeZero(e, AndB(e, Cmp(e, "Equal", r, zero), y_neg), r, c);
 }
 // f64 tan/sinh/cosh/asinh/acosh/atanh: ORT has f32-only kernels; these
 // identities avoid cancellation.
@@ -554,8 +560,9 @@ absl::Status MaxMin(E& e, bool is_max) {
   const DType c = OrderCarrier(d);
   // Against a literal (relu's `max x 0.0`, jnp.max's initial=-inf) the plain
   // op: ORT's Max/Min already propagate NaN, and the signed-zero fix-up
-  // (not exact in ORT yet, plugin/float_extremes.h) would only bloat the
-  // most common max in real models and hide it from Gemm/Softmax fusions.
+  // (plugin/float_extremes.h) would triple the most common max in real
+  // models and hide it from Transpose folding and fusions; so max(-0, 0.0)
+  // may give -0 in ONNX Runtime where XLA gives +0 (docs/testing.md).
   if (e.eqn().inputs[0].is_literal() || e.eqn().inputs[1].is_literal()) {
     return SetOutCast(e,
                       OrderedMaxMin(e, Cast(e, a, c), Cast(e, b, c), c, is_max));
@@ -695,10 +702,12 @@ absl::Status LowerCbrt(E& e) {
         V<E> a = Un(e, "Abs", x[0]);
         V<E> y = Bin(e, "Pow", a, FConst(e, c, 1.0 / 3.0));
         // One Newton step y -= (y^3 - a) / (3 y^2) removes pow's error from the
-        // rounded 1/3 exponent; 0 and inf are already exact.
+        // rounded 1/3 exponent; 0 and inf are already exact. It is computed
+        // as (y - a / y^2) / 3: y^3 itself overflows for |x| near the
+        // largest finite value (cbrt(3.4e38) = 6.98e12, cubed back to inf).
         V<E> y2 = Bin(e, "Mul", y, y);
-        V<E> step = Bin(e, "Div", Bin(e, "Sub", Bin(e, "Mul", y2, y), a),
-                        Bin(e, "Mul", FConst(e, c, 3.0), y2));
+        V<E> step = Bin(e, "Div", Bin(e, "Sub", y, Bin(e, "Div", a, y2)),
+                        FConst(e, c, 3.0));
         V<E> refined = Bin(e, "Sub", y, step);
         y = Select(
             e,
@@ -1206,7 +1215,18 @@ absl::Status LowerNextAfter(E& e) {
             Select(e, Cmp(e, "Less", y, zero), FConst(e, c, -denorm_min),
                    FConst(e, c, denorm_min));
         r = Select(e, Cmp(e, "Equal", x, zero), from_zero, r);
-        r = Select(e, Cmp(e, "Equal", x, y), y, r);
+        // From +-inf toward any other non-NaN y the step lands on the largest
+        // finite magnitude (C's nextafter, XLA's NextAfter); the binade
+        // arithmetic above gives inf - inf = NaN there.
+        const double max_finite =
+            std::ldexp(2.0 - std::ldexp(1.0, 1 - p), 1 - emin);
+        r = Select(e, Pred(e, "IsInf", x),
+                   WithSignOf(e, x, FConst(e, c, max_finite)), r);
+        // x == y gives y (nextafter(+0, -0) = -0): y goes through Where's
+        // false branch, the one that keeps a -0 in ONNX Runtime
+        // (plugin/float_extremes.h).
+        r = Select(e, OrB(e, Cmp(e, "Less", x, y), Cmp(e, "Greater", x, y)), r,
+                   y);
         V<E> any_nan = OrB(e, Pred(e, "IsNaN", x), Pred(e, "IsNaN", y));
         return Select(e, any_nan, Bin(e, "Add", x, y), r);
       });

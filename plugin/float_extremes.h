@@ -30,21 +30,27 @@
 namespace jax2onnx::plugin {
 
 // ONNX Runtime 1.30's Where does not return every selected zero with its
-// sign (probed: Where([true], [-0], [5]) = [+0]); this selects a -0 through
-// the false branch: Where(Not(want_negative_zero), r + 0, -0), where r + 0
-// turns any zero into +0 and leaves every other value (NaN, inf) as it is.
-// KNOWN GAP: with a -0 *scalar* in the false branch ORT was seen to return
-// -0 where the true branch held +0, so signed zeros are still not exact in
-// ORT (the issue-24 bundles' 1/x outputs carry xfail markers); NaN is.
+// sign: it computes X_sel = cond ? X : +0, Y_sel = cond ? +0 : Y and returns
+// X_sel != 0 ? X_sel : Y_sel (where_op.cc), so a -0 taken from X comes out
+// as +0 (Where([true], [-0], [5]) = [+0]) while a -0 taken from Y keeps its
+// sign; its NotWhereFusion swaps the branches of Where(Not(c), x, y), and
+// its NoopElimination deletes x + 0 against a constant 0 (so x + 0 cannot
+// be relied on to turn -0 into +0). Hence: zeros are first made +0 by
+// Where(r == 0, +0, r) (+0 from X is kept), then multiplied by s =
+// want_negative_zero ? -1 : 1 (a Where of two nonzero constants); s is -1
+// only where r is a zero, and NaN and inf pass unchanged.
 template <class E, class V>
 V SelectNegativeZero(E& e, V want_negative_zero, V r, jaxpr::DType d) {
   using jaxpr::DType;
   V zero = e.Const(jaxpr::Array::ScalarFromDouble(d, 0.0));
-  V negative_zero = e.Const(jaxpr::Array::ScalarFromDouble(d, -0.0));
-  return e.Op("Where",
-              {e.Op("Not", {want_negative_zero}, DType::kBool),
-               e.Op("Add", {r, zero}, d), negative_zero},
-              d);
+  V positive_zeros = e.Op(
+      "Where", {e.Op("Equal", {r, zero}, DType::kBool), zero, r}, d);
+  V sign = e.Op("Where",
+                {want_negative_zero,
+                 e.Const(jaxpr::Array::ScalarFromDouble(d, -1.0)),
+                 e.Const(jaxpr::Array::ScalarFromDouble(d, 1.0))},
+                d);
+  return e.Op("Mul", {positive_zeros, sign}, d);
 }
 
 // x is a zero of sign `negative` (1/x is -inf for -0, +inf for +0).

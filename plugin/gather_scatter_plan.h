@@ -222,13 +222,15 @@ class IndexingEmitter {
                 {Op("Equal", {out, zero}, DType::kBool),
                  Op("Less", {scattered_sign, zero}, DType::kBool)},
                 DType::kBool);
-    // ORT's Where loses a -0 taken from its true branch: -0 comes from the
-    // false branch, everything else (a zero made +0 by + 0) from the true.
-    J2O_ASSIGN_OR_RETURN(V negative_zero, scalar(-0.0));
-    V fixed = Op("Where",
-                 {Op("Not", {want}, DType::kBool), Op("Add", {out, zero}, d),
-                  negative_zero},
-                 d);
+    // As plugin/float_extremes.h's SelectNegativeZero (no zero's sign goes
+    // through an ORT Where's true branch, no x + 0 that ORT deletes): zeros
+    // made +0, then multiplied by -1 where a -0 is wanted.
+    J2O_ASSIGN_OR_RETURN(V minus_one, scalar(-1.0));
+    V fixed = Op(
+        "Mul",
+        {Op("Where", {Op("Equal", {out, zero}, DType::kBool), zero, out}, d),
+         Op("Where", {want, minus_one, one}, d)},
+        d);
     return Op("Where", {Op("Greater", {nan_seen, zero}, DType::kBool), nan,
                         fixed},
               d);

@@ -142,6 +142,9 @@ std::pair<V<E>, V<E>> LuIotas(Builder<E>& b, V<E> a, int rank, V<E> iota_m,
 
 // Step k's pivot row p ([..., 1]): the first i >= k of largest
 // magnitude[..., i]; and the row index map [..., m] of the swap k <-> p.
+// NaN magnitudes as (reference BLAS) idamax scans from row k: a later row
+// is taken only when strictly larger, so a NaN below row k is never taken
+// and a NaN at row k keeps row k (ONNX ArgMax's NaN order is unspecified).
 template <class E>
 std::pair<V<E>, V<E>> LuPivotRow(Builder<E>& b, V<E> magnitude, V<E> k,
                                  V<E> iota_m, int rank) {
@@ -149,8 +152,13 @@ std::pair<V<E>, V<E>> LuPivotRow(Builder<E>& b, V<E> magnitude, V<E> k,
   E& e = b.e;
   V<E> cand = b.Where(b.Bin("GreaterOrEqual", iota_m, k, DType::kBool),
                       magnitude, b.Scalar(-1), b.dt);
-  V<E> p = e.Op("ArgMax", {cand}, DType::kI64,
-                {OpAttr::Int("axis", rank - 2), OpAttr::Int("keepdims", 1)});
+  cand = b.Where(e.Op("IsNaN", {cand}, DType::kBool), b.Scalar(-1), cand, b.dt);
+  V<E> argmax =
+      e.Op("ArgMax", {cand}, DType::kI64,
+           {OpAttr::Int("axis", rank - 2), OpAttr::Int("keepdims", 1)});
+  V<E> at_k = b.Unsqueeze(b.Take(magnitude, k, rank - 2, b.dt), rank - 2, b.dt);
+  V<E> p = b.Where(e.Op("IsNaN", {at_k}, DType::kBool),
+                   b.Unsqueeze(k, 0, DType::kI64), argmax, DType::kI64);
   V<E> swap = b.Where(
       b.Bin("Equal", iota_m, k, DType::kBool), p,
       b.Where(b.Bin("Equal", iota_m, p, DType::kBool), k, iota_m, DType::kI64),
@@ -186,6 +194,20 @@ std::pair<V<E>, V<E>> CholeskyFailed(Builder<E>& b, V<E> l_re, V<E> rows,
                              OpAttr::Int("keepdims", 1)});
   V<E> nan = b.Scalar(std::numeric_limits<double>::quiet_NaN());
   return {b.Bin("Greater", any_bad, b.Scalar(0), DType::kBool), nan};
+}
+
+// The [..., 1, 1] bool mask of batch members of `a` (rank `rank`, real
+// dtype b.dt) holding a NaN anywhere: LAPACK's ?gesdd refuses a NaN matrix
+// (ANRM = ?LANGE('M') is NaN: INFO = -4) and JAX's svd lowering replaces
+// every output of a member with info != 0 by NaN.
+template <class E>
+V<E> AnyNaNMatrix(Builder<E>& b, V<E> a, int rank) {
+  using jaxpr::DType;
+  E& e = b.e;
+  V<E> nan = b.Cast(e.Op("IsNaN", {a}, DType::kBool), b.dt);
+  V<E> count = e.Op("ReduceSum", {nan, b.Axes({rank - 2, rank - 1})}, b.dt,
+                    {OpAttr::Int("keepdims", 1)});
+  return b.Bin("Greater", count, b.Scalar(0), DType::kBool);
 }
 
 // triangular_solve's params (the real and complex recipes share them) and

@@ -138,11 +138,19 @@ void SwapInPivot(linalg_plan::Builder<E>& b, std::vector<V<E>>& parts,
   using jaxpr::DType;
   auto& e = b.e;
   const DType dt = b.dt;
+  // idamax from column k: a later column is taken only when its norm is
+  // strictly larger, so a NaN norm is never taken after column k, and a
+  // NaN at column k itself keeps column k (ONNX ArgMax's NaN order is
+  // unspecified, so NaNs are masked out first).
   V<E> rest = b.Where(b.Bin("GreaterOrEqual", iota_n, k, DType::kBool), piv.vn1,
                       b.Scalar(-1), dt);
-  V<E> pvt = e.Op(
+  rest = b.Where(e.Op("IsNaN", {rest}, DType::kBool), b.Scalar(-1), rest, dt);
+  V<E> argmax = e.Op(
       "ArgMax", {rest}, DType::kI64,
       {OpAttr::Int("axis", rank - 2), OpAttr::Int("keepdims", 1)});  // [..., 1]
+  V<E> vn1_k = b.Unsqueeze(b.Take(piv.vn1, k, rank - 2, dt), rank - 2, dt);
+  V<E> pvt = b.Where(e.Op("IsNaN", {vn1_k}, DType::kBool),
+                     b.Unsqueeze(k, 0, DType::kI64), argmax, DType::kI64);
   V<E> at_k = b.Bin("Equal", iota_n, k, DType::kBool);
   V<E> at_p = b.Bin("Equal", iota_n, pvt, DType::kBool);   // [..., n]
   V<E> at_p2 = b.Unsqueeze(at_p, rank - 2, DType::kBool);  // [..., 1, n]
@@ -197,8 +205,12 @@ void UpdateNorms(linalg_plan::Builder<E>& b, const std::vector<V<E>>& parts,
   V<E> vn2_safe =
       b.Where(b.Bin("Equal", piv.vn2, zero, DType::kBool), one, piv.vn2, dt);
   V<E> ratio = b.Bin("Div", abs_rk, vn1_safe, dt);
-  V<E> temp = e.Op(
-      "Max", {b.Bin("Sub", one, b.Bin("Mul", ratio, ratio, dt), dt), zero}, dt);
+  // MAX(TEMP, ZERO) as dlaqp2 gets it from Fortran's MAX (and the
+  // interpreter from std::max(0, t)): a NaN TEMP gives 0, so the norm is
+  // recomputed from the rows below; ONNX Max would keep the NaN.
+  V<E> temp_raw = b.Bin("Sub", one, b.Bin("Mul", ratio, ratio, dt), dt);
+  V<E> temp = b.Where(b.Bin("Greater", temp_raw, zero, DType::kBool),
+                      temp_raw, zero, dt);
   V<E> scaled = b.Bin("Div", vn1_safe, vn2_safe, dt);
   V<E> recompute = e.Op(
       "And",

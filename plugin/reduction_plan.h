@@ -120,6 +120,47 @@ V<E> Reduce(E& e, absl::string_view op, V<E> x, jaxpr::DType dtype,
               {OpAttr::Int("keepdims", 0), OpAttr::Ints("axes", axes)});
 }
 
+// reduce_sum of integers with XLA's two's-complement wraparound. ONNX
+// Runtime 1.30's integer ReduceSum accumulates in double and saturates at
+// the dtype's range (reduction_ops.h), so it neither wraps nor stays exact
+// past 2^53 (i32 [INT_MIN, 0, INT_MAX, -1, 1, 1, INT_MAX, -1] summed to
+// INT_MIN instead of INT_MAX - 1). The operand (`w` = i32 or i64) is split
+// into 16-bit limbs, x = sum_k l_k 2^(16 k) with l_k = x mod 2^16 in
+// [0, 2^16) (Mod with a positive divisor) and the top limb signed; each
+// limb is summed in i64 (|sum| <= n 2^16: exact in double below 2^37
+// elements) and the sums are recombined with i64 Mul/Add, which wrap. The
+// i64 result's low bits are the wrapped sum (a Cast to i32 keeps them).
+template <class E>
+absl::StatusOr<V<E>> WrappingIntegerReduceSum(
+    E& e, V<E> x, jaxpr::DType w, const std::vector<int64_t>& axes) {
+  using jaxpr::DType;
+  auto i64 = [&](int64_t v) {
+    return e.Const(jaxpr::Array::ScalarFromInt64(DType::kI64, v));
+  };
+  J2O_ASSIGN_OR_RETURN(V<E> rest, CastTo(e, x, w, DType::kI64));
+  const int limbs = w == DType::kI64 ? 4 : 2;
+  V<E> total = rest;
+  for (int k = 0; k < limbs; ++k) {
+    V<E> limb = rest;
+    if (k + 1 < limbs) {
+      limb = e.Op("Mod", {rest, i64(65536)}, DType::kI64,
+                  {OpAttr::Int("fmod", 0)});
+      rest = e.Op("Div", {e.Op("Sub", {rest, limb}, DType::kI64), i64(65536)},
+                  DType::kI64);
+    }
+    V<E> sum = Reduce(e, "ReduceSum", limb, DType::kI64, axes);
+    if (k == 0) {
+      total = sum;
+    } else {
+      total = e.Op("Add",
+                   {total, e.Op("Mul", {sum, i64(int64_t{1} << (16 * k))},
+                                DType::kI64)},
+                   DType::kI64);
+    }
+  }
+  return CastTo(e, total, DType::kI64, w);
+}
+
 struct ReduceKind {
   const char* primitive;
   const char* onnx_op;
@@ -205,7 +246,13 @@ absl::Status LowerReduce(E& e) {
   J2O_ASSIGN_OR_RETURN(DType work,
                        ComputeDType(dtype, kind->use, eqn.primitive));
   J2O_ASSIGN_OR_RETURN(x, ri::CastTo(e, x, dtype, work));
-  auto reduced = ri::Reduce(e, kind->onnx_op, x, work, axes);
+  const bool integer_sum = absl::string_view(kind->onnx_op) == "ReduceSum" &&
+                           (work == DType::kI32 || work == DType::kI64);
+  J2O_ASSIGN_OR_RETURN(
+      auto reduced,
+      integer_sum ? ri::WrappingIntegerReduceSum(e, x, work, axes)
+                  : absl::StatusOr<ri::V<E>>(
+                        ri::Reduce(e, kind->onnx_op, x, work, axes)));
   if (jaxpr::IsFloat(work) && kind->use == ArithUse::kOrdering) {
     // ORT's ReduceMax/Min skip a NaN that is not first and order -0/+0 by
     // position; XLA propagates NaN and has -0 < +0 (plugin/float_extremes.h).

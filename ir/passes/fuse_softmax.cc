@@ -41,29 +41,34 @@ bool IsScalar(Value* x, double want) {
 }
 
 // plugin/float_extremes.h's SelectNegativeZero around a value r:
-//   Where(Not(And(Equal(r, 0), cond)), Add(r, 0), -0)
+//   Mul(Where(Equal(r, 0), 0, r), Where(And(Equal(r, 0), cond), -1, 1))
 // equals r except for the sign of a zero, which Softmax/LogSoftmax do not
 // see (x - (+0) and x - (-0) have the same exp). Returns r with the
 // wrapper added to `m` (cond's nodes are left to dead-node pruning unless
 // the caller collects them), or nullptr.
 Value* SkipSelectNegativeZero(Value* v, Match* m, Node** and_node) {
-  Node* where = fusion::ProducerIs(v, "Where");
-  if (where == nullptr || where->num_inputs() != 3 ||
-      !IsScalar(where->input(2), 0.0)) {
+  Node* mul = fusion::ProducerIs(v, "Mul");
+  if (mul == nullptr || mul->num_inputs() != 2) return nullptr;
+  Node* zeros_positive = fusion::ProducerIs(mul->input(0), "Where");
+  Node* sign = fusion::ProducerIs(mul->input(1), "Where");
+  if (zeros_positive == nullptr || zeros_positive->num_inputs() != 3 ||
+      sign == nullptr || sign->num_inputs() != 3 ||
+      !IsScalar(zeros_positive->input(1), 0.0) ||
+      !IsScalar(sign->input(1), -1.0) || !IsScalar(sign->input(2), 1.0)) {
     return nullptr;
   }
-  Node* negate = fusion::ProducerIs(where->input(0), "Not");
-  Node* both = negate ? fusion::ProducerIs(negate->input(0), "And") : nullptr;
+  Value* r = zeros_positive->input(2);
+  auto is_zero_test = [&](Node* n) {
+    return n != nullptr && n->num_inputs() == 2 &&
+           fusion::SameValue(n->input(0), r) && IsScalar(n->input(1), 0.0);
+  };
+  Node* zero_test = fusion::ProducerIs(zeros_positive->input(0), "Equal");
+  Node* both = fusion::ProducerIs(sign->input(0), "And");
   Node* is_zero = both ? fusion::ProducerIs(both->input(0), "Equal") : nullptr;
-  Node* plus_zero = fusion::ProducerIs(where->input(1), "Add");
-  if (is_zero == nullptr || plus_zero == nullptr) return nullptr;
-  Value* r = is_zero->input(0);
-  if (!IsScalar(is_zero->input(1), 0.0) ||
-      !fusion::SameValue(plus_zero->input(0), r) ||
-      !IsScalar(plus_zero->input(1), 0.0)) {
-    return nullptr;
+  if (!is_zero_test(zero_test) || !is_zero_test(is_zero)) return nullptr;
+  for (Node* n : {mul, zeros_positive, sign, zero_test, both, is_zero}) {
+    m->Add(n);
   }
-  for (Node* n : {where, negate, both, is_zero, plus_zero}) m->Add(n);
   *and_node = both;
   return r;
 }

@@ -40,6 +40,8 @@ T NaNOf() {
 // The pivot magnitude of getrf: |x| for real x, and for complex x LAPACK's
 // cabs1 |Re x| + |Im x| (izamax, and JAX's own _lu_unblocked), not |x|.
 double PivotMagnitude(double x) { return std::abs(x); }
+double ImagPart(double) { return 0; }
+double ImagPart(Complex x) { return x.imag(); }
 double PivotMagnitude(Complex x) {
   return std::abs(x.real()) + std::abs(x.imag());
 }
@@ -296,7 +298,9 @@ template <typename T>
 T MakeReflector(T& alpha, T* x, int64_t count, int64_t stride) {
   double xnorm2 = 0;
   for (int64_t i = 0; i < count; ++i) xnorm2 += AbsSquare(x[i * stride]);
-  if (xnorm2 == 0 && alpha == T(RealPart(alpha))) return T(0);
+  // dlarfg: XNORM = 0 gives TAU = 0 whatever ALPHA is (a NaN too);
+  // zlarfg: XNORM = 0 and ALPHI = 0.
+  if (xnorm2 == 0 && ImagPart(alpha) == 0) return T(0);
   const double norm = std::sqrt(AbsSquare(alpha) + xnorm2);
   const double beta = RealPart(alpha) < 0 ? norm : -norm;
   const T tau = (T(beta) - alpha) / beta;

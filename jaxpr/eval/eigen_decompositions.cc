@@ -6,6 +6,7 @@
 #include <cmath>
 #include <complex>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -22,6 +23,20 @@ namespace {
 
 inline double Re(double x) { return x; }
 inline double Re(Complex x) { return x.real(); }
+inline bool HasNaN(double x) { return std::isnan(x); }
+inline bool HasNaN(Complex x) {
+  return std::isnan(x.real()) || std::isnan(x.imag());
+}
+// NaN, or NaN + NaN i (JAX's _nan_like_hlo).
+template <typename T>
+T AllNaN() {
+  const double nan = std::numeric_limits<double>::quiet_NaN();
+  if constexpr (std::is_same_v<T, Complex>) {
+    return Complex(nan, nan);
+  } else {
+    return nan;
+  }
+}
 
 // The rotation of the pair (p, q) in cyclic Jacobi: rows p, q of A become
 // c a_p - su a_q and su_conj a_p + c a_q, columns p, q (of A and V)
@@ -218,6 +233,8 @@ void Svd(const std::vector<T>& all, const MatrixDims& d, bool full,
   const int64_t m = d.rows, n = d.cols, k = std::min(m, n);
   const bool wide = m < n;
   for (int64_t b = 0; b < d.batch; ++b) {
+    const size_t s_begin = ss.size(), u_begin = us.size(),
+                 vh_begin = vhs.size();
     // Work on the tall matrix T (rows r >= cols k): A or Aᴴ.
     const int64_t r = wide ? n : m;
     auto t_at = [&](int64_t i, int64_t j) -> T {
@@ -265,6 +282,16 @@ void Svd(const std::vector<T>& all, const MatrixDims& d, bool full,
       for (int64_t j = 0; j < uk; ++j) {
         for (int64_t l = 0; l < r; ++l) vhs.push_back(Conj(u[l * uk + j]));
       }
+    }
+    // JAX on CPU: LAPACK ?gesdd returns INFO = -4 for a matrix with a NaN
+    // (its max-abs norm ?LANGE('M') is NaN), and JAX's svd lowering sets
+    // s, u and vt of every member with info != 0 to NaN.
+    if (std::any_of(all.begin() + b * m * n, all.begin() + (b + 1) * m * n,
+                    [](const T& x) { return HasNaN(x); })) {
+      const double nan = std::numeric_limits<double>::quiet_NaN();
+      std::fill(ss.begin() + s_begin, ss.end(), nan);
+      std::fill(us.begin() + u_begin, us.end(), AllNaN<T>());
+      std::fill(vhs.begin() + vh_begin, vhs.end(), AllNaN<T>());
     }
   }
 }

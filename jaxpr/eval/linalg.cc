@@ -441,26 +441,29 @@ absl::StatusOr<Array> ConvTyped(const Array& lhs, const Array& rhs,
       std::vector<int64_t> k(spatial, 0);
       do {
         bool valid = true;
-        for (int i = 0; i < spatial && valid; ++i) {
+        for (int i = 0; i < spatial; ++i) {
           // Position in the padded, lhs-dilated input; then in the dilated
-          // input; holes and padding contribute zero.
+          // input.
           const int64_t padded =
               out_index[spec.out_spec[2 + i]] * spec.strides[i] +
               k[i] * spec.rhs_dilation[i];
           const int64_t dilated = padded - spec.padding[i].first;
+          rhs_index[spec.rhs_spec[2 + i]] = k[i];
           if (dilated < 0 || dilated % spec.lhs_dilation[i] != 0) {
             valid = false;
-            break;
+            continue;
           }
           const int64_t pos = dilated / spec.lhs_dilation[i];
           if (pos >= lhs.shape()[spec.lhs_spec[2 + i]]) valid = false;
           lhs_index[spec.lhs_spec[2 + i]] = pos;
-          rhs_index[spec.rhs_spec[2 + i]] = k[i];
         }
-        if (valid) {
-          acc = WAdd(acc, WMul(l[FlatIndexIn(lhs_index, lhs.shape())],
-                               r[FlatIndexIn(rhs_index, rhs.shape())]));
-        }
+        // Holes and padding are zeros of the padded input that the window
+        // multiplies like any element (StableHLO spec, convolution:
+        // padded_lhs = pad(lhs, 0, ..., lhs_base_dilations - 1), then a
+        // dot product per window; XLA CPU's Eigen path and cuDNN pad with
+        // zeros alike), so an infinite kernel entry over them gives NaN.
+        const W x = valid ? l[FlatIndexIn(lhs_index, lhs.shape())] : W{};
+        acc = WAdd(acc, WMul(x, r[FlatIndexIn(rhs_index, rhs.shape())]));
       } while (NextIndex(k, kernel_shape));
     }
     out[FlatIndexIn(out_index, out_shape)] = acc;

@@ -206,7 +206,7 @@ TEST(ConvertTest, OutputBytesAreIdenticalAcrossConversions) {
   EXPECT_EQ(SerializeDeterministic(*first), SerializeDeterministic(*second));
   // The two `1.0` literals share one initializer, next to const_0; the exact
   // float max (plugin/float_extremes.h: a zero result takes IEEE's sign)
-  // adds its +0 and -0 scalars, which differ in their bytes so stay two.
+  // adds its +0 and -1 scalars (its 1 shares the literals' initializer).
   EXPECT_EQ(first->graph().initializer_size(), 4);
   EXPECT_EQ(OnnxValidate(*first), "");
 }
