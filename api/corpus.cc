@@ -581,7 +581,8 @@ absl::Status ValidateWithOnnxChecker(const onnx::ModelProto& model) {
     onnx::shape_inference::InferShapes(
         copy, onnx::OpSchemaRegistry::Instance(),
         onnx::ShapeInferenceOptions(/*check_type_val=*/true,
-                                    /*strict_mode_val=*/1));
+                                    /*strict_mode_val=*/1,
+                                    /*data_prop_val=*/true));
   } catch (const std::exception& e) {
     return absl::FailedPreconditionError(
         absl::StrCat("strict shape inference: ", FirstLine(e.what())));

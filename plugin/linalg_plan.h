@@ -117,6 +117,19 @@ struct Builder {
     return e.Op("Cast", {x}, to,
                 {OpAttr::Int("to", elementwise::OnnxType(to))});
   }
+  // The int64 shape x.shape[:batch_rank] ++ parts (each part 1-D int64),
+  // an Expand target over x's batch dims. With no batch dims the
+  // Shape(x, end=0) is left out rather than concatenated: it is empty, and
+  // ONNX's strict shape inference with data propagation (libonnx 1.12)
+  // rejects the Concat that reads it ("axis must be in [-rank, rank-1]").
+  V<E> BatchShapeThen(V<E> x, int batch_rank, std::vector<V<E>> parts) {
+    if (batch_rank > 0) {
+      parts.insert(parts.begin(), e.Op("Shape", {x}, jaxpr::DType::kI64,
+                                       {OpAttr::Int("end", batch_rank)}));
+    }
+    if (parts.size() == 1) return parts[0];
+    return e.Op("Concat", parts, jaxpr::DType::kI64, {OpAttr::Int("axis", 0)});
+  }
 };
 
 // getf2's bookkeeping, shared by the real and complex lu. The running
@@ -127,14 +140,11 @@ std::pair<V<E>, V<E>> LuIotas(Builder<E>& b, V<E> a, int rank, V<E> iota_m,
                               V<E> m, V<E> iota_k, V<E> steps) {
   using jaxpr::DType;
   E& e = b.e;
-  V<E> batch_shape =
-      e.Op("Shape", {a}, DType::kI64, {OpAttr::Int("end", rank - 2)});
   auto over_batch = [&](V<E> iota, V<E> size) {
-    return e.Op(
-        "Expand",
-        {iota, e.Op("Concat", {batch_shape, b.Unsqueeze(size, 0, DType::kI64)},
-                    DType::kI64, {OpAttr::Int("axis", 0)})},
-        DType::kI64);
+    return e.Op("Expand",
+                {iota, b.BatchShapeThen(a, rank - 2,
+                                        {b.Unsqueeze(size, 0, DType::kI64)})},
+                DType::kI64);
   };
   V<E> perm0 = over_batch(iota_m, m);
   return {perm0, over_batch(iota_k, steps)};
@@ -301,11 +311,8 @@ std::pair<V<E>, V<E>> BatchedEye(Builder<E>& b, V<E> like, V<E> iota_m, V<E> m,
   E& e = b.e;
   V<E> rows = b.Unsqueeze(iota_m, 1, DType::kI64);
   V<E> eye = b.Cast(b.Bin("Equal", rows, iota_m, DType::kBool), b.dt);
-  V<E> batch =
-      e.Op("Shape", {like}, DType::kI64, {OpAttr::Int("end", rank - 2)});
   V<E> mm = b.Unsqueeze(m, 0, DType::kI64);
-  V<E> shape =
-      e.Op("Concat", {batch, mm, mm}, DType::kI64, {OpAttr::Int("axis", 0)});
+  V<E> shape = b.BatchShapeThen(like, rank - 2, {mm, mm});
   return {e.Op("Expand", {eye, shape}, b.dt), shape};
 }
 
@@ -577,12 +584,10 @@ absl::Status LowerLuPivotsToPermutation(E& e) {
       "Gather", {e.Op("Shape", {pivots}, DType::kI64), b.ScalarI64(rank - 1)},
       DType::kI64, {OpAttr::Int("axis", 0)});
   V<E> iota_m = b.Iota(m);
-  V<E> batch_shape =
-      e.Op("Shape", {pivots}, DType::kI64, {OpAttr::Int("end", rank - 1)});
   V<E> perm0 = e.Op(
       "Expand",
-      {iota_m, e.Op("Concat", {batch_shape, b.Unsqueeze(m, 0, DType::kI64)},
-                    DType::kI64, {OpAttr::Int("axis", 0)})},
+      {iota_m,
+       b.BatchShapeThen(pivots, rank - 1, {b.Unsqueeze(m, 0, DType::kI64)})},
       DType::kI64);
   J2O_ASSIGN_OR_RETURN(
       std::vector<V<E>> out,

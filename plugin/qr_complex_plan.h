@@ -192,12 +192,10 @@ absl::Status LowerComplexGeqrf(E& e) {
       linalg_plan::ReadStepDims(b, aval, tau_aval.shape[rank - 2], rank));
   V<E> steps = dims.steps;
   V<E> iota_m = dims.iota_m, iota_n = dims.iota_n, iota_k = dims.iota_k;
-  V<E> batch =
-      e.Op("Shape", {a.re}, DType::kI64, {OpAttr::Int("end", rank - 2)});
   V<E> taus0 = e.Op(
       "Expand",
-      {b.Scalar(0), e.Op("Concat", {batch, b.Unsqueeze(steps, 0, DType::kI64)},
-                         DType::kI64, {OpAttr::Int("axis", 0)})},
+      {b.Scalar(0),
+       b.BatchShapeThen(a.re, rank - 2, {b.Unsqueeze(steps, 0, DType::kI64)})},
       d);
   J2O_ASSIGN_OR_RETURN(
       std::vector<V<E>> out,

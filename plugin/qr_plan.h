@@ -333,10 +333,9 @@ V<E> ZeroTaus(linalg_plan::Builder<E>& b, V<E> a, V<E> steps, V<E> zero,
               int rank) {
   using jaxpr::DType;
   auto& e = b.e;
-  V<E> batch = e.Op("Shape", {a}, DType::kI64, {OpAttr::Int("end", rank - 2)});
   return e.Op("Expand",
-              {zero, e.Op("Concat", {batch, b.Unsqueeze(steps, 0, DType::kI64)},
-                          DType::kI64, {OpAttr::Int("axis", 0)})},
+              {zero, b.BatchShapeThen(a, rank - 2,
+                                      {b.Unsqueeze(steps, 0, DType::kI64)})},
               b.dt);
 }
 
@@ -400,11 +399,10 @@ absl::Status LowerQr(E& e) {
   Val rows = b.Unsqueeze(iota_m, 1, DType::kI64);
   // Q starts as the identity of [..., m, m].
   Val eye = b.Bin("Equal", rows, iota_m, DType::kBool);
-  Val batch = e.Op("Shape", {a}, DType::kI64, {OpAttr::Int("end", rank - 2)});
-  Val q0 = e.Op("Expand",
-                {b.Cast(eye, dt), e.Op("Concat", {batch, e.ConstI64({m0, m0})},
-                                       DType::kI64, {OpAttr::Int("axis", 0)})},
-                dt);
+  Val q0 = e.Op(
+      "Expand",
+      {b.Cast(eye, dt), b.BatchShapeThen(a, rank - 2, {e.ConstI64({m0, m0})})},
+      dt);
   Val zero = b.Scalar(0);
   Val one = b.Scalar(1);
   std::vector<Val> init = {a, q0};

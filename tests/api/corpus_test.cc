@@ -160,6 +160,53 @@ TEST(OnnxCheckerTest, RejectsUnknownOpAndWrongDeclaredShape) {
               HasSubstr("shape inference"));
 }
 
+TEST(OnnxCheckerTest, ShapeInferencePropagatesShapeData) {
+  // y = Concat(Shape(x, end=0), [3]) on x: f32[2]. The ONNX model is valid
+  // (ONNX Runtime runs it: y = [3]); only shape inference with data
+  // propagation rejects it, the empty Shape slice reaching Concat as a
+  // rank-0 value ("axis must be in [-rank, rank-1]", libonnx 1.12); without
+  // data propagation the checker passed this pattern (the legacy lu at
+  // opset 17 had it and passed corpus_legacy), so this fails when
+  // ValidateWithOnnxChecker drops data propagation. The lowerings no longer
+  // emit it (linalg_plan::Builder::BatchShapeThen).
+  onnx::ModelProto m = ReluModel("Shape");
+  onnx::GraphProto* g = m.mutable_graph();
+  onnx::NodeProto* shape = g->mutable_node(0);
+  shape->set_output(0, "batch");
+  onnx::AttributeProto* end = shape->add_attribute();
+  end->set_name("end");
+  end->set_type(onnx::AttributeProto::INT);
+  end->set_i(0);
+  onnx::TensorProto* three = g->add_initializer();
+  three->set_name("three");
+  three->set_data_type(onnx::TensorProto::INT64);
+  three->add_dims(1);
+  three->add_int64_data(3);
+  onnx::NodeProto* concat = g->add_node();
+  concat->set_op_type("Concat");
+  concat->add_input("batch");
+  concat->add_input("three");
+  concat->add_output("y");
+  onnx::AttributeProto* axis = concat->add_attribute();
+  axis->set_name("axis");
+  axis->set_type(onnx::AttributeProto::INT);
+  axis->set_i(0);
+  auto* y = g->mutable_output(0)->mutable_type()->mutable_tensor_type();
+  y->set_elem_type(onnx::TensorProto::INT64);
+  y->mutable_shape()->mutable_dim(0)->set_dim_value(1);
+  std::string reason;
+  if (OrtRunner::Shared().IsAvailable(&reason)) {
+    auto y_out = RunModel(m, {jaxpr::Array(jaxpr::DType::kF32, {2})},
+                          OrtRunner::Shared());
+    ASSERT_TRUE(y_out.ok()) << y_out.status();
+    ASSERT_EQ(y_out->size(), 1u);
+    EXPECT_EQ((*y_out)[0].shape(), std::vector<int64_t>{1});
+    EXPECT_EQ((*y_out)[0].GetAsInt64(0), 3);
+  }
+  EXPECT_THAT(ValidateWithOnnxChecker(m).message(),
+              HasSubstr("axis must be in [-rank, rank-1]"));
+}
+
 class CorpusRunTest : public ::testing::TestWithParam<Pipeline> {
  protected:
   void SetUp() override {
