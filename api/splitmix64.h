@@ -21,9 +21,13 @@ class SplitMix64 {
   double Uniform(double lo, double hi) {
     return lo + (hi - lo) * (static_cast<double>(Next() >> 11) * 0x1.0p-53);
   }
-  int64_t Int(int64_t lo, int64_t hi) {  // inclusive
-    return lo +
-           static_cast<int64_t>(Next() % static_cast<uint64_t>(hi - lo + 1));
+  // Uniform in [lo, hi], inclusive. The span is taken in uint64 so the full
+  // int64 range (span 2^64, where hi - lo + 1 wraps to 0) draws Next() whole
+  // instead of dividing by zero; every other range keeps its old sequence.
+  int64_t Int(int64_t lo, int64_t hi) {
+    const uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
+    const uint64_t draw = span == UINT64_MAX ? Next() : Next() % (span + 1);
+    return static_cast<int64_t>(static_cast<uint64_t>(lo) + draw);
   }
 
  private:

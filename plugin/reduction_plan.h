@@ -4,9 +4,12 @@
 //
 // reduce_{sum,max,min,prod} are ONNX Reduce* in a dtype ONNX Runtime has a
 // kernel for (plugin::ComputeDType: wrapping integers, ordering-preserving
-// carriers) and cast back; float reduce_max/min get the NaN and signed-zero
-// fix-up of plugin/float_extremes.h, and cummax/cummin combine with its
-// ExactMaxMin; reduce_{and,or,xor} on bool are min/max/parity of 0/1. argmax/argmin follow JAX's NaN rule (the first NaN wins).
+// carriers) and cast back, except where ONNX Runtime 1.30 is wrong: integer
+// sums and products wrap by hand (WrappingIntegerReduceSum/Prod) and i64
+// max/min reduce i32 halves (ExactI64ReduceExtreme); float reduce_max/min get
+// the NaN and signed-zero fix-up of plugin/float_extremes.h, and cummax/cummin
+// combine with its ExactMaxMin; reduce_{and,or,xor} on bool are min/max/parity
+// of 0/1. argmax/argmin follow JAX's NaN rule (the first NaN wins).
 //
 // cumsum is ONNX CumSum in such a dtype. cumprod/cummax/cummin/cumlogsumexp
 // are a log-step Hillis-Steele scan: after the step with offset k, element i
@@ -18,8 +21,10 @@
 #ifndef JAX2ONNX_PLUGIN_REDUCTION_PLAN_H_
 #define JAX2ONNX_PLUGIN_REDUCTION_PLAN_H_
 
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <utility>
 #include <vector>
 
@@ -120,6 +125,58 @@ V<E> Reduce(E& e, absl::string_view op, V<E> x, jaxpr::DType dtype,
               {OpAttr::Int("keepdims", 0), OpAttr::Ints("axes", axes)});
 }
 
+// reduce_max/min of i64 (also the i64 carriers of u32 and of u64's ordered
+// keys) without ONNX Runtime's i64 ReduceMax/ReduceMin: in 1.30 on x86-64
+// their fast paths over a trailing or whole-tensor axis misorder values that
+// share their high 32 bits when the low 32 bits differ in bit 31 (a row
+// [1, 2, 3, 4, 5, 3000000000] gave max 5 and [373684873, 3753148654,
+// 4236361778, 846149957, 991589548, 1771061856] gave max 1771061856 and min
+// 3753148654: the low words compared as signed), while i32 ReduceMax/Min
+// are right. So x = hi 2^32 + lo with hi = floor(x / 2^32) in [-2^31, 2^31)
+// and lo = x mod 2^32 in [0, 2^32) (Mod with a positive divisor; x - lo is a
+// multiple of 2^32, so the Div is exact), both taken to i32 (lo biased by
+// -2^31 to keep its order); the extreme hi is reduced in i32, then the
+// extreme lo among the elements holding it (the others masked with the
+// identity INT32_MIN/MAX), and hi 2^32 + lo + 2^31 is the answer. An empty
+// reduction gives INT64_MIN (max) / INT64_MAX (min), JAX's identities.
+template <class E>
+V<E> ExactI64ReduceExtreme(E& e, V<E> x, bool is_max,
+                           const std::vector<int64_t>& axes) {
+  using jaxpr::DType;
+  auto i64 = [&](int64_t v) {
+    return e.Const(jaxpr::Array::ScalarFromInt64(DType::kI64, v));
+  };
+  auto to = [&](V<E> v, DType d) {
+    return e.Op("Cast", {v}, d, {OpAttr::Int("to", elementwise::OnnxType(d))});
+  };
+  const int64_t kWord = int64_t{1} << 32;
+  const int64_t kHalf = int64_t{1} << 31;
+  V<E> lo = e.Op("Mod", {x, i64(kWord)}, DType::kI64, {OpAttr::Int("fmod", 0)});
+  V<E> hi = to(
+      e.Op("Div", {e.Op("Sub", {x, lo}, DType::kI64), i64(kWord)}, DType::kI64),
+      DType::kI32);
+  V<E> lo_biased = to(e.Op("Sub", {lo, i64(kHalf)}, DType::kI64), DType::kI32);
+  const char* op = is_max ? "ReduceMax" : "ReduceMin";
+  std::vector<OpAttr> keep = {OpAttr::Int("keepdims", 1)};
+  if (e.opset() < 18) keep.push_back(OpAttr::Ints("axes", axes));
+  V<E> top_hi = e.opset() >= 18
+                    ? e.Op(op, {hi, e.ConstI64(axes)}, DType::kI32, keep)
+                    : e.Op(op, {hi}, DType::kI32, keep);
+  V<E> identity = e.Const(jaxpr::Array::ScalarFromInt64(
+      DType::kI32, is_max ? std::numeric_limits<int32_t>::min()
+                          : std::numeric_limits<int32_t>::max()));
+  V<E> candidates = e.Op(
+      "Where", {e.Op("Equal", {hi, top_hi}, DType::kBool), lo_biased, identity},
+      DType::kI32);
+  V<E> top_lo = Reduce(e, op, candidates, DType::kI32, axes);
+  V<E> top_hi_flat = Reduce(e, op, hi, DType::kI32, axes);
+  return e.Op(
+      "Add",
+      {e.Op("Mul", {to(top_hi_flat, DType::kI64), i64(kWord)}, DType::kI64),
+       e.Op("Add", {to(top_lo, DType::kI64), i64(kHalf)}, DType::kI64)},
+      DType::kI64);
+}
+
 // reduce_sum of integers with XLA's two's-complement wraparound. ONNX
 // Runtime 1.30's integer ReduceSum accumulates in double and saturates at
 // the dtype's range (reduction_ops.h), so it neither wraps nor stays exact
@@ -159,6 +216,89 @@ absl::StatusOr<V<E>> WrappingIntegerReduceSum(
     }
   }
   return CastTo(e, total, DType::kI64, w);
+}
+
+// reduce_prod of integers with XLA's two's-complement wraparound. ONNX
+// Runtime 1.30's integer ReduceProd accumulates in double and saturates
+// like its ReduceSum (i32 products past 2^31 gave INT32_MAX, i64 ones
+// INT64_MIN), while its Mul wraps. So the product is taken with Mul alone:
+// the reduced axes go first and are flattened to one axis of R elements
+// ([R, kept...]); with every dim static, R halves log2(R) times (the first
+// half times the second, an odd last row carried along), else one Loop
+// multiplies the rows into ones. Multiplication mod 2^n is commutative and
+// associative, so the order does not change the wrapped product.
+template <class E>
+absl::StatusOr<V<E>> WrappingIntegerReduceProd(
+    E& e, V<E> x, jaxpr::DType w, const std::vector<jaxpr::DimExpr>& shape,
+    const std::vector<int64_t>& axes) {
+  using jaxpr::DType;
+  const int rank = static_cast<int>(shape.size());
+  std::vector<bool> reduced(rank, false);
+  for (int64_t a : axes) reduced[a] = true;
+  std::vector<int64_t> perm(axes.begin(), axes.end());
+  std::sort(perm.begin(), perm.end());
+  const int k = static_cast<int>(perm.size());
+  bool all_static = true;
+  int64_t rows = 1;
+  std::vector<int64_t> kept_static;
+  for (int d = 0; d < rank; ++d) {
+    all_static &= shape[d].is_constant();
+    if (!reduced[d]) perm.push_back(d);
+  }
+  bool identity = true;
+  for (int d = 0; d < rank; ++d) identity &= perm[d] == d;
+  if (!identity) x = e.Op("Transpose", {x}, w, {OpAttr::Ints("perm", perm)});
+  V<E> one = e.Const(jaxpr::Array::ScalarFromInt64(w, 1));
+  if (all_static) {
+    for (int d = 0; d < rank; ++d) {
+      const int64_t size = shape[perm[d]].constant_value();
+      if (d < k) {
+        rows *= size;
+      } else {
+        kept_static.push_back(size);
+      }
+    }
+    V<E> kept_shape = e.ConstI64(kept_static);
+    if (rows == 0) return e.Op("Expand", {one, kept_shape}, w);
+    std::vector<int64_t> flat_shape = {rows};
+    flat_shape.insert(flat_shape.end(), kept_static.begin(), kept_static.end());
+    V<E> y = e.Op("Reshape", {x, e.ConstI64(flat_shape)}, w);
+    auto rows_of = [&](V<E> v, int64_t begin, int64_t end) {
+      return e.Op("Slice",
+                  {v, e.ConstI64({begin}), e.ConstI64({end}), e.ConstI64({0})},
+                  w);
+    };
+    for (int64_t n = rows; n > 1; n = n / 2 + n % 2) {
+      const int64_t h = n / 2;
+      V<E> product = e.Op("Mul", {rows_of(y, 0, h), rows_of(y, h, 2 * h)}, w);
+      if (n % 2 == 1) {
+        product = e.Op("Concat", {product, rows_of(y, 2 * h, n)}, w,
+                       {OpAttr::Int("axis", 0)});
+      }
+      y = product;
+    }
+    return e.Op("Squeeze", {y, e.ConstI64({0})}, w);
+  }
+  V<E> kept_shape = e.Op("Shape", {x}, DType::kI64, {OpAttr::Int("start", k)});
+  V<E> flat = e.Op("Reshape",
+                   {x, e.Op("Concat", {e.ConstI64({-1}), kept_shape},
+                            DType::kI64, {OpAttr::Int("axis", 0)})},
+                   w);
+  V<E> trip = e.Op("Gather",
+                   {e.Op("Shape", {flat}, DType::kI64),
+                    e.Const(jaxpr::Array::ScalarFromInt64(DType::kI64, 0))},
+                   DType::kI64, {OpAttr::Int("axis", 0)});
+  J2O_ASSIGN_OR_RETURN(std::vector<V<E>> product,
+                       e.Loop(trip, {e.Op("Expand", {one, kept_shape}, w)}, {w},
+                              [&](V<E> r, const std::vector<V<E>>& acc)
+                                  -> absl::StatusOr<std::vector<V<E>>> {
+                                return std::vector<V<E>>{e.Op(
+                                    "Mul",
+                                    {acc[0], e.Op("Gather", {flat, r}, w,
+                                                  {OpAttr::Int("axis", 0)})},
+                                    w)};
+                              }));
+  return product[0];
 }
 
 struct ReduceKind {
@@ -239,8 +379,8 @@ absl::Status LowerReduce(E& e) {
   if (axes.empty()) return e.SetOut(0, x);
   if (dtype == DType::kU64 && kind->use == ArithUse::kOrdering) {
     // reduce_max/min on u64: no ORT kernel orders u64 (plugin/u64_order.h).
-    auto key =
-        ri::Reduce(e, kind->onnx_op, U64ToOrderedI64(e, x), DType::kI64, axes);
+    auto key = ri::ExactI64ReduceExtreme(e, U64ToOrderedI64(e, x),
+                                         eqn.primitive == "reduce_max", axes);
     return e.SetOut(0, OrderedI64ToU64(e, key));
   }
   J2O_ASSIGN_OR_RETURN(DType work,
@@ -248,11 +388,20 @@ absl::Status LowerReduce(E& e) {
   J2O_ASSIGN_OR_RETURN(x, ri::CastTo(e, x, dtype, work));
   const bool integer_sum = absl::string_view(kind->onnx_op) == "ReduceSum" &&
                            (work == DType::kI32 || work == DType::kI64);
+  const bool integer_prod = absl::string_view(kind->onnx_op) == "ReduceProd" &&
+                            (work == DType::kI32 || work == DType::kI64);
+  const bool i64_extreme =
+      work == DType::kI64 && kind->use == ArithUse::kOrdering;
   J2O_ASSIGN_OR_RETURN(
       auto reduced,
-      integer_sum ? ri::WrappingIntegerReduceSum(e, x, work, axes)
-                  : absl::StatusOr<ri::V<E>>(
-                        ri::Reduce(e, kind->onnx_op, x, work, axes)));
+      integer_sum    ? ri::WrappingIntegerReduceSum(e, x, work, axes)
+      : integer_prod ? ri::WrappingIntegerReduceProd(
+                           e, x, work, eqn.inputs[0].var->aval.shape, axes)
+      : i64_extreme
+          ? absl::StatusOr<ri::V<E>>(ri::ExactI64ReduceExtreme(
+                e, x, absl::string_view(kind->onnx_op) == "ReduceMax", axes))
+          : absl::StatusOr<ri::V<E>>(
+                ri::Reduce(e, kind->onnx_op, x, work, axes)));
   if (jaxpr::IsFloat(work) && kind->use == ArithUse::kOrdering) {
     // ORT's ReduceMax/Min skip a NaN that is not first and order -0/+0 by
     // position; XLA propagates NaN and has -0 < +0 (plugin/float_extremes.h).

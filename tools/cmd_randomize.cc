@@ -3,12 +3,16 @@
 // (literal_i), so that a printed jaxpr whose constants were not saved becomes
 // a runnable bundle. No expected_i is written: the reference interpreter is
 // the oracle for such bundles.
+#include <algorithm>
 #include <cstdint>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "absl/numeric/int128.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/numbers.h"
@@ -23,6 +27,7 @@
 #include "jaxpr/io/npy.h"
 #include "jaxpr/io/output_guard.h"
 #include "jaxpr/jaxpr.h"
+#include "jaxpr/narrow_dtype.h"
 #include "jaxpr/status_macros.h"
 #include "jaxpr/text/parser.h"
 #include "tools/bundle_args.h"
@@ -35,8 +40,10 @@ DEFINE_string(sizes, "",
               "named get 2, 3, ... in order of appearance");
 DEFINE_string(int_range, "",
               "randomize: inclusive range LO,HI for integer values (default "
-              "-5,5 for signed and 0,10 for unsigned ints); index-like inputs "
-              "such as labels or token ids want e.g. 0,1");
+              "-5,5 for signed and 0,10 for unsigned ints), clipped to each "
+              "dtype's own range (so -9223372036854775808,"
+              "18446744073709551615 spans every integer dtype whole); "
+              "index-like inputs such as labels or token ids want e.g. 0,1");
 
 DEFINE_bool(force, false,
             "randomize: replace the const_i, literal_i and input_i of an "
@@ -49,18 +56,24 @@ using api::SplitMix64;
 
 struct IntRange {
   bool given = false;
-  int64_t lo = 0;
-  int64_t hi = 0;
+  // int128 so that one range can span i64's minimum and u64's maximum.
+  absl::int128 lo = 0;
+  absl::int128 hi = 0;
 };
 
 absl::StatusOr<IntRange> ParseIntRange(const std::string& text) {
   IntRange range;
   if (text.empty()) return range;
   std::vector<std::string> parts = absl::StrSplit(text, ',');
+  const absl::int128 kMin = std::numeric_limits<int64_t>::min();
+  const absl::int128 kMax = std::numeric_limits<uint64_t>::max();
   if (parts.size() != 2 || !absl::SimpleAtoi(parts[0], &range.lo) ||
-      !absl::SimpleAtoi(parts[1], &range.hi) || range.lo > range.hi) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "--int_range must be LO,HI with integers LO <= HI, got '", text, "'"));
+      !absl::SimpleAtoi(parts[1], &range.hi) || range.lo > range.hi ||
+      range.lo < kMin || range.hi > kMax) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--int_range must be LO,HI with integers LO <= HI between "
+                     "-9223372036854775808 and 18446744073709551615, got '",
+                     text, "'"));
   }
   range.given = true;
   return range;
@@ -83,6 +96,30 @@ absl::StatusOr<jaxpr::DimBindings> ParseSizes(const std::string& text) {
   return sizes;
 }
 
+// The values an integer dtype holds, as [min, max].
+std::pair<absl::int128, absl::int128> DTypeIntBounds(jaxpr::DType dtype) {
+  if (jaxpr::IsNarrowInt(dtype)) {
+    const jaxpr::NarrowFormat format = *jaxpr::NarrowFormatOf(dtype);
+    return {jaxpr::NarrowIntMin(format), jaxpr::NarrowIntMax(format)};
+  }
+  const int bits = 8 * static_cast<int>(jaxpr::ItemSize(dtype));
+  if (jaxpr::IsSignedInt(dtype)) {
+    return {-(absl::int128(1) << (bits - 1)),
+            (absl::int128(1) << (bits - 1)) - 1};
+  }
+  return {0, (absl::int128(1) << bits) - 1};
+}
+
+// Uniform in [lo, hi] (a span of at most 2^64 values), as the int64 whose
+// bits SetFromInt64 stores (u64 values past INT64_MAX wrap to negatives).
+int64_t RandomInt(absl::int128 lo, absl::int128 hi, SplitMix64& rng) {
+  const uint64_t span = static_cast<uint64_t>(hi - lo);
+  const uint64_t draw = span == std::numeric_limits<uint64_t>::max()
+                            ? rng.Next()
+                            : rng.Next() % (span + 1);
+  return static_cast<int64_t>(static_cast<uint64_t>(lo) + draw);
+}
+
 absl::StatusOr<jaxpr::Array> RandomArray(const jaxpr::Aval& aval,
                                          const jaxpr::DimBindings& bindings,
                                          const IntRange& int_range,
@@ -101,14 +138,14 @@ absl::StatusOr<jaxpr::Array> RandomArray(const jaxpr::Aval& aval,
     if (dtype == jaxpr::DType::kBool) {
       a.SetFromInt64(i, rng.Int(0, 1));
     } else if (jaxpr::IsInteger(dtype)) {
-      int64_t lo = jaxpr::IsSignedInt(dtype) ? -5 : 0;
-      int64_t hi = jaxpr::IsSignedInt(dtype) ? 5 : 10;
+      const auto [dtype_min, dtype_max] = DTypeIntBounds(dtype);
+      absl::int128 lo = jaxpr::IsSignedInt(dtype) ? -5 : 0;
+      absl::int128 hi = jaxpr::IsSignedInt(dtype) ? 5 : 10;
       if (int_range.given) {
-        lo = jaxpr::IsSignedInt(dtype) ? int_range.lo
-                                       : std::max<int64_t>(0, int_range.lo);
-        hi = std::max(lo, int_range.hi);
+        lo = std::min(std::max(dtype_min, int_range.lo), dtype_max);
+        hi = std::max(lo, std::min(dtype_max, int_range.hi));
       }
-      a.SetFromInt64(i, rng.Int(lo, hi));
+      a.SetFromInt64(i, RandomInt(lo, hi, rng));
     } else {
       a.SetFromDouble(i, rng.Uniform(-1.0, 1.0));
     }

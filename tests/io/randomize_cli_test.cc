@@ -111,6 +111,68 @@ TEST_F(RandomizeCliTest, IntRangeBoundsIntegerValues) {
   EXPECT_TRUE(saw[0] && saw[1]);
 }
 
+// The span of the full range is 2^64: `hi - lo + 1` wrapped to 0 and the draw
+// divided by it (SIGFPE, rc 136). Each dtype takes the range clipped to the
+// values it holds, so one flag spans i8, u8, i64 and u64 whole.
+TEST_F(RandomizeCliTest, FullIntegerRangeIsClippedToEachDtype) {
+  std::ofstream((dir_ / "w.jaxpr").string())
+      << "{ lambda ; a:i8[64] b:u8[64] c:i64[64] d:u64[64]. let  in "
+         "(a, b, c, d) }\n";
+  std::string out;
+  ASSERT_EQ(Run(absl::StrCat(P("w.jaxpr"),
+                             " --int_range=-9223372036854775808,"
+                             "18446744073709551615"),
+                &out),
+            0)
+      << out;
+  auto arrays = ReadNpzFile(P("w.npz"));
+  ASSERT_TRUE(arrays.ok()) << arrays.status();
+  std::map<std::string, Array> npz(arrays->begin(), arrays->end());
+  // i8 and u8 spread over both halves of their range.
+  bool i8_negative = false, i8_positive = false, u8_high = false;
+  for (int64_t i = 0; i < 64; ++i) {
+    const int64_t v = npz["input_0"].GetAsInt64(i);
+    i8_negative |= v < 0;
+    i8_positive |= v > 0;
+    u8_high |= npz["input_1"].GetAsInt64(i) > 127;
+  }
+  EXPECT_TRUE(i8_negative && i8_positive && u8_high);
+  // i64 and u64 draw from their whole range: some value beyond 32 bits.
+  bool wide_i64 = false, wide_u64 = false;
+  for (int64_t i = 0; i < 64; ++i) {
+    const int64_t s = npz["input_2"].GetAsInt64(i);
+    wide_i64 |= s > (int64_t{1} << 40) || s < -(int64_t{1} << 40);
+    const uint64_t u = static_cast<uint64_t>(npz["input_3"].GetAsInt64(i));
+    wide_u64 |= u > (uint64_t{1} << 63);
+  }
+  EXPECT_TRUE(wide_i64);
+  EXPECT_TRUE(wide_u64);
+  EXPECT_THAT(out, HasSubstr("4 input"));
+}
+
+// Before, 100..1000 stored as i8 wrapped (300 -> 44); clipped, it is 100..127.
+TEST_F(RandomizeCliTest, RangeBeyondADtypeIsClippedNotWrapped) {
+  std::ofstream((dir_ / "n.jaxpr").string())
+      << "{ lambda ; a:i8[64]. let  in (a,) }\n";
+  ASSERT_EQ(Run(absl::StrCat(P("n.jaxpr"), " --int_range=100,1000")), 0);
+  auto arrays = ReadNpzFile(P("n.npz"));
+  ASSERT_TRUE(arrays.ok()) << arrays.status();
+  const Array& a = arrays->begin()->second;
+  for (int64_t i = 0; i < a.num_elements(); ++i) {
+    EXPECT_GE(a.GetAsInt64(i), 100);
+    EXPECT_LE(a.GetAsInt64(i), 127);
+  }
+}
+
+TEST_F(RandomizeCliTest, RejectsARangeBeyondSixtyFourBits) {
+  std::string out;
+  EXPECT_EQ(
+      Run(absl::StrCat(P("p.jaxpr"), " --int_range=0,18446744073709551616"),
+          &out),
+      2);
+  EXPECT_THAT(out, HasSubstr("--int_range must be LO,HI"));
+}
+
 TEST_F(RandomizeCliTest, RefusesToOverwriteExpectedOutputs) {
   Array expected(DType::kF32, {});
   ASSERT_TRUE(WriteNpzFile(P("p.npz"), {{"expected_0", expected}}).ok());
