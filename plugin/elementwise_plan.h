@@ -167,6 +167,16 @@ absl::Status FloatMath(E& e, int arity, Fn fn) {
 
 // ---- float math pieces ----
 
+// x itself where x is a zero (keeping its sign) or NaN, r elsewhere. x goes
+// through Where's false branch, the one that keeps a -0 in ONNX Runtime 1.30
+// (plugin/float_extremes.h), under a condition that is not a Not (ORT's
+// NotWhereFusion would swap the branches); r must not be a zero (a -0 from
+// the true branch comes out +0).
+template <class E>
+V<E> KeepZeroAndNaN(E& e, V<E> x, V<E> r) {
+  const DType c = e.TypeOf(x);
+  return Select(e, Cmp(e, "Greater", Un(e, "Abs", x), FConst(e, c, 0)), r, x);
+}
 // expm1 without cancellation (Kahan): u = e^x; (u - 1) * x / log(u).
 template <class E>
 V<E> Expm1(E& e, V<E> x) {
@@ -177,7 +187,10 @@ V<E> Expm1(E& e, V<E> x) {
   V<E> r = Bin(e, "Div", Bin(e, "Mul", um1, x), Un(e, "Log", u));
   r = Select(e, Cmp(e, "Equal", u, one), x, r);
   r = Select(e, Cmp(e, "Equal", um1, FConst(e, c, -1.0)), um1, r);
-  return Select(e, Pred(e, "IsInf", u), u, r);
+  r = Select(e, Pred(e, "IsInf", u), u, r);
+  // expm1(-0) = -0: x == 0 came through the u == 1 branch above, a Where's
+  // true branch, which turns -0 into +0 in ONNX Runtime.
+  return KeepZeroAndNaN(e, x, r);
 }
 // log1p without cancellation (Kahan): u = 1 + x; log(u) * x / (u - 1).
 template <class E>
@@ -190,16 +203,24 @@ V<E> Log1p(E& e, V<E> x) {
   // would (log1p(3.4e38) = 88.72, not inf).
   V<E> r = Bin(e, "Mul", log_u, Bin(e, "Div", x, Bin(e, "Sub", u, one)));
   r = Select(e, Cmp(e, "Equal", u, one), x, r);
-  return Select(
-      e, OrB(e, Pred(e, "IsInf", u), Cmp(e, "Equal", u, FConst(e, c, 0))),
-      log_u, r);
+  r = Select(e,
+             OrB(e, Pred(e, "IsInf", u), Cmp(e, "Equal", u, FConst(e, c, 0))),
+             log_u, r);
+  // log1p(-0) = -0 (see Expm1).
+  return KeepZeroAndNaN(e, x, r);
 }
-// sign-symmetric odd function: r(|x|) with x's sign.
+// sign-symmetric odd function: the magnitude r(|x|) >= 0 with x's sign bit,
+// so f(-0) = -0 and round(-0.4) = -0. The sign is a factor -1/+1 (a -0
+// selected from a Where's true branch would come out +0); x is negative
+// where x < 0 or 1/x < 0 (x = -0).
 template <class E>
 V<E> WithSignOf(E& e, V<E> x, V<E> magnitude) {
   const DType c = e.TypeOf(x);
-  return Select(e, Cmp(e, "Less", x, FConst(e, c, 0)), Un(e, "Neg", magnitude),
-                magnitude);
+  V<E> zero = FConst(e, c, 0);
+  V<E> negative = OrB(e, Cmp(e, "Less", x, zero),
+                      Cmp(e, "Less", Un(e, "Reciprocal", x), zero));
+  return Bin(e, "Mul", magnitude,
+             Select(e, negative, FConst(e, c, -1), FConst(e, c, 1)));
 }
 // atan: ORT's Atan is float32-only; f64 starts from the f32 result and takes
 // two Newton steps on sin(y) - x cos(y) = 0 in f64 (quadratic convergence
@@ -679,10 +700,8 @@ absl::Status LowerErf(E& e, bool complement) {
     J2O_ASSIGN_OR_RETURN(V<E> x, e.In(0));
     V<E> zero = FConst(e, d, 0.0);
     auto [erf_a, erfc_a] = ErfErfcAbsF64(e, Un(e, "Abs", x));
+    if (!complement) return e.SetOut(WithSignOf(e, x, erf_a));
     V<E> negative = Cmp(e, "Less", x, zero);
-    if (!complement) {
-      return e.SetOut(Select(e, negative, Un(e, "Neg", erf_a), erf_a));
-    }
     return e.SetOut(
         Select(e, negative, Bin(e, "Sub", FConst(e, d, 2.0), erfc_a), erfc_a));
   }
@@ -736,8 +755,7 @@ absl::Status LowerRound(E& e) {
             e, Cmp(e, "GreaterOrEqual", Bin(e, "Sub", a, t), FConst(e, c, 0.5)),
             c);
         V<E> r = Select(e, Pred(e, "IsInf", a), a, Bin(e, "Add", t, up));
-        r = WithSignOf(e, x[0], r);
-        return Select(e, Cmp(e, "Equal", x[0], FConst(e, c, 0.0)), x[0], r);
+        return WithSignOf(e, x[0], r);
       });
 }
 
@@ -750,8 +768,7 @@ absl::Status LowerSign(E& e) {
   const DType c = FloatCompute(d);
   V<E> xc = Cast(e, x, c);
   // ORT's Sign keeps NaN but turns -0 into +0; XLA keeps signed zeros.
-  return SetOutCast(e, Select(e, Cmp(e, "Equal", xc, FConst(e, c, 0.0)), xc,
-                              Un(e, "Sign", xc)));
+  return SetOutCast(e, KeepZeroAndNaN(e, xc, Un(e, "Sign", xc)));
 }
 
 template <class E>

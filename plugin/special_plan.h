@@ -506,7 +506,12 @@ absl::Status LowerBessel(E& e, bool order_one) {
       Div(e, order_one ? Chebyshev(e, far, kI1eB) : Chebyshev(e, far, kI0eB),
           Un(e, "Sqrt", z));
   V<E> r = Select(e, Cmp(e, "LessOrEqual", z, K(e, 8.0)), small, large);
-  if (order_one) r = WithSignOf(e, x, r);
+  // XLA's I1e negates r only for x < 0: i1e(-0) = +0, i1e(-inf) = -0 (a
+  // factor, since a -0 from a Where's true branch would come out +0).
+  if (order_one) {
+    r = Mul(e, r,
+            Select(e, Cmp(e, "Less", x, K(e, 0.0)), K(e, -1.0), K(e, 1.0)));
+  }
   return e.SetOut(Cast(e, r, e.OutType()));
 }
 
