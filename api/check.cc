@@ -137,7 +137,11 @@ int BoundaryCarrier(int elem_type) {
   if ((elem_type >= 17 && elem_type <= 20) || elem_type == 23) {
     return onnx::TensorProto::FLOAT;
   }
-  if (elem_type == 21 || elem_type == 22) return onnx::TensorProto::INT32;
+  // UINT4, INT4 (21, 22), UINT2, INT2 (25, 26).
+  if (elem_type == 21 || elem_type == 22 || elem_type == 25 ||
+      elem_type == 26) {
+    return onnx::TensorProto::INT32;
+  }
   return 0;
 }
 

@@ -53,6 +53,8 @@ constexpr int kFloat8E5M2FNUZ = 20;
 constexpr int kUInt4 = 21;
 constexpr int kInt4 = 22;
 constexpr int kFloat4E2M1 = 23;
+constexpr int kUInt2 = 25;
+constexpr int kInt2 = 26;
 
 bool IsNarrowFloat8(int elem_type) {
   return elem_type == kFloat8E4M3FN || elem_type == kFloat8E4M3FNUZ ||
@@ -60,7 +62,8 @@ bool IsNarrowFloat8(int elem_type) {
 }
 
 bool IsNarrowInt(int elem_type) {
-  return elem_type == kInt4 || elem_type == kUInt4;
+  return elem_type == kInt4 || elem_type == kUInt4 || elem_type == kInt2 ||
+         elem_type == kUInt2;
 }
 
 // bf16/f16 and JAX's narrow types (float8, float4, int4; docs/dtypes.md):
@@ -262,7 +265,7 @@ class Widener {
           x = i32;
         }
         std::vector<NodeProto> wrap =
-            WrapToFourBits(x, out_types[0] == kInt4, node.name());
+            WrapToNarrowBits(x, out_types[0], node.name());
         node.set_input(0, wrap.back().output(0));
         for (NodeProto& n : wrap) *rewritten.Add() = std::move(n);
         *rewritten.Add() = std::move(node);
@@ -321,7 +324,7 @@ class Widener {
           // XLA wraps an int4 result modulo 16 where ORT's Cast clamps:
           // keep the low 4 bits (sign-extended for INT4) first.
           for (NodeProto& n :
-               WrapToFourBits(f32, out_types[k] == kInt4, node.name())) {
+               WrapToNarrowBits(f32, out_types[k], node.name())) {
             casts_back.push_back(std::move(n));
           }
           f32 = casts_back.back().output(0);
@@ -461,9 +464,15 @@ class Widener {
   }
 
   // i32 `x` -> ((x & 15) ^ 8) - 8 (signed) or x & 15: the int4 value XLA's
-  // wrapping narrowing keeps. The last node's output is the result.
-  std::vector<NodeProto> WrapToFourBits(const std::string& x, bool is_signed,
-                                        const std::string& base) {
+  // wrapping narrowing keeps; ((x & 3) ^ 2) - 2 or x & 3 for int2/uint2
+  // (ORT 1.30's Cast to INT2/UINT2 wraps already, probed; kept explicit).
+  // The last node's output is the result.
+  std::vector<NodeProto> WrapToNarrowBits(const std::string& x, int elem_type,
+                                          const std::string& base) {
+    const bool is_signed = elem_type == kInt4 || elem_type == kInt2;
+    const int32_t bits = elem_type == kInt2 || elem_type == kUInt2 ? 2 : 4;
+    const int32_t mask = (1 << bits) - 1;
+    const int32_t sign = 1 << (bits - 1);
     std::vector<NodeProto> nodes;
     auto constant = [&](int32_t v) {
       const std::string name = Fresh(absl::StrCat(base, "_c", v));
@@ -491,9 +500,10 @@ class Widener {
       nodes.push_back(std::move(n));
       return out;
     };
-    std::string r = binary("BitwiseAnd", x, constant(15));
+    std::string r = binary("BitwiseAnd", x, constant(mask));
     if (is_signed)
-      r = binary("Sub", binary("BitwiseXor", r, constant(8)), constant(8));
+      r = binary("Sub", binary("BitwiseXor", r, constant(sign)),
+                 constant(sign));
     (void)r;
     return nodes;
   }
