@@ -42,12 +42,15 @@ HEADER = "# source: hand-written in JAX 0.10 print style; expected values from "
 NUMPY_NAME = {
     "f8_e4m3fn": "float8_e4m3fn", "f8_e5m2": "float8_e5m2",
     "f8_e4m3fnuz": "float8_e4m3fnuz", "f8_e5m2fnuz": "float8_e5m2fnuz",
-    "f4_e2m1fn": "float4_e2m1fn", "i4": "int4", "u4": "uint4",
+    "f4_e2m1fn": "float4_e2m1fn", "f8_e8m0fnu": "float8_e8m0fnu",
+    "i4": "int4", "u4": "uint4",
     "i2": "int2", "u2": "uint2",
 }
-FLOATS = ["f8_e4m3fn", "f8_e5m2", "f8_e4m3fnuz", "f8_e5m2fnuz", "f4_e2m1fn"]
+FLOATS = ["f8_e4m3fn", "f8_e5m2", "f8_e4m3fnuz", "f8_e5m2fnuz", "f4_e2m1fn",
+          "f8_e8m0fnu"]
 MIN_OPSET = {"f8_e4m3fn": 19, "f8_e5m2": 19, "f8_e4m3fnuz": 19,
-             "f8_e5m2fnuz": 19, "f4_e2m1fn": 23, "i4": 21, "u4": 21,
+             "f8_e5m2fnuz": 19, "f4_e2m1fn": 23, "f8_e8m0fnu": 24,
+             "i4": 21, "u4": 21,
              "i2": 25, "u2": 25}
 BITS = {"i4": 4, "u4": 4, "i2": 2, "u2": 2}
 
@@ -99,6 +102,8 @@ def bundles_float(fmt):
     notes = (f"# note: ONNX has this type from opset {opset}: below it the "
              "conversion is refused, naming the dtype\n"
              "# markers: no_f64, no_bf16: the f32 operands are the point\n")
+    if opset > 23:
+        notes += f"# opset: {opset}\n"
     if fmt == "f4_e2m1fn":
         notes += ("# markers: legacy_xfail(strict), ir_xfail(strict): refused "
                   "at every opset: ONNX Runtime 1.30 has no Cast kernel for "
