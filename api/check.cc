@@ -133,11 +133,16 @@ jaxpr::Array SpecialArray(jaxpr::DType dtype, std::vector<int64_t> shape,
 // The f32/i32 carrier of a boundary type; 0 for every other type.
 int BoundaryCarrier(int elem_type) {
   if (elem_type == onnx::TensorProto::BFLOAT16) return onnx::TensorProto::FLOAT;
-  // FLOAT8E4M3FN..FLOAT8E5M2FNUZ (17..20), FLOAT4E2M1 (23).
-  if ((elem_type >= 17 && elem_type <= 20) || elem_type == 23) {
+  // FLOAT8E4M3FN..FLOAT8E5M2FNUZ (17..20), FLOAT4E2M1 (23), FLOAT8E8M0 (24).
+  if ((elem_type >= 17 && elem_type <= 20) || elem_type == 23 ||
+      elem_type == 24) {
     return onnx::TensorProto::FLOAT;
   }
-  if (elem_type == 21 || elem_type == 22) return onnx::TensorProto::INT32;
+  // UINT4, INT4 (21, 22), UINT2, INT2 (25, 26).
+  if (elem_type == 21 || elem_type == 22 || elem_type == 25 ||
+      elem_type == 26) {
+    return onnx::TensorProto::INT32;
+  }
   return 0;
 }
 

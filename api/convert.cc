@@ -69,12 +69,15 @@ namespace {
 // Casts around (plugin/low_precision.h), which needs ONNX's element type for
 // the dtype: a program using one below that type's first opset, or one
 // ONNX has no type for, is refused up front, naming the dtype, where it
-// appears, and ONNX's type and opset. f8_e8m0fnu and i2/u2 are refused at
-// every opset: ONNX Runtime 1.30's Cast to FLOAT8E8M0 rounds up by default
-// where ml_dtypes rounds to nearest, and its INT2/UINT2 kernels are unprobed;
-// so is f4_e2m1fn: ONNX Runtime 1.30 has no Cast kernel for FLOAT4E2M1
-// (probed: "Could not find an implementation for Cast(23)"), so no model
-// with it could run.
+// appears, and ONNX's type and opset. i2/u2 (INT2/UINT2, opset 25) compute
+// like int4: ONNX Runtime 1.30 has Cast kernels both ways (probed; i32 ->
+// INT2 keeps the low 2 bits). f8_e8m0fnu (FLOAT8E8M0, opset 24) computes in
+// f32 with every Cast to it round_mode="nearest" behind a guard for the
+// values where ONNX Runtime 1.30 differs from ml_dtypes (probed; 0,
+// negatives, inf, just above 2^-127; plugin/low_precision.cc). f4_e2m1fn
+// is refused at every opset: ONNX Runtime 1.30 has no Cast kernel for
+// FLOAT4E2M1 (probed: "Could not find an implementation for Cast(23)"), so
+// no model with it could run.
 bool PipelinesComputeOn(jaxpr::NarrowFormat format) {
   using F = jaxpr::NarrowFormat;
   switch (format) {
@@ -84,6 +87,9 @@ bool PipelinesComputeOn(jaxpr::NarrowFormat format) {
     case F::kF8E5M2FNUZ:
     case F::kI4:
     case F::kU4:
+    case F::kI2:
+    case F::kU2:
+    case F::kF8E8M0FNU:
       return true;
     default:
       return false;
@@ -112,9 +118,6 @@ absl::Status NarrowDTypeError(const jaxpr::JaxprFile& file,
     const char* why =
         *format == jaxpr::NarrowFormat::kF4E2M1FN
             ? "ONNX Runtime 1.30 has no Cast kernel for it"
-        : *format == jaxpr::NarrowFormat::kF8E8M0FNU
-            ? "ONNX Runtime's Cast to it rounds up where XLA rounds to "
-              "nearest"
             : "its ONNX Runtime kernels are not verified";
     onnx = absl::StrCat("ONNX has ", d.onnx_name, " from opset ",
                         d.onnx_min_opset,

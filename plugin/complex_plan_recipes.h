@@ -25,6 +25,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "jaxpr/narrow_dtype.h"
 #include "jaxpr/status_macros.h"
 #include "plugin/complex_plan.h"
 #include "plugin/complex_plan_math.h"
@@ -475,10 +476,17 @@ absl::Status LowerConvert(E& e) {
     return e.SetOut(0, y);
   }
   if (jaxpr::IsComplex(to)) {
-    // Real -> complex: (x, 0). bool and integers convert exactly like Cast.
+    // Real -> complex: (x, 0). bool and integers convert exactly like Cast;
+    // int4/int2 and float8 go through i32 / f32 first (exact, and the Casts
+    // ONNX Runtime has for them).
     if (!(jaxpr::IsFloat(from) || jaxpr::IsInteger(from) ||
-          from == DType::kBool)) {
+          from == DType::kBool || jaxpr::IsNarrowInt(from) ||
+          jaxpr::IsNarrowFloat(from))) {
       return RefuseComplex(eqn);
+    }
+    if (jaxpr::IsNarrowInt(from) || jaxpr::IsNarrowFloat(from)) {
+      J2O_ASSIGN_OR_RETURN(
+          x, cast(x, jaxpr::IsNarrowInt(from) ? DType::kI32 : DType::kF32));
     }
     J2O_ASSIGN_OR_RETURN(V<E> re, cast(x, to_part));
     return e.SetOut(0, Pack(e, re, ZerosLike(e, re, to_part), to_part));

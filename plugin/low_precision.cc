@@ -25,6 +25,7 @@
 #include "plugin/low_precision.h"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <string>
 #include <utility>
@@ -53,6 +54,9 @@ constexpr int kFloat8E5M2FNUZ = 20;
 constexpr int kUInt4 = 21;
 constexpr int kInt4 = 22;
 constexpr int kFloat4E2M1 = 23;
+constexpr int kFloat8E8M0 = 24;
+constexpr int kUInt2 = 25;
+constexpr int kInt2 = 26;
 
 bool IsNarrowFloat8(int elem_type) {
   return elem_type == kFloat8E4M3FN || elem_type == kFloat8E4M3FNUZ ||
@@ -60,7 +64,8 @@ bool IsNarrowFloat8(int elem_type) {
 }
 
 bool IsNarrowInt(int elem_type) {
-  return elem_type == kInt4 || elem_type == kUInt4;
+  return elem_type == kInt4 || elem_type == kUInt4 || elem_type == kInt2 ||
+         elem_type == kUInt2;
 }
 
 // bf16/f16 and JAX's narrow types (float8, float4, int4; docs/dtypes.md):
@@ -68,7 +73,8 @@ bool IsNarrowInt(int elem_type) {
 bool IsLowPrecision(int elem_type) {
   return elem_type == TensorProto::BFLOAT16 ||
          elem_type == TensorProto::FLOAT16 || IsNarrowFloat8(elem_type) ||
-         elem_type == kFloat4E2M1 || IsNarrowInt(elem_type);
+         elem_type == kFloat4E2M1 || elem_type == kFloat8E8M0 ||
+         IsNarrowInt(elem_type);
 }
 
 bool IsWideInt(int elem_type) {
@@ -262,7 +268,7 @@ class Widener {
           x = i32;
         }
         std::vector<NodeProto> wrap =
-            WrapToFourBits(x, out_types[0] == kInt4, node.name());
+            WrapToNarrowBits(x, out_types[0], node.name());
         node.set_input(0, wrap.back().output(0));
         for (NodeProto& n : wrap) *rewritten.Add() = std::move(n);
         *rewritten.Add() = std::move(node);
@@ -279,6 +285,17 @@ class Widener {
         if (!in_types.empty() && in_types[0] == TensorProto::FLOAT) {
           std::vector<NodeProto> guard =
               GuardFloat8Overflow(node.input(0), out_types[0], node.name());
+          node.set_input(0, guard.back().output(0));
+          for (NodeProto& n : guard) *rewritten.Add() = std::move(n);
+        }
+      }
+      if (node.op_type() == "Cast" && node.domain().empty() &&
+          !out_types.empty() && out_types[0] == kFloat8E8M0 &&
+          FindAttr(node, "round_mode") == nullptr) {
+        // A recipe's Cast to float8_e8m0fnu: ml_dtypes' rounding.
+        SetRoundNearest(node);
+        if (!in_types.empty() && in_types[0] == TensorProto::FLOAT) {
+          std::vector<NodeProto> guard = GuardE8M0(node.input(0), node.name());
           node.set_input(0, guard.back().output(0));
           for (NodeProto& n : guard) *rewritten.Add() = std::move(n);
         }
@@ -321,7 +338,7 @@ class Widener {
           // XLA wraps an int4 result modulo 16 where ORT's Cast clamps:
           // keep the low 4 bits (sign-extended for INT4) first.
           for (NodeProto& n :
-               WrapToFourBits(f32, out_types[k] == kInt4, node.name())) {
+               WrapToNarrowBits(f32, out_types[k], node.name())) {
             casts_back.push_back(std::move(n));
           }
           f32 = casts_back.back().output(0);
@@ -329,6 +346,12 @@ class Widener {
         if (IsNarrowFloat8(out_types[k])) {
           for (NodeProto& n :
                GuardFloat8Overflow(f32, out_types[k], node.name())) {
+            casts_back.push_back(std::move(n));
+          }
+          f32 = casts_back.back().output(0);
+        }
+        if (out_types[k] == kFloat8E8M0) {
+          for (NodeProto& n : GuardE8M0(f32, node.name())) {
             casts_back.push_back(std::move(n));
           }
           f32 = casts_back.back().output(0);
@@ -392,6 +415,7 @@ class Widener {
     attr->set_name("to");
     attr->set_type(AttributeProto::INT);
     attr->set_i(elem_type);
+    if (elem_type == kFloat8E8M0) SetRoundNearest(cast);
     if (IsNarrowFloat8(elem_type)) {
       // XLA's and ml_dtypes' conversion does not saturate: past the largest
       // finite value it gives inf (e5m2) or NaN (the fn/fnuz types).
@@ -401,6 +425,62 @@ class Widener {
       saturate->set_i(0);
     }
     return cast;
+  }
+
+  // Cast-24's round_mode for FLOAT8E8M0: "nearest" (the default "up"
+  // rounds 0.3 to 0.5; probed in ONNX Runtime 1.30).
+  static void SetRoundNearest(NodeProto& cast) {
+    AttributeProto* mode = cast.add_attribute();
+    mode->set_name("round_mode");
+    mode->set_type(AttributeProto::STRING);
+    mode->set_s("nearest");
+  }
+
+  // ONNX Runtime 1.30's Cast to FLOAT8E8M0 with round_mode "nearest" agrees
+  // with ml_dtypes on positive finite values (halfway values round up) but
+  // (probed) maps 0, -0 and negatives to 2^-127 and inf to 2^127 where
+  // ml_dtypes gives NaN, and rounds (2^-127, 1.5*2^-127) down where
+  // ml_dtypes gives 2^-126. So the f32 `x` becomes NaN unless x > 0 and
+  // below 1.5*2^127 (which rounds past the largest value, 2^127: NaN), and
+  // 2^-126 on (2^-127, 2^-126). The last node's output is the guarded value.
+  std::vector<NodeProto> GuardE8M0(const std::string& x,
+                                   const std::string& base) {
+    std::vector<NodeProto> nodes;
+    auto constant = [&](float v) {
+      const std::string name = Fresh(absl::StrCat(base, "_limit"));
+      NodeProto c;
+      c.set_op_type("Constant");
+      c.set_name(FreshNodeName(absl::StrCat(base, "_const")));
+      c.add_output(name);
+      AttributeProto* a = c.add_attribute();
+      a->set_name("value");
+      a->set_type(AttributeProto::TENSOR);
+      a->mutable_t()->set_data_type(TensorProto::FLOAT);
+      a->mutable_t()->add_float_data(v);
+      nodes.push_back(std::move(c));
+      return name;
+    };
+    auto op = [&](const std::string& type, std::vector<std::string> ins) {
+      const std::string out = Fresh(absl::StrCat(base, "_guard"));
+      NodeProto n;
+      n.set_op_type(type);
+      n.set_name(FreshNodeName(absl::StrCat(base, "_guard")));
+      for (const std::string& in : ins) n.add_input(in);
+      n.add_output(out);
+      nodes.push_back(std::move(n));
+      return out;
+    };
+    const float min_normal = std::ldexp(1.0f, -126);
+    const std::string in_range = op(
+        "And", {op("Greater", {x, constant(std::ldexp(1.0f, -127))}),
+                op("Less", {x, constant(min_normal)})});
+    const std::string lifted = op("Where", {in_range, constant(min_normal), x});
+    const std::string ok =
+        op("And", {op("Greater", {x, constant(0.0f)}),
+                   op("Less", {x, constant(std::ldexp(1.5f, 127))})});
+    op("Where", {ok, lifted,
+                 constant(std::numeric_limits<float>::quiet_NaN())});
+    return nodes;
   }
 
   // ONNX Runtime 1.30's non-saturating Cast to float8 rounds values near
@@ -461,9 +541,15 @@ class Widener {
   }
 
   // i32 `x` -> ((x & 15) ^ 8) - 8 (signed) or x & 15: the int4 value XLA's
-  // wrapping narrowing keeps. The last node's output is the result.
-  std::vector<NodeProto> WrapToFourBits(const std::string& x, bool is_signed,
-                                        const std::string& base) {
+  // wrapping narrowing keeps; ((x & 3) ^ 2) - 2 or x & 3 for int2/uint2
+  // (ORT 1.30's Cast to INT2/UINT2 wraps already, probed; kept explicit).
+  // The last node's output is the result.
+  std::vector<NodeProto> WrapToNarrowBits(const std::string& x, int elem_type,
+                                          const std::string& base) {
+    const bool is_signed = elem_type == kInt4 || elem_type == kInt2;
+    const int32_t bits = elem_type == kInt2 || elem_type == kUInt2 ? 2 : 4;
+    const int32_t mask = (1 << bits) - 1;
+    const int32_t sign = 1 << (bits - 1);
     std::vector<NodeProto> nodes;
     auto constant = [&](int32_t v) {
       const std::string name = Fresh(absl::StrCat(base, "_c", v));
@@ -491,9 +577,10 @@ class Widener {
       nodes.push_back(std::move(n));
       return out;
     };
-    std::string r = binary("BitwiseAnd", x, constant(15));
+    std::string r = binary("BitwiseAnd", x, constant(mask));
     if (is_signed)
-      r = binary("Sub", binary("BitwiseXor", r, constant(8)), constant(8));
+      r = binary("Sub", binary("BitwiseXor", r, constant(sign)),
+                 constant(sign));
     (void)r;
     return nodes;
   }

@@ -20,6 +20,7 @@
 #include "jaxpr/array.h"
 #include "jaxpr/dtype.h"
 #include "jaxpr/jaxpr.h"
+#include "jaxpr/narrow_dtype.h"
 #include "jaxpr/status_macros.h"
 #include "plugin/emit.h"
 #include "plugin/lax_plan.h"
@@ -264,7 +265,13 @@ absl::Status LowerIota(E& e) {
   }
   si::V<E> x = e.Op("Range", {si::I64Scalar(e, 0), limit, si::I64Scalar(e, 1)},
                     DType::kI64);
-  J2O_ASSIGN_OR_RETURN(x, si::CastTo(e, x, DType::kI64, out.dtype));
+  // int4/int2/float8: ONNX Runtime 1.30 has no Unsqueeze/Expand kernel for
+  // them, so those are shaped in i64 and Cast last.
+  const bool cast_last = jaxpr::IsNarrow(out.dtype);
+  const DType shaped = cast_last ? DType::kI64 : out.dtype;
+  if (!cast_last) {
+    J2O_ASSIGN_OR_RETURN(x, si::CastTo(e, x, DType::kI64, out.dtype));
+  }
   if (out.rank() > 1) {
     std::vector<int64_t> others;
     bool needs_expand = false;
@@ -273,11 +280,14 @@ absl::Status LowerIota(E& e) {
       others.push_back(a);
       needs_expand |= out.shape[a] != si::DimExpr::Constant(1);
     }
-    x = e.Op("Unsqueeze", {x, e.ConstI64(others)}, out.dtype);
+    x = e.Op("Unsqueeze", {x, e.ConstI64(others)}, shaped);
     if (needs_expand) {
       J2O_ASSIGN_OR_RETURN(auto shape, e.ShapeValue(out.shape));
-      x = e.Op("Expand", {x, shape}, out.dtype);
+      x = e.Op("Expand", {x, shape}, shaped);
     }
+  }
+  if (cast_last) {
+    J2O_ASSIGN_OR_RETURN(x, si::CastTo(e, x, DType::kI64, out.dtype));
   }
   return e.SetOut(0, x);
 }

@@ -42,11 +42,17 @@ HEADER = "# source: hand-written in JAX 0.10 print style; expected values from "
 NUMPY_NAME = {
     "f8_e4m3fn": "float8_e4m3fn", "f8_e5m2": "float8_e5m2",
     "f8_e4m3fnuz": "float8_e4m3fnuz", "f8_e5m2fnuz": "float8_e5m2fnuz",
-    "f4_e2m1fn": "float4_e2m1fn", "i4": "int4", "u4": "uint4",
+    "f4_e2m1fn": "float4_e2m1fn", "f8_e8m0fnu": "float8_e8m0fnu",
+    "i4": "int4", "u4": "uint4",
+    "i2": "int2", "u2": "uint2",
 }
-FLOATS = ["f8_e4m3fn", "f8_e5m2", "f8_e4m3fnuz", "f8_e5m2fnuz", "f4_e2m1fn"]
+FLOATS = ["f8_e4m3fn", "f8_e5m2", "f8_e4m3fnuz", "f8_e5m2fnuz", "f4_e2m1fn",
+          "f8_e8m0fnu"]
 MIN_OPSET = {"f8_e4m3fn": 19, "f8_e5m2": 19, "f8_e4m3fnuz": 19,
-             "f8_e5m2fnuz": 19, "f4_e2m1fn": 23, "i4": 21, "u4": 21}
+             "f8_e5m2fnuz": 19, "f4_e2m1fn": 23, "f8_e8m0fnu": 24,
+             "i4": 21, "u4": 21,
+             "i2": 25, "u2": 25}
+BITS = {"i4": 4, "u4": 4, "i2": 2, "u2": 2}
 
 
 def codes_array(codes):
@@ -96,6 +102,8 @@ def bundles_float(fmt):
     notes = (f"# note: ONNX has this type from opset {opset}: below it the "
              "conversion is refused, naming the dtype\n"
              "# markers: no_f64, no_bf16: the f32 operands are the point\n")
+    if opset > 23:
+        notes += f"# opset: {opset}\n"
     if fmt == "f4_e2m1fn":
         notes += ("# markers: legacy_xfail(strict), ir_xfail(strict): refused "
                   "at every opset: ONNX Runtime 1.30 has no Cast kernel for "
@@ -165,18 +173,26 @@ def bundle_dot(fmt):
 
 
 def wrap(fmt, v):
-    v &= 15
-    return v - 16 if fmt == "i4" and v >= 8 else v
+    n = 1 << BITS[fmt]
+    v &= n - 1
+    return v - n if fmt.startswith("i") and v >= n // 2 else v
 
 
-def code(v):
-    return v & 15
+def code(v, bits=4):
+    return v & ((1 << bits) - 1)  # ml_dtypes stores the low bits
 
 
 def bundles_int(fmt):
     np_name = NUMPY_NAME[fmt]
-    notes = ("# note: ONNX has this type from opset 21: below it the "
+    opset = MIN_OPSET[fmt]
+    n_codes = 1 << BITS[fmt]
+
+    def code(v):
+        return globals()["code"](v, BITS[fmt])
+    notes = (f"# note: ONNX has this type from opset {opset}: below it the "
              "conversion is refused, naming the dtype\n")
+    if opset > 23:
+        notes += (f"# opset: {opset}\n")
     xs = [-20, -17, -9, -8, -1, 0, 1, 7, 8, 15, 16, 23, 2**31 - 1, -2**31]
     n = len(xs)
     write(f"{fmt}_from_i32",
@@ -186,7 +202,8 @@ def bundles_int(fmt):
           {"input_0": np.array(xs, dtype=np.int32),
            "expected_0": codes_array([code(wrap(fmt, x)) for x in xs])},
           notes)
-    lo, hi = (-8, 7) if fmt == "i4" else (0, 15)
+    lo, hi = ((-n_codes // 2, n_codes // 2 - 1) if fmt.startswith("i")
+              else (0, n_codes - 1))
     fs = [-100.0, -8.5, -7.9, -0.5, 0.0, 2.9, 6.99, 7.5, 15.5, 100.0,
           math.nan, math.inf, -math.inf]
     def sat(x):
@@ -200,7 +217,7 @@ def bundles_int(fmt):
           {"input_0": f32s(fs),
            "expected_0": codes_array([code(sat(x)) for x in fs])},
           notes + "# markers: no_f64, no_bf16: the f32 operands are the point\n")
-    codes = list(range(16))
+    codes = [c % n_codes for c in range(16)]
     write(f"{fmt}_to_i32",
           f"{{ lambda ; a:{fmt}[16]. let\n"
           f"    b:i32[16] = convert_element_type[new_dtype=int32 "
@@ -209,8 +226,8 @@ def bundles_int(fmt):
            "expected_0": np.array([wrap(fmt, c) for c in codes],
                                   dtype=np.int32)},
           notes)
-    a = list(range(16))
-    b = [(7 * i + 3) % 16 for i in range(16)]
+    a = [i % n_codes for i in range(16)]
+    b = [(7 * i + 3) % 16 % n_codes for i in range(16)]
     av = [wrap(fmt, x) for x in a]
     bv = [wrap(fmt, x) for x in b]
     add = [wrap(fmt, x + y) for x, y in zip(av, bv)]
@@ -226,6 +243,7 @@ def bundles_int(fmt):
     # dot_general in int4 with int4 accumulation (wraps), preferred int4.
     A = [[wrap(fmt, (3 * i + k) % 16) for k in range(3)] for i in range(2)]
     B = [[wrap(fmt, (5 * k + j + 1) % 16) for j in range(2)] for k in range(3)]
+    # (wrap keeps the low BITS bits, so these are in range for int2 too)
     out = [wrap(fmt, sum(A[i][k] * B[k][j] for k in range(3)))
            for i in range(2) for j in range(2)]
     write(f"{fmt}_dot",
@@ -246,7 +264,7 @@ def main():
         bundles_float(fmt)
     for fmt in ["f8_e4m3fn", "f8_e5m2"]:
         bundle_dot(fmt)
-    for fmt in ["i4", "u4"]:
+    for fmt in ["i4", "u4", "i2", "u2"]:
         bundles_int(fmt)
 
 

@@ -268,7 +268,7 @@ absl::Status Discharger::Plain(Rewrite& rw, const Eqn& eqn,
     if (!a.is_literal() && rw.refs.contains(a.var)) takes_ref = true;
   }
   if (takes_ref && (eqn.primitive == "cond" || eqn.primitive == "while" ||
-                    eqn.primitive == "scan")) {
+                    eqn.primitive == "scan" || IsRefCall(eqn.primitive))) {
     return ControlFlow(rw, eqn, std::move(mapped), fresh_outputs);
   }
   for (const Atom& a : eqn.inputs) {
@@ -278,7 +278,7 @@ absl::Status Discharger::Plain(Rewrite& rw, const Eqn& eqn,
           eqn, absl::StrCat("ref ", a.var->name, ":", a.var->aval.ToString(),
                             " is an operand; refs are read and written by "
                             "get/swap/addupdate/freeze, and carried through "
-                            "scan/while/cond bodies, but not passed to '",
+                            "scan/while/cond/jit bodies, but not passed to '",
                             eqn.primitive, "'"));
     }
   }
@@ -335,9 +335,13 @@ absl::Status DischargeState(JaxprFile* file) {
     J2O_RETURN_IF_ERROR(discharger.DischargeJaxpr(file->main.get(), true));
   }
   for (auto& [name, jaxpr] : file->shared) {
-    if (jaxpr != nullptr) {
-      J2O_RETURN_IF_ERROR(discharger.DischargeJaxpr(jaxpr.get(), false));
-    }
+    if (jaxpr == nullptr) continue;
+    // A shared body that takes refs is rebuilt per call (ThreadCall); only
+    // its copies, with the refs' values as inputs, are converted.
+    bool takes_ref = false;
+    for (const Var* v : jaxpr->invars) takes_ref |= IsRefAval(v->aval);
+    if (takes_ref) continue;
+    J2O_RETURN_IF_ERROR(discharger.DischargeJaxpr(jaxpr.get(), false));
   }
   return absl::OkStatus();
 }

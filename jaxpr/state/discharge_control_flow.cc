@@ -280,10 +280,48 @@ absl::Status Discharger::ThreadScan(const Rewrite& rw, const Eqn& eqn,
   return absl::OkStatus();
 }
 
-// Refs passed to cond/while/scan become values threaded through the
-// bodies, as JAX's discharge rules for them do: cond branches return the
-// refs' final values as extra results; while and scan carry them (refs
-// among the consts move to the front of the carry).
+// jit/pjit/closed_call/core_call: as a cond branch, the body takes the refs'
+// values where it took the refs and returns their final values as extra
+// results (after the original ones), as JAX's pjit discharge rule does.
+// Output-arity params (out_shardings, out_layouts) get an unspecified entry
+// per extra result.
+absl::Status Discharger::ThreadCall(const Rewrite& rw, const Eqn& eqn,
+                                    Threading& t) {
+  J2O_ASSIGN_OR_RETURN(std::vector<int> positions,
+                       RefPositions(rw, eqn, 0, eqn.inputs.size()));
+  J2O_RETURN_IF_ERROR(Take(rw, eqn, positions, 0, t));
+  const char* key = eqn.params.Has("call_jaxpr") ? "call_jaxpr" : "jaxpr";
+  const ClosedJaxpr* body = JaxprParam(eqn, key);
+  if (body == nullptr) {
+    return Error(eqn, absl::StrCat("a ref passed to it needs param '", key,
+                                   "' (its body)"));
+  }
+  J2O_ASSIGN_OR_RETURN(auto nb, DischargeBody(eqn, *body, positions));
+  t.out.params.Set(key, ParamValue::Jaxpr(std::move(nb)));
+  for (const char* arity_key : {"out_shardings", "out_layouts"}) {
+    const ParamValue* v = eqn.params.Find(arity_key);
+    if (v == nullptr || v->kind() != ParamValue::Kind::kTuple ||
+        v->items().size() != eqn.outputs.size()) {
+      continue;
+    }
+    std::vector<ParamValue> items = v->items();
+    for (size_t i = 0; i < positions.size(); ++i) {
+      items.push_back(arity_key == std::string("out_shardings")
+                          ? ParamValue::Name("UnspecifiedValue")
+                          : ParamValue::None());
+    }
+    t.out.params.Set(arity_key, ParamValue::Tuple(std::move(items)));
+  }
+  for (size_t i = 0; i < positions.size(); ++i) {
+    t.operands[positions[i]] = t.ref_values[i];
+  }
+  return absl::OkStatus();
+}
+
+// Refs passed to cond/while/scan/jit become values threaded through the
+// bodies, as JAX's discharge rules for them do: cond branches and call
+// bodies return the refs' final values as extra results; while and scan
+// carry them (refs among the consts move to the front of the carry).
 absl::Status Discharger::ControlFlow(Rewrite& rw, const Eqn& eqn,
                                      std::vector<Atom> mapped,
                                      bool fresh_outputs) {
@@ -295,6 +333,8 @@ absl::Status Discharger::ControlFlow(Rewrite& rw, const Eqn& eqn,
     J2O_RETURN_IF_ERROR(ThreadCond(rw, eqn, t));
   } else if (p == "while") {
     J2O_RETURN_IF_ERROR(ThreadWhile(rw, eqn, t));
+  } else if (IsRefCall(p)) {
+    J2O_RETURN_IF_ERROR(ThreadCall(rw, eqn, t));
   } else {
     J2O_RETURN_IF_ERROR(ThreadScan(rw, eqn, t));
   }

@@ -4,7 +4,8 @@
 //                              nested bodies, equations that take no ref
 //   discharge_access.cc        get/swap/addupdate/empty_ref on a ref's value
 //                              (NDIndexer -> dynamic_slice/update_slice)
-//   discharge_control_flow.cc  refs threaded through cond/while/scan
+//   discharge_control_flow.cc  refs threaded through cond/while/scan and
+//                              jit/pjit/closed_call/core_call bodies
 #ifndef JAX2ONNX_JAXPR_STATE_DISCHARGER_H_
 #define JAX2ONNX_JAXPR_STATE_DISCHARGER_H_
 
@@ -35,6 +36,11 @@ bool JaxprUsesState(const ClosedJaxpr& jaxpr,
 
 // `(a,)` or `(a, b)`: a shape as JAX prints it in params.
 std::string DimsText(const std::vector<std::string>& dims);
+
+// Call primitives whose body a ref may be passed to (ThreadCall).
+inline bool IsRefCall(absl::string_view p) {
+  return p == "jit" || p == "pjit" || p == "closed_call" || p == "core_call";
+}
 
 // An i32 scalar literal.
 Atom IntLiteral(int64_t v);
@@ -120,6 +126,7 @@ class Discharger {
   absl::Status ThreadCond(const Rewrite& rw, const Eqn& eqn, Threading& t);
   absl::Status ThreadWhile(const Rewrite& rw, const Eqn& eqn, Threading& t);
   absl::Status ThreadScan(const Rewrite& rw, const Eqn& eqn, Threading& t);
+  absl::Status ThreadCall(const Rewrite& rw, const Eqn& eqn, Threading& t);
   absl::Status ControlFlow(Rewrite& rw, const Eqn& eqn,
                            std::vector<Atom> mapped, bool fresh_outputs);
 

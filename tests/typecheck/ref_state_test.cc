@@ -144,22 +144,47 @@ TEST(RefStateDischargeTest, ProgramWithoutRefsIsUntouched) {
   EXPECT_EQ(PrintJaxprFile(f), text);
 }
 
-TEST(RefStateDischargeTest, RefPassedToJitIsALocatedError) {
-  const std::string error = DischargeError(
+TEST(RefStateDischargeTest, JitBodyTakingARefReturnsItsFinalValue) {
+  // JAX's pjit discharge rule: the body takes the ref's value and returns
+  // its final value as an extra result; out_shardings gains an entry.
+  JaxprFile f = MustParse(
       "{ lambda ; a:f32[3]. let\n"
       "    b:Ref{f32[3]} = new_ref[kind=None memory_space=None] a\n"
-      "    jit[\n"
-      "      name=g\n"
+      "    pjit[\n"
       "      jaxpr={ lambda ; c:Ref{f32[3]}. let\n"
       "          d:f32[3] <- c[...]\n"
       "          e:f32[3] = neg d\n"
       "          c[...] <- e\n"
       "        in () }\n"
+      "      name=g\n"
+      "      out_shardings=()\n"
       "    ] b\n"
       "    f:f32[3] = freeze b\n"
       "  in (f,) }");
-  EXPECT_THAT(error, HasSubstr("t.jaxpr:3:5: error: jit: ref b:Ref{f32[3]}"));
-  EXPECT_THAT(error, HasSubstr("not passed to 'jit'"));
+  ASSERT_TRUE(DischargeState(&f).ok());
+  const std::string printed = PrintJaxprFile(f);
+  // a goes in as the ref's value, the body returns the written e, and the
+  // freeze reads the extra result.
+  EXPECT_EQ(printed,
+            "{ lambda ; a:f32[3]. let\n"
+            "    b_st2:f32[3] = pjit[\n"
+            "      jaxpr={ lambda ; c_st0:f32[3]. let e_st1:f32[3] = neg c_st0 "
+            "in (e_st1,) }\n"
+            "      name=g\n"
+            "      out_shardings=(UnspecifiedValue,)\n"
+            "    ] a\n"
+            "  in (b_st2,) }");
+  EXPECT_TRUE(TypeCheckFile(f).ok()) << TypeCheckFile(f) << "\n" << printed;
+}
+
+TEST(RefStateDischargeTest, RefPassedToAnOrdinaryPrimitiveIsALocatedError) {
+  const std::string error = DischargeError(
+      "{ lambda ; a:f32[3]. let\n"
+      "    b:Ref{f32[3]} = new_ref[kind=None memory_space=None] a\n"
+      "    c:f32[3] = neg b\n"
+      "  in (c,) }");
+  EXPECT_THAT(error, HasSubstr("t.jaxpr:3:5: error: neg: ref b:Ref{f32[3]}"));
+  EXPECT_THAT(error, HasSubstr("not passed to 'neg'"));
 }
 
 TEST(RefStateDischargeTest, ScanConstRefBecomesACarry) {
