@@ -108,17 +108,16 @@ Givens RotationOf(Complex a, Complex b) {
   return {std::abs(a) / r, (a / std::abs(a)) * std::conj(b) / r};
 }
 
-// The eigenvalue of [[a, b], [c, d]] nearer to d (Wilkinson's shift).
+// The eigenvalue of [[a, b], [c, d]] nearer to d (Wilkinson's shift):
+// d - bc / (h ± sqrt(h² + bc)), h = (a - d) / 2, the sign making the
+// denominator the larger (d itself when it is 0). The lowering
+// (plugin/eig_general_plan.h) computes the same.
 Complex WilkinsonShift(Complex a, Complex b, Complex c, Complex d) {
-  const Complex half = (a - d) / 2.0;
-  const Complex root = std::sqrt(half * half + b * c);
-  const Complex m1 = d - b * c / (half + root), m2 = d - b * c / (half - root);
-  const bool m1_ok = std::isfinite(m1.real()) && std::isfinite(m1.imag());
-  const bool m2_ok = std::isfinite(m2.real()) && std::isfinite(m2.imag());
-  if (!m1_ok && !m2_ok) return d;
-  if (!m2_ok) return m1;
-  if (!m1_ok) return m2;
-  return std::abs(m1 - d) <= std::abs(m2 - d) ? m1 : m2;
+  const Complex half = (a - d) / 2.0, bc = b * c;
+  const Complex root = std::sqrt(half * half + bc);
+  const Complex den =
+      (std::conj(half) * root).real() >= 0 ? half + root : half - root;
+  return std::abs(den) == 0 ? d : d - bc / den;
 }
 
 // Step 2: the Hessenberg T to upper triangular; false when the sweep
@@ -132,21 +131,20 @@ bool ShiftedQr(Schur& s) {
   std::vector<Givens> rotations(n);
   int64_t hi = n - 1;
   while (hi > 0) {
-    // The smallest lo with every subdiagonal in (lo, hi] non-negligible.
-    int64_t lo = hi;
-    for (; lo > 0; --lo) {
-      double scale = Abs1(s.T(lo - 1, lo - 1)) + Abs1(s.T(lo, lo));
-      if (scale == 0) scale = frobenius;
-      if (Abs1(s.T(lo, lo - 1)) <= std::max(kSmallNormal, kEps * scale)) {
-        s.T(lo, lo - 1) = 0;
-        break;
-      }
-    }
-    if (lo == hi) {  // T(hi, hi) is an eigenvalue
+    // Deflate T(hi, hi) when the subdiagonal next to it is negligible.
+    // Only that one is tested and the sweep spans rows 0..hi (a negligible
+    // subdiagonal higher up is not split off: the QR step keeps the blocks
+    // apart where it is exactly zero and converges regardless), the
+    // schedule the lowering's single Loop follows.
+    double scale = Abs1(s.T(hi - 1, hi - 1)) + Abs1(s.T(hi, hi));
+    if (scale == 0) scale = frobenius;
+    if (Abs1(s.T(hi, hi - 1)) <= std::max(kSmallNormal, kEps * scale)) {
+      s.T(hi, hi - 1) = 0;
       --hi;
       stalled = 0;
       continue;
     }
+    const int64_t lo = 0;
     if (sweeps++ >= max_sweeps) return false;
     ++stalled;
     Complex shift;
