@@ -38,6 +38,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "jaxpr/status_macros.h"
 #include "plugin/complex_plan.h"
 #include "plugin/linalg_complex_plan.h"
@@ -160,6 +161,13 @@ absl::Status LowerComplexEig(E& e) {
   const jaxpr::Aval in = OperandAval(eqn, 0);
   const int r = in.rank();
   if (r < 2) return absl::InvalidArgumentError("eig: rank must be >= 2");
+  if (in.dtype != DType::kF32 && in.dtype != DType::kF64 &&
+      !jaxpr::IsComplex(in.dtype)) {
+    return absl::UnimplementedError(absl::StrCat(
+        "eig on ", jaxpr::ShortName(in.dtype),
+        ": only f32, f64, c64 and c128 are lowered (JAX's LAPACK geev "
+        "kernels take those)"));
+  }
   const DType d = ComplexPartDType(eqn.outputs[0]->aval.dtype);
   const DType kB = DType::kBool, kI = DType::kI64;
   lc::CBuilder<E> cb{e, d};

@@ -522,5 +522,19 @@ TEST(EigLowering, MatchesTheInterpreterUpToOrderAndPhase) {
   }
 }
 
+// f16/bf16 operands: JAX's CPU lowering has no geev kernel for them either.
+TEST(EigLowering, HalfPrecisionIsRefusedByName) {
+  auto model = ToOnnxFromText(
+      "{ lambda ; a:bf16[3,3]. let w:c64[3] = "
+      "eig[compute_left_eigenvectors=False compute_right_eigenvectors=False "
+      "enable_eigvec_derivs=False implementation=None] a in (w,) }",
+      {});
+  ASSERT_FALSE(model.ok());
+  EXPECT_TRUE(absl::StrContains(
+      model.status().message(),
+      "eig on bf16: only f32, f64, c64 and c128 are lowered"))
+      << model.status();
+}
+
 }  // namespace
 }  // namespace jax2onnx
