@@ -2,8 +2,9 @@
 // ?geev on JAX's CPU backend), in complex<double> for every operand dtype:
 //   1. Householder reduction to upper Hessenberg form, A = Q H Qᴴ;
 //   2. single-shift complex QR (Givens rotations, Wilkinson shift,
-//      exceptional shifts after 10 and 20 stalled sweeps as zlahqr) with
-//      deflation of negligible subdiagonals, H = Z' T Z'ᴴ, T upper
+//      zlahqr's exceptional shift every 10th stalled sweep): the
+//      bottom eigenvalue T(hi, hi) deflates when its subdiagonal is
+//      negligible, else a sweep spans rows 0..hi; H = Z' T Z'ᴴ, T upper
 //      triangular (the Schur form); the eigenvalues are T's diagonal in the
 //      order the iteration leaves them, as geev returns them;
 //   3. eigenvectors of T by back-substitution (right) and forward
