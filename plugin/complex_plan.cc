@@ -90,10 +90,10 @@ const absl::flat_hash_map<std::string, Kind>& KindTable() {
       (*t)[p] = Kind::kRecipe;
     }
     // The factorizations (linalg_complex_plan.h, qr_complex_plan.h,
-    // eig_complex_plan.h).
+    // eig_complex_plan.h; eig, always complex-valued: eig_general_plan.h).
     for (const char* p :
          {"cholesky", "triangular_solve", "lu", "qr", "geqrf",
-          "householder_product", "eigh", "svd", "tridiagonal_solve"}) {
+          "householder_product", "eigh", "svd", "tridiagonal_solve", "eig"}) {
       (*t)[p] = Kind::kRecipe;
     }
     return t;

@@ -30,6 +30,7 @@
 #include "plugin/complex_plan.h"
 #include "plugin/complex_plan_math.h"
 #include "plugin/eig_complex_plan.h"
+#include "plugin/eig_general_plan.h"
 #include "plugin/linalg_complex_plan.h"
 #include "plugin/qr_complex_plan.h"
 #include "plugin/sort_plan.h"
@@ -658,6 +659,7 @@ absl::Status LowerComplexRecipe(E& e) {
   if (p == "geqrf") return LowerComplexGeqrf(e);
   if (p == "householder_product") return LowerComplexHouseholderProduct(e);
   if (p == "eigh") return LowerComplexEigh(e);
+  if (p == "eig") return LowerComplexEig(e);
   if (p == "svd") return LowerComplexSvd(e);
   if (p == "tridiagonal_solve") return LowerComplexTridiagonalSolve(e);
   if (p == "dot_general" || p == "conv_general_dilated") {

@@ -130,7 +130,7 @@ void RegisterComplexWrappers() {
   // lowering): complex, real, imag, conj, fft.
   for (const std::string& name : cx::ComplexPrimitives(cx::Kind::kRecipe)) {
     const PrimitiveEntry* entry = r.Find(name);
-    if (name == "fft" ||
+    if (name == "fft" || name == "eig" ||
         (entry != nullptr && R::LoweringOf(*entry) != nullptr)) {
       continue;
     }
@@ -139,6 +139,14 @@ void RegisterComplexWrappers() {
                  kMinOpset,
                  "complex values only, as real [..., 2] tensors"});
   }
+  R::Register("eig", wrapper,
+              {{"Loop", "MatMul", "Gather", "Where", "ReduceSum", "ArgMax"},
+               kMinOpset,
+               "LAPACK geev semantics: Hessenberg reduction, single-shift "
+               "complex QR (at most 30 max(10, n) sweeps, else NaN) and "
+               "substitution on the Schur form, three Loops; vectors of norm "
+               "1, largest component real; eigenvalue order and phases may "
+               "differ from LAPACK's (docs/linalg.md)"});
   R::Register("fft", wrapper,
               {{"DFT", "Unsqueeze", "Slice", "Concat", "Gather", "Mul"},
                kMinOpset,

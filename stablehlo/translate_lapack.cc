@@ -24,6 +24,7 @@
 //     svd with mode 'A' (full_matrices), 'S' (economy) or 'N' (values
 //     only: u and vt are zeros, LAPACK leaves them unspecified); a' (the
 //     destroyed input) is the input, which JAX never reads.
+//   lapack_{s,d,c,z}geev_ffi: eig (see Geev).
 //   For both, info is 1 where the input or the computed values hold a NaN
 //   and 0 elsewhere: the Jacobi recipes always stop within their sweep
 //   bound, and JAX replaces every output of a batch with info != 0 by NaN,
@@ -320,6 +321,62 @@ absl::Status Gesdd(OpContext& ctx) {
   return absl::OkStatus();
 }
 
+// lapack_{s,d}geev_ffi(a) -> (wr, wi, vl, vr, info) and
+// lapack_{c,z}geev_ffi(a) -> (w, vl, vr, info): eig with the backend_config's
+// compute_left / compute_right ('V' or 'N'); vl and vr are complex either
+// way (JAX's FFI kernel unpacks dgeev's conjugate pairs), zeros where not
+// computed (LAPACK leaves them unspecified and JAX never reads them); info
+// as for eigh and svd below (eig gives NaN where its QR iteration does not
+// converge). Eigenvalue order and eigenvector phases may differ from
+// LAPACK's (docs/linalg.md).
+absl::Status Geev(OpContext& ctx) {
+  J2O_ASSIGN_OR_RETURN(Val a, ctx.Input(0));
+  const bool real = !jaxpr::IsComplex(a.aval.dtype);
+  const int64_t left = BackendConfigInt(ctx, "compute_left");
+  const int64_t right = BackendConfigInt(ctx, "compute_right");
+  if ((left != 'V' && left != 'N') || (right != 'V' && right != 'N')) {
+    return ctx.Error(
+        "backend_config needs compute_left and compute_right (V/N) as "
+        "character codes");
+  }
+  const int values = real ? 2 : 1;
+  if (ctx.num_results() != values + 3 || a.aval.rank() < 2) {
+    return ctx.Error(real ? "expects one matrix operand and 5 results (wr, "
+                            "wi, vl, vr, info)"
+                          : "expects one matrix operand and 4 results (w, "
+                            "vl, vr, info)");
+  }
+  J2O_ASSIGN_OR_RETURN(Aval vl_aval, ctx.ResultAval(values));
+  J2O_ASSIGN_OR_RETURN(Aval vr_aval, ctx.ResultAval(values + 1));
+  J2O_ASSIGN_OR_RETURN(Aval w0_aval, ctx.ResultAval(0));  // w, or wr
+  std::vector<Aval> outs = {WithDType(w0_aval, vl_aval.dtype)};
+  if (left == 'V') outs.push_back(vl_aval);
+  if (right == 'V') outs.push_back(vr_aval);
+  Params p;
+  p.Set("compute_left_eigenvectors", ParamValue::Bool(left == 'V'));
+  p.Set("compute_right_eigenvectors", ParamValue::Bool(right == 'V'));
+  p.Set("enable_eigvec_derivs", ParamValue::Bool(false));
+  p.Set("implementation", ParamValue::None());
+  std::vector<Val> r = ctx.Emit("eig", std::move(p), {a}, outs);
+  const Val& w = r[0];
+  if (real) {
+    ctx.Bind(0, ctx.Emit1("real", Params(), {w}, w0_aval));
+    ctx.Bind(1, ctx.Emit1("imag", Params(), {w}, w0_aval));
+  } else {
+    ctx.Bind(0, w);
+  }
+  size_t next = 1;
+  for (int i = 0; i < 2; ++i) {
+    const bool computed = (i == 0 ? left : right) == 'V';
+    const Aval& aval = i == 0 ? vl_aval : vr_aval;
+    ctx.Bind(values + i, computed ? r[next++]
+                                  : EmitBroadcastInDim(
+                                        ctx, Zero(ctx, aval.dtype), {}, aval));
+  }
+  ctx.Bind(values + 2, EitherNan(ctx, a, w));
+  return absl::OkStatus();
+}
+
 absl::Status Trsm(OpContext& ctx) {
   if (ctx.num_inputs() != 2) {
     return ctx.Unsupported(
@@ -370,12 +427,13 @@ absl::Status LapackCustomCall(OpContext& ctx, const std::string& target) {
   if (routine == "trsm") fn = &Trsm;
   if (routine == "syevd" || routine == "heevd") fn = &Syevd;
   if (routine == "gesdd" || routine == "gesvd") fn = &Gesdd;
+  if (routine == "geev") fn = &Geev;
   if (fn == nullptr) {
     return ctx.Unsupported(absl::StrCat(
         "custom_call target @", target,
         " is not supported (LAPACK targets translated: lapack_?potrf_ffi, "
         "?getrf, ?geqrf, ?orgqr/?ungqr, ?trsm, ?syevd/?heevd, "
-        "?gesdd/?gesvd)"));
+        "?gesdd/?gesvd, ?geev)"));
   }
   J2O_ASSIGN_OR_RETURN(Val a, ctx.Input(0));
   J2O_RETURN_IF_ERROR(CheckColumnMajor(ctx, "operand_layouts", a.aval.rank()));

@@ -331,9 +331,12 @@ absl::StatusOr<std::vector<Array>> SvdKernel(const EvalContext& ctx,
 
 }  // namespace
 
+void RegisterGeneralEigenKernel();  // eig_general.cc
+
 void RegisterEigenKernels() {
   RegisterEvalKernel("eigh", EighKernel);
   RegisterEvalKernel("svd", SvdKernel);
+  RegisterGeneralEigenKernel();
 }
 
 }  // namespace jax2onnx::jaxpr::linalg_internal

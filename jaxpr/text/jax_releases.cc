@@ -152,6 +152,23 @@ class Collector {
         Add("qr without use_magma", "", "0.5.0");
       }
     }
+    // eig's params (jax/_src/lax/linalg.py eig_p.bind): the two compute_*
+    // flags only up to 0.4.35, use_magma from 0.4.36 (jax ccb331707e),
+    // implementation instead from 0.8.0 (97b001a9a9), enable_eigvec_derivs
+    // as well from 0.10.1 (12dc6d3bfb).
+    if (p == "eig") {
+      if (params.Has("enable_eigvec_derivs")) {
+        Add("eig[... enable_eigvec_derivs]", "0.10.1", "");
+      } else if (params.Has("implementation")) {
+        Add("eig[... implementation] without enable_eigvec_derivs", "0.8.0",
+            "0.10.0");
+      } else if (params.Has("use_magma")) {
+        Add("eig[... use_magma]", "0.4.36", "0.7.2");
+      } else {
+        Add("eig[compute_left_eigenvectors compute_right_eigenvectors]", "",
+            "0.4.35");
+      }
+    }
   }
 
   std::set<std::string> seen_;

@@ -371,6 +371,35 @@ absl::Status HessenbergRule(RuleContext& ctx) {
   return absl::OkStatus();
 }
 
+// eig(a: [..., n, n]) -> (w [..., n][, vl][, vr] [..., n, n]), all complex of
+// a's precision (JAX's _eig_dtype_rule: dtypes.to_complex_dtype, c128 for
+// f64/c128 and c64 otherwise); vl and vr only when
+// compute_left_eigenvectors / compute_right_eigenvectors.
+absl::Status EigRule(RuleContext& ctx) {
+  J2O_RETURN_IF_ERROR(ctx.Arity(1));
+  J2O_RETURN_IF_ERROR(ctx.DTypeIn(0, kInexact));
+  J2O_ASSIGN_OR_RETURN(bool left, ctx.Bool("compute_left_eigenvectors"));
+  J2O_ASSIGN_OR_RETURN(bool right, ctx.Bool("compute_right_eigenvectors"));
+  J2O_RETURN_IF_ERROR(ctx.Outputs(1 + left + right));
+  J2O_RETURN_IF_ERROR(MatrixOperand(ctx, 0));
+  const Aval& a = ctx.in(0);
+  const DimExpr& n = a.shape[a.rank() - 1];
+  if (!DimEqual(n, a.shape[a.rank() - 2])) {
+    return ctx.Fail(
+        absl::StrCat("the input to eig must be a square matrix, got ",
+                     ShapeString(a.shape)));
+  }
+  const DType c = a.dtype == DType::kF64 || a.dtype == DType::kC128
+                      ? DType::kC128
+                      : DType::kC64;
+  std::vector<DimExpr> w = Batch(a, 2);
+  w.push_back(n);
+  std::vector<std::optional<Aval>> results = {MakeAval(c, w)};
+  for (int i = 0; i < left + right; ++i) results.push_back(WithDType(a, c));
+  ctx.SetResults(std::move(results));
+  return absl::OkStatus();
+}
+
 // tridiagonal_solve(dl, d, du: [..., m], b: [..., m, n]) -> b's type.
 absl::Status TridiagonalSolveRule(RuleContext& ctx) {
   J2O_RETURN_IF_ERROR(ctx.Arity(4));
@@ -458,6 +487,7 @@ void RegisterDecompositionRules(RuleTable& table) {
   table["cholesky_update"] = {&CholeskyUpdateRule};
   table["ormqr"] = {&OrmqrRule};
   table["hessenberg"] = {&HessenbergRule};
+  table["eig"] = {&EigRule};
 }
 
 }  // namespace jax2onnx::jaxpr::typecheck

@@ -24,7 +24,10 @@
 #include "gtest/gtest.h"
 #include "jax2onnx/jax2onnx.h"
 #include "jaxpr/array.h"
+#include "jaxpr/eval/evaluator.h"
+#include "jaxpr/io/bundle.h"
 #include "onnx/onnx_pb.h"
+#include "tests/eval/eig_compare.h"
 
 namespace jax2onnx {
 namespace {
@@ -335,6 +338,202 @@ module @jit_func {
       }
     }
   }
+}
+
+// eig (geev): outputs (w, vl, vr) of iota(16).reshape(4, 4), whose
+// eigenvalue 0 is double (rank 2). Compared as the interpreter's test does
+// (tests/eval/eig_compare.h): eigenvalues as a multiset, vectors
+// phase-free, by eigenspace for the repeated value, and the defining
+// residuals with geev's normalization.
+TEST(StablehloLapackEigen, GeevMatchesXlaUpToOrderAndPhase) {
+  std::string why;
+  if (!api::OrtRunner::Shared().IsAvailable(&why)) GTEST_SKIP() << why;
+  namespace ec = jaxpr::eig_compare;
+  for (const char* file : {"geev_f32", "geev_f64", "geev_c64", "geev_c128"}) {
+    auto bundle = api::LoadBundle(kDir + file + ".mlir");
+    ASSERT_TRUE(bundle.ok()) << bundle.status();
+    ASSERT_EQ(bundle->expected.size(), 3u);
+    const std::vector<C> want_w = ToBatch(bundle->expected[0], 1).v;
+    const std::vector<C> want_vl = ToBatch(bundle->expected[1], 2).v;
+    const std::vector<C> want_vr = ToBatch(bundle->expected[2], 2).v;
+    // ‖A‖ is about 36; the null space's vectors are determined only to
+    // about eps ‖A‖ / gap.
+    const double tol = 2048 * Eps(file);
+    std::vector<C> a(16);
+    for (int i = 0; i < 16; ++i) a[i] = i;
+    for (bool ir : {false, true}) {
+      for (int opset : {23, 17}) {
+        const std::string what = std::string(file) + (ir ? " ir" : " legacy") +
+                                 " opset " + std::to_string(opset);
+        SCOPED_TRACE(what);
+        std::vector<jaxpr::Array> got = RunInOrt(*bundle, ir, opset);
+        ASSERT_EQ(got.size(), 3u);
+        const ec::Eig e{ToBatch(got[0], 1).v, ToBatch(got[1], 2).v,
+                        ToBatch(got[2], 2).v};
+        const std::vector<int64_t> match =
+            ec::MatchValues(e.w, want_w, 36 * tol);
+        ec::ExpectSameVectors(e.vr, want_vr, want_w, match, 4, 1e-2, 10 * tol,
+                              "vr");
+        ec::ExpectSameVectors(e.vl, want_vl, want_w, match, 4, 1e-2, 10 * tol,
+                              "vl");
+        ec::ExpectEigenpairs(a, e, 4, 36 * tol);
+      }
+    }
+  }
+}
+
+// eig's lowering (plugin/eig_general_plan.h) against the reference
+// interpreter on pseudo-random matrices, batched, every dtype and result
+// selection: the interpreter computes in double and the lowering in the
+// part dtype, so the QR iteration can deflate in another order; the
+// eigenvalues are compared as a multiset and the vectors phase-free, and
+// ONNX Runtime's results also satisfy the defining residuals themselves.
+// A member holding a NaN is NaN everywhere (JAX on geev failure).
+std::vector<double> Entries(int64_t count, uint64_t seed) {
+  std::vector<double> v(count);
+  for (double& x : v) {
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    x = static_cast<double>(seed >> 11) / 4503599627370496.0 - 1;
+  }
+  return v;
+}
+
+TEST(EigLowering, MatchesTheInterpreterUpToOrderAndPhase) {
+  std::string why;
+  if (!api::OrtRunner::Shared().IsAvailable(&why)) GTEST_SKIP() << why;
+  namespace ec = jaxpr::eig_compare;
+  struct Case {
+    jaxpr::DType in;
+    const char* in_name;
+    const char* out_name;
+    int64_t batch, n;
+    bool left, right;
+    double eps;
+  };
+  for (const Case& c :
+       {Case{jaxpr::DType::kF32, "f32", "c64", 3, 12, true, true, 1.2e-7},
+        Case{jaxpr::DType::kF64, "f64", "c128", 2, 6, true, true, 2.3e-16},
+        Case{jaxpr::DType::kC64, "c64", "c64", 2, 5, false, true, 1.2e-7},
+        Case{jaxpr::DType::kC128, "c128", "c128", 1, 7, true, false, 2.3e-16},
+        Case{jaxpr::DType::kF64, "f64", "c128", 2, 1, true, true, 2.3e-16},
+        Case{jaxpr::DType::kF32, "f32", "c64", 2, 3, false, false, 1.2e-7}}) {
+    const int64_t n = c.n, count = c.batch * n * n;
+    const std::string ns = std::to_string(n), bs = std::to_string(c.batch);
+    std::string outs =
+        std::string("w:") + c.out_name + "[" + bs + "," + ns + "]";
+    std::string results = "w";
+    const std::string mat =
+        std::string(c.out_name) + "[" + bs + "," + ns + "," + ns + "]";
+    if (c.left) outs += " vl:" + mat, results += ", vl";
+    if (c.right) outs += " vr:" + mat, results += ", vr";
+    const std::string text =
+        std::string("{ lambda ; a:") + c.in_name + "[" + bs + "," + ns + "," +
+        ns + "]. let " + outs +
+        " = eig[compute_left_eigenvectors=" + (c.left ? "True" : "False") +
+        " compute_right_eigenvectors=" + (c.right ? "True" : "False") +
+        " enable_eigvec_derivs=False implementation=None] a in (" + results +
+        ",) }";
+    SCOPED_TRACE(text);
+    const std::vector<double> re = Entries(count, 11 + n),
+                              im = Entries(count, 5 + n);
+    jaxpr::Array a(c.in, {c.batch, n, n});
+    std::vector<C> values(count);
+    for (int64_t i = 0; i < count; ++i) {
+      values[i] = jaxpr::IsComplex(c.in) ? C(re[i], im[i]) : C(re[i], 0);
+    }
+    // The last member of a batch of 3 holds a NaN.
+    if (c.batch == 3) values[count - 1] = std::nan("");
+    for (int64_t i = 0; i < count; ++i) {
+      if (c.in == jaxpr::DType::kF32)
+        a.typed_data<float>()[i] = values[i].real();
+      if (c.in == jaxpr::DType::kF64)
+        a.typed_data<double>()[i] = values[i].real();
+      if (c.in == jaxpr::DType::kC64) {
+        a.typed_data<float>()[2 * i] = values[i].real();
+        a.typed_data<float>()[2 * i + 1] = values[i].imag();
+      }
+      if (c.in == jaxpr::DType::kC128) {
+        a.typed_data<double>()[2 * i] = values[i].real();
+        a.typed_data<double>()[2 * i + 1] = values[i].imag();
+      }
+    }
+    // Values as the operand holds them (rounded to f32 where it is f32).
+    for (int64_t i = 0; i < count; ++i) {
+      if (c.in == jaxpr::DType::kF32 || c.in == jaxpr::DType::kC64) {
+        values[i] = C(static_cast<float>(values[i].real()),
+                      static_cast<float>(values[i].imag()));
+      }
+    }
+    auto parsed =
+        jaxpr::BundleFromParts("eig", text, "eig.jaxpr", {{"input_0", a}});
+    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    auto want = jaxpr::Evaluate(parsed->jaxpr(), {}, {a});
+    ASSERT_TRUE(want.ok()) << want.status();
+    parsed->expected = *want;
+    const size_t outputs = 1 + c.left + c.right;
+    ASSERT_EQ(want->size(), outputs);
+    const double tol = 64 * n * c.eps;
+    for (bool ir : {false, true}) {
+      for (int opset : {23, 17}) {
+        SCOPED_TRACE(std::string(ir ? "ir" : "legacy") + " opset " +
+                     std::to_string(opset));
+        std::vector<jaxpr::Array> got = RunInOrt(*parsed, ir, opset);
+        ASSERT_EQ(got.size(), outputs);
+        for (int64_t b = 0; b < c.batch; ++b) {
+          auto member = [&](const jaxpr::Array& x, int matrix_rank) {
+            const Batch all = ToBatch(x, matrix_rank);
+            const int64_t size = all.rows * all.cols;
+            return std::vector<C>(all.v.begin() + b * size,
+                                  all.v.begin() + (b + 1) * size);
+          };
+          const std::vector<C> w = member(got[0], 1),
+                               w_ref = member((*want)[0], 1);
+          if (c.batch == 3 && b == 2) {  // the NaN member
+            for (size_t k = 0; k < got.size(); ++k) {
+              for (const C& x : member(got[k], k == 0 ? 1 : 2)) {
+                EXPECT_TRUE(std::isnan(x.real()) && std::isnan(x.imag()));
+              }
+            }
+            continue;
+          }
+          const std::vector<int64_t> match = ec::MatchValues(w, w_ref, tol);
+          ec::Eig e{w, {}, {}};
+          ec::Eig e_ref{w_ref, {}, {}};
+          size_t k = 1;
+          if (c.left)
+            e.vl = member(got[k], 2), e_ref.vl = member((*want)[k++], 2);
+          if (c.right)
+            e.vr = member(got[k], 2), e_ref.vr = member((*want)[k++], 2);
+          if (c.left)
+            ec::ExpectSameVectors(e.vl, e_ref.vl, w_ref, match, n, 1e-3,
+                                  1e3 * tol, "vl");
+          if (c.right)
+            ec::ExpectSameVectors(e.vr, e_ref.vr, w_ref, match, n, 1e-3,
+                                  1e3 * tol, "vr");
+          if (c.left && c.right) {
+            ec::ExpectEigenpairs(
+                std::vector<C>(values.begin() + b * n * n,
+                               values.begin() + (b + 1) * n * n),
+                e, n, tol);
+          }
+        }
+      }
+    }
+  }
+}
+
+// f16/bf16 operands: JAX's CPU lowering has no geev kernel for them either.
+TEST(EigLowering, HalfPrecisionIsRefusedByName) {
+  auto model = ToOnnxFromText(
+      "{ lambda ; a:bf16[3,3]. let w:c64[3] = "
+      "eig[compute_left_eigenvectors=False compute_right_eigenvectors=False "
+      "enable_eigvec_derivs=False implementation=None] a in (w,) }",
+      {});
+  ASSERT_FALSE(model.ok());
+  EXPECT_TRUE(absl::StrContains(
+      model.status().message(),
+      "eig on bf16: only f32, f64, c64 and c128 are lowered"))
+      << model.status();
 }
 
 }  // namespace

@@ -187,17 +187,17 @@ TEST(StablehloLapack, OtherTargetsAreRefusedByName) {
   auto p = stablehlo::StablehloFromText(R"(
 module @m {
   func.func public @main(%arg0: tensor<3x3xf32>) -> tensor<3xf32> {
-    %0:5 = stablehlo.custom_call @lapack_sgeev_ffi(%arg0) {mhlo.backend_config = {compute_left = 78 : ui8, compute_right = 86 : ui8}} : (tensor<3x3xf32>) -> (tensor<3xf32>, tensor<3xf32>, tensor<3x3xcomplex<f32>>, tensor<3x3xcomplex<f32>>, tensor<i32>)
+    %0:6 = stablehlo.custom_call @lapack_sgees_ffi(%arg0) {mhlo.backend_config = {mode = 86 : ui8, sort = 78 : ui8}} : (tensor<3x3xf32>) -> (tensor<3x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3x3xf32>, tensor<i32>, tensor<i32>)
     return %0#1 : tensor<3xf32>
   }
 }
 )",
-                                        "eig.mlir");
+                                        "schur.mlir");
   ASSERT_FALSE(p.ok());
   EXPECT_THAT(
       p.status().message(),
-      HasSubstr("eig.mlir:4:12: error: stablehlo.custom_call: "
-                "custom_call target @lapack_sgeev_ffi is not supported"));
+      HasSubstr("schur.mlir:4:12: error: stablehlo.custom_call: "
+                "custom_call target @lapack_sgees_ffi is not supported"));
   auto q = stablehlo::StablehloFromText(R"(
 module @m {
   func.func public @main(%arg0: tensor<3x3xf32>) -> tensor<3x3xf32> {

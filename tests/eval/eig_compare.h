@@ -1,0 +1,136 @@
+// Comparisons for eigendecompositions (eig) where only some things are
+// unique: eigenvalues as a multiset (LAPACK geev's order is whatever its QR
+// iteration produces: each value is matched to the nearest unused reference
+// value), each eigenvector of a simple eigenvalue up to a unit factor
+// (|vᴴ v_ref| = 1 for unit vectors), for a repeated eigenvalue only the
+// eigenspace (the vectors lie in the span of the reference's); and the
+// defining residuals with geev's normalization (norm 1, largest-magnitude
+// component real and positive).
+#ifndef JAX2ONNX_TESTS_EVAL_EIG_COMPARE_H_
+#define JAX2ONNX_TESTS_EVAL_EIG_COMPARE_H_
+
+#include <algorithm>
+#include <cmath>
+#include <complex>
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+
+namespace jax2onnx::jaxpr::eig_compare {
+
+using C = std::complex<double>;
+
+// n x n row-major complex matrix helpers.
+inline C At(const std::vector<C>& m, int64_t n, int64_t i, int64_t j) {
+  return m[i * n + j];
+}
+inline std::vector<C> Column(const std::vector<C>& m, int64_t n, int64_t j) {
+  std::vector<C> v(n);
+  for (int64_t i = 0; i < n; ++i) v[i] = At(m, n, i, j);
+  return v;
+}
+inline C Dot(const std::vector<C>& x, const std::vector<C>& y) {  // xᴴ y
+  C s = 0;
+  for (size_t i = 0; i < x.size(); ++i) s += std::conj(x[i]) * y[i];
+  return s;
+}
+inline double Norm(const std::vector<C>& x) {
+  return std::sqrt(Dot(x, x).real());
+}
+
+struct Eig {
+  std::vector<C> w, vl, vr;
+};
+
+// Right: ‖A v - λ v‖ <= tol for each column; left: ‖uᴴ A - λ uᴴ‖ <= tol;
+// every vector has norm 1 and its largest-magnitude component real > 0.
+inline void ExpectEigenpairs(const std::vector<C>& a, const Eig& e, int64_t n,
+                             double tol) {
+  for (int64_t k = 0; k < n; ++k) {
+    const std::vector<C> v = Column(e.vr, n, k), u = Column(e.vl, n, k);
+    double right = 0, left = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      C av = 0, ua = 0;
+      for (int64_t j = 0; j < n; ++j) {
+        av += At(a, n, i, j) * v[j];
+        ua += std::conj(u[j]) * At(a, n, j, i);
+      }
+      right = std::hypot(right, std::abs(av - e.w[k] * v[i]));
+      left = std::hypot(left, std::abs(ua - e.w[k] * std::conj(u[i])));
+    }
+    EXPECT_LE(right, tol) << "right eigenpair " << k;
+    EXPECT_LE(left, tol) << "left eigenpair " << k;
+    for (const std::vector<C>* x : {&v, &u}) {
+      EXPECT_NEAR(Norm(*x), 1, tol) << "vector " << k;
+      const auto largest = std::max_element(x->begin(), x->end(), [](C p, C q) {
+        return std::norm(p) < std::norm(q);
+      });
+      EXPECT_EQ(largest->imag(), 0) << "vector " << k;
+      EXPECT_GT(largest->real(), 0) << "vector " << k;
+    }
+  }
+}
+
+// Matches each of our eigenvalues to the nearest unused one of `want`;
+// returns want's index per ours.
+inline std::vector<int64_t> MatchValues(const std::vector<C>& got,
+                                        const std::vector<C>& want,
+                                        double tol) {
+  std::vector<int64_t> match(got.size(), -1);
+  std::vector<bool> used(want.size(), false);
+  for (size_t k = 0; k < got.size(); ++k) {
+    double best = std::numeric_limits<double>::infinity();
+    for (size_t j = 0; j < want.size(); ++j) {
+      if (!used[j] && std::abs(got[k] - want[j]) < best) {
+        best = std::abs(got[k] - want[j]);
+        match[k] = static_cast<int64_t>(j);
+      }
+    }
+    EXPECT_LE(best, tol) << "eigenvalue " << got[k];
+    if (match[k] >= 0) used[match[k]] = true;
+  }
+  return match;
+}
+
+// Our vector k against `want`'s vectors: phase-free equality when its
+// eigenvalue is simple (no other of `want`'s values within `gap`), else
+// membership in the span of want's vectors of the cluster.
+inline void ExpectSameVectors(const std::vector<C>& got,
+                              const std::vector<C>& want,
+                              const std::vector<C>& want_w,
+                              const std::vector<int64_t>& match, int64_t n,
+                              double gap, double tol, const std::string& what) {
+  for (int64_t k = 0; k < n; ++k) {
+    const std::vector<C> v = Column(got, n, k);
+    // Orthonormal basis of want's vectors whose values cluster with ours.
+    std::vector<std::vector<C>> basis;
+    for (int64_t j = 0; j < n; ++j) {
+      if (std::abs(want_w[j] - want_w[match[k]]) > gap) continue;
+      std::vector<C> b = Column(want, n, j);
+      for (int pass = 0; pass < 2; ++pass) {
+        for (const auto& q : basis) {
+          const C d = Dot(q, b);
+          for (int64_t i = 0; i < n; ++i) b[i] -= d * q[i];
+        }
+      }
+      const double norm = Norm(b);
+      if (norm < 1e-3) continue;
+      for (C& x : b) x /= norm;
+      basis.push_back(b);
+    }
+    std::vector<C> rest = v;
+    for (const auto& q : basis) {
+      const C d = Dot(q, rest);
+      for (int64_t i = 0; i < n; ++i) rest[i] -= d * q[i];
+    }
+    EXPECT_LE(Norm(rest), tol)
+        << what << " vector " << k << " (cluster of " << basis.size() << ")";
+  }
+}
+
+}  // namespace jax2onnx::jaxpr::eig_compare
+
+#endif  // JAX2ONNX_TESTS_EVAL_EIG_COMPARE_H_
