@@ -338,7 +338,8 @@ absl::Status Gesdd(OpContext& ctx) {
 absl::Status Gehrd(OpContext& ctx) {
   J2O_ASSIGN_OR_RETURN(Val a, ctx.Input(0));
   if (ctx.num_results() != 3 || a.aval.rank() < 2) {
-    return ctx.Error("expects one matrix operand and 3 results (a, taus, info)");
+    return ctx.Error(
+        "expects one matrix operand and 3 results (a, taus, info)");
   }
   if (jaxpr::IsComplex(a.aval.dtype)) {
     return ctx.Unsupported(
@@ -445,12 +446,12 @@ absl::Status Gtsv(OpContext& ctx) {
   // info: a non-finite solution from finite operands (a zero pivot).
   Val bad_in = NonFinitePerBatch(ctx, in[3], 2);
   for (int i = 0; i < 3; ++i) {
-    bad_in = ctx.Emit1("max", Params(), {bad_in, NonFinitePerBatch(ctx, in[i], 1)},
-                       bad_in.aval);
+    bad_in = ctx.Emit1("max", Params(),
+                       {bad_in, NonFinitePerBatch(ctx, in[i], 1)}, bad_in.aval);
   }
   Val bad_out = NonFinitePerBatch(ctx, x, 2);
-  Val clean_in = ctx.Emit1("sub", Params(),
-                           {ctx.ScalarInt(DType::kI32, 1), bad_in}, bad_in.aval);
+  Val clean_in = ctx.Emit1(
+      "sub", Params(), {ctx.ScalarInt(DType::kI32, 1), bad_in}, bad_in.aval);
   Val info = ctx.Emit1("min", Params(), {bad_out, clean_in}, bad_out.aval);
   for (int i = 0; i < 3; ++i) ctx.Bind(i, in[i]);
   ctx.Bind(3, x);

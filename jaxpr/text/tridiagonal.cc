@@ -35,8 +35,8 @@ class Body {
                                           const std::string& type1,
                                           const std::string& rhs) {
     std::string v0 = Fresh(), v1 = Fresh();
-    absl::StrAppend(&text_, "    ", v0, ":", type0, " ", v1, ":", type1,
-                    " = ", rhs, "\n");
+    absl::StrAppend(&text_, "    ", v0, ":", type0, " ", v1, ":", type1, " = ",
+                    rhs, "\n");
     return {v0, v1};
   }
   std::string Fresh() { return JaxVarName(next_++); }
@@ -62,9 +62,8 @@ class Writer {
 
   std::string Iota(int64_t k, int dim) {
     return b_.Eq(Type("i32", Shape({k, k})),
-                 absl::StrCat("iota[dimension=", dim,
-                              " dtype=int32 shape=", Tuple(Shape({k, k})),
-                              " sharding=None]"));
+                 absl::StrCat("iota[dimension=", dim, " dtype=int32 shape=",
+                              Tuple(Shape({k, k})), " sharding=None]"));
   }
   // rows `cmp` cols as bool [batch..., k, k].
   std::string Mask(int64_t k, const char* cmp) {
@@ -74,17 +73,17 @@ class Writer {
                  absl::StrCat(cmp, " ", rows, " ", cols));
   }
   std::string Zeros(const std::vector<int64_t>& tail) {
-    return b_.Eq(Type(dt_, Shape(tail)),
-                 absl::StrCat("broadcast_in_dim[broadcast_dimensions=() shape=",
-                              Tuple(Shape(tail)), " sharding=None] 0.0:", dt_,
-                              "[]"));
+    return b_.Eq(
+        Type(dt_, Shape(tail)),
+        absl::StrCat("broadcast_in_dim[broadcast_dimensions=() shape=",
+                     Tuple(Shape(tail)), " sharding=None] 0.0:", dt_, "[]"));
   }
   // x[..., i, i] for i < k of x [batch..., k, k], as [batch..., k].
   std::string Diagonal(const std::string& x, int64_t k) {
     std::string eye = Mask(k, "eq");
-    std::string masked = b_.Eq(
-        Type(dt_, Shape({k, k})),
-        absl::StrCat("select_n ", eye, " ", Zeros({k, k}), " ", x));
+    std::string masked =
+        b_.Eq(Type(dt_, Shape({k, k})),
+              absl::StrCat("select_n ", eye, " ", Zeros({k, k}), " ", x));
     return b_.Eq(Type(dt_, Shape({k})),
                  absl::StrCat("reduce_sum[axes=(", Rank(2) - 1,
                               ",) out_sharding=None] ", masked));
@@ -96,8 +95,8 @@ class Writer {
     limit[Rank(2) - 1] = n - 1;
     std::string sub = b_.Eq(
         Type(dt_, Shape({n - 1, n - 1})),
-        absl::StrCat("slice[limit_indices=", Tuple(limit), " start_indices=",
-                     Tuple(start), " strides=None] ", x));
+        absl::StrCat("slice[limit_indices=", Tuple(limit),
+                     " start_indices=", Tuple(start), " strides=None] ", x));
     return Diagonal(sub, n - 1);
   }
   std::string Reverse(const std::string& x, const std::vector<int64_t>& tail,
@@ -140,8 +139,8 @@ absl::StatusOr<std::string> TridiagonalJaxprText(const Eqn& eqn) {
   }
   const int rank = static_cast<int>(dims.size());
   if (rank < 2 || dims[rank - 1] != dims[rank - 2] || dims[rank - 1] < 1) {
-    return invalid(absl::StrCat("needs non-empty square matrices, got ",
-                                aval.ToString()));
+    return invalid(
+        absl::StrCat("needs non-empty square matrices, got ", aval.ToString()));
   }
   const int64_t n = dims[rank - 1];
   const std::string dt(ShortName(aval.dtype));
@@ -157,13 +156,13 @@ absl::StatusOr<std::string> TridiagonalJaxprText(const Eqn& eqn) {
   for (int i = 0; i < rank - 2; ++i) perm.push_back(i);
   perm.push_back(rank - 1);
   perm.push_back(rank - 2);
-  std::string xt = b.Eq(Type(dt, w.Shape(nn)),
-                        absl::StrCat("transpose[permutation=", Tuple(perm),
-                                     "] ", x));
+  std::string xt =
+      b.Eq(Type(dt, w.Shape(nn)),
+           absl::StrCat("transpose[permutation=", Tuple(perm), "] ", x));
   std::string on_or_below = w.Mask(n, "ge");
-  std::string sym = b.Eq(Type(dt, w.Shape(nn)), absl::StrCat("select_n ",
-                                                              on_or_below, " ",
-                                                              xt, " ", x));
+  std::string sym =
+      b.Eq(Type(dt, w.Shape(nn)),
+           absl::StrCat("select_n ", on_or_below, " ", xt, " ", x));
   auto [h, taus] = b.Eq2(Type(dt, w.Shape(nn)), Type(dt, w.Shape({n - 1})),
                          absl::StrCat("hessenberg ", sym));
   std::string d = w.Diagonal(h, n);
