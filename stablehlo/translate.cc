@@ -56,6 +56,8 @@ class Translator {
   absl::flat_hash_map<const jaxpr::Var*,
                       std::pair<jaxpr::DimExpr, jaxpr::DimExpr>>
       dim_equalities;
+  absl::flat_hash_map<const jaxpr::Var*, OpContext::DimComparison>
+      dim_comparisons;
   // Generated `?` symbol -> the name a global constant or an assertion
   // gives it (found by this run, used by the next).
   absl::flat_hash_map<std::string, std::string> found_names;
@@ -369,6 +371,16 @@ OpContext::DimEquality(const Val& v) {
   if (v.atom.is_literal()) return std::nullopt;
   auto it = tr_->dim_equalities.find(v.atom.var);
   if (it == tr_->dim_equalities.end()) return std::nullopt;
+  return it->second;
+}
+void OpContext::SetDimComparison(const Val& v, DimComparison c) {
+  if (!v.atom.is_literal()) tr_->dim_comparisons[v.atom.var] = std::move(c);
+}
+std::optional<OpContext::DimComparison> OpContext::GetDimComparison(
+    const Val& v) {
+  if (v.atom.is_literal()) return std::nullopt;
+  auto it = tr_->dim_comparisons.find(v.atom.var);
+  if (it == tr_->dim_comparisons.end()) return std::nullopt;
   return it->second;
 }
 const std::string& OpContext::FileText() const { return tr_->text(); }

@@ -1,15 +1,71 @@
 // custom_call targets. check.* (the test-suite format) is handled by the
 // core (translate.cc); annotations that do not change values pass their
-// operand through; shape_assertion is dropped (an equality of two symbolic
-// dims names them alike: translate_symbolic.cc); any other
+// operand through; shape_assertion is checked where the static shapes
+// decide it (a false one is an error quoting its message) and otherwise
+// dropped (an equality of two symbolic dims names them alike:
+// translate_symbolic.cc); any other
 // target is a precise error naming it.
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "jaxpr/status_macros.h"
 #include "stablehlo/translate_internal.h"
 
 namespace jax2onnx::stablehlo {
 namespace {
+
+// The value of a static dimension operand, or nullopt.
+std::optional<int64_t> StaticDimValue(OpContext& ctx, int operand) {
+  auto v = ctx.Input(operand);
+  if (!v.ok()) return std::nullopt;
+  auto dims = ctx.DimValues(*v);
+  if (!dims.has_value() || dims->size() != 1 || !(*dims)[0].is_constant()) {
+    return std::nullopt;
+  }
+  return (*dims)[0].constant_value();
+}
+
+// JAX's error_message with `{k}` replaced by operand k + 1's value where
+// it is static (as jax.export formats it when the check fails).
+std::string FormatAssertionMessage(OpContext& ctx, std::string message) {
+  for (int k = 0; k + 1 < ctx.num_inputs() && k < 10; ++k) {
+    const std::string slot = absl::StrCat("{", k, "}");
+    std::optional<int64_t> value = StaticDimValue(ctx, k + 1);
+    if (!value.has_value()) continue;
+    message = absl::StrReplaceAll(message, {{slot, absl::StrCat(*value)}});
+  }
+  return message;
+}
+
+// A shape_assertion whose predicate the static shapes decide (a constant,
+// or a comparison of two static dimension values): false is an error that
+// quotes the assertion's message. One over symbolic dims is not decided
+// here, and the ONNX model does not check it (docs/stablehlo.md).
+absl::Status CheckStaticShapeAssertion(OpContext& ctx, const Val& pred) {
+  std::optional<bool> holds;
+  if (auto c = ctx.ConstValue(pred); c.has_value() && c->num_elements() == 1) {
+    holds = c->GetAsInt64(0) != 0;
+  } else if (auto cmp = ctx.GetDimComparison(pred);
+             cmp.has_value() && cmp->a.is_constant() && cmp->b.is_constant()) {
+    const int64_t a = cmp->a.constant_value(), b = cmp->b.constant_value();
+    const std::string& d = cmp->direction;
+    holds = d == "EQ"   ? a == b
+            : d == "NE" ? a != b
+            : d == "LT" ? a < b
+            : d == "LE" ? a <= b
+            : d == "GT" ? a > b
+                        : a >= b;
+  }
+  if (!holds.has_value() || *holds) return absl::OkStatus();
+  std::string message(ctx.op().Attr("error_message").value_or(""));
+  message = std::string(StripSpace(message));
+  if (message.size() >= 2 && message.front() == '"' && message.back() == '"') {
+    message = message.substr(1, message.size() - 2);
+  }
+  return ctx.Error(absl::StrCat(
+      "shape assertion failed for the static shapes: ",
+      FormatAssertionMessage(ctx, message)));
+}
 
 absl::Status CustomCall(OpContext& ctx) {
   const std::string& target = ctx.op().symbol.empty()
@@ -25,8 +81,10 @@ absl::Status CustomCall(OpContext& ctx) {
   if (target == "shape_assertion") {
     // JAX's checks of the argument shapes. An equality of two `?` dims of
     // @main (`x.shape[0] == b`) makes them one symbol; the others (`b >=
-    // 1`) hold for every input the exported function accepts.
+    // 1`) hold for every input the exported function accepts. One that the
+    // static shapes decide is checked now: a false one is an error.
     J2O_ASSIGN_OR_RETURN(Val pred, ctx.Input(0));
+    J2O_RETURN_IF_ERROR(CheckStaticShapeAssertion(ctx, pred));
     auto eq = ctx.DimEquality(pred);
     if (eq.has_value() && eq->first.kind() == jaxpr::DimExpr::Kind::kSymbol &&
         eq->second.kind() == jaxpr::DimExpr::Kind::kSymbol) {

@@ -164,6 +164,14 @@ class OpContext {
   void SetDimEquality(const Val& v, jaxpr::DimExpr a, jaxpr::DimExpr b);
   std::optional<std::pair<jaxpr::DimExpr, jaxpr::DimExpr>> DimEquality(
       const Val& v);
+  // `v` (a bool) holds `a <direction> b` (EQ NE LT LE GT GE) of two
+  // dimension values: what a shape_assertion's predicate compares.
+  struct DimComparison {
+    std::string direction;
+    jaxpr::DimExpr a, b;
+  };
+  void SetDimComparison(const Val& v, DimComparison c);
+  std::optional<DimComparison> GetDimComparison(const Val& v);
   // The whole text of the file being translated.
   const std::string& FileText() const;
   // The `?` symbol `from` of @main is the dimension variable `to`.

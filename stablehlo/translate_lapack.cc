@@ -24,13 +24,28 @@
 //     svd with mode 'A' (full_matrices), 'S' (economy) or 'N' (values
 //     only: u and vt are zeros, LAPACK leaves them unspecified); a' (the
 //     destroyed input) is the input, which JAX never reads.
-//   lapack_{s,d,c,z}geev_ffi: eig (see Geev).
 //   For both, info is 1 where the input or the computed values hold a NaN
 //   and 0 elsewhere: the Jacobi recipes always stop within their sweep
 //   bound, and JAX replaces every output of a batch with info != 0 by NaN,
 //   which is what a NaN input gives in LAPACK's result either way.
 //   Eigen- and singular vectors are unique only up to sign (phase), and may
 //   differ from LAPACK's by that.
+//   lapack_{s,d,c,z}geev_ffi: eig (see Geev).
+//   lapack_{s,d}gehrd_ffi(a) -> (a', taus, info), backend_config low = 1,
+//     high = n (what JAX's hessenberg emits): hessenberg; info = 0 (gehrd
+//     only reports illegal arguments). Complex gehrd is refused: the
+//     hessenberg lowering is real-only.
+//   lapack_{s,d}sytrd_ffi(a) -> (a', d, e, taus, info), uplo L/U:
+//     tridiagonal[lower] (jaxpr/text/tridiagonal.h); info = 0 (sytrd only
+//     reports illegal arguments). Complex hetrd is refused: tridiagonal is
+//     lowered through the real-only hessenberg.
+//   lapack_{s,d,c,z}gtsv_ffi(dl, d, du, b) -> (dl', d', du', b', info):
+//     tridiagonal_solve (Thomas, no pivoting: gtsv pivots, so results agree
+//     up to rounding on systems Thomas can solve stably, e.g. diagonally
+//     dominant ones); dl', d', du' (gtsv's destroyed factorization, which
+//     JAX never reads) are the inputs; info = 1 where the solution holds a
+//     NaN or an infinity while dl, d, du and b hold none (a zero pivot: gtsv
+//     reports the singular U(i, i)), else 0.
 // Every matrix operand and result must have LAPACK's column-major layout
 // (minor-to-major [r-2, r-1, r-3, ..., 0], what JAX passes): another layout
 // would make the kernel see the transposed matrix, and is refused. Any other
@@ -377,6 +392,130 @@ absl::Status Geev(OpContext& ctx) {
   return absl::OkStatus();
 }
 
+absl::Status Gehrd(OpContext& ctx) {
+  J2O_ASSIGN_OR_RETURN(Val a, ctx.Input(0));
+  if (ctx.num_results() != 3 || a.aval.rank() < 2) {
+    return ctx.Error(
+        "expects one matrix operand and 3 results (a, taus, info)");
+  }
+  if (jaxpr::IsComplex(a.aval.dtype)) {
+    return ctx.Unsupported(
+        "complex gehrd (lapack_cgehrd_ffi/lapack_zgehrd_ffi) is not supported: "
+        "the hessenberg lowering is real-only");
+  }
+  const std::vector<int64_t> shape = StaticDims(a.aval);
+  const int64_t n = shape.back();
+  const int64_t low = BackendConfigInt(ctx, "low");
+  const int64_t high = BackendConfigInt(ctx, "high");
+  if (low != 1 || high != n) {
+    return ctx.Unsupported(absl::StrCat(
+        "gehrd with low = ", low, ", high = ", high,
+        " is not supported (JAX's hessenberg emits low = 1, high = n = ", n,
+        ")"));
+  }
+  J2O_ASSIGN_OR_RETURN(Aval taus, ctx.ResultAval(1));
+  std::vector<Val> outs = ctx.Emit("hessenberg", Params(), {a}, {a.aval, taus});
+  ctx.Bind(0, outs[0]);
+  ctx.Bind(1, outs[1]);
+  ctx.Bind(2, EmitBroadcastInDim(ctx, ctx.ScalarInt(DType::kI32, 0), {},
+                                 ShapedAval(DType::kI32, BatchShape(a.aval))));
+  return absl::OkStatus();
+}
+
+absl::Status Sytrd(OpContext& ctx) {
+  J2O_ASSIGN_OR_RETURN(Val a, ctx.Input(0));
+  if (ctx.num_results() != 5 || a.aval.rank() < 2) {
+    return ctx.Error(
+        "expects one matrix operand and 5 results (a, d, e, taus, info)");
+  }
+  if (jaxpr::IsComplex(a.aval.dtype)) {
+    return ctx.Unsupported(
+        "complex hetrd (lapack_chetrd_ffi/lapack_zhetrd_ffi) is not "
+        "supported: tridiagonal is lowered through the real-only hessenberg");
+  }
+  const int64_t uplo = BackendConfigInt(ctx, "uplo");
+  if (uplo != 'L' && uplo != 'U') {
+    return ctx.Error("backend_config needs uplo (L/U) as a character code");
+  }
+  std::vector<Aval> outs = {a.aval};
+  for (int i = 1; i < 4; ++i) {
+    J2O_ASSIGN_OR_RETURN(Aval r, ctx.ResultAval(i));
+    outs.push_back(r);
+  }
+  Params p;
+  p.Set("lower", ParamValue::Bool(uplo == 'L'));
+  std::vector<Val> r = ctx.Emit("tridiagonal", std::move(p), {a}, outs);
+  for (int i = 0; i < 4; ++i) ctx.Bind(i, r[i]);
+  ctx.Bind(4, EmitBroadcastInDim(ctx, ctx.ScalarInt(DType::kI32, 0), {},
+                                 ShapedAval(DType::kI32, BatchShape(a.aval))));
+  return absl::OkStatus();
+}
+
+// 1 where `x` holds a NaN or an infinity in the trailing `tail` dims of a
+// batch, else 0: i32 [batch].
+Val NonFinitePerBatch(OpContext& ctx, const Val& x, int tail) {
+  const std::vector<int64_t> shape = StaticDims(x.aval);
+  const Aval flags = ShapedAval(DType::kBool, shape);
+  Val finite;
+  if (jaxpr::IsComplex(x.aval.dtype)) {  // both parts finite
+    const Aval part = ShapedAval(
+        x.aval.dtype == DType::kC64 ? DType::kF32 : DType::kF64, shape);
+    Val re = ctx.Emit1("real", Params(), {x}, part);
+    Val im = ctx.Emit1("imag", Params(), {x}, part);
+    finite = ctx.Emit1("and", Params(),
+                       {ctx.Emit1("is_finite", Params(), {re}, flags),
+                        ctx.Emit1("is_finite", Params(), {im}, flags)},
+                       flags);
+  } else {
+    finite = ctx.Emit1("is_finite", Params(), {x}, flags);
+  }
+  Val bad = ctx.Emit1("not", Params(), {finite}, finite.aval);
+  Val as_int = ConvertTo(ctx, bad, DType::kI32);
+  const int r = x.aval.rank();
+  std::vector<int64_t> axes;
+  for (int d = r - tail; d < r; ++d) axes.push_back(d);
+  std::vector<int64_t> out = shape;
+  out.resize(r - tail);
+  Params rp;
+  rp.Set("axes", IntTuple(axes));
+  rp.Set("out_sharding", ParamValue::None());
+  return ctx.Emit1("reduce_max", std::move(rp), {as_int},
+                   ShapedAval(DType::kI32, out));
+}
+
+absl::Status Gtsv(OpContext& ctx) {
+  if (ctx.num_inputs() != 4 || ctx.num_results() != 5) {
+    return ctx.Error(
+        "expects 4 operands (dl, d, du, b) and 5 results (dl, d, du, b, info)");
+  }
+  std::vector<Val> in;
+  for (int i = 0; i < 4; ++i) {
+    J2O_ASSIGN_OR_RETURN(Val v, ctx.Input(i));
+    in.push_back(std::move(v));
+  }
+  const Aval& b = in[3].aval;
+  if (b.rank() < 2 || in[0].aval.rank() != b.rank() - 1) {
+    return ctx.Error("expects diagonals [..., m] and b [..., m, n]");
+  }
+  Params p;
+  p.Set("perturb_singular", ParamValue::Bool(false));
+  Val x = ctx.Emit1("tridiagonal_solve", std::move(p), in, b);
+  // info: a non-finite solution from finite operands (a zero pivot).
+  Val bad_in = NonFinitePerBatch(ctx, in[3], 2);
+  for (int i = 0; i < 3; ++i) {
+    bad_in = ctx.Emit1("max", Params(),
+                       {bad_in, NonFinitePerBatch(ctx, in[i], 1)}, bad_in.aval);
+  }
+  Val bad_out = NonFinitePerBatch(ctx, x, 2);
+  Val clean_in = ctx.Emit1(
+      "sub", Params(), {ctx.ScalarInt(DType::kI32, 1), bad_in}, bad_in.aval);
+  Val info = ctx.Emit1("min", Params(), {bad_out, clean_in}, bad_out.aval);
+  for (int i = 0; i < 3; ++i) ctx.Bind(i, in[i]);
+  ctx.Bind(3, x);
+  ctx.Bind(4, info);
+  return absl::OkStatus();
+}
+
 absl::Status Trsm(OpContext& ctx) {
   if (ctx.num_inputs() != 2) {
     return ctx.Unsupported(
@@ -428,14 +567,19 @@ absl::Status LapackCustomCall(OpContext& ctx, const std::string& target) {
   if (routine == "syevd" || routine == "heevd") fn = &Syevd;
   if (routine == "gesdd" || routine == "gesvd") fn = &Gesdd;
   if (routine == "geev") fn = &Geev;
+  if (routine == "gehrd") fn = &Gehrd;
+  if (routine == "gtsv") fn = &Gtsv;
+  if (routine == "sytrd" || routine == "hetrd") fn = &Sytrd;
   if (fn == nullptr) {
     return ctx.Unsupported(absl::StrCat(
         "custom_call target @", target,
         " is not supported (LAPACK targets translated: lapack_?potrf_ffi, "
         "?getrf, ?geqrf, ?orgqr/?ungqr, ?trsm, ?syevd/?heevd, "
-        "?gesdd/?gesvd, ?geev)"));
+        "?gesdd/?gesvd, ?geev, ?gehrd and ?sytrd (real), ?gtsv)"));
   }
-  J2O_ASSIGN_OR_RETURN(Val a, ctx.Input(0));
+  // The matrix operand: b for gtsv (its diagonals are vectors), else a.
+  const int matrix = routine == "gtsv" && ctx.num_inputs() == 4 ? 3 : 0;
+  J2O_ASSIGN_OR_RETURN(Val a, ctx.Input(matrix));
   J2O_RETURN_IF_ERROR(CheckColumnMajor(ctx, "operand_layouts", a.aval.rank()));
   J2O_RETURN_IF_ERROR(CheckColumnMajor(ctx, "result_layouts", a.aval.rank()));
   return fn(ctx);

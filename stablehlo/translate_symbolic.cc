@@ -51,9 +51,8 @@ bool HasUnknownDim(const Aval& aval) {
 
 ParamValue DimsParam(const std::vector<DimExpr>& dims) {
   // An expression is an opaque item (`(4*b,)`: Tuple[Opaque "4*b"]), which
-  // the interpreter and both lowerings read; the jaxpr parser keeps such a
-  // tuple whole as text, so `print --to=jaxpr` output with expression dims
-  // is not a fixed point (tests/stablehlo/export_known_failures.txt).
+  // the interpreter and both lowerings read, and which the jaxpr parser
+  // reads back from the printed program (a fixed point).
   std::vector<ParamValue> items;
   for (const DimExpr& d : dims) {
     if (d.is_constant()) {
@@ -187,11 +186,18 @@ void PropagateDimValues(OpContext& ctx) {
     if (!v.ok()) return;
     in.push_back(ctx.DimValues(*v));
   }
-  // `compare EQ` of two dimension values: what a shape_assertion asserts.
-  if (name == "stablehlo.compare" && op.HasWord("EQ") && in.size() == 2 &&
-      in[0].has_value() && in[1].has_value() && in[0]->size() == 1 &&
-      in[1]->size() == 1) {
-    ctx.SetDimEquality(*result, (*in[0])[0], (*in[1])[0]);
+  // `compare` of two dimension values: what a shape_assertion asserts.
+  if (name == "stablehlo.compare" && in.size() == 2 && in[0].has_value() &&
+      in[1].has_value() && in[0]->size() == 1 && in[1]->size() == 1) {
+    if (op.HasWord("EQ")) {
+      ctx.SetDimEquality(*result, (*in[0])[0], (*in[1])[0]);
+    }
+    for (const char* dir : {"EQ", "NE", "LT", "LE", "GT", "GE"}) {
+      if (op.HasWord(dir)) {
+        ctx.SetDimComparison(*result, {dir, (*in[0])[0], (*in[1])[0]});
+        break;
+      }
+    }
     return;
   }
   if (!jaxpr::IsInteger(result->aval.dtype)) return;

@@ -16,6 +16,7 @@
 #include "jaxpr/eval/evaluator.h"
 #include "jaxpr/eval/linalg_internal.h"
 #include "jaxpr/status_macros.h"
+#include "jaxpr/text/tridiagonal.h"
 
 namespace jax2onnx::jaxpr::linalg_internal {
 namespace {
@@ -213,6 +214,19 @@ absl::StatusOr<std::vector<Array>> HessenbergKernel(
                             Narrow(taus, inputs[0].dtype(), tau_shape)};
 }
 
+// tridiagonal(a) -> (a', d, e, taus): sytrd written out as hessenberg of
+// the symmetrized matrix (jaxpr/text/tridiagonal.h), evaluated by the
+// kernels of its primitives.
+absl::StatusOr<std::vector<Array>> TridiagonalKernel(
+    const EvalContext& ctx, absl::Span<const Array> inputs) {
+  if (inputs.size() != 1) {
+    return absl::InvalidArgumentError("tridiagonal takes 1 operand");
+  }
+  J2O_ASSIGN_OR_RETURN(const ClosedJaxpr* decomposition,
+                       TridiagonalDecomposition(ctx.eqn()));
+  return ctx.Call(*decomposition, {}, inputs);
+}
+
 }  // namespace
 
 void RegisterLinalgProductKernels() {
@@ -220,6 +234,7 @@ void RegisterLinalgProductKernels() {
   RegisterEvalKernel("cholesky_update", CholeskyUpdateKernel);
   RegisterEvalKernel("ormqr", OrmqrKernel);
   RegisterEvalKernel("hessenberg", HessenbergKernel);
+  RegisterEvalKernel("tridiagonal", TridiagonalKernel);
 }
 
 }  // namespace jax2onnx::jaxpr::linalg_internal

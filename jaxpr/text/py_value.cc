@@ -15,9 +15,23 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
 #include "absl/strings/string_view.h"
+#include "jaxpr/text/dim_parser.h"
 
 namespace jax2onnx::jaxpr {
 namespace {
+
+// A symbolic dimension expression that is neither a number nor a plain name
+// (`4*b`, `b + 1`, `- b + 4`, `mod(b, 2)`): JAX prints such dims bare inside
+// shape tuples (`new_sizes=(4*b,)`). They are kept as opaque items, the form
+// the StableHLO translation builds and the type rules read, so a printed
+// program re-parses to the same tree.
+bool IsCompoundDimExpr(absl::string_view text, int max_depth) {
+  DimExpr d;
+  std::string error;
+  size_t offset = 0;
+  if (!ParseDimExpr(text, max_depth, &d, &error, &offset)) return false;
+  return !d.is_constant() && d.kind() != DimExpr::Kind::kSymbol;
+}
 
 // numpy >= 2 reprs scalars as `np.int64(64)`, `np.float32(1.0)`,
 // `np.bool_(True)`, `np.True_`;
@@ -80,7 +94,14 @@ class PyValueParser {
   bool ParseAll(ParamValue* out) {
     if (!Value(out, 0)) return false;
     Ws();
-    return i_ == s_.size();
+    if (i_ != s_.size()) return false;
+    // `mod(b, 2)` is a dimension, not a call (a compound dim that is not a
+    // call fails above and stays opaque text as a whole).
+    if (out->kind() == ParamValue::Kind::kCall &&
+        IsCompoundDimExpr(absl::StripAsciiWhitespace(s_), max_depth_)) {
+      *out = ParamValue::Opaque(std::string(absl::StripAsciiWhitespace(s_)));
+    }
+    return true;
   }
 
  private:
@@ -105,7 +126,24 @@ class PyValueParser {
     }
     for (;;) {
       ParamValue v;
-      if (!Value(&v, depth + 1)) return false;
+      Ws();
+      const size_t start = i_;
+      const bool parsed = Value(&v, depth + 1);
+      const char next = Peek();
+      if (!parsed || (next != ',' && next != close) ||
+          v.kind() == ParamValue::Kind::kCall) {
+        // Maybe a dimension expression: the text up to the `,` or `close`
+        // at depth 0.
+        const size_t end = ItemEnd(start, close);
+        const absl::string_view text =
+            absl::StripTrailingAsciiWhitespace(s_.substr(start, end - start));
+        if (end < s_.size() && IsCompoundDimExpr(text, max_depth_)) {
+          v = ParamValue::Opaque(std::string(text));
+          i_ = end;
+        } else if (!parsed) {
+          return false;
+        }
+      }
       items->push_back(std::move(v));
       const char c = Peek();
       if (c == ',') {
@@ -123,6 +161,23 @@ class PyValueParser {
       }
       return false;
     }
+  }
+
+  // Where the item starting at `start` ends: the first `,` or `close` at
+  // depth 0 (brackets balanced; quotes never occur in a dimension), or the
+  // end of the text.
+  size_t ItemEnd(size_t start, char close) const {
+    int nesting = 0;
+    for (size_t k = start; k < s_.size(); ++k) {
+      const char d = s_[k];
+      if (nesting == 0 && (d == ',' || d == close)) return k;
+      if (d == '(' || d == '[' || d == '{') ++nesting;
+      if (d == ')' || d == ']' || d == '}') {
+        if (nesting == 0) return s_.size();
+        --nesting;
+      }
+    }
+    return s_.size();
   }
 
   bool Number(ParamValue* out) {

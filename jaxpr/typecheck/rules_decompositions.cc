@@ -400,6 +400,38 @@ absl::Status EigRule(RuleContext& ctx) {
   return absl::OkStatus();
 }
 
+// tridiagonal(a: [..., n, n], lower) -> (a's type, d: real [..., n],
+// e: real [..., n - 1], taus: a's dtype [..., n - 1]) (JAX's
+// _tridiagonal_shape_rule / _tridiagonal_dtype_rule; n >= 1).
+absl::Status TridiagonalRule(RuleContext& ctx) {
+  J2O_RETURN_IF_ERROR(ctx.Arity(1));
+  J2O_RETURN_IF_ERROR(ctx.Outputs(4));
+  J2O_RETURN_IF_ERROR(ctx.DTypeIn(0, kInexact));
+  J2O_RETURN_IF_ERROR(ctx.Bool("lower").status());
+  J2O_RETURN_IF_ERROR(MatrixOperand(ctx, 0));
+  const Aval& a = ctx.in(0);
+  const int r = a.rank();
+  if (!DimEqual(a.shape[r - 1], a.shape[r - 2])) {
+    return ctx.Fail(absl::StrCat("tridiagonal needs square matrices, got ",
+                                 ShapeString(a.shape)));
+  }
+  auto n = DimConst(a.shape[r - 1]);
+  if (!n) {
+    ctx.SetResults({a, std::nullopt, std::nullopt, std::nullopt});
+    return absl::OkStatus();
+  }
+  if (*n < 1) {
+    return ctx.Fail(absl::StrCat("tridiagonal needs a non-empty matrix, got ",
+                                 ShapeString(a.shape)));
+  }
+  std::vector<DimExpr> d = Batch(a, 2), e = Batch(a, 2);
+  d.push_back(DimExpr::Constant(*n));
+  e.push_back(DimExpr::Constant(*n - 1));
+  ctx.SetResults({a, MakeAval(RealOf(a.dtype), d), MakeAval(RealOf(a.dtype), e),
+                  WithShape(a, e)});
+  return absl::OkStatus();
+}
+
 // tridiagonal_solve(dl, d, du: [..., m], b: [..., m, n]) -> b's type.
 absl::Status TridiagonalSolveRule(RuleContext& ctx) {
   J2O_RETURN_IF_ERROR(ctx.Arity(4));
@@ -488,6 +520,7 @@ void RegisterDecompositionRules(RuleTable& table) {
   table["ormqr"] = {&OrmqrRule};
   table["hessenberg"] = {&HessenbergRule};
   table["eig"] = {&EigRule};
+  table["tridiagonal"] = {&TridiagonalRule};
 }
 
 }  // namespace jax2onnx::jaxpr::typecheck

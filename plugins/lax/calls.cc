@@ -13,6 +13,7 @@
 #include "jaxpr/status_macros.h"
 #include "jaxpr/text/ragged_dot.h"
 #include "jaxpr/text/random_gamma.h"
+#include "jaxpr/text/tridiagonal.h"
 #include "plugin/registry.h"
 #include "plugins/lax/lax_legacy_ctx.h"
 #include "plugins/register.h"
@@ -106,7 +107,15 @@ absl::Status LowerDecomposition(LaxLegacyCtx& ctx, const jaxpr::Eqn& eqn) {
   }
   J2O_ASSIGN_OR_RETURN(std::vector<std::string> results,
                        ctx.Inline(*decomposition, args));
-  return ctx.SetOutput(eqn, 0, results[0]);
+  if (results.size() != eqn.outputs.size()) {
+    return absl::InternalError(absl::StrCat(
+        eqn.primitive, ": the decomposition has ", results.size(),
+        " results for ", eqn.outputs.size(), " outputs"));
+  }
+  for (size_t i = 0; i < results.size(); ++i) {
+    J2O_RETURN_IF_ERROR(ctx.SetOutput(eqn, static_cast<int>(i), results[i]));
+  }
+  return absl::OkStatus();
 }
 
 }  // namespace
@@ -145,6 +154,13 @@ void RegisterCalls() {
        "written out in random_split/random_bits/erf_inv/while "
        "and inlined: exact as those primitives, both threefry "
        "modes; key<fry> and f32/f64 only"});
+  r.RegisterLegacy(
+      "tridiagonal",
+      &AdaptLegacy<&LowerDecomposition<&jaxpr::TridiagonalDecomposition>>,
+      {{}, 17,
+       "sytrd written out: hessenberg of the matrix mirrored from "
+         "its `lower` triangle (the same reflectors), 'U' through the "
+         "reversed matrix; f32/f64 only (complex hetrd refused)"});
   for (const char* name : {"ragged_dot_general", "ragged_dot"}) {
     r.RegisterLegacy(
         name, &AdaptLegacy<&LowerDecomposition<&jaxpr::RaggedDotDecomposition>>,

@@ -8,6 +8,8 @@
 #include <string>
 
 #include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "api/bundle_access.h"
 #include "api/check.h"
 #include "gmock/gmock.h"
@@ -97,6 +99,55 @@ module @m {
   EXPECT_THAT(p.status().message(), HasSubstr("data-dependent shape"));
 }
 
+// jax.export's shape_assertions on static shapes (a symbolic module whose
+// `?` dims were made concrete): decided at conversion time, a false one is
+// an error quoting JAX's message with its `{k}` slots filled in.
+std::string AssertingModule(int x_rows, int y_rows) {
+  return absl::StrReplaceAll(R"(module @jit_f attributes {jax.uses_shape_polymorphism = true} {
+  func.func public @main(%arg0: tensor<XROWSx4xf32>, %arg1: tensor<YROWSx4xf32>) -> tensor<XROWSx4xf32> {
+    %0 = stablehlo.get_dimension_size %arg0, dim = 0 : (tensor<XROWSx4xf32>) -> tensor<i32>
+    %1 = stablehlo.convert %0 : (tensor<i32>) -> tensor<i64>
+    %c = stablehlo.constant dense<1> : tensor<i64>
+    %2 = stablehlo.compare  GE, %1, %c,  SIGNED : (tensor<i64>, tensor<i64>) -> tensor<i1>
+    stablehlo.custom_call @shape_assertion(%2, %1) {api_version = 2 : i32, error_message = "Input shapes do not match the polymorphic shapes specification. Expected value >= 1 for dimension variable 'b'. Using the following polymorphic shapes specifications: args[0].shape = (b, 4). Obtained dimension variables: 'b' = {0} from specification 'b' for dimension args[0].shape[0] (= {0}), .", has_side_effect = true} : (tensor<i1>, tensor<i64>) -> ()
+    %3 = stablehlo.get_dimension_size %arg1, dim = 0 : (tensor<YROWSx4xf32>) -> tensor<i32>
+    %4 = stablehlo.convert %3 : (tensor<i32>) -> tensor<i64>
+    %5 = stablehlo.compare  EQ, %4, %1,  SIGNED : (tensor<i64>, tensor<i64>) -> tensor<i1>
+    stablehlo.custom_call @shape_assertion(%5, %4, %1) {api_version = 2 : i32, error_message = "Input shapes do not match the polymorphic shapes specification. Found inconsistency between dimension size args[1].shape[0] (= {0}) and the specification 'b' (= {1}).", has_side_effect = true} : (tensor<i1>, tensor<i64>, tensor<i64>) -> ()
+    return %arg0 : tensor<XROWSx4xf32>
+  }
+}
+)",
+                             {{"XROWS", absl::StrCat(x_rows)},
+                              {"YROWS", absl::StrCat(y_rows)}});
+}
+
+TEST(StablehloSymbolic, StaticShapeAssertionsAreChecked) {
+  EXPECT_TRUE(stablehlo::StablehloFromText(AssertingModule(3, 3), "ok.mlir")
+                  .ok());
+  auto mismatch =
+      stablehlo::StablehloFromText(AssertingModule(3, 5), "mismatch.mlir");
+  ASSERT_FALSE(mismatch.ok());
+  EXPECT_THAT(
+      mismatch.status().message(),
+      HasSubstr("mismatch.mlir:11:5: error: stablehlo.custom_call: shape "
+                "assertion failed for the static shapes: Input shapes do not "
+                "match the polymorphic shapes specification. Found "
+                "inconsistency between dimension size args[1].shape[0] (= 5) "
+                "and the specification 'b' (= 3)."));
+  auto empty = stablehlo::StablehloFromText(AssertingModule(0, 0), "empty.mlir");
+  ASSERT_FALSE(empty.ok());
+  EXPECT_THAT(empty.status().message(),
+              HasSubstr("empty.mlir:7:5: error: stablehlo.custom_call: shape "
+                        "assertion failed for the static shapes: Input shapes "
+                        "do not match the polymorphic shapes specification. "
+                        "Expected value >= 1 for dimension variable 'b'. "
+                        "Using the following polymorphic shapes "
+                        "specifications: args[0].shape = (b, 4). Obtained "
+                        "dimension variables: 'b' = 0 from specification 'b' "
+                        "for dimension args[0].shape[0] (= 0), ."));
+}
+
 TEST(StablehloSymbolic, OnnxRuntimeMatchesTheInterpreterAtTwoSizes) {
   std::string why;
   if (!api::OrtRunner::Shared().IsAvailable(&why)) GTEST_SKIP() << why;
@@ -126,12 +177,20 @@ TEST(StablehloSymbolic, OnnxRuntimeMatchesTheInterpreterAtTwoSizes) {
 // The LAPACK custom_calls of jax.export on CPU (JAX's own back-compat
 // modules, testdata/stablehlo_export/lapack, with the inputs and the outputs
 // XLA computed): ONNX Runtime matches XLA on both pipelines and opsets.
+// gehrd's and sytrd's outputs (the reduced matrix with the reflectors
+// beyond it, d, e and the taus) are unique given LAPACK's reflector
+// convention, and gtsv's solution is unique, so all are compared
+// element-wise. gtsv_singular_f32 (hand-derived, not XLA's) has a singular
+// batch member whose Thomas solution is (-inf, inf): only gtsv's info makes
+// it NaN.
 TEST(StablehloLapack, OnnxRuntimeMatchesXla) {
   std::string why;
   if (!api::OrtRunner::Shared().IsAvailable(&why)) GTEST_SKIP() << why;
   for (const char* file :
        {"potrf_f32", "potrf_f64", "getrf_f32", "getrf_f64", "geqrf_orgqr_f32",
-        "geqrf_orgqr_f64", "trsm_f32", "trsm_f64"}) {
+        "geqrf_orgqr_f64", "trsm_f32", "trsm_f64", "gehrd_f32", "gehrd_f64",
+        "gtsv_f32", "gtsv_f64", "gtsv_c64", "gtsv_c128", "gtsv_singular_f32",
+        "sytrd_f32", "sytrd_f64"}) {
     for (bool ir : {false, true}) {
       for (int opset : {23, 17}) {
         SCOPED_TRACE(std::string(file) + (ir ? " ir" : " legacy") + " opset " +
@@ -157,7 +216,8 @@ TEST(StablehloLapack, OnnxRuntimeMatchesXla) {
 TEST(StablehloLapack, InterpreterMatchesXla) {
   for (const char* file :
        {"potrf_f32", "potrf_f64", "getrf_f32", "getrf_f64", "geqrf_orgqr_f32",
-        "geqrf_orgqr_f64", "trsm_f32", "trsm_f64"}) {
+        "geqrf_orgqr_f64", "trsm_f32", "trsm_f64", "gehrd_f32", "gehrd_f64",
+        "gtsv_f32", "gtsv_f64", "sytrd_f32", "sytrd_f64"}) {
     SCOPED_TRACE(file);
     auto bundle = api::LoadBundle(kDir + "lapack/" + file + ".mlir");
     ASSERT_TRUE(bundle.ok()) << bundle.status();
@@ -210,6 +270,47 @@ module @m {
   ASSERT_FALSE(q.ok());
   EXPECT_THAT(q.status().message(),
               HasSubstr("not LAPACK's column-major layout"));
+  // Complex gehrd: the hessenberg lowering is real-only.
+  auto c = stablehlo::StablehloFromText(R"(
+module @m {
+  func.func public @main(%arg0: tensor<3x3xcomplex<f32>>) -> tensor<3x3xcomplex<f32>> {
+    %0:3 = stablehlo.custom_call @lapack_cgehrd_ffi(%arg0) {mhlo.backend_config = {high = 3 : i32, low = 1 : i32}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>], result_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<0> : tensor<1xindex>, dense<> : tensor<0xindex>]} : (tensor<3x3xcomplex<f32>>) -> (tensor<3x3xcomplex<f32>>, tensor<2xcomplex<f32>>, tensor<i32>)
+    return %0#0 : tensor<3x3xcomplex<f32>>
+  }
+}
+)",
+                                        "cgehrd.mlir");
+  ASSERT_FALSE(c.ok());
+  EXPECT_THAT(c.status().message(),
+              HasSubstr("cgehrd.mlir:4:12: error: stablehlo.custom_call: "
+                        "complex gehrd"));
+  // Complex hetrd: tridiagonal goes through the real-only hessenberg.
+  auto h = stablehlo::StablehloFromText(R"(
+module @m {
+  func.func public @main(%arg0: tensor<3x3xcomplex<f64>>) -> tensor<3xf64> {
+    %0:5 = stablehlo.custom_call @lapack_zhetrd_ffi(%arg0) {mhlo.backend_config = {uplo = 76 : ui8}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>], result_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<0> : tensor<1xindex>, dense<0> : tensor<1xindex>, dense<0> : tensor<1xindex>, dense<> : tensor<0xindex>]} : (tensor<3x3xcomplex<f64>>) -> (tensor<3x3xcomplex<f64>>, tensor<3xf64>, tensor<2xf64>, tensor<2xcomplex<f64>>, tensor<i32>)
+    return %0#1 : tensor<3xf64>
+  }
+}
+)",
+                                        "zhetrd.mlir");
+  ASSERT_FALSE(h.ok());
+  EXPECT_THAT(h.status().message(),
+              HasSubstr("zhetrd.mlir:4:12: error: stablehlo.custom_call: "
+                        "complex hetrd"));
+  // gehrd with a partial range (JAX always reduces the whole matrix).
+  auto g = stablehlo::StablehloFromText(R"(
+module @m {
+  func.func public @main(%arg0: tensor<3x3xf32>) -> tensor<3x3xf32> {
+    %0:3 = stablehlo.custom_call @lapack_sgehrd_ffi(%arg0) {mhlo.backend_config = {high = 2 : i32, low = 1 : i32}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>], result_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<0> : tensor<1xindex>, dense<> : tensor<0xindex>]} : (tensor<3x3xf32>) -> (tensor<3x3xf32>, tensor<2xf32>, tensor<i32>)
+    return %0#0 : tensor<3x3xf32>
+  }
+}
+)",
+                                        "gehrd.mlir");
+  ASSERT_FALSE(g.ok());
+  EXPECT_THAT(g.status().message(),
+              HasSubstr("gehrd with low = 1, high = 2 is not supported"));
 }
 
 // sdy.manual_computation (shard_map under Shardy) with and without

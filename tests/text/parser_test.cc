@@ -308,6 +308,50 @@ TEST(ParserPitfallTest, DimsAndTypeDecorations) {
   EXPECT_THAT(printed, HasSubstr("e:f32[8]{V:x}{U:y} g:f32<host>[8]"));
 }
 
+// JAX prints symbolic dims bare inside shape params (`new_sizes=(4*b,)`):
+// each compound dim is an opaque item of a tuple (what the StableHLO
+// translation builds), plain symbols are names, numbers ints, and the
+// program prints back as written.
+TEST(ParserPitfallTest, DimExpressionsInTupleParamsAreOpaqueItems) {
+  const JaxprFile f = MustParse(
+      "{ lambda ; a:f32[b,4]. let\n"
+      "    c:f32[4*b] = reshape[dimensions=None new_sizes=(4*b,) "
+      "sharding=None] a\n"
+      "    d:f32[b + 1,mod(b, 2),b,3] = broadcast_in_dim[broadcast_dimensions=() "
+      "shape=(b + 1, mod(b, 2), b, 3) sharding=None] 1.0:f32[]\n"
+      "    e:i32[] = dim_as_value[dim=mod(b, 2)] \n"
+      "  in (c, d, e) }");
+  const Params& r = f.main->eqns[0].params;
+  const ParamValue* sizes = r.Find("new_sizes");
+  ASSERT_EQ(sizes->kind(), ParamValue::Kind::kTuple);
+  ASSERT_EQ(sizes->items().size(), 1u);
+  EXPECT_EQ(sizes->items()[0].kind(), ParamValue::Kind::kOpaque);
+  EXPECT_EQ(sizes->items()[0].text(), "4*b");
+  const ParamValue* shape = f.main->eqns[1].params.Find("shape");
+  ASSERT_EQ(shape->kind(), ParamValue::Kind::kTuple);
+  ASSERT_EQ(shape->items().size(), 4u);
+  EXPECT_EQ(shape->items()[0].kind(), ParamValue::Kind::kOpaque);
+  EXPECT_EQ(shape->items()[0].text(), "b + 1");
+  EXPECT_EQ(shape->items()[1].kind(), ParamValue::Kind::kOpaque);
+  EXPECT_EQ(shape->items()[1].text(), "mod(b, 2)");
+  EXPECT_EQ(shape->items()[2].kind(), ParamValue::Kind::kName);
+  EXPECT_EQ(*shape->items()[3].AsInt(), 3);
+  const ParamValue* dim = f.main->eqns[2].params.Find("dim");
+  EXPECT_EQ(dim->kind(), ParamValue::Kind::kOpaque);
+  EXPECT_EQ(dim->text(), "mod(b, 2)");
+  const std::string printed = PrintJaxprFile(f);
+  EXPECT_THAT(printed, HasSubstr("new_sizes=(4*b,)"));
+  EXPECT_THAT(printed, HasSubstr("shape=(b + 1, mod(b, 2), b, 3)"));
+  std::string diff;
+  EXPECT_TRUE(StructurallyEqual(f, MustParse(printed), &diff)) << diff;
+  // Calls that are not dims stay calls.
+  const JaxprFile g = MustParse(
+      "{ lambda ; a:f32[8]. let b:f32[8] = p[specs=(P('x'), P(None))] a "
+      "in (b,) }");
+  EXPECT_EQ(g.main->eqns[0].params.Find("specs")->items()[0].kind(),
+            ParamValue::Kind::kCall);
+}
+
 TEST(ParserPitfallTest, DynamicShapeDimIsASymbol) {
   // Sample 033: `i32[b]` where b is a variable of the jaxpr.
   const JaxprFile f = MustParse("{ lambda ; b:i32[] c:i32[b]. let  in (c,) }");

@@ -604,6 +604,22 @@ TEST(TypeCheckTest, LinalgProductRulesRefuseMismatchedShapes) {
     b:f32[5,5] c:f32[5] = hessenberg a
   in (b, c) })",
        "expected f32[4], declared f32[5]"},
+      // tridiagonal: a non-square matrix.
+      {R"({ lambda ; a:f32[4,3]. let
+    b:f32[4,3] c:f32[4] d:f32[3] e:f32[3] = tridiagonal[lower=True] a
+  in (b, c, d, e) })",
+       "tridiagonal needs square matrices"},
+      // tridiagonal: d and e of a complex matrix are real (JAX's
+      // _tridiagonal_dtype_rule).
+      {R"({ lambda ; a:c64[3,3]. let
+    b:c64[3,3] c:c64[3] d:f32[2] e:c64[2] = tridiagonal[lower=True] a
+  in (b, c, d, e) })",
+       "expected f32[3], declared c64[3]"},
+      // tridiagonal: e of a 3x3 matrix has 2 entries.
+      {R"({ lambda ; a:f64[3,3]. let
+    b:f64[3,3] c:f64[3] d:f64[3] e:f64[2] = tridiagonal[lower=False] a
+  in (b, c, d, e) })",
+       "expected f64[2], declared f64[3]"},
   };
   for (const Case& c : cases) {
     EXPECT_THAT(Message(Check(c.text)), HasSubstr(c.error)) << c.text;
