@@ -436,6 +436,60 @@ class Widener {
     mode->set_s("nearest");
   }
 
+  // The nodes of a guard or wrap sequence, named after `base`: a scalar
+  // Constant's output is a fresh `base + value_suffix` (its node
+  // `base_const`), an op's output and node are fresh `base + op_suffix`.
+  class NodeSequence {
+   public:
+    NodeSequence(Widener& widener, std::string base, std::string op_suffix)
+        : widener_(widener),
+          base_(std::move(base)),
+          op_suffix_(std::move(op_suffix)) {}
+    std::string FloatConstant(float v, absl::string_view value_suffix) {
+      TensorProto t;
+      t.set_data_type(TensorProto::FLOAT);
+      t.add_float_data(v);
+      return Constant(std::move(t), value_suffix);
+    }
+    std::string Int32Constant(int32_t v, absl::string_view value_suffix) {
+      TensorProto t;
+      t.set_data_type(TensorProto::INT32);
+      t.add_int32_data(v);
+      return Constant(std::move(t), value_suffix);
+    }
+    std::string Op(const std::string& type,
+                   const std::vector<std::string>& inputs) {
+      const std::string out = widener_.Fresh(base_ + op_suffix_);
+      NodeProto n;
+      n.set_op_type(type);
+      n.set_name(widener_.FreshNodeName(base_ + op_suffix_));
+      for (const std::string& in : inputs) n.add_input(in);
+      n.add_output(out);
+      nodes_.push_back(std::move(n));
+      return out;
+    }
+    std::vector<NodeProto> Take() { return std::move(nodes_); }
+
+   private:
+    std::string Constant(TensorProto value, absl::string_view value_suffix) {
+      const std::string name =
+          widener_.Fresh(absl::StrCat(base_, value_suffix));
+      NodeProto c;
+      c.set_op_type("Constant");
+      c.set_name(widener_.FreshNodeName(absl::StrCat(base_, "_const")));
+      c.add_output(name);
+      AttributeProto* a = c.add_attribute();
+      a->set_name("value");
+      a->set_type(AttributeProto::TENSOR);
+      *a->mutable_t() = std::move(value);
+      nodes_.push_back(std::move(c));
+      return name;
+    }
+    Widener& widener_;
+    std::string base_, op_suffix_;
+    std::vector<NodeProto> nodes_;
+  };
+
   // ONNX Runtime 1.30's Cast to FLOAT8E8M0 with round_mode "nearest" agrees
   // with ml_dtypes on positive finite values (halfway values round up) but
   // (probed) maps 0, -0 and negatives to 2^-127 and inf to 2^127 where
@@ -445,30 +499,10 @@ class Widener {
   // 2^-126 on (2^-127, 2^-126). The last node's output is the guarded value.
   std::vector<NodeProto> GuardE8M0(const std::string& x,
                                    const std::string& base) {
-    std::vector<NodeProto> nodes;
-    auto constant = [&](float v) {
-      const std::string name = Fresh(absl::StrCat(base, "_limit"));
-      NodeProto c;
-      c.set_op_type("Constant");
-      c.set_name(FreshNodeName(absl::StrCat(base, "_const")));
-      c.add_output(name);
-      AttributeProto* a = c.add_attribute();
-      a->set_name("value");
-      a->set_type(AttributeProto::TENSOR);
-      a->mutable_t()->set_data_type(TensorProto::FLOAT);
-      a->mutable_t()->add_float_data(v);
-      nodes.push_back(std::move(c));
-      return name;
-    };
+    NodeSequence seq(*this, base, "_guard");
+    auto constant = [&](float v) { return seq.FloatConstant(v, "_limit"); };
     auto op = [&](const std::string& type, std::vector<std::string> ins) {
-      const std::string out = Fresh(absl::StrCat(base, "_guard"));
-      NodeProto n;
-      n.set_op_type(type);
-      n.set_name(FreshNodeName(absl::StrCat(base, "_guard")));
-      for (const std::string& in : ins) n.add_input(in);
-      n.add_output(out);
-      nodes.push_back(std::move(n));
-      return out;
+      return seq.Op(type, std::move(ins));
     };
     const float min_normal = std::ldexp(1.0f, -126);
     const std::string in_range = op(
@@ -480,7 +514,7 @@ class Widener {
                    op("Less", {x, constant(std::ldexp(1.5f, 127))})});
     op("Where", {ok, lifted,
                  constant(std::numeric_limits<float>::quiet_NaN())});
-    return nodes;
+    return seq.Take();
   }
 
   // ONNX Runtime 1.30's non-saturating Cast to float8 rounds values near
@@ -506,30 +540,10 @@ class Widener {
       threshold = 61440.0f;
       inclusive = true;
     }
-    std::vector<NodeProto> nodes;
-    auto constant = [&](float v) {
-      const std::string name = Fresh(absl::StrCat(base, "_limit"));
-      NodeProto c;
-      c.set_op_type("Constant");
-      c.set_name(FreshNodeName(absl::StrCat(base, "_const")));
-      c.add_output(name);
-      AttributeProto* a = c.add_attribute();
-      a->set_name("value");
-      a->set_type(AttributeProto::TENSOR);
-      a->mutable_t()->set_data_type(TensorProto::FLOAT);
-      a->mutable_t()->add_float_data(v);
-      nodes.push_back(std::move(c));
-      return name;
-    };
+    NodeSequence seq(*this, base, "_guard");
+    auto constant = [&](float v) { return seq.FloatConstant(v, "_limit"); };
     auto op = [&](const std::string& type, std::vector<std::string> ins) {
-      const std::string out = Fresh(absl::StrCat(base, "_guard"));
-      NodeProto n;
-      n.set_op_type(type);
-      n.set_name(FreshNodeName(absl::StrCat(base, "_guard")));
-      for (const std::string& in : ins) n.add_input(in);
-      n.add_output(out);
-      nodes.push_back(std::move(n));
-      return out;
+      return seq.Op(type, std::move(ins));
     };
     const std::string abs = op("Abs", {x});
     const std::string over = op(inclusive ? "GreaterOrEqual" : "Greater",
@@ -537,7 +551,7 @@ class Widener {
     const std::string inf =
         op("Mul", {x, constant(std::numeric_limits<float>::infinity())});
     op("Where", {over, inf, x});
-    return nodes;
+    return seq.Take();
   }
 
   // i32 `x` -> ((x & 15) ^ 8) - 8 (signed) or x & 15: the int4 value XLA's
@@ -550,39 +564,20 @@ class Widener {
     const int32_t bits = elem_type == kInt2 || elem_type == kUInt2 ? 2 : 4;
     const int32_t mask = (1 << bits) - 1;
     const int32_t sign = 1 << (bits - 1);
-    std::vector<NodeProto> nodes;
+    NodeSequence seq(*this, base, "_wrap");
     auto constant = [&](int32_t v) {
-      const std::string name = Fresh(absl::StrCat(base, "_c", v));
-      NodeProto c;
-      c.set_op_type("Constant");
-      c.set_name(FreshNodeName(absl::StrCat(base, "_const")));
-      c.add_output(name);
-      AttributeProto* a = c.add_attribute();
-      a->set_name("value");
-      a->set_type(AttributeProto::TENSOR);
-      a->mutable_t()->set_data_type(TensorProto::INT32);
-      a->mutable_t()->add_int32_data(v);
-      nodes.push_back(std::move(c));
-      return name;
+      return seq.Int32Constant(v, absl::StrCat("_c", v));
     };
     auto binary = [&](const std::string& op, const std::string& a,
                       const std::string& b) {
-      const std::string out = Fresh(absl::StrCat(base, "_wrap"));
-      NodeProto n;
-      n.set_op_type(op);
-      n.set_name(FreshNodeName(absl::StrCat(base, "_wrap")));
-      n.add_input(a);
-      n.add_input(b);
-      n.add_output(out);
-      nodes.push_back(std::move(n));
-      return out;
+      return seq.Op(op, {a, b});
     };
     std::string r = binary("BitwiseAnd", x, constant(mask));
     if (is_signed)
       r = binary("Sub", binary("BitwiseXor", r, constant(sign)),
                  constant(sign));
     (void)r;
-    return nodes;
+    return seq.Take();
   }
 
   absl::flat_hash_set<std::string>* used_names_;
