@@ -219,16 +219,8 @@ absl::Status LowerSelectAndScatter(E& e) {
                     e, g, sw::CastTo(e, operand, operand_aval.dtype, kc), kc));
   // The select fold (as select_and_scatter_add's): each window's chosen
   // offset, -1 where the window holds no operand element.
-  Val chosen_key = sw::AtOffset(e, g, keys, kc, 0);
-  Val chosen = e.ConstI64({0});
-  window_internal::ReadMasks<E> masks(g.p, g.in.shape, g.out);
-  J2O_ASSIGN_OR_RETURN(std::optional<Val> seen,
-                       masks.At(e, sw::OffsetIndex(g, 0)));
-  for (int64_t t = 1; t < g.offsets; ++t) {
-    J2O_ASSIGN_OR_RETURN(Val take, sw::SelectStep(e, g, &masks, select, keys,
-                                                  kc, t, &chosen_key, &seen));
-    chosen = e.Op("Where", {take, e.ConstI64({t}), chosen}, DType::kI64);
-  }
+  J2O_ASSIGN_OR_RETURN(auto fold, sw::SelectFold(e, g, select, keys, kc));
+  auto [chosen, seen] = std::move(fold);
   if (seen) chosen = e.Op("Where", {*seen, chosen, e.ConstI64({-1})}, DType::kI64);
   Val src =
       sw::Transposed(e, g, sw::CastTo(e, source, source_aval.dtype, vc), vc);

@@ -269,6 +269,27 @@ absl::StatusOr<V<E>> SelectStep(E& e, const Geometry& g,
   return take;
 }
 
+// XLA's sequential select over every window, folded from offset 0: each
+// window's chosen offset (i64) and where a real element was seen (nullopt:
+// in every window). Shared by select_and_scatter_add and the generic
+// select_and_scatter.
+template <class E>
+absl::StatusOr<std::pair<V<E>, std::optional<V<E>>>> SelectFold(
+    E& e, const Geometry& g, const std::string& select, V<E> keys,
+    jaxpr::DType kc) {
+  V<E> chosen_key = AtOffset(e, g, keys, kc, 0);
+  V<E> chosen = e.ConstI64({0});
+  window_internal::ReadMasks<E> masks(g.p, g.in.shape, g.out);
+  J2O_ASSIGN_OR_RETURN(std::optional<V<E>> seen,
+                       masks.At(e, OffsetIndex(g, 0)));
+  for (int64_t t = 1; t < g.offsets; ++t) {
+    J2O_ASSIGN_OR_RETURN(V<E> take, SelectStep(e, g, &masks, select, keys, kc,
+                                               t, &chosen_key, &seen));
+    chosen = e.Op("Where", {take, e.ConstI64({t}), chosen}, jaxpr::DType::kI64);
+  }
+  return std::make_pair(chosen, seen);
+}
+
 inline absl::StatusOr<std::string> SelectOp(const jaxpr::Eqn& eqn) {
   J2O_ASSIGN_OR_RETURN(std::string prim, eqn.params.GetName("select_prim"));
   if (prim == "ge") return std::string("GreaterOrEqual");
@@ -422,18 +443,9 @@ absl::Status LowerSelectAndScatterAdd(E& e) {
   J2O_ASSIGN_OR_RETURN(
       Val keys, sw::ToWindowLayout(
                     e, g, sw::CastTo(e, operand, operand_aval.dtype, kc), kc));
-  // The fold from offset 0: chosen offset, its key, and where a real element
-  // was seen (nullopt: everywhere).
-  Val chosen_key = sw::AtOffset(e, g, keys, kc, 0);
-  Val chosen = e.ConstI64({0});
-  window_internal::ReadMasks<E> masks(g.p, g.in.shape, g.out);
-  J2O_ASSIGN_OR_RETURN(std::optional<Val> seen,
-                       masks.At(e, sw::OffsetIndex(g, 0)));
-  for (int64_t t = 1; t < g.offsets; ++t) {
-    J2O_ASSIGN_OR_RETURN(Val take, sw::SelectStep(e, g, &masks, select, keys,
-                                                  kc, t, &chosen_key, &seen));
-    chosen = e.Op("Where", {take, e.ConstI64({t}), chosen}, DType::kI64);
-  }
+  // The fold from offset 0: chosen offset and where a real element was seen.
+  J2O_ASSIGN_OR_RETURN(auto fold, sw::SelectFold(e, g, select, keys, kc));
+  auto [chosen, seen] = std::move(fold);
   // Route each window's source value to its chosen offset: one ScatterND
   // (add) into zeros shaped like the padded keys; overlaps accumulate.
   Val src =
