@@ -230,9 +230,9 @@ void RunCase(const Case& c, const CorpusOptions& options, OrtRunner& runner,
           "data propagation (",
           allowed, " allowed): ", UntypedNames(r.rank_unknown));
     } else if (out.rank_unknown < allowed) {
-      rank_note = absl::StrCat("(", out.rank_unknown,
-                               " values of unknown rank, ", allowed,
-                               " allowed: lower the allowance)");
+      rank_note =
+          absl::StrCat("(", out.rank_unknown, " values of unknown rank, ",
+                       allowed, " allowed: lower the allowance)");
     }
   }
   if (c.refusal_is_skip && !r.passed && r.stage == "convert" &&
@@ -297,8 +297,8 @@ void RunBundle(const std::string& path, const CorpusOptions& options,
       CaseResult r;
       r.name = name;
       r.outcome = Outcome::kXfail;
-      r.reason = absl::StrCat(it->second, " (load: ",
-                              FirstLine(bundle.status().message()), ")");
+      r.reason = absl::StrCat(
+          it->second, " (load: ", FirstLine(bundle.status().message()), ")");
       reporter.Add(std::move(r));
       return;
     }

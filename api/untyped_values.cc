@@ -16,8 +16,7 @@ namespace {
 bool IsTyped(const onnx::TypeProto& type) {
   switch (type.value_case()) {
     case onnx::TypeProto::kTensorType:
-      return type.tensor_type().elem_type() !=
-                 onnx::TensorProto::UNDEFINED &&
+      return type.tensor_type().elem_type() != onnx::TensorProto::UNDEFINED &&
              type.tensor_type().has_shape();
     case onnx::TypeProto::kSequenceType:
       return type.sequence_type().has_elem_type() &&

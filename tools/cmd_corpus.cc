@@ -153,8 +153,7 @@ int RunCorpus(const std::vector<std::string>& args) {
   if (!FLAGS_rank_unknown_allowance.empty()) {
     auto allowed = api::ReadRankUnknownAllowance(FLAGS_rank_unknown_allowance);
     if (!allowed.ok()) {
-      std::fprintf(stderr,
-                   "jax2onnx corpus: --rank_unknown_allowance: %s\n",
+      std::fprintf(stderr, "jax2onnx corpus: --rank_unknown_allowance: %s\n",
                    std::string(allowed.status().message()).c_str());
       return 2;
     }
@@ -207,7 +206,7 @@ int RunCorpus(const std::vector<std::string>& args) {
   progress.Clear();
   if (!FLAGS_write_rank_unknown.empty()) {
     std::ofstream out(FLAGS_write_rank_unknown);
-    out << "# jax2onnx corpus --write_rank_unknown (" 
+    out << "# jax2onnx corpus --write_rank_unknown ("
         << api::PipelineName(options.pipeline) << "): COUNT NAME\n";
     for (const api::CaseResult& r : summary.cases) {
       if (r.rank_unknown > 0) out << r.rank_unknown << " " << r.name << "\n";
