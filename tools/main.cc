@@ -266,7 +266,9 @@ const std::vector<Command>& Commands() {
         "root",
         "expected_failures",
         "missing_ok",
-        "special_values"},
+        "special_values",
+        "rank_unknown_allowance",
+        "write_rank_unknown"},
        &RunCorpus},
       {"shadow",
        "shadow BUNDLE_OR_DIR... [--json] [--opset N] [--seed N] "
