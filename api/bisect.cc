@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
@@ -13,6 +14,7 @@
 #include "api/router.h"
 #include "jaxpr/eval/evaluator.h"
 #include "jaxpr/io/compare.h"
+#include "jaxpr/literal_value.h"
 #include "jaxpr/prng.h"
 #include "jaxpr/status_macros.h"
 #include "jaxpr/text/printer.h"
@@ -52,6 +54,46 @@ jaxpr::ClosedJaxpr WithEveryResult(const jaxpr::ClosedJaxpr& main,
   return all;
 }
 
+// The callee of a call primitive the IR pipeline inlines into the graph
+// (plugins2/lax/calls.cc), so its equations' values are main-graph values
+// named under the call's result ("d/pjit/c/add"); nullptr for any other
+// equation, and for callees with constvars (none of the printed forms have
+// them).
+const jaxpr::ClosedJaxpr* InlinedCallee(const jaxpr::Eqn& eqn) {
+  static const auto* kCalls = new absl::flat_hash_set<std::string>(
+      {"pjit", "jit", "closed_call", "core_call", "remat", "remat2",
+       "checkpoint", "custom_jvp_call", "custom_vjp_call",
+       "custom_vjp_call_jaxpr"});
+  if (!kCalls->contains(eqn.primitive)) return nullptr;
+  for (const char* key : {"jaxpr", "call_jaxpr", "fun_jaxpr"}) {
+    if (!eqn.params.Has(key)) continue;
+    auto callee = eqn.params.GetJaxpr(key);
+    if (!callee.ok() || !(*callee)->constvars.empty()) return nullptr;
+    return *callee;
+  }
+  return nullptr;
+}
+
+// True when the equation holds a jaxpr that is not inlined (a scan, while or
+// cond body becomes an ONNX Loop/If subgraph whose values the harness cannot
+// expose as graph outputs).
+bool HasOpaqueBody(const jaxpr::Eqn& eqn) {
+  if (InlinedCallee(eqn) != nullptr) return false;
+  for (const auto& [key, value] : eqn.params.entries()) {
+    if (value.kind() == jaxpr::ParamValue::Kind::kJaxpr ||
+        value.kind() == jaxpr::ParamValue::Kind::kJaxprTuple) {
+      return true;
+    }
+    if (value.kind() == jaxpr::ParamValue::Kind::kList ||
+        value.kind() == jaxpr::ParamValue::Kind::kTuple) {
+      for (const jaxpr::ParamValue& item : value.items()) {
+        if (item.kind() == jaxpr::ParamValue::Kind::kJaxpr) return true;
+      }
+    }
+  }
+  return false;
+}
+
 std::string Params(const jaxpr::Eqn& eqn) {
   std::string printed = jaxpr::PrintEqn(eqn);
   // Nested jaxprs make a line unreadable; the first line says enough.
@@ -59,6 +101,126 @@ std::string Params(const jaxpr::Eqn& eqn) {
   if (nl != std::string::npos) printed = printed.substr(0, nl) + " ...";
   return printed;
 }
+
+// One result to compare: its step, the interpreter's value and the name of
+// the model's value for it.
+struct Pending {
+  BisectStep step;
+  jaxpr::Array reference;
+  std::string onnx_name;
+};
+
+// Walks a jaxpr in program order, evaluating it with every result exposed,
+// and descends into the callees the IR pipeline inlines (their equations
+// come before the call's own results, named under the call's result
+// "d/pjit/c/add"; a callee's outvar is the call's value).
+class StepCollector {
+ public:
+  StepCollector(const jaxpr::Bundle& bundle,
+                const jaxpr::EvalOptions& eval_options,
+                std::vector<Pending>* pending)
+      : bundle_(bundle), eval_options_(eval_options), pending_(pending) {}
+
+  absl::Status Collect(
+      const jaxpr::ClosedJaxpr& jaxpr, absl::Span<const jaxpr::Array> consts,
+      absl::Span<const jaxpr::Array> inputs, const std::string& value_scope,
+      const std::string& within,
+      const absl::flat_hash_map<const jaxpr::Var*, std::string>& fixed_names,
+      int depth) {
+    std::vector<std::pair<int, int>> results;
+    const jaxpr::ClosedJaxpr all = WithEveryResult(jaxpr, &results);
+    J2O_ASSIGN_OR_RETURN(std::vector<jaxpr::Array> reference,
+                         jaxpr::Evaluate(all, consts, inputs, eval_options_));
+    absl::flat_hash_map<const jaxpr::Var*, const jaxpr::Array*> env;
+    for (size_t i = 0; i < jaxpr.constvars.size() && i < consts.size(); ++i) {
+      env[jaxpr.constvars[i]] = &consts[i];
+    }
+    for (size_t i = 0; i < jaxpr.invars.size() && i < inputs.size(); ++i) {
+      env[jaxpr.invars[i]] = &inputs[i];
+    }
+    for (size_t k = 0; k < results.size(); ++k) {
+      const auto& [e, o] = results[k];
+      env[jaxpr.eqns[e].outputs[o]] = &reference[k];
+    }
+    auto name_of = [&](const jaxpr::Eqn& eqn, int o) {
+      const jaxpr::Var* var = eqn.outputs[o];
+      if (auto f = fixed_names.find(var); f != fixed_names.end()) {
+        return f->second;
+      }
+      return absl::StrCat(value_scope, var->name, "/", eqn.primitive);
+    };
+    size_t k = 0;
+    for (size_t e = 0; e < jaxpr.eqns.size(); ++e) {
+      const jaxpr::Eqn& eqn = jaxpr.eqns[e];
+      const std::string where = absl::StrCat(bundle_.file.path, ":",
+                                             eqn.loc.line, ":", eqn.loc.column);
+      if (const jaxpr::ClosedJaxpr* callee = InlinedCallee(eqn);
+          callee != nullptr && depth < kMaxDepth) {
+        std::vector<jaxpr::Array> args;
+        bool known = true;
+        for (const jaxpr::Atom& a : eqn.inputs) {
+          if (a.is_literal()) {
+            auto v = jaxpr::LiteralValue(*a.literal, &eqn,
+                                         eval_options_.elided_literals);
+            if (!v.ok()) {
+              known = false;
+              break;
+            }
+            args.push_back(*std::move(v));
+          } else if (auto it = env.find(a.var); it != env.end()) {
+            args.push_back(*it->second);
+          } else {
+            known = false;
+            break;
+          }
+        }
+        if (known && args.size() == callee->invars.size()) {
+          absl::flat_hash_map<const jaxpr::Var*, std::string> callee_names;
+          for (size_t i = 0;
+               i < callee->outvars.size() && i < eqn.outputs.size(); ++i) {
+            const jaxpr::Atom& a = callee->outvars[i];
+            if (a.is_literal() || eqn.outputs[i]->is_drop) continue;
+            callee_names.try_emplace(a.var, name_of(eqn, static_cast<int>(i)));
+          }
+          const std::string scope =
+              absl::StrCat(value_scope,
+                           eqn.outputs.empty() || eqn.outputs[0]->is_drop
+                               ? "_"
+                               : eqn.outputs[0]->name,
+                           "/", eqn.primitive, "/");
+          J2O_RETURN_IF_ERROR(
+              Collect(*callee, {}, args, scope,
+                      absl::StrCat(within, "#", e, " '", eqn.primitive, "' at ",
+                                   where, " > "),
+                      callee_names, depth + 1));
+        }
+      }
+      for (; k < results.size() && results[k].first == static_cast<int>(e);
+           ++k) {
+        const int o = results[k].second;
+        Pending p;
+        p.step.eqn_index = static_cast<int>(e);
+        p.step.var = eqn.outputs[o]->name;
+        p.step.primitive = eqn.primitive;
+        p.step.where = where;
+        p.step.within = within;
+        p.step.depth = depth;
+        p.step.equation = Params(eqn);
+        p.step.opaque_body = HasOpaqueBody(eqn);
+        p.onnx_name = name_of(eqn, o);
+        p.reference = std::move(reference[k]);
+        pending_->push_back(std::move(p));
+      }
+    }
+    return absl::OkStatus();
+  }
+
+ private:
+  static constexpr int kMaxDepth = 16;
+  const jaxpr::Bundle& bundle_;
+  const jaxpr::EvalOptions& eval_options_;
+  std::vector<Pending>* pending_;
+};
 
 }  // namespace
 
@@ -70,10 +232,17 @@ std::string BisectResult::Summary() const {
                         steps.size() - observed, " not observable)");
   }
   const BisectStep& s = steps[first_diverging];
-  return absl::StrCat(s.where, ": first diverging equation #", s.eqn_index,
-                      " '", s.primitive, "' (", s.equation, "): max |error| ",
-                      absl::StrFormat("%.2g", s.max_abs_error), "; ",
-                      s.summary);
+  return absl::StrCat(
+      s.where, ": first diverging equation #", s.eqn_index, " '", s.primitive,
+      "'",
+      s.within.empty()
+          ? ""
+          : absl::StrCat(" inside ", absl::StripSuffix(s.within, " > ")),
+      " (", s.equation, "): max |error| ",
+      absl::StrFormat("%.2g", s.max_abs_error), "; ", s.summary,
+      s.opaque_body ? "; the equations of its body are not observable (an "
+                      "ONNX Loop/If subgraph)"
+                    : "");
 }
 
 absl::StatusOr<BisectResult> Bisect(const jaxpr::Bundle& bundle,
@@ -83,15 +252,8 @@ absl::StatusOr<BisectResult> Bisect(const jaxpr::Bundle& bundle,
                                     const ConvertOptions& convert,
                                     OrtRunner& runner) {
   const jaxpr::ClosedJaxpr& main = bundle.jaxpr();
-  std::vector<std::pair<int, int>> results;
-  const jaxpr::ClosedJaxpr all = WithEveryResult(main, &results);
-
-  // The interpreter's value of every result.
   J2O_ASSIGN_OR_RETURN(const jaxpr::EvalOptions eval_options,
                        InterpreterOptions(bundle, convert));
-  J2O_ASSIGN_OR_RETURN(
-      std::vector<jaxpr::Array> reference,
-      jaxpr::Evaluate(all, bundle.consts, inputs, eval_options));
 
   // The harness: the model's outputs, then every result's value the model
   // has, by name (the program's outputs are the model's outputs).
@@ -112,33 +274,28 @@ absl::StatusOr<BisectResult> Bisect(const jaxpr::Bundle& bundle,
       program_output.try_emplace(a.var, model.graph().output(i).name());
     }
   }
+
+  // The interpreter's value of every result, nested calls included.
+  std::vector<Pending> pending;
+  StepCollector collector(bundle, eval_options, &pending);
+  J2O_RETURN_IF_ERROR(collector.Collect(main, bundle.consts, inputs, "", "",
+                                        program_output, 0));
+  std::vector<jaxpr::Array> reference;
   BisectResult out;
   std::vector<int> output_of_step;
-  for (const auto& [e, o] : results) {
-    const jaxpr::Eqn& eqn = main.eqns[e];
-    BisectStep step;
-    step.eqn_index = e;
-    step.var = eqn.outputs[o]->name;
-    step.primitive = eqn.primitive;
-    step.where =
-        absl::StrCat(bundle.file.path, ":", eqn.loc.line, ":", eqn.loc.column);
-    step.equation = Params(eqn);
+  for (Pending& p : pending) {
+    BisectStep step = std::move(p.step);
+    reference.push_back(std::move(p.reference));
+    const std::string& name = p.onnx_name;
     int output = -1;
-    if (auto p = program_output.find(eqn.outputs[o]);
-        p != program_output.end()) {
-      step.onnx_name = p->second;
-      output = harness_output.at(p->second);
-    } else {
-      const std::string name = absl::StrCat(step.var, "/", eqn.primitive);
-      if (auto h = harness_output.find(name); h != harness_output.end()) {
-        output = h->second;
-      } else if (auto t = typed.find(name); t != typed.end()) {
-        output = graph.output_size();
-        *graph.add_output() = *t->second;
-        harness_output.emplace(name, output);
-      }
-      if (output >= 0) step.onnx_name = name;
+    if (auto h = harness_output.find(name); h != harness_output.end()) {
+      output = h->second;
+    } else if (auto t = typed.find(name); t != typed.end()) {
+      output = graph.output_size();
+      *graph.add_output() = *t->second;
+      harness_output.emplace(name, output);
     }
+    if (output >= 0) step.onnx_name = name;
     if (output < 0) {
       step.summary =
           "not observable: the model has no value of its own for it (inside "

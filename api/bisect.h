@@ -1,7 +1,12 @@
 // `check --bisect`: where a converted model first departs from the program.
 //
 // The model is copied into a harness whose graph outputs also expose the
-// ONNX value of each top-level equation's results (the IR pipeline names
+// ONNX value of each equation's results, top-level and inside the calls the
+// IR pipeline inlines (jit/pjit, closed_call, remat, custom_jvp/vjp calls:
+// their equations come before the call's own results, named with the
+// enclosing call's path; scan/while/cond bodies become ONNX Loop/If
+// subgraphs whose values cannot be graph outputs, so a divergence inside
+// one is reported at the enclosing equation, saying so; the IR pipeline names
 // the value computing result `v` of a `p` equation `v/p`, docs/ir.md), the
 // program is run by the reference interpreter with every equation's results
 // as outputs, and both are compared in program order. The first equation
@@ -38,6 +43,13 @@ struct BisectStep {
   bool ok = true;            // within tolerance (true when not observed)
   double max_abs_error = 0;  // observed values only
   std::string summary;       // the comparison, or why it is not observable
+  // Nested equations (inside an inlined jit/pjit/closed_call/custom_jvp/...
+  // body): the enclosing calls, outermost first, as "#2 'pjit' at
+  // FILE:L:C > "; "" at the top level. eqn_index is within its own jaxpr.
+  std::string within;
+  int depth = 0;
+  // The equation holds a scan/while/cond body the harness cannot look into.
+  bool opaque_body = false;
 };
 
 struct BisectResult {

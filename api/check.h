@@ -17,6 +17,7 @@
 #include "api/ort_runner.h"
 #include "api/output_compare.h"
 #include "api/router.h"
+#include "api/untyped_values.h"
 #include "jax2onnx/jax2onnx.h"
 #include "jaxpr/array.h"
 #include "jaxpr/io/npy.h"
@@ -62,6 +63,10 @@ struct CheckResult {
   std::string model;  // CheckModelFile: the model file checked; else ""
   std::vector<OutputCheck> outputs;
   double convert_seconds = 0;
+  // Opset-17 corpus cases (CheckLoadedBundle): the node outputs whose rank
+  // strict shape inference with data propagation leaves unknown
+  // (api/untyped_values.h; a value without element type fails the case).
+  std::vector<UntypedValue> rank_unknown;
 };
 
 // Loads the bundle for check with the inputs `options` choose

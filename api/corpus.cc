@@ -17,6 +17,7 @@
 #include "absl/strings/strip.h"
 #include "api/convert_internal.h"
 #include "api/expect_graph.h"
+#include "api/untyped_values.h"
 #include "jaxpr/io/compare.h"
 #include "jaxpr/state/discharge.h"
 #include "jaxpr/text/parser.h"
@@ -214,6 +215,26 @@ void RunCase(const Case& c, const CorpusOptions& options, OrtRunner& runner,
   }
   CaseResult out;
   out.name = c.name;
+  out.rank_unknown = static_cast<int>(r.rank_unknown.size());
+  std::string rank_note;
+  if (r.passed && options.rank_unknown_allowed) {
+    auto it = options.rank_unknown_allowed->find(c.name);
+    const int allowed =
+        it == options.rank_unknown_allowed->end() ? 0 : it->second;
+    if (out.rank_unknown > allowed) {
+      r.passed = false;
+      r.stage = "untyped";
+      r.reason = absl::StrCat(
+          out.rank_unknown,
+          " values have an unknown rank after strict shape inference with "
+          "data propagation (",
+          allowed, " allowed): ", UntypedNames(r.rank_unknown));
+    } else if (out.rank_unknown < allowed) {
+      rank_note =
+          absl::StrCat("(", out.rank_unknown, " values of unknown rank, ",
+                       allowed, " allowed: lower the allowance)");
+    }
+  }
   if (c.refusal_is_skip && !r.passed && r.stage == "convert" &&
       code == absl::StatusCode::kUnimplemented) {
     out.outcome = Outcome::kSkip;
@@ -230,6 +251,7 @@ void RunCase(const Case& c, const CorpusOptions& options, OrtRunner& runner,
   const std::string failure = absl::StrCat(r.stage, ": ", r.reason);
   if (r.passed) {
     out.outcome = c.xfail.empty() ? Outcome::kPass : Outcome::kXpass;
+    out.reason = rank_note;
     if (!c.xfail.empty()) {
       out.strict_xpass = strict;
       out.reason = absl::StrCat(
@@ -275,8 +297,8 @@ void RunBundle(const std::string& path, const CorpusOptions& options,
       CaseResult r;
       r.name = name;
       r.outcome = Outcome::kXfail;
-      r.reason = absl::StrCat(it->second, " (load: ",
-                              FirstLine(bundle.status().message()), ")");
+      r.reason = absl::StrCat(
+          it->second, " (load: ", FirstLine(bundle.status().message()), ")");
       reporter.Add(std::move(r));
       return;
     }
@@ -674,8 +696,44 @@ CheckResult CheckLoadedBundle(const Bundle& bundle, Pipeline pipeline,
   if (options.convert.opset == 17) {
     absl::Status s = ValidateWithOnnxChecker(*model);
     if (!s.ok()) return fail("onnx_checker", s);
+    auto untyped = UntypedValues(*model);
+    if (!untyped.ok()) return fail("onnx_checker", untyped.status());
+    std::vector<UntypedValue> no_elem_type;
+    for (UntypedValue& v : *untyped) {
+      (v.has_elem_type ? result.rank_unknown : no_elem_type)
+          .push_back(std::move(v));
+    }
+    if (!no_elem_type.empty()) {
+      return fail("untyped", absl::FailedPreconditionError(absl::StrCat(
+                                 no_elem_type.size(),
+                                 " values have no element type after strict "
+                                 "shape inference with data propagation: ",
+                                 UntypedNames(no_elem_type))));
+    }
   }
   return result;
+}
+
+absl::StatusOr<std::map<std::string, int>> ReadRankUnknownAllowance(
+    const std::string& path) {
+  std::ifstream in(path);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot read ", path));
+  std::map<std::string, int> allowed;
+  std::string line;
+  for (int number = 1; std::getline(in, line); ++number) {
+    absl::string_view text = absl::StripAsciiWhitespace(line);
+    if (text.empty() || text[0] == '#') continue;
+    std::vector<absl::string_view> parts =
+        absl::StrSplit(text, absl::MaxSplits(' ', 1));
+    int count = 0;
+    if (parts.size() != 2 || !absl::SimpleAtoi(parts[0], &count) ||
+        count <= 0) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ":", number, ": expected `COUNT NAME`"));
+    }
+    allowed[std::string(absl::StripAsciiWhitespace(parts[1]))] = count;
+  }
+  return allowed;
 }
 
 CorpusSummary RunCorpus(const std::vector<std::string>& bundle_paths,

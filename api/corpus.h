@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -63,8 +64,11 @@ std::string PromoteF32(absl::string_view jaxpr_text, jaxpr::DType to);
 // True when every invar and outvar is f32 (and there is at least one).
 bool AllF32Signature(const jaxpr::ClosedJaxpr& jaxpr);
 
-// onnx::checker::check_model and strict shape inference on a copy stamped
-// ir_version 8 (libonnx 1.12 knows opsets <= 17 and IR <= 8).
+// onnx::checker::check_model (full check), then
+// onnx::shape_inference::InferShapes in strict mode with data propagation, on
+// a copy stamped ir_version 8 (libonnx 1.12 knows opsets <= 17 and IR <= 8).
+// CheckLoadedBundle's opset-17 stage adds UntypedValues (every node output
+// typed, api/untyped_values.h).
 absl::Status ValidateWithOnnxChecker(const onnx::ModelProto& model);
 
 struct CaseResult;
@@ -93,7 +97,18 @@ struct CorpusOptions {
   // expected for bundles that cannot carry markers (read-only vectors).
   // Applies like a non-strict xfail marker to every variant of the bundle.
   std::map<std::string, std::string> expected_failures;
+  // Opset-17 cases: case name (with its [variant] suffix) -> how many node
+  // outputs may keep an unknown rank after strict shape inference with data
+  // propagation (api/untyped_values.h). When set, a case with more fails at
+  // the `untyped` stage, an unlisted case may have none, and a case with
+  // fewer passes with a note to lower its count. Unset: ranks unchecked
+  // (element types always are).
+  std::optional<std::map<std::string, int>> rank_unknown_allowed;
 };
+
+// Reads a rank-unknown allowance file: `COUNT NAME` per line, `#` comments.
+absl::StatusOr<std::map<std::string, int>> ReadRankUnknownAllowance(
+    const std::string& path);
 
 enum class Outcome { kPass, kFail, kXfail, kXpass, kSkip };
 const char* OutcomeName(Outcome outcome);  // "PASS", ...
@@ -103,6 +118,7 @@ struct CaseResult {
   Outcome outcome = Outcome::kFail;
   bool strict_xpass = false;  // an XPASS under a strict marker: fails the run
   std::string reason;         // stage and message, marker reason, ...
+  int rank_unknown = 0;       // opset-17 cases: values of unknown rank
 };
 
 // `OUTCOME NAME [pipeline] reason`, the line `corpus` prints per case.

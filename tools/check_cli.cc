@@ -75,6 +75,7 @@ nlohmann::json BisectJson(const api::BisectResult& bisect) {
                         {"equation", s.equation},
                         {"observed", s.observed},
                         {"summary", s.summary}};
+    if (!s.within.empty()) j["within"] = s.within;
     if (s.observed) {
       j["onnx_value"] = s.onnx_name;
       j["ok"] = s.ok;

@@ -584,8 +584,9 @@ int RunCheck(const std::vector<std::string>& args) {
           std::printf("  bisect: %s\n", bisect->Summary().c_str());
           if (Verbose()) {
             for (const api::BisectStep& step : bisect->steps) {
-              std::printf("    %s %s = %s [%s]: %s\n", step.where.c_str(),
-                          step.var.c_str(), step.primitive.c_str(),
+              std::printf("    %*s%s %s = %s [%s]: %s\n", 2 * step.depth, "",
+                          step.where.c_str(), step.var.c_str(),
+                          step.primitive.c_str(),
                           step.onnx_name.empty() ? "-" : step.onnx_name.c_str(),
                           step.summary.c_str());
             }

@@ -29,7 +29,8 @@ DEFINE_string(pipeline, "",
               "(JAX2ONNX_USE_ONNX_IR > --use_onnx_ir > default).");
 DEFINE_bool(also_opset17, false,
             "corpus: also run every bundle converted at opset 17 (with "
-            "onnx::checker and strict shape inference), as NAME[opset17].");
+            "onnx::checker, strict shape inference with data propagation, "
+            "and every node output typed), as NAME[opset17].");
 DEFINE_bool(f64, true,
             "corpus: add NAME[f64] variants of all-f32 bundles without npz.");
 DEFINE_bool(also_bf16, false,
@@ -46,6 +47,16 @@ DEFINE_string(root, "",
 DEFINE_string(expected_failures, "",
               "corpus: file of `NAME reason...` lines: cases expected to fail "
               "(non-strict xfail) for bundles that cannot carry markers.");
+DEFINE_string(rank_unknown_allowance, "",
+              "corpus: file of `COUNT NAME` lines: how many node outputs of "
+              "opset-17 case NAME may keep an unknown rank after strict "
+              "shape inference with data propagation; a case with more (or "
+              "an unlisted case with any) fails at the `untyped` stage. "
+              "Without it ranks are not checked; element types always are.");
+DEFINE_string(write_rank_unknown, "",
+              "corpus: write the `COUNT NAME` line of every opset-17 case "
+              "with node outputs of unknown rank to this file (the "
+              "--rank_unknown_allowance format).");
 DEFINE_bool(missing_ok, false,
             "corpus: a missing path argument skips the run (exit 77) "
             "instead of failing.");
@@ -139,6 +150,15 @@ int RunCorpus(const std::vector<std::string>& args) {
                             &options.expected_failures)) {
     return 2;
   }
+  if (!FLAGS_rank_unknown_allowance.empty()) {
+    auto allowed = api::ReadRankUnknownAllowance(FLAGS_rank_unknown_allowance);
+    if (!allowed.ok()) {
+      std::fprintf(stderr, "jax2onnx corpus: --rank_unknown_allowance: %s\n",
+                   std::string(allowed.status().message()).c_str());
+      return 2;
+    }
+    options.rank_unknown_allowed = *std::move(allowed);
+  }
   auto bundles = api::FindBundles(args);
   if (!bundles.ok()) {
     std::fprintf(stderr, "jax2onnx corpus: %s\n",
@@ -184,6 +204,19 @@ int RunCorpus(const std::vector<std::string>& args) {
   };
   api::CorpusSummary summary = api::RunCorpus(*bundles, options, runner);
   progress.Clear();
+  if (!FLAGS_write_rank_unknown.empty()) {
+    std::ofstream out(FLAGS_write_rank_unknown);
+    out << "# jax2onnx corpus --write_rank_unknown ("
+        << api::PipelineName(options.pipeline) << "): COUNT NAME\n";
+    for (const api::CaseResult& r : summary.cases) {
+      if (r.rank_unknown > 0) out << r.rank_unknown << " " << r.name << "\n";
+    }
+    if (!out) {
+      std::fprintf(stderr, "jax2onnx corpus: cannot write %s\n",
+                   FLAGS_write_rank_unknown.c_str());
+      return 2;
+    }
+  }
   if (!Quiet()) std::printf("%s\n", summary.Line().c_str());
   return summary.ok() ? kExitOk : kExitFailure;
 }

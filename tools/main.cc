@@ -247,7 +247,9 @@ const std::vector<Command>& Commands() {
        "`name(strict)`; `: reason`), `# expect_graph:` and `# opset:`. "
        "All-f32 bundles without npz also run as NAME[f64] (f32 promoted to "
        "f64); --also_opset17 adds NAME[opset17], checked with "
-       "onnx::checker and strict shape inference; --also_bf16 adds "
+       "onnx::checker and strict shape inference with data propagation, "
+       "after which every node output must have an element type and a "
+       "rank; --also_bf16 adds "
        "NAME[bf16] (f32 types and arrays rounded to bf16, the interpreter "
        "as oracle). Prints one "
        "PASS/FAIL/XFAIL/XPASS/SKIP line per case, then `N passed, M failed, "
@@ -264,7 +266,9 @@ const std::vector<Command>& Commands() {
         "root",
         "expected_failures",
         "missing_ok",
-        "special_values"},
+        "special_values",
+        "rank_unknown_allowance",
+        "write_rank_unknown"},
        &RunCorpus},
       {"shadow",
        "shadow BUNDLE_OR_DIR... [--json] [--opset N] [--seed N] "

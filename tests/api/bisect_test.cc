@@ -121,5 +121,105 @@ TEST_F(BisectTest, PerturbedConstantIsTheFirstDivergingEquation) {
   EXPECT_TRUE(r.steps[1].ok);
 }
 
+// A program whose work happens inside a pjit (inlined by the IR pipeline,
+// so its equations' values are graph values named "c/pjit/g/sin") and a
+// cond on input s (an If whose branch values the harness cannot expose). Line 4
+// is the inner sin (column 9), line 2 the pjit, line 7 the cond.
+constexpr char kNestedProgram[] =
+    "{ lambda ; a:f32[4] b:f32[4] s:i32[]. let\n"
+    "    c:f32[4] = pjit[name=inner jaxpr={ lambda ; d:f32[4] e:f32[4]. let\n"
+    "        f:f32[4] = mul d e\n"
+    "        g:f32[4] = sin f\n"
+    "        h:f32[4] = add g 1.5:f32[]\n"
+    "      in (h,) }] a b\n"
+    "    i:f32[4] = cond[branches=(\n"
+    "        { lambda ; j:f32[4]. let k:f32[4] = neg j in (k,) }\n"
+    "        { lambda ; l:f32[4]. let m:f32[4] = tanh l in (m,) }\n"
+    "      )] s c\n"
+    "    n:f32[4] = exp i\n"
+    "  in (n,) }\n";
+
+class NestedBisectTest : public BisectTest {
+ protected:
+  void SetUp() override {
+    std::string reason;
+    if (!OrtRunner::Shared().IsAvailable(&reason)) GTEST_SKIP() << reason;
+    auto bundle =
+        jaxpr::BundleFromParts("nested", kNestedProgram, "nested.jaxpr", {});
+    ASSERT_TRUE(bundle.ok()) << bundle.status();
+    bundle_ = *std::move(bundle);
+    ConvertOptions options;
+    options.read_environment = false;
+    options.optimize = 0;
+    auto model = ConvertWithPipeline(Pipeline::kIr, bundle_, options);
+    ASSERT_TRUE(model.ok()) << model.status();
+    model_ = *std::move(model);
+    Array branch(DType::kI32, {});
+    branch.SetFromDouble(0, 1);  // the tanh branch
+    inputs_ = {Vector({0.5, -1, 2, 0.25}), Vector({1, 2, -0.5, 3}), branch};
+  }
+
+  int StepOf(const BisectResult& r, const std::string& var) {
+    for (size_t i = 0; i < r.steps.size(); ++i) {
+      if (r.steps[i].var == var) return static_cast<int>(i);
+    }
+    return -1;
+  }
+};
+
+TEST_F(NestedBisectTest, InnerEquationsAreObservedInProgramOrder) {
+  const BisectResult r = Run();
+  EXPECT_EQ(r.first_diverging, -1) << r.Summary();
+  // f g h inside the pjit, then c, i, n at the top level.
+  ASSERT_EQ(r.steps.size(), 6u);
+  EXPECT_EQ(r.steps[0].var, "f");
+  EXPECT_EQ(r.steps[1].var, "g");
+  EXPECT_EQ(r.steps[1].onnx_name, "c/pjit/g/sin");
+  EXPECT_TRUE(r.steps[1].observed);
+  EXPECT_EQ(r.steps[1].depth, 1);
+  EXPECT_EQ(r.steps[1].within, "#0 'pjit' at nested.jaxpr:2:5 > ");
+  EXPECT_EQ(r.steps[3].var, "c");
+  EXPECT_EQ(r.steps[3].depth, 0);
+}
+
+TEST_F(NestedBisectTest, PlantedBugInsidePjitIsNamedWithItsPath) {
+  onnx::NodeProto* sin = NodeComputing("c/pjit/g/sin");
+  ASSERT_NE(sin, nullptr);
+  sin->set_op_type("Cos");  // the planted bug
+  const BisectResult r = Run();
+  ASSERT_EQ(r.first_diverging, StepOf(r, "g")) << r.Summary();
+  const BisectStep& s = r.steps[r.first_diverging];
+  EXPECT_EQ(s.primitive, "sin");
+  EXPECT_EQ(s.where, "nested.jaxpr:4:9");
+  EXPECT_GT(s.max_abs_error, 0.1);  // |sin(x) - cos(x)| at x = 0.5: 0.40
+  EXPECT_TRUE(r.steps[StepOf(r, "f")].ok);
+  EXPECT_THAT(r.Summary(),
+              HasSubstr("nested.jaxpr:4:9: first diverging equation #1 'sin' "
+                        "inside #0 'pjit' at nested.jaxpr:2:5"));
+}
+
+TEST_F(NestedBisectTest, PlantedBugInsideCondBranchNamesTheCond) {
+  // Branch 1 computes tanh; make it Sigmoid inside the If's else_branch.
+  bool planted = false;
+  for (onnx::NodeProto& n : *model_.mutable_graph()->mutable_node()) {
+    for (onnx::AttributeProto& a : *n.mutable_attribute()) {
+      if (!a.has_g()) continue;
+      for (onnx::NodeProto& inner : *a.mutable_g()->mutable_node()) {
+        if (inner.op_type() == "Tanh") {
+          inner.set_op_type("Sigmoid");
+          planted = true;
+        }
+      }
+    }
+  }
+  ASSERT_TRUE(planted);
+  const BisectResult r = Run();
+  ASSERT_EQ(r.first_diverging, StepOf(r, "i")) << r.Summary();
+  EXPECT_EQ(r.steps[r.first_diverging].primitive, "cond");
+  EXPECT_TRUE(r.steps[StepOf(r, "c")].ok);
+  EXPECT_THAT(r.Summary(),
+              HasSubstr("the equations of its body are not observable"));
+}
+
 }  // namespace
 }  // namespace jax2onnx::api

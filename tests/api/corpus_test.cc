@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "api/convert_internal.h"
+#include "api/untyped_values.h"
 #include "converter2/lowering_context.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -143,6 +144,46 @@ onnx::ModelProto ReluModel(const std::string& op_type) {
 TEST(OnnxCheckerTest, AcceptsValidModelStampedWithNewerIr) {
   EXPECT_TRUE(ValidateWithOnnxChecker(ReluModel("Relu")).ok());
   EXPECT_ORT_ACCEPTS(ReluModel("Relu"));
+}
+
+TEST(UntypedValuesTest, InferredIntermediateIsTyped) {
+  // x -> Relu -> t -> Relu -> y: t has no value_info, inference types it.
+  onnx::ModelProto m = ReluModel("Relu");
+  m.mutable_graph()->mutable_node(0)->set_output(0, "t");
+  auto* n = m.mutable_graph()->add_node();
+  n->set_op_type("Relu");
+  n->add_input("t");
+  n->add_output("y");
+  auto untyped = UntypedValues(m);
+  ASSERT_TRUE(untyped.ok()) << untyped.status();
+  EXPECT_TRUE(untyped->empty()) << UntypedNames(*untyped);
+}
+
+TEST(UntypedValuesTest, ValueFromRankUnknownInputHasOnlyItsElementType) {
+  // The same chain on an input declared without a shape: t and y keep
+  // FLOAT but no rank, so both are listed with has_elem_type.
+  onnx::ModelProto m = ReluModel("Relu");
+  m.mutable_graph()
+      ->mutable_input(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->clear_shape();
+  m.mutable_graph()
+      ->mutable_output(0)
+      ->mutable_type()
+      ->mutable_tensor_type()
+      ->clear_shape();
+  m.mutable_graph()->mutable_node(0)->set_output(0, "t");
+  auto* n = m.mutable_graph()->add_node();
+  n->set_op_type("Relu");
+  n->add_input("t");
+  n->add_output("y");
+  auto untyped = UntypedValues(m);
+  ASSERT_TRUE(untyped.ok()) << untyped.status();
+  ASSERT_EQ(untyped->size(), 2u);
+  EXPECT_EQ((*untyped)[0].name, "t");
+  EXPECT_TRUE((*untyped)[0].has_elem_type);
+  EXPECT_EQ(UntypedNames(*untyped), "t, y");
 }
 
 TEST(OnnxCheckerTest, RejectsUnknownOpAndWrongDeclaredShape) {
