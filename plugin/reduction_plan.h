@@ -113,16 +113,16 @@ inline absl::StatusOr<std::vector<int64_t>> ReduceAxes(const jaxpr::Eqn& eqn,
   return axes;
 }
 
-// ONNX Reduce* with keepdims=0; the axes are an input from opset 18 (13 for
-// ReduceSum), an attribute before.
+// ONNX Reduce* (keepdims=0 unless asked); the axes are an input from opset
+// 18 (13 for ReduceSum), an attribute before.
 template <class E>
 V<E> Reduce(E& e, absl::string_view op, V<E> x, jaxpr::DType dtype,
-            const std::vector<int64_t>& axes) {
+            const std::vector<int64_t>& axes, bool keepdims = false) {
+  const OpAttr keep = OpAttr::Int("keepdims", keepdims ? 1 : 0);
   if (op == "ReduceSum" || e.opset() >= 18) {
-    return e.Op(op, {x, e.ConstI64(axes)}, dtype, {OpAttr::Int("keepdims", 0)});
+    return e.Op(op, {x, e.ConstI64(axes)}, dtype, {keep});
   }
-  return e.Op(op, {x}, dtype,
-              {OpAttr::Int("keepdims", 0), OpAttr::Ints("axes", axes)});
+  return e.Op(op, {x}, dtype, {keep, OpAttr::Ints("axes", axes)});
 }
 
 // reduce_max/min of i64 (also the i64 carriers of u32 and of u64's ordered
@@ -157,11 +157,7 @@ V<E> ExactI64ReduceExtreme(E& e, V<E> x, bool is_max,
       DType::kI32);
   V<E> lo_biased = to(e.Op("Sub", {lo, i64(kHalf)}, DType::kI64), DType::kI32);
   const char* op = is_max ? "ReduceMax" : "ReduceMin";
-  std::vector<OpAttr> keep = {OpAttr::Int("keepdims", 1)};
-  if (e.opset() < 18) keep.push_back(OpAttr::Ints("axes", axes));
-  V<E> top_hi = e.opset() >= 18
-                    ? e.Op(op, {hi, e.ConstI64(axes)}, DType::kI32, keep)
-                    : e.Op(op, {hi}, DType::kI32, keep);
+  V<E> top_hi = Reduce(e, op, hi, DType::kI32, axes, /*keepdims=*/true);
   V<E> identity = e.Const(jaxpr::Array::ScalarFromInt64(
       DType::kI32, is_max ? std::numeric_limits<int32_t>::min()
                           : std::numeric_limits<int32_t>::max()));
@@ -169,7 +165,7 @@ V<E> ExactI64ReduceExtreme(E& e, V<E> x, bool is_max,
       "Where", {e.Op("Equal", {hi, top_hi}, DType::kBool), lo_biased, identity},
       DType::kI32);
   V<E> top_lo = Reduce(e, op, candidates, DType::kI32, axes);
-  V<E> top_hi_flat = Reduce(e, op, hi, DType::kI32, axes);
+  V<E> top_hi_flat = e.Op("Squeeze", {top_hi, e.ConstI64(axes)}, DType::kI32);
   return e.Op(
       "Add",
       {e.Op("Mul", {to(top_hi_flat, DType::kI64), i64(kWord)}, DType::kI64),
