@@ -23,6 +23,16 @@ namespace jax2onnx::jaxpr::eig_compare {
 
 using C = std::complex<double>;
 
+// Deterministic pseudo-random entries in [-1, 1) (a 64-bit LCG's top bits).
+inline std::vector<double> Entries(int64_t count, uint64_t seed) {
+  std::vector<double> v(count);
+  for (double& x : v) {
+    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    x = static_cast<double>(seed >> 11) / 4503599627370496.0 - 1;
+  }
+  return v;
+}
+
 // n x n row-major complex matrix helpers.
 inline C At(const std::vector<C>& m, int64_t n, int64_t i, int64_t j) {
   return m[i * n + j];

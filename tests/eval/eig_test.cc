@@ -29,14 +29,15 @@
 namespace jax2onnx::jaxpr {
 namespace {
 
-using ::jax2onnx::jaxpr::testing::EvalText;
-using ::jax2onnx::jaxpr::testing::MakeArray;
-using ::jax2onnx::jaxpr::testing::ToComplex;
 using ::jax2onnx::jaxpr::eig_compare::C;
 using ::jax2onnx::jaxpr::eig_compare::Eig;
+using ::jax2onnx::jaxpr::eig_compare::Entries;
 using ::jax2onnx::jaxpr::eig_compare::ExpectEigenpairs;
 using ::jax2onnx::jaxpr::eig_compare::ExpectSameVectors;
 using ::jax2onnx::jaxpr::eig_compare::MatchValues;
+using ::jax2onnx::jaxpr::testing::EvalText;
+using ::jax2onnx::jaxpr::testing::MakeArray;
+using ::jax2onnx::jaxpr::testing::ToComplex;
 
 std::string Text(const std::string& in, const std::string& out, int64_t n,
                  bool left, bool right) {
@@ -161,16 +162,6 @@ TEST(EigTest, RotationHasConjugateImaginaryPair) {
   const std::vector<int64_t> match = MatchValues(e.w, want_w, 1e-6);
   ExpectSameVectors(e.vr, want_vr, want_w, match, 2, 1e-2, 1e-6, "vr");
   ExpectEigenpairs(Widened(a), e, 2, 1e-6);
-}
-
-// Deterministic pseudo-random entries in [-1, 1) (a 64-bit LCG's top bits).
-std::vector<double> Entries(int64_t count, uint64_t seed) {
-  std::vector<double> v(count);
-  for (double& x : v) {
-    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
-    x = static_cast<double>(seed >> 11) / 4503599627370496.0 - 1;
-  }
-  return v;
 }
 
 TEST(EigTest, RandomMatricesSatisfyTheDefiningResiduals) {

@@ -389,15 +389,6 @@ TEST(StablehloLapackEigen, GeevMatchesXlaUpToOrderAndPhase) {
 // eigenvalues are compared as a multiset and the vectors phase-free, and
 // ONNX Runtime's results also satisfy the defining residuals themselves.
 // A member holding a NaN is NaN everywhere (JAX on geev failure).
-std::vector<double> Entries(int64_t count, uint64_t seed) {
-  std::vector<double> v(count);
-  for (double& x : v) {
-    seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
-    x = static_cast<double>(seed >> 11) / 4503599627370496.0 - 1;
-  }
-  return v;
-}
-
 TEST(EigLowering, MatchesTheInterpreterUpToOrderAndPhase) {
   std::string why;
   if (!api::OrtRunner::Shared().IsAvailable(&why)) GTEST_SKIP() << why;
@@ -434,8 +425,8 @@ TEST(EigLowering, MatchesTheInterpreterUpToOrderAndPhase) {
         " enable_eigvec_derivs=False implementation=None] a in (" + results +
         ",) }";
     SCOPED_TRACE(text);
-    const std::vector<double> re = Entries(count, 11 + n),
-                              im = Entries(count, 5 + n);
+    const std::vector<double> re = ec::Entries(count, 11 + n),
+                              im = ec::Entries(count, 5 + n);
     jaxpr::Array a(c.in, {c.batch, n, n});
     std::vector<C> values(count);
     for (int64_t i = 0; i < count; ++i) {
