@@ -21,13 +21,17 @@ class SplitMix64 {
   double Uniform(double lo, double hi) {
     return lo + (hi - lo) * (static_cast<double>(Next() >> 11) * 0x1.0p-53);
   }
-  // Uniform in [lo, hi], inclusive. The span is taken in uint64 so the full
-  // int64 range (span 2^64, where hi - lo + 1 wraps to 0) draws Next() whole
-  // instead of dividing by zero; every other range keeps its old sequence.
+  // Uniform in [0, span], inclusive; span 2^64 - 1 (the whole uint64 range,
+  // where span + 1 wraps to 0) draws Next() whole instead of dividing by 0.
+  uint64_t UpTo(uint64_t span) {
+    return span == UINT64_MAX ? Next() : Next() % (span + 1);
+  }
+  // Uniform in [lo, hi], inclusive (the span taken in uint64, so the full
+  // int64 range works too).
   int64_t Int(int64_t lo, int64_t hi) {
-    const uint64_t span = static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo);
-    const uint64_t draw = span == UINT64_MAX ? Next() : Next() % (span + 1);
-    return static_cast<int64_t>(static_cast<uint64_t>(lo) + draw);
+    return static_cast<int64_t>(
+        static_cast<uint64_t>(lo) +
+        UpTo(static_cast<uint64_t>(hi) - static_cast<uint64_t>(lo)));
   }
 
  private:

@@ -113,11 +113,8 @@ std::pair<absl::int128, absl::int128> DTypeIntBounds(jaxpr::DType dtype) {
 // Uniform in [lo, hi] (a span of at most 2^64 values), as the int64 whose
 // bits SetFromInt64 stores (u64 values past INT64_MAX wrap to negatives).
 int64_t RandomInt(absl::int128 lo, absl::int128 hi, SplitMix64& rng) {
-  const uint64_t span = static_cast<uint64_t>(hi - lo);
-  const uint64_t draw = span == std::numeric_limits<uint64_t>::max()
-                            ? rng.Next()
-                            : rng.Next() % (span + 1);
-  return static_cast<int64_t>(static_cast<uint64_t>(lo) + draw);
+  return static_cast<int64_t>(static_cast<uint64_t>(lo) +
+                              rng.UpTo(static_cast<uint64_t>(hi - lo)));
 }
 
 absl::StatusOr<jaxpr::Array> RandomArray(const jaxpr::Aval& aval,
