@@ -570,6 +570,23 @@ absl::Status LowerPow(E& e) {
   return e.SetOut(IntPow(e, base, ex));
 }
 
+// A scalar literal's value (integers and bools as their number), nullopt
+// for an elided array or a complex literal, whose value is not in the text.
+inline std::optional<double> ScalarLiteralValue(const jaxpr::Literal& lit) {
+  switch (lit.kind) {
+    case jaxpr::Literal::Kind::kInt:
+      return lit.uint_value > static_cast<uint64_t>(INT64_MAX)
+                 ? static_cast<double>(lit.uint_value)
+                 : static_cast<double>(lit.int_value);
+    case jaxpr::Literal::Kind::kFloat:
+      return lit.float_value;
+    case jaxpr::Literal::Kind::kBool:
+      return lit.bool_value ? 1.0 : 0.0;
+    default:
+      return std::nullopt;
+  }
+}
+
 template <class E>
 absl::Status MaxMin(E& e, bool is_max) {
   const DType d = e.OutType();
@@ -579,14 +596,30 @@ absl::Status MaxMin(E& e, bool is_max) {
     return e.SetOut(is_max ? OrB(e, a, b) : AndB(e, a, b));
   }
   const DType c = OrderCarrier(d);
-  // Against a literal (relu's `max x 0.0`, jnp.max's initial=-inf) the plain
-  // op: ORT's Max/Min already propagate NaN, and the signed-zero fix-up
-  // (plugin/float_extremes.h) would triple the most common max in real
-  // models and hide it from Transpose folding and fusions; so max(-0, 0.0)
-  // may give -0 in ONNX Runtime where XLA gives +0 (docs/testing.md).
-  if (e.eqn().inputs[0].is_literal() || e.eqn().inputs[1].is_literal()) {
-    return SetOutCast(e,
-                      OrderedMaxMin(e, Cast(e, a, c), Cast(e, b, c), c, is_max));
+  const jaxpr::Atom& in0 = e.eqn().inputs[0];
+  const jaxpr::Atom& in1 = e.eqn().inputs[1];
+  if (in0.is_literal() != in1.is_literal()) {
+    // Against one literal (relu's `max x 0.0`, jnp.max's initial=-inf) the
+    // signed-zero fix-up (plugin/float_extremes.h) would triple the most
+    // common max in real models. A nonzero literal needs none: a zero
+    // result is then the other operand itself. max(x, +0.0) is Abs(Max(x,
+    // 0)) and min(x, -0.0) is -Abs(Min(x, -0)): ORT's Max(-0, +0) gives +0
+    // or -0 depending on the element's position (vector body or scalar
+    // tail), and the result's only zero is +0 (-0) where x is not NaN.
+    // A NaN passes with its sign cleared (set), which no JAX operation
+    // promises to keep. A literal zero of the other sign takes the fix-up.
+    const jaxpr::Literal& lit = in0.is_literal() ? *in0.literal : *in1.literal;
+    const std::optional<double> value = ScalarLiteralValue(lit);
+    const bool plain =
+        !jaxpr::IsFloat(c) || (value.has_value() && *value != 0.0);
+    const bool zero_of_result_sign =
+        value.has_value() && *value == 0.0 && std::signbit(*value) != is_max;
+    if (plain || zero_of_result_sign) {
+      V<E> m = OrderedMaxMin(e, Cast(e, a, c), Cast(e, b, c), c, is_max);
+      if (plain) return SetOutCast(e, m);
+      V<E> magnitude = Un(e, "Abs", m);
+      return SetOutCast(e, is_max ? magnitude : Un(e, "Neg", magnitude));
+    }
   }
   return SetOutCast(e, ExactMaxMin(e, Cast(e, a, c), Cast(e, b, c), c, is_max));
 }

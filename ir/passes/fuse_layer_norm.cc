@@ -90,6 +90,16 @@ Value* MatchPlusEpsilon(Value* s, double* eps, Match* m) {
 Value* MatchVariance(Value* v, int axis, int rank, bool kept, Match* m) {
   Match trial = *m;
   v = fusion::SkipIdentity(v, &trial);
+  // max(0., var) lowers as Abs(Max(0, var)) (the Abs makes a -0 variance
+  // +0, plugin/elementwise_plan.h): the clamp is matched with or without it.
+  if (Node* abs = fusion::ProducerIs(v, "Abs")) {
+    Node* inner = fusion::ProducerIs(abs->input(0), "Max");
+    if (inner != nullptr && (fusion::IsFloatConstant(inner->input(0), 0.0) ||
+                             fusion::IsFloatConstant(inner->input(1), 0.0))) {
+      trial.Add(abs);
+      v = abs->input(0);
+    }
+  }
   if (Node* mx = fusion::ProducerIs(v, "Max")) {
     for (int i = 0; i < 2; ++i) {
       if (fusion::IsFloatConstant(mx->input(i), 0.0)) {

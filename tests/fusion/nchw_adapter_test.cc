@@ -78,8 +78,8 @@ TEST(NchwAdapterOrtTest, ConvStackGivesTheInterpretersNumbersInNchw) {
   EXPECT_EQ(first->op_type(), "Conv") << text;
   EXPECT_EQ(model->graph().inputs()[0]->num_uses(), 1u) << text;
   // Between the Convs the layout Transposes move through the bias Add and
-  // the relu Max (the bias permuted to [1,8,1,1]) and cancel, and so do the
-  // last Conv's NCHW -> NHWC Transpose and the output adapter around the
+  // the relu Max and Abs (the bias permuted to [1,8,1,1]) and cancel, and so do
+  // the last Conv's NCHW -> NHWC Transpose and the output adapter around the
   // last bias Add: the stack runs in NCHW without any Transpose (the
   // kernels' layout Transposes are folded into the weights).
   EXPECT_THAT(
@@ -96,7 +96,8 @@ TEST(NchwAdapterOrtTest, ConvStackGivesTheInterpretersNumbersInNchw) {
   EXPECT_EQ(counts["Transpose"], 0) << text;
   int nodes = 0;
   for (const auto& [op, n] : counts) nodes += n;
-  EXPECT_EQ(nodes, 5) << text;
+  // Conv, Add, relu's Max and Abs (plugin/elementwise_plan.h), Conv, Add.
+  EXPECT_EQ(nodes, 6) << text;
 
   std::string reason;
   ASSERT_TRUE(api::OrtRunner::Shared().IsAvailable(&reason)) << reason;
