@@ -1,9 +1,9 @@
 // IR lowerings of calls and identity-like primitives: every call primitive
 // (pjit, jit, closed_call, core_call, remat2, checkpoint, custom_jvp_call,
 // custom_vjp_call, custom_vjp_call_jaxpr) inlines its jaxpr, or calls an ONNX
-// function when its `name` matches ConvertOptions::functions; stop_gradient,
-// copy, copy_p, optimization_barrier and the sharding markers forward their
-// operands; add_any is Add.
+// function when its `name` matches ConvertOptions::functions. The
+// identity-like primitives, add_any and the inlined decompositions are shared
+// rules (plugin/call_rules.h).
 #include <string>
 #include <vector>
 
@@ -11,12 +11,10 @@
 #include "absl/strings/str_cat.h"
 #include "converter2/functions.h"
 #include "converter2/lowering_context.h"
-#include "jaxpr/mesh.h"
 #include "jaxpr/status_macros.h"
-#include "jaxpr/text/ragged_dot.h"
-#include "jaxpr/text/random_gamma.h"
-#include "jaxpr/text/tridiagonal.h"
+#include "plugin/call_rules.h"
 #include "plugin/registry.h"
+#include "plugins2/lax/ir_emitter.h"
 #include "plugins2/register.h"
 
 namespace jax2onnx::plugins2 {
@@ -84,64 +82,6 @@ absl::Status LowerCall(LoweringContext& ctx, const jaxpr::Eqn& eqn) {
   return absl::OkStatus();
 }
 
-// Output i is operand i (optimization_barrier has many; the rest one).
-absl::Status LowerIdentity(LoweringContext& ctx, const jaxpr::Eqn& eqn) {
-  if (eqn.inputs.size() != eqn.outputs.size()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("'", eqn.primitive, "' has ", eqn.inputs.size(),
-                     " operands but ", eqn.outputs.size(), " outputs"));
-  }
-  for (size_t i = 0; i < eqn.inputs.size(); ++i) {
-    if (eqn.outputs[i]->is_drop) continue;
-    J2O_ASSIGN_OR_RETURN(ir::Value * v, ctx.Input(eqn, static_cast<int>(i)));
-    J2O_RETURN_IF_ERROR(ctx.SetOutput(eqn, static_cast<int>(i), v));
-  }
-  return absl::OkStatus();
-}
-
-absl::Status LowerAddAny(LoweringContext& ctx, const jaxpr::Eqn& eqn) {
-  const jaxpr::DType dtype = LoweringContext::OutAval(eqn, 0).dtype;
-  if (jaxpr::IsComplex(dtype)) {
-    return absl::UnimplementedError(
-        absl::StrCat("add_any on ", jaxpr::ShortName(dtype),
-                     ": ONNX has no complex arithmetic"));
-  }
-  J2O_ASSIGN_OR_RETURN(ir::Value * a, ctx.Input(eqn, 0));
-  J2O_ASSIGN_OR_RETURN(ir::Value * b, ctx.Input(eqn, 1));
-  // Bool cotangents do not occur; Add has no bool kernel, so Or is the sum.
-  return ctx.SetOutput(
-      eqn, 0, ctx.Op(dtype == jaxpr::DType::kBool ? "Or" : "Add", {a, b}));
-}
-
-// random_gamma: JAX's Marsaglia-Tsang sampler written out in the
-// primitives it binds (jaxpr/text/random_gamma.h), inlined; the reference
-// interpreter evaluates the same decomposition.
-// ragged_dot_general / ragged_dot: JAX's _ragged_dot_general_impl written
-// out (jaxpr/text/ragged_dot.h: per-group masks from the run-time cumulative
-// group sizes, then one dot_general), inlined.
-// Inlines the jaxpr that `Decompose` writes out for the equation.
-template <
-    absl::StatusOr<const jaxpr::ClosedJaxpr*> (*Decompose)(const jaxpr::Eqn&)>
-absl::Status LowerDecomposition(LoweringContext& ctx, const jaxpr::Eqn& eqn) {
-  J2O_ASSIGN_OR_RETURN(const jaxpr::ClosedJaxpr* decomposition, Decompose(eqn));
-  std::vector<ir::Value*> args;
-  for (size_t i = 0; i < eqn.inputs.size(); ++i) {
-    J2O_ASSIGN_OR_RETURN(ir::Value* v, ctx.Input(eqn, static_cast<int>(i)));
-    args.push_back(v);
-  }
-  J2O_ASSIGN_OR_RETURN(std::vector<ir::Value*> results,
-                       ctx.Inline(*decomposition, args));
-  if (results.size() != eqn.outputs.size()) {
-    return absl::InternalError(absl::StrCat(
-        eqn.primitive, ": the decomposition has ", results.size(),
-        " results for ", eqn.outputs.size(), " outputs"));
-  }
-  for (size_t i = 0; i < results.size(); ++i) {
-    J2O_RETURN_IF_ERROR(ctx.SetOutput(eqn, static_cast<int>(i), results[i]));
-  }
-  return absl::OkStatus();
-}
-
 }  // namespace
 
 void RegisterCalls() {
@@ -157,39 +97,8 @@ void RegisterCalls() {
                            "remat_opt"}) {
     r.RegisterIr(name, &LowerCall, {{}, 17, "inlined"});
   }
-  for (const char* name :
-       {"stop_gradient", "copy", "copy_p", "optimization_barrier"}) {
-    r.RegisterIr(name, &LowerIdentity, {{}, 17, "identity"});
-  }
-  // Sharding annotations and markers (device_put, sharding_constraint, ...)
-  // carry no computation: output i is operand i here too.
-  for (const std::string& name : jaxpr::ShardingMarkerPrimitives()) {
-    r.RegisterIr(name, &LowerIdentity,
-                 {{}, 17, "identity (sharding annotation)"});
-  }
-  r.RegisterIr("add_any", &LowerAddAny, {{"Add", "Or"}, 17, "complex refused"});
-  r.RegisterIr("random_gamma",
-               &LowerDecomposition<&jaxpr::RandomGammaDecomposition>,
-               {{},
-                17,
-                "JAX's Marsaglia-Tsang sampler (random.py _gamma_one) "
-                "written out in random_split/random_bits/erf_inv/while "
-                "and inlined: exact as those primitives, both threefry "
-                "modes; key<fry> and f32/f64 only"});
-  r.RegisterIr("tridiagonal",
-               &LowerDecomposition<&jaxpr::TridiagonalDecomposition>,
-               {{}, 17,
-                "sytrd written out: hessenberg of the matrix mirrored from "
-         "its `lower` triangle (the same reflectors), 'U' through the "
-         "reversed matrix; f32/f64 only (complex hetrd refused)"});
-  for (const char* name : {"ragged_dot_general", "ragged_dot"}) {
-    r.RegisterIr(name, &LowerDecomposition<&jaxpr::RaggedDotDecomposition>,
-                 {{},
-                  17,
-                  "JAX's _ragged_dot_general_impl (CPU lowering) inlined: "
-                  "group masks from the run-time cumsum of group_sizes, one "
-                  "dot_general; all three modes; group_offset refused"});
-  }
+  IrRegistrar shared;
+  plugin::CallRules(shared);
 }
 
 }  // namespace jax2onnx::plugins2
