@@ -49,12 +49,15 @@ def cli_convert(jaxpr_path, out, *flags, cwd=None):
 
 
 def representative_bundles():
-  """testdata/examples and testdata/bf16: the models the README shows, and
-  bf16/f16 arrays (|V2 entries)."""
+  """testdata/examples, testdata/bf16 and testdata/dtypes/narrow: the models
+  the README shows, bf16/f16 arrays (|V2 entries) and the one-byte narrow
+  types (|V1 entries np.save writes for float8/int4/int2)."""
   paths = sorted(glob.glob(os.path.join(SOURCE, "testdata", "examples", "**",
                                         "*.jaxpr"), recursive=True))
   paths += sorted(glob.glob(os.path.join(SOURCE, "testdata", "bf16",
                                          "*.jaxpr")))
+  paths += sorted(glob.glob(os.path.join(SOURCE, "testdata", "dtypes",
+                                         "narrow", "*.jaxpr")))
   return paths
 
 
@@ -71,8 +74,14 @@ class SameBytesAsTheCliTest(unittest.TestCase):
         with self.subTest(bundle=os.path.relpath(path, SOURCE)):
           text, arrays = load_bundle(path)
           name = os.path.basename(path)[:-len(".jaxpr")]
+          try:
+            want = cli_convert(path, out)
+          except AssertionError:  # refused (a narrow type below its opset)
+            with self.assertRaises(Exception):
+              j2o.convert_text(text, arrays, name=name, as_bytes=True)
+            continue
           got = j2o.convert_text(text, arrays, name=name, as_bytes=True)
-          self.assertEqual(got, cli_convert(path, out))
+          self.assertEqual(got, want)
 
   def test_stablehlo_files_as_the_cli_converts_them(self):
     # Every file of testdata/stablehlo/interpret and every 8th of the
