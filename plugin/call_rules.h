@@ -1,6 +1,6 @@
 // The rules of the primitives that forward or inline (plugin/rules.h):
 // stop_gradient, copy, optimization_barrier and the sharding markers pass
-// their operands through; add_any is Add (Or on bool); random_gamma,
+// their operands through (program_plan.h's LowerPassThrough); add_any is Add (Or on bool); random_gamma,
 // tridiagonal and ragged_dot(_general) inline the jaxpr that jaxpr/text
 // writes out for them, which the reference interpreter evaluates too. The
 // call primitives (pjit, closed_call, ...) stay per pipeline: the IR
@@ -20,26 +20,10 @@
 #include "jaxpr/text/ragged_dot.h"
 #include "jaxpr/text/random_gamma.h"
 #include "jaxpr/text/tridiagonal.h"
+#include "plugin/program_plan.h"
 #include "plugin/rules.h"
 
 namespace jax2onnx::plugin {
-
-// Output i is operand i (optimization_barrier has many; the rest one).
-template <class E>
-absl::Status LowerIdentity(E& e) {
-  const jaxpr::Eqn& eqn = e.eqn();
-  if (eqn.inputs.size() != eqn.outputs.size()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("'", eqn.primitive, "' has ", eqn.inputs.size(),
-                     " operands but ", eqn.outputs.size(), " outputs"));
-  }
-  for (size_t i = 0; i < eqn.inputs.size(); ++i) {
-    if (eqn.outputs[i]->is_drop) continue;
-    J2O_ASSIGN_OR_RETURN(auto v, e.In(static_cast<int>(i)));
-    J2O_RETURN_IF_ERROR(e.SetOut(static_cast<int>(i), v));
-  }
-  return absl::OkStatus();
-}
 
 template <class E>
 absl::Status LowerAddAny(E& e) {
@@ -84,12 +68,12 @@ void CallRules(R& r) {
   using E = typename R::Emitter;
   for (const char* name :
        {"stop_gradient", "copy", "copy_p", "optimization_barrier"}) {
-    r.template Neutral<&LowerIdentity<E>>(name, {{}, 17, "identity"});
+    r.template Neutral<&LowerPassThrough<E>>(name, {{}, 17, "identity"});
   }
   // Sharding annotations and markers (device_put, sharding_constraint, ...)
   // carry no computation: output i is operand i here too.
   for (const std::string& name : jaxpr::ShardingMarkerPrimitives()) {
-    r.template Neutral<&LowerIdentity<E>>(
+    r.template Neutral<&LowerPassThrough<E>>(
         name, {{}, 17, "identity (sharding annotation)"});
   }
   r.template Neutral<&LowerAddAny<E>>("add_any",
