@@ -644,22 +644,34 @@ std::optional<absl::StatusOr<Array>> ReadNpzEntryInPlace(
 // Copies a stored npz entry that cannot be borrowed as is (data not aligned
 // to its element size, as in about half the entries `np.savez` writes;
 // Fortran order, byte-swapped or bool data to canonicalize) out of the
-// mapped file: one memcpy and the fast CRC over the mapped bytes, instead
-// of libzip's read (zlib's CRC and a second copy through its buffers). The
-// copied pages of the map are released, so the weights stay resident once.
+// mapped file: one pass of the fast CRC and memcpy over the mapped bytes,
+// instead of libzip's read (zlib's CRC and a second copy through its
+// buffers). The copied pages of the map are released, so the weights stay
+// resident once.
 absl::StatusOr<Array> CopyStoredNpzEntry(const MappedFile& map,
                                          const StoredZipEntry& entry,
                                          const NpyLayout& layout,
                                          const std::string& what) {
   const uint8_t* start = map.bytes().data() + entry.data_offset;
-  if (Crc32(0, start, entry.size) != entry.crc32) {
+  Array array(layout.dtype, layout.shape);
+  // The CRC and the copy in one pass: each chunk is copied right after the
+  // CRC has read it, while it is still in the cache.
+  constexpr uint64_t kChunk = 256 << 10;
+  uint32_t crc = Crc32(0, start, layout.data_offset);
+  uint8_t* to = array.data();
+  for (uint64_t done = 0; done < layout.data_bytes;) {
+    const uint64_t n = std::min(kChunk, layout.data_bytes - done);
+    const uint8_t* from = start + layout.data_offset + done;
+    crc = Crc32(crc, from, n);
+    std::memcpy(to + done, from, n);
+    done += n;
+  }
+  const uint64_t tail = entry.size - layout.data_offset - layout.data_bytes;
+  crc = Crc32(crc, start + layout.data_offset + layout.data_bytes, tail);
+  if (crc != entry.crc32) {
     return Invalid(what,
                    "corrupt data: CRC mismatch (the zip entry's CRC-32 "
                    "does not match its bytes)");
-  }
-  Array array(layout.dtype, layout.shape);
-  if (layout.data_bytes > 0) {
-    std::memcpy(array.data(), start + layout.data_offset, layout.data_bytes);
   }
   map.ReleasePages(entry.data_offset, entry.size);
   FinishNpy(layout, &array);
