@@ -17,12 +17,14 @@
 #include <cstring>
 #include <filesystem>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
+#include "api/write_model_stream.h"
 #include "glog/logging.h"
 #include "google/protobuf/io/coded_stream.h"
 #include "google/protobuf/io/zero_copy_stream_impl.h"
@@ -259,14 +261,67 @@ absl::StatusOr<Target> ResolveTarget(const std::string& path,
   return target;
 }
 
-// Copies the deferred data of the tensors that stay inline into the proto.
-void InlineDeferred(const DeferredData& deferred,
-                    const absl::flat_hash_set<const onnx::TensorProto*>& gone) {
+// The model as it will be written, with the deferred data of the tensors
+// that stay inline: spliced between serialized pieces of the proto (no copy
+// of the data, see write_model_stream.h), or, for a model the splice does
+// not handle, copied into the proto.
+struct InlineModel {
+  std::optional<SplicedModel> spliced;
+  uint64_t size = 0;  // the bytes the model file will hold
+};
+InlineModel PrepareInline(
+    onnx::ModelProto* model, const DeferredData& deferred,
+    const absl::flat_hash_set<const onnx::TensorProto*>& gone) {
+  DeferredData inline_data;
   for (const auto& [tensor, bytes] : deferred) {
-    if (gone.contains(tensor)) continue;
-    const_cast<onnx::TensorProto*>(tensor)->set_raw_data(bytes.data(),
-                                                         bytes.size());
+    if (!gone.contains(tensor)) inline_data.emplace(tensor, bytes);
   }
+  InlineModel out;
+  if (!inline_data.empty()) {
+    out.spliced = SpliceDeferredData(model, inline_data);
+    if (out.spliced) {
+      out.size = out.spliced->size;
+      return out;
+    }
+    for (const auto& [tensor, bytes] : inline_data) {
+      const_cast<onnx::TensorProto*>(tensor)->set_raw_data(bytes.data(),
+                                                           bytes.size());
+    }
+  }
+  out.size = model->ByteSizeLong();
+  return out;
+}
+
+// Writes the spliced pieces: small ones gathered in a buffer, the deferred
+// data straight from where it lies.
+absl::Status WriteSpliced(const SplicedModel& model, ExclusiveTempFile& file) {
+  constexpr size_t kBufferBytes = 1 << 20;
+  constexpr size_t kDirectBytes = 64 << 10;
+  std::string buffer;
+  buffer.reserve(kBufferBytes);
+  auto flush = [&]() -> absl::Status {
+    absl::Status status = file.Write(buffer.data(), buffer.size());
+    buffer.clear();
+    return status;
+  };
+  for (absl::string_view piece : model.pieces) {
+    if (piece.size() >= kDirectBytes) {
+      J2O_RETURN_IF_ERROR(flush());
+      J2O_RETURN_IF_ERROR(file.Write(piece.data(), piece.size()));
+      continue;
+    }
+    buffer.append(piece.data(), piece.size());
+    if (buffer.size() >= kBufferBytes) J2O_RETURN_IF_ERROR(flush());
+  }
+  J2O_RETURN_IF_ERROR(flush());
+  return file.SyncAndClose();
+}
+
+absl::Status WriteInline(const InlineModel& prepared,
+                         const onnx::ModelProto& model, ExclusiveTempFile& file,
+                         const std::string& final_path) {
+  if (prepared.spliced) return WriteSpliced(*prepared.spliced, file);
+  return SerializeInto(model, file, final_path);
 }
 
 // `deferred` (only with `owned`, the rvalue model) lists tensors of the
@@ -306,8 +361,12 @@ absl::Status WriteModelImpl(const onnx::ModelProto& model,
     }
     J2O_ASSIGN_OR_RETURN(ExclusiveTempFile file,
                          ExclusiveTempFile::Create(target.dir));
-    InlineDeferred(deferred, {});
-    J2O_RETURN_IF_ERROR(SerializeInto(model, file, path));
+    if (deferred.empty()) {
+      J2O_RETURN_IF_ERROR(SerializeInto(model, file, path));
+    } else {
+      const InlineModel prepared = PrepareInline(owned, deferred, {});
+      J2O_RETURN_IF_ERROR(WriteInline(prepared, *owned, file, path));
+    }
     J2O_RETURN_IF_ERROR(file.Commit(path));
     SyncDirectory(target.dir);
     return absl::OkStatus();
@@ -338,16 +397,15 @@ absl::Status WriteModelImpl(const onnx::ModelProto& model,
         Externalize(tensor, target.sidecar_name, sidecar, &offset, deferred));
     externalized.insert(tensor);
   }
-  InlineDeferred(deferred, externalized);
+  const InlineModel prepared = PrepareInline(owned, deferred, externalized);
   J2O_RETURN_IF_ERROR(sidecar.SyncAndClose());
-  const uint64_t inline_bytes = owned->ByteSizeLong();
-  if (inline_bytes > limit) {
+  if (prepared.size > limit) {
     return absl::InvalidArgumentError(
-        TooLargeMessage(path, inline_bytes, limit, /*external=*/true));
+        TooLargeMessage(path, prepared.size, limit, /*external=*/true));
   }
   J2O_ASSIGN_OR_RETURN(ExclusiveTempFile file,
                        ExclusiveTempFile::Create(target.dir));
-  J2O_RETURN_IF_ERROR(SerializeInto(*owned, file, path));
+  J2O_RETURN_IF_ERROR(WriteInline(prepared, *owned, file, path));
   DirectoryLock lock(target.dir);
   absl::Status model_renamed;
   {

@@ -10,7 +10,8 @@
 #   bench/large_weights.sh [BUILD_DIR] [LAYERS|vit] [DIM] [--keep]
 #   bench/large_weights.sh build 16 4096    # 16 x 64 MiB = 1 GiB of weights
 #   bench/large_weights.sh build vit        # ViT-B/16, 346 MB of weights
-# cp and convert alternate REPEAT times (default 3); medians are reported.
+# cp, convert and convert inline alternate REPEAT times (default 3); medians
+# of wall time and of CPU time (user + sys, from GNU time) are reported.
 # NPZ=savez rewrites the npz in np.savez's layout (bench/npz_savez_layout.py:
 # stored entries without alignment padding, about half of them unaligned).
 set -euo pipefail
@@ -50,15 +51,22 @@ npz_bytes=$(stat -c %s "$work/big.npz")
 sync
 
 now() { date +%s.%N; }
-run_cp() {  # -> prints "wall_s"
+# CPU seconds (user + sys) of a /usr/bin/time -v report: less sensitive to
+# a loaded machine than wall time.
+cpu_of() {
+  awk -F': ' '/User time|System time/ {s += $2} END {printf "%.3f", s}' "$1"
+}
+run_cp() {  # -> prints "wall_s cpu_s"
   local start end
   sync
-  start=$(now); cp "$work/big.npz" "$work/copy.npz"; sync; end=$(now)
+  start=$(now)
+  /usr/bin/time -v -o "$work/cp_time.txt" cp "$work/big.npz" "$work/copy.npz"
+  sync; end=$(now)
   rm -f "$work/copy.npz"
-  echo "$end - $start" | bc
+  echo "$(echo "$end - $start" | bc) $(cpu_of "$work/cp_time.txt")"
 }
 
-run_convert() {  # MODE -> prints "wall_s peak_rss_kib"
+run_convert() {  # MODE -> prints "wall_s peak_rss_kib cpu_s"
   rm -f "$work/out.onnx" "$work/out.onnx.data"
   local start end
   start=$(now)
@@ -68,23 +76,32 @@ run_convert() {  # MODE -> prints "wall_s peak_rss_kib"
   end=$(now)
   local rss
   rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$work/time.txt")
-  echo "$(echo "$end - $start" | bc) $rss"
+  echo "$(echo "$end - $start" | bc) $rss $(cpu_of "$work/time.txt")"
 }
 
-# The machines are noisy: cp and convert alternate REPEAT times (default 3)
-# and the medians are reported.
+# The machines are noisy: cp, convert and (under 2 GB) convert inline
+# alternate REPEAT times (default 3) and the medians are reported.
 repeat=${REPEAT:-3}
+inline=$(( npz_bytes < 2000000000 ))
 median() { sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
-cp_runs=() auto_runs=() auto_rsses=()
+cp_runs=() cp_cpus=() auto_runs=() auto_rsses=() auto_cpus=()
+never_runs=() never_rsses=() never_cpus=()
 for ((r = 0; r < repeat; ++r)); do
-  cp_runs+=("$(run_cp)")
-  read -r s rss < <(run_convert auto)
-  auto_runs+=("$s") auto_rsses+=("$rss")
+  read -r s c < <(run_cp)
+  cp_runs+=("$s") cp_cpus+=("$c")
+  read -r s rss c < <(run_convert auto)
+  auto_runs+=("$s") auto_rsses+=("$rss") auto_cpus+=("$c")
+  out_bytes=$(( $(stat -c %s "$work/out.onnx") + $(stat -c %s "$work/out.onnx.data" 2>/dev/null || echo 0) ))
+  if [ "$inline" = 1 ]; then
+    read -r s rss c < <(run_convert never)
+    never_runs+=("$s") never_rsses+=("$rss") never_cpus+=("$c")
+  fi
 done
 cp_s=$(printf '%s\n' "${cp_runs[@]}" | median)
+cp_cpu=$(printf '%s\n' "${cp_cpus[@]}" | median)
 auto_s=$(printf '%s\n' "${auto_runs[@]}" | median)
+auto_cpu=$(printf '%s\n' "${auto_cpus[@]}" | median)
 auto_rss=$(printf '%s\n' "${auto_rsses[@]}" | sort -g | tail -1)
-out_bytes=$(( $(stat -c %s "$work/out.onnx") + $(stat -c %s "$work/out.onnx.data" 2>/dev/null || echo 0) ))
 
 # Bytes of the const_i arrays: each .npy entry's size less its header
 # (magic, version, header length field, header), standard library only.
@@ -110,16 +127,19 @@ if [ "$layers" = vit ]; then
 else
   echo "bundle: $layers x f32[$dim,$dim], npz $npz_bytes bytes, weights $weight_bytes bytes"
 fi
-echo "runs (s): cp ${cp_runs[*]}; convert ${auto_runs[*]} (medians below, peak RSS the largest)"
-printf 'cp npz + sync:                 %6.2f s\n' "$cp_s"
-printf 'convert (external data) + sync: %6.2f s (%sx cp), peak RSS %d MiB (%sx weights), output %d bytes\n' \
-  "$auto_s" "$(ratio "$auto_s" "$cp_s")" "$((auto_rss / 1024))" \
-  "$(ratio "$((auto_rss * 1024))" "$weight_bytes")" "$out_bytes"
-if [ $((npz_bytes)) -lt 2000000000 ]; then
-  read -r never_s never_rss < <(run_convert never)
-  printf 'convert (inline) + sync:        %6.2f s (%sx cp), peak RSS %d MiB (%sx weights)\n' \
-    "$never_s" "$(ratio "$never_s" "$cp_s")" "$((never_rss / 1024))" \
-    "$(ratio "$((never_rss * 1024))" "$weight_bytes")"
+echo "runs (s): cp ${cp_runs[*]}; convert ${auto_runs[*]}; inline ${never_runs[*]:-} (medians below, peak RSS the largest)"
+echo "CPU user+sys (s): cp ${cp_cpus[*]}; convert ${auto_cpus[*]}; inline ${never_cpus[*]:-}"
+printf 'cp npz + sync:                 %6.2f s, CPU %.2f s\n' "$cp_s" "$cp_cpu"
+printf 'convert (external data) + sync: %6.2f s (%sx cp), CPU %.2f s (%sx cp), peak RSS %d MiB (%sx weights), output %d bytes\n' \
+  "$auto_s" "$(ratio "$auto_s" "$cp_s")" "$auto_cpu" "$(ratio "$auto_cpu" "$cp_cpu")" \
+  "$((auto_rss / 1024))" "$(ratio "$((auto_rss * 1024))" "$weight_bytes")" "$out_bytes"
+if [ "$inline" = 1 ]; then
+  never_s=$(printf '%s\n' "${never_runs[@]}" | median)
+  never_cpu=$(printf '%s\n' "${never_cpus[@]}" | median)
+  never_rss=$(printf '%s\n' "${never_rsses[@]}" | sort -g | tail -1)
+  printf 'convert (inline) + sync:        %6.2f s (%sx cp), CPU %.2f s (%sx cp), peak RSS %d MiB (%sx weights)\n' \
+    "$never_s" "$(ratio "$never_s" "$cp_s")" "$never_cpu" "$(ratio "$never_cpu" "$cp_cpu")" \
+    "$((never_rss / 1024))" "$(ratio "$((never_rss * 1024))" "$weight_bytes")"
 else
   # Over protobuf's 2 GiB: inline must fail, precisely, leaving nothing.
   rm -f "$work/out.onnx" "$work/out.onnx.data"

@@ -5,6 +5,7 @@
 #include "jaxpr/io/npy.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 #include <zip.h>
 #include <zlib.h>
@@ -641,27 +642,65 @@ std::optional<absl::StatusOr<Array>> ReadNpzEntryInPlace(
   return absl::StatusOr<Array>(std::move(array));
 }
 
+// `bytes` of private anonymous memory, page-aligned and already faulted in
+// (zero pages), unmapped when the last owner goes; null where mmap fails.
+std::shared_ptr<uint8_t> PopulatedBuffer(uint64_t bytes) {
+  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
+  if (p == MAP_FAILED) return nullptr;
+  return std::shared_ptr<uint8_t>(static_cast<uint8_t*>(p),
+                                  [bytes](uint8_t* q) { ::munmap(q, bytes); });
+}
+
 // Copies a stored npz entry that cannot be borrowed as is (data not aligned
 // to its element size, as in about half the entries `np.savez` writes;
 // Fortran order, byte-swapped or bool data to canonicalize) out of the
-// mapped file: one memcpy and the fast CRC over the mapped bytes, instead
-// of libzip's read (zlib's CRC and a second copy through its buffers). The
-// copied pages of the map are released, so the weights stay resident once.
+// mapped file: one pass of the fast CRC and memcpy over the mapped bytes,
+// instead of libzip's read (zlib's CRC and a second copy through its
+// buffers). The copied pages of the map are released, so the weights stay
+// resident once.
 absl::StatusOr<Array> CopyStoredNpzEntry(const MappedFile& map,
                                          const StoredZipEntry& entry,
                                          const NpyLayout& layout,
                                          const std::string& what) {
   const uint8_t* start = map.bytes().data() + entry.data_offset;
-  if (Crc32(0, start, entry.size) != entry.crc32) {
+  // Plain data of 64 KiB or more goes to an anonymous mapping the kernel
+  // fills with zero pages in one call (MAP_POPULATE), borrowed by the
+  // array: no zero-fill by Array's vector and no page fault per 4 KiB
+  // while copying (together ~15% of a np.savez ViT-B conversion's CPU).
+  const bool plain = !layout.fortran && !layout.swap &&
+                     layout.dtype != DType::kBool &&
+                     layout.data_bytes >= (64 << 10);
+  std::shared_ptr<uint8_t> buffer;
+  Array array;
+  if (plain) buffer = PopulatedBuffer(layout.data_bytes);
+  if (buffer == nullptr) array = Array(layout.dtype, layout.shape);
+  // The CRC and the copy in one pass: each chunk is copied right after the
+  // CRC has read it, while it is still in the cache.
+  constexpr uint64_t kChunk = 256 << 10;
+  uint32_t crc = Crc32(0, start, layout.data_offset);
+  uint8_t* to = buffer != nullptr ? buffer.get() : array.data();
+  for (uint64_t done = 0; done < layout.data_bytes;) {
+    const uint64_t n = std::min(kChunk, layout.data_bytes - done);
+    const uint8_t* from = start + layout.data_offset + done;
+    crc = Crc32(crc, from, n);
+    std::memcpy(to + done, from, n);
+    done += n;
+  }
+  const uint64_t tail = entry.size - layout.data_offset - layout.data_bytes;
+  crc = Crc32(crc, start + layout.data_offset + layout.data_bytes, tail);
+  if (crc != entry.crc32) {
     return Invalid(what,
                    "corrupt data: CRC mismatch (the zip entry's CRC-32 "
                    "does not match its bytes)");
   }
-  Array array(layout.dtype, layout.shape);
-  if (layout.data_bytes > 0) {
-    std::memcpy(array.data(), start + layout.data_offset, layout.data_bytes);
-  }
   map.ReleasePages(entry.data_offset, entry.size);
+  if (buffer != nullptr) {
+    return Array::Borrowed(
+        layout.dtype, layout.shape,
+        absl::Span<const uint8_t>(buffer.get(), layout.data_bytes),
+        std::shared_ptr<const void>(buffer));
+  }
   FinishNpy(layout, &array);
   return array;
 }

@@ -649,6 +649,41 @@ TEST_F(NpyTest, UnalignedStoredEntriesAreCopiedAndCrcIsChecked) {
   }
 }
 
+// The same for an entry of 64 KiB or more, whose copy goes to a
+// pre-faulted anonymous mapping the array borrows: the values, a CRC
+// mismatch, and that writing to the array leaves the other reads alone.
+TEST_F(NpyTest, LargeUnalignedStoredEntriesAreCopiedAndCrcIsChecked) {
+  constexpr int kCount = 20000;  // 80,000 bytes of int32
+  std::vector<int32_t> values(kCount);
+  for (int i = 0; i < kCount; ++i) values[i] = i * 7919 - 1000000;
+  const std::string npy = MakeNpy(
+      absl::StrCat("{'descr': '<i4', 'fortran_order': False, 'shape': (",
+                   kCount, ",), }"),
+      Int32sLE(values));
+  const uint32_t crc = static_cast<uint32_t>(
+      crc32(0, reinterpret_cast<const Bytef*>(npy.data()), npy.size()));
+  for (size_t pad : {1, 2, 3}) {
+    const std::string path = Path(absl::StrCat("big_pad", pad, ".npz"));
+    std::ofstream(path, std::ios::binary)
+        << HandMadeStoredZip("x.npy", npy, pad, crc);
+    auto read = ReadNpzFile(path);
+    ASSERT_TRUE(read.ok()) << read.status();
+    Array x = (*read)[0].second;
+    ASSERT_EQ(x.num_elements(), kCount);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(x.bytes().data()) % 4, 0u);
+    for (int i : {0, 1, 4095, 10000, kCount - 1}) {
+      EXPECT_EQ(x.GetAsInt64(i), values[i]) << "pad " << pad << " i " << i;
+    }
+    x.SetFromInt64(0, 5);
+    EXPECT_EQ((*read)[0].second.GetAsInt64(0), values[0]);
+    std::ofstream(path, std::ios::binary)
+        << HandMadeStoredZip("x.npy", npy, pad, crc ^ 0x80000000u);
+    auto bad = ReadNpzFile(path);
+    ASSERT_FALSE(bad.ok()) << "pad " << pad;
+    EXPECT_THAT(bad.status().message(), HasSubstr("CRC"));
+  }
+}
+
 // A big-endian entry stored unaligned is copied out of the map and
 // byte-swapped: the values are the ones written (hand-encoded below).
 TEST_F(NpyTest, UnalignedBigEndianStoredEntryIsCopiedAndSwapped) {
