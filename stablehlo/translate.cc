@@ -697,6 +697,12 @@ absl::Status Translator::TranslateOp(Scope* scope, const Operation& op) {
                                "ONNX counterpart"))
             .message());
   }
+  if (MentionsQuantizedType(op)) {
+    OpContext quantized(this, scope, op);
+    return TranslateQuantized(quantized, [&](const Operation& as_float) {
+      return TranslateOp(scope, as_float);
+    });
+  }
   if (MentionsCarriedFloat(op)) {
     OpContext carried(this, scope, op);
     return TranslateCarried(carried, [&](const Operation& as_f32) {

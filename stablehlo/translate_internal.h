@@ -221,6 +221,14 @@ absl::Status TranslateCarried(
     OpContext& ctx,
     const std::function<absl::Status(const Operation&)>& translate);
 
+// Uniform quantized types carried as their storage integers
+// (translate_quant.cc): whether an op's types name one; `op` translated
+// with quantize/dequantize around `translate` of its float form.
+bool MentionsQuantizedType(const Operation& op);
+absl::Status TranslateQuantized(
+    OpContext& ctx,
+    const std::function<absl::Status(const Operation&)>& translate);
+
 // custom_call @lapack_* (translate_lapack.cc).
 absl::Status LapackCustomCall(OpContext& ctx, const std::string& target);
 

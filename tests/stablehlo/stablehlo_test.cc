@@ -353,5 +353,56 @@ TEST(StablehloTranslate, F8BitcastIsRefused) {
                         "f8E4M3/f8E3M4 values are carried in f32"));
 }
 
+TEST(StablehloTranslate, UniformQuantizedValuesAreTheirStorageIntegers) {
+  // quantize(x) = round_half_even(clamp(-128, x / 0.5 + 3, 127)):
+  //   0.25 -> 3.5 -> 4 (even); 0.75 -> 4.5 -> 4; 100 -> 203 -> 127;
+  //   -100 -> -197 -> -128.
+  // dequantize(q) = (q - 3) * 0.5: 0.5, 0.5, 62, -65.5.
+  // add on quantized values (dequantize, add, quantize to 1.0:0):
+  //   1, 1, 124, -131 -> clamped -128.
+  auto p = StablehloFromText(R"(
+func.func public @main(%x: tensor<4xf32>) -> (tensor<4xi8>, tensor<4xf32>, tensor<4xi8>) {
+  %q = "stablehlo.uniform_quantize"(%x) : (tensor<4xf32>) -> tensor<4x!quant.uniform<i8:f32, 0.5:3>>
+  %b = "stablehlo.bitcast_convert"(%q) : (tensor<4x!quant.uniform<i8:f32, 0.5:3>>) -> tensor<4xi8>
+  %d = "stablehlo.uniform_dequantize"(%q) : (tensor<4x!quant.uniform<i8:f32, 0.5:3>>) -> tensor<4xf32>
+  %s = "stablehlo.add"(%q, %q) : (tensor<4x!quant.uniform<i8:f32, 0.5:3>>, tensor<4x!quant.uniform<i8:f32, 0.5:3>>) -> tensor<4x!quant.uniform<i8:f32, 1.0:0>>
+  %sb = "stablehlo.bitcast_convert"(%s) : (tensor<4x!quant.uniform<i8:f32, 1.0:0>>) -> tensor<4xi8>
+  return %b, %d, %sb : tensor<4xi8>, tensor<4xf32>, tensor<4xi8>
+}
+)", "q.mlir");
+  ASSERT_TRUE(p.ok()) << p.status();
+  auto outs = carried::Run(*p, {carried::F32({0.25f, 0.75f, 100.0f, -100.0f})});
+  ASSERT_EQ(outs.size(), 3u);
+  const std::vector<int64_t> q = {4, 4, 127, -128};
+  const std::vector<double> d = {0.5, 0.5, 62.0, -65.5};
+  const std::vector<int64_t> s = {1, 1, 124, -128};
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(outs[0].GetAsInt64(i), q[i]) << i;
+    EXPECT_EQ(outs[1].GetAsDouble(i), d[i]) << i;
+    EXPECT_EQ(outs[2].GetAsInt64(i), s[i]) << i;
+  }
+}
+
+TEST(StablehloTranslate, PerAxisQuantizationUsesTheScaleOfEachIndex) {
+  // Axis 1, scales {1.0:0, 0.25:-1}: column 0: 1.5 -> 2, -2.5 -> -2 (half
+  // to even); column 1: 1.0 / 0.25 - 1 = 3, 0.3f / 0.25 - 1 = 0.2000000477
+  // -> 0.
+  auto p = StablehloFromText(R"(
+func.func public @main(%x: tensor<2x2xf32>) -> tensor<2x2xi8> {
+  %q = "stablehlo.uniform_quantize"(%x) : (tensor<2x2xf32>) -> tensor<2x2x!quant.uniform<i8:f32:1, {1.0:0,0.25:-1}>>
+  %b = "stablehlo.bitcast_convert"(%q) : (tensor<2x2x!quant.uniform<i8:f32:1, {1.0:0,0.25:-1}>>) -> tensor<2x2xi8>
+  return %b : tensor<2x2xi8>
+}
+)", "qa.mlir");
+  ASSERT_TRUE(p.ok()) << p.status();
+  jaxpr::Array x(jaxpr::DType::kF32, {2, 2});
+  const float xs[4] = {1.5f, 1.0f, -2.5f, 0.3f};
+  for (int i = 0; i < 4; ++i) x.SetFromDouble(i, xs[i]);
+  auto outs = carried::Run(*p, {x});
+  ASSERT_EQ(outs.size(), 1u);
+  const int64_t want[4] = {2, 3, -2, 0};
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(outs[0].GetAsInt64(i), want[i]) << i;
+}
+
 }  // namespace
 }  // namespace jax2onnx::stablehlo
