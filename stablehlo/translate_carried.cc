@@ -88,11 +88,15 @@ Val RoundTo(OpContext& ctx, const Val& x, const CarriedFloat& f) {
   rp.Set("exponent_bits", ParamValue::Int(f.exponent_bits));
   rp.Set("mantissa_bits", ParamValue::Int(f.mantissa_bits));
   Val normal = ctx.Emit1("reduce_precision", std::move(rp), {x}, a);
-  Val up = ctx.Emit1("mul", {}, {x, ctx.Scalar(d, std::ldexp(1.0, f.mantissa_bits - emin))}, a);
+  Val up =
+      ctx.Emit1("mul", {},
+                {x, ctx.Scalar(d, std::ldexp(1.0, f.mantissa_bits - emin))}, a);
   Params round;
   round.Set("rounding_method", ParamValue::Int(1));  // to nearest even
   Val grid = ctx.Emit1("round", std::move(round), {up}, a);
-  Val sub = ctx.Emit1("mul", {}, {grid, ctx.Scalar(d, std::ldexp(1.0, emin - f.mantissa_bits))}, a);
+  Val sub = ctx.Emit1(
+      "mul", {}, {grid, ctx.Scalar(d, std::ldexp(1.0, emin - f.mantissa_bits))},
+      a);
   Val mag = ctx.Emit1("abs", {}, {x}, a);
   Val tiny = ctx.Emit1("lt", {}, {mag, ctx.Scalar(d, std::ldexp(1.0, emin))},
                        WithDType(a, DType::kBool));
@@ -107,7 +111,8 @@ bool IsCarriedType(const MlirType& type) {
 }
 
 bool MentionsCarriedFloat(const Operation& op) {
-  for (const auto* types : {&op.input_types, &op.result_types, &op.plain_types}) {
+  for (const auto* types :
+       {&op.input_types, &op.result_types, &op.plain_types}) {
     for (const MlirType& t : *types) {
       if (Mentions(t)) return true;
     }
@@ -176,13 +181,15 @@ absl::Status TranslateCarried(
       // An f64 value is rounded to the format in f64 (exact), not through
       // f32 (a double rounding); integers and narrower floats convert to
       // f32 first, exactly for every value the format can reach.
-      Val src = x.aval.dtype == DType::kF64 ? x : ConvertTo(original, x, DType::kF32);
+      Val src =
+          x.aval.dtype == DType::kF64 ? x : ConvertTo(original, x, DType::kF32);
       original.Bind(0, RoundTo(original, src, *FindByElement(type->element)));
       return absl::OkStatus();
     }
   }
   Operation copy = op;
-  for (auto* types : {&copy.input_types, &copy.result_types, &copy.plain_types}) {
+  for (auto* types :
+       {&copy.input_types, &copy.result_types, &copy.plain_types}) {
     for (MlirType& t : *types) Rewrite(t);
   }
   for (Region& r : copy.regions) {
@@ -194,7 +201,8 @@ absl::Status TranslateCarried(
   for (int i = 0; i < static_cast<int>(op.results.size()); ++i) {
     const MlirType* type = ResultType(op, i);
     if (type == nullptr || FindByElement(type->element) == nullptr) continue;
-    J2O_ASSIGN_OR_RETURN(Val v, original.scope()->Lookup(op.results[i], op.loc));
+    J2O_ASSIGN_OR_RETURN(Val v,
+                         original.scope()->Lookup(op.results[i], op.loc));
     original.Bind(i, RoundTo(original, v, *FindByElement(type->element)));
   }
   return absl::OkStatus();

@@ -38,9 +38,7 @@ struct QuantType {
   std::vector<int64_t> zero_points;
 };
 
-bool IsQuant(const MlirType& t) {
-  return absl::StartsWith(t.element, kPrefix);
-}
+bool IsQuant(const MlirType& t) { return absl::StartsWith(t.element, kPrefix); }
 
 absl::StatusOr<QuantType> ParseQuant(absl::string_view e) {
   auto bad = [&](absl::string_view why) {
@@ -50,7 +48,8 @@ absl::StatusOr<QuantType> ParseQuant(absl::string_view e) {
   if (!absl::StartsWith(e, kPrefix) || !absl::EndsWith(e, ">")) {
     return bad("expects !quant.uniform<...>");
   }
-  absl::string_view body = e.substr(kPrefix.size(), e.size() - kPrefix.size() - 1);
+  absl::string_view body =
+      e.substr(kPrefix.size(), e.size() - kPrefix.size() - 1);
   const size_t comma = body.find(',');
   if (comma == absl::string_view::npos) return bad("missing scales");
   absl::string_view spec = StripSpace(body.substr(0, comma));
@@ -130,7 +129,7 @@ struct QuantParams {
 };
 
 absl::StatusOr<QuantParams> QuantParamsFor(OpContext& ctx, const QuantType& q,
-                                   const Aval& shape_of) {
+                                           const Aval& shape_of) {
   QuantParams p;
   if (q.axis < 0) {
     p.scale = ctx.Scalar(DType::kF32, static_cast<float>(q.scales[0]));
@@ -144,7 +143,8 @@ absl::StatusOr<QuantParams> QuantParamsFor(OpContext& ctx, const QuantType& q,
     return ctx.Error("quantization dimension does not match the scales");
   }
   const int64_t n = static_cast<int64_t>(q.scales.size());
-  jaxpr::Array scales(DType::kF32, {n}), zf(DType::kF32, {n}), zi(DType::kI32, {n});
+  jaxpr::Array scales(DType::kF32, {n}), zf(DType::kF32, {n}),
+      zi(DType::kI32, {n});
   for (int64_t i = 0; i < n; ++i) {
     scales.SetFromDouble(i, static_cast<float>(q.scales[i]));
     zf.SetFromDouble(i, static_cast<double>(q.zero_points[i]));
@@ -152,8 +152,7 @@ absl::StatusOr<QuantParams> QuantParamsFor(OpContext& ctx, const QuantType& q,
   }
   auto along = [&](const jaxpr::Array& a) -> absl::StatusOr<Val> {
     J2O_ASSIGN_OR_RETURN(Val v, ctx.Constant(a));
-    return EmitBroadcastInDim(ctx, v, {q.axis},
-                              ShapedAval(a.dtype(), dims));
+    return EmitBroadcastInDim(ctx, v, {q.axis}, ShapedAval(a.dtype(), dims));
   };
   J2O_ASSIGN_OR_RETURN(p.scale, along(scales));
   J2O_ASSIGN_OR_RETURN(p.zero_point_f32, along(zf));
@@ -170,8 +169,7 @@ absl::StatusOr<Val> Dequantize(OpContext& ctx, const Val& q,
   return ctx.Emit1("mul", {}, {f, p.scale}, f.aval);
 }
 
-absl::StatusOr<Val> Quantize(OpContext& ctx, const Val& x,
-                             const QuantType& t) {
+absl::StatusOr<Val> Quantize(OpContext& ctx, const Val& x, const QuantType& t) {
   if (x.aval.dtype != DType::kF32) {
     return ctx.Unsupported("quantizing a value that is not f32");
   }
@@ -212,7 +210,8 @@ const MlirType* ResultTypeOf(const Operation& op, int i) {
 }  // namespace
 
 bool MentionsQuantizedType(const Operation& op) {
-  for (const auto* types : {&op.input_types, &op.result_types, &op.plain_types}) {
+  for (const auto* types :
+       {&op.input_types, &op.result_types, &op.plain_types}) {
     for (const MlirType& t : *types) {
       if (IsQuant(t)) return true;
     }
@@ -224,7 +223,8 @@ absl::Status TranslateQuantized(
     OpContext& ctx,
     const std::function<absl::Status(const Operation&)>& translate) {
   const Operation& op = ctx.op();
-  auto quant_of = [&](const MlirType* t) -> absl::StatusOr<std::optional<QuantType>> {
+  auto quant_of =
+      [&](const MlirType* t) -> absl::StatusOr<std::optional<QuantType>> {
     if (t == nullptr || !IsQuant(*t)) return std::optional<QuantType>();
     auto q = ParseQuant(t->element);
     if (!q.ok()) return ctx.Unsupported(q.status().message());
@@ -253,8 +253,10 @@ absl::Status TranslateQuantized(
   }
   if (op.name == "stablehlo.bitcast_convert") {
     J2O_ASSIGN_OR_RETURN(Val x, ctx.Input(0));
-    J2O_ASSIGN_OR_RETURN(std::optional<QuantType> in, quant_of(OperandType(op, 0)));
-    J2O_ASSIGN_OR_RETURN(std::optional<QuantType> out, quant_of(ResultTypeOf(op, 0)));
+    J2O_ASSIGN_OR_RETURN(std::optional<QuantType> in,
+                         quant_of(OperandType(op, 0)));
+    J2O_ASSIGN_OR_RETURN(std::optional<QuantType> out,
+                         quant_of(ResultTypeOf(op, 0)));
     const MlirType* rt = ResultTypeOf(op, 0);
     DType to = DType::kInvalid;
     if (out.has_value()) {
@@ -275,8 +277,10 @@ absl::Status TranslateQuantized(
   if (op.name == "stablehlo.uniform_quantize" ||
       op.name == "stablehlo.uniform_dequantize") {
     J2O_ASSIGN_OR_RETURN(Val x, ctx.Input(0));
-    J2O_ASSIGN_OR_RETURN(std::optional<QuantType> in, quant_of(OperandType(op, 0)));
-    J2O_ASSIGN_OR_RETURN(std::optional<QuantType> out, quant_of(ResultTypeOf(op, 0)));
+    J2O_ASSIGN_OR_RETURN(std::optional<QuantType> in,
+                         quant_of(OperandType(op, 0)));
+    J2O_ASSIGN_OR_RETURN(std::optional<QuantType> out,
+                         quant_of(ResultTypeOf(op, 0)));
     if (in.has_value()) {
       J2O_ASSIGN_OR_RETURN(x, Dequantize(ctx, x, *in));
     }
@@ -292,7 +296,8 @@ absl::Status TranslateQuantized(
   // dequantize_op_quantize: the op on the expressed values.
   Operation copy = op;
   for (int i = 0; i < static_cast<int>(op.operands.size()); ++i) {
-    J2O_ASSIGN_OR_RETURN(std::optional<QuantType> q, quant_of(OperandType(op, i)));
+    J2O_ASSIGN_OR_RETURN(std::optional<QuantType> q,
+                         quant_of(OperandType(op, i)));
     if (!q.has_value()) continue;
     J2O_ASSIGN_OR_RETURN(Val x, ctx.Input(i));
     J2O_ASSIGN_OR_RETURN(Val f, Dequantize(ctx, x, *q));
@@ -302,10 +307,12 @@ absl::Status TranslateQuantized(
   }
   std::vector<std::optional<QuantType>> results;
   for (int i = 0; i < static_cast<int>(op.results.size()); ++i) {
-    J2O_ASSIGN_OR_RETURN(std::optional<QuantType> q, quant_of(ResultTypeOf(op, i)));
+    J2O_ASSIGN_OR_RETURN(std::optional<QuantType> q,
+                         quant_of(ResultTypeOf(op, i)));
     results.push_back(q);
   }
-  for (auto* types : {&copy.input_types, &copy.result_types, &copy.plain_types}) {
+  for (auto* types :
+       {&copy.input_types, &copy.result_types, &copy.plain_types}) {
     for (MlirType& t : *types) {
       if (IsQuant(t)) t.element = "f32";
     }
