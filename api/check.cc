@@ -355,9 +355,20 @@ absl::StatusOr<std::vector<jaxpr::Array>> RunModel(
   J2O_RETURN_IF_ERROR(WriteModel(model, model_path));
   NamedArrays named;
   for (size_t i = 0; i < inputs.size(); ++i) {
+    const onnx::ValueInfoProto& in = model.graph().input(static_cast<int>(i));
+    const int type = in.type().tensor_type().elem_type();
+    if (jaxpr::IsNarrowInt(inputs[i].dtype()) &&
+        (type == onnx::TensorProto::INT8 || type == onnx::TensorProto::UINT8)) {
+      // int4/int2 below their first opset: the INT8/UINT8 carrier holds the
+      // value itself (plugin/narrow_int_carrier.h).
+      named.emplace_back(in.name(),
+                         Converted(inputs[i], type == onnx::TensorProto::INT8
+                                                  ? jaxpr::DType::kI8
+                                                  : jaxpr::DType::kU8));
+      continue;
+    }
     // Complex inputs cross into ONNX as (re, im) pairs (DESIGN.md §6).
-    named.emplace_back(model.graph().input(static_cast<int>(i)).name(),
-                       jaxpr::ComplexAsPairs(inputs[i]));
+    named.emplace_back(in.name(), jaxpr::ComplexAsPairs(inputs[i]));
   }
   return runner.Run(model_path, named);
 }

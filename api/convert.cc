@@ -31,6 +31,7 @@
 #include "jaxpr/typecheck/typecheck.h"
 #include "plugin/conversion_checks.h"
 #include "plugin/low_precision.h"
+#include "plugin/narrow_int_carrier.h"
 #include "plugins/register.h"
 #include "plugins2/register.h"
 
@@ -67,8 +68,9 @@ namespace {
 // JAX's narrow dtypes (ml_dtypes; jaxpr/narrow_dtype.h). Both pipelines
 // keep them as graph inputs/outputs and compute on them in f32/i32 with exact
 // Casts around (plugin/low_precision.h), which needs ONNX's element type for
-// the dtype: a program using one below that type's first opset, or one
-// ONNX has no type for, is refused up front, naming the dtype, where it
+// the dtype: a program using one below that type's first opset (but i4/u4
+// and i2/u2, carried there in INT8/UINT8, plugin/narrow_int_carrier.h), or
+// one ONNX has no type for, is refused up front, naming the dtype, where it
 // appears, and ONNX's type and opset. i2/u2 (INT2/UINT2, opset 25) compute
 // like int4: ONNX Runtime 1.30 has Cast kernels both ways (probed; i32 ->
 // INT2 keeps the low 2 bits). f8_e8m0fnu (FLOAT8E8M0, opset 24) computes in
@@ -96,6 +98,14 @@ bool PipelinesComputeOn(jaxpr::NarrowFormat format) {
   }
 }
 
+// int4/uint4 and int2/uint2 below their first ONNX opset (21, 25) are
+// carried in INT8/UINT8 (plugin/narrow_int_carrier.h).
+bool CarriedInBytesBelowItsOpset(jaxpr::NarrowFormat format) {
+  using F = jaxpr::NarrowFormat;
+  return format == F::kI4 || format == F::kU4 || format == F::kI2 ||
+         format == F::kU2;
+}
+
 absl::Status NarrowDTypeError(const jaxpr::JaxprFile& file,
                               const jaxpr::SourceLoc& loc,
                               const jaxpr::Aval& aval, absl::string_view what,
@@ -105,7 +115,8 @@ absl::Status NarrowDTypeError(const jaxpr::JaxprFile& file,
       jaxpr::NarrowFormatOf(aval.dtype);
   if (!format.has_value()) return absl::OkStatus();
   const jaxpr::NarrowFormatInfo& d = jaxpr::Info(*format);
-  if (PipelinesComputeOn(*format) && opset >= d.onnx_min_opset) {
+  if (PipelinesComputeOn(*format) &&
+      (opset >= d.onnx_min_opset || CarriedInBytesBelowItsOpset(*format))) {
     return absl::OkStatus();
   }
   const std::string where =
@@ -302,6 +313,7 @@ absl::StatusOr<onnx::ModelProto> ConvertUnguarded(
     auto shared = std::make_shared<const ir::Model>(std::move(model));
     onnx::ModelProto proto = ir::ToProto(*shared, defer);
     J2O_RETURN_IF_ERROR(plugin::WidenLowPrecisionForOrtCpu(proto));
+    J2O_RETURN_IF_ERROR(plugin::CarryNarrowIntsBelowTheirOpset(proto));
     if (ir_model != nullptr) *ir_model = std::move(shared);
     return proto;
   }
@@ -327,6 +339,7 @@ absl::StatusOr<onnx::ModelProto> ConvertUnguarded(
   // Both pipelines: bf16/f16 arithmetic runs in f32 where ONNX Runtime's CPU
   // provider has no kernel (plugin/low_precision.h).
   J2O_RETURN_IF_ERROR(plugin::WidenLowPrecisionForOrtCpu(proto));
+  J2O_RETURN_IF_ERROR(plugin::CarryNarrowIntsBelowTheirOpset(proto));
   return proto;
 }
 

@@ -189,8 +189,10 @@ def bundles_int(fmt):
 
     def code(v):
         return globals()["code"](v, BITS[fmt])
-    notes = (f"# note: ONNX has this type from opset {opset}: below it the "
-             "conversion is refused, naming the dtype\n")
+    carried = (f"# note: ONNX has this type from opset {opset}: below it the "
+               "values are carried in INT8/UINT8, one per byte "
+               "(docs/dtypes.md)\n")
+    notes = carried
     if opset > 23:
         notes += (f"# opset: {opset}\n")
     xs = [-20, -17, -9, -8, -1, 0, 1, 7, 8, 15, 16, 23, 2**31 - 1, -2**31]
@@ -240,6 +242,16 @@ def bundles_int(fmt):
            "expected_0": codes_array([code(x) for x in add]),
            "expected_1": codes_array([code(x) for x in mul])},
           notes)
+    # The same at opset 17, where ONNX has no INT4/INT2 (nor bitwise ops):
+    # the INT8/UINT8 carrier (plugin/narrow_int_carrier.h).
+    write(f"{fmt}_add_mul_opset17",
+          f"{{ lambda ; a:{fmt}[16] b:{fmt}[16]. let\n"
+          f"    c:{fmt}[16] = add a b\n"
+          f"    d:{fmt}[16] = mul c b\n  in (c, d) }}\n",
+          {"input_0": codes_array(a), "input_1": codes_array(b),
+           "expected_0": codes_array([code(x) for x in add]),
+           "expected_1": codes_array([code(x) for x in mul])},
+          carried + "# opset: 17\n")
     # dot_general in int4 with int4 accumulation (wraps), preferred int4.
     A = [[wrap(fmt, (3 * i + k) % 16) for k in range(3)] for i in range(2)]
     B = [[wrap(fmt, (5 * k + j + 1) % 16) for j in range(2)] for k in range(3)]

@@ -570,7 +570,8 @@ absl::Status Translator::InlineCall(Scope* scope, const Operation& op) {
         }
         auto arr = ParseDense(o.positional[0], o.plain_types.back());
         if (!arr.ok()) return MlirError(path(), o.loc, arr.status().message());
-        J2O_ASSIGN_OR_RETURN(Val v, ConstantIn(&inner, *arr, true, o.loc));
+        J2O_ASSIGN_OR_RETURN(jaxpr::Array input, DecodeCarried(*arr));
+        J2O_ASSIGN_OR_RETURN(Val v, ConstantIn(&inner, input, true, o.loc));
         inner.Bind(o.results[0], v);
       } else {
         for (const std::string& name : o.operands) {
@@ -634,7 +635,7 @@ absl::Status Translator::HandleCheck(Scope* scope, const Operation& op) {
     }
     auto arr = ParseDense(op.positional[0], op.plain_types.back());
     if (!arr.ok()) return MlirError(path(), op.loc, absl::StrCat(kind, ": ", arr.status().message()));
-    expected = *arr;
+    J2O_ASSIGN_OR_RETURN(expected, DecodeCarried(*arr));
   } else {
     if (op.operands.size() < 2) {
       return MlirError(path(), op.loc, absl::StrCat(kind, ": expects two operands"));
@@ -656,6 +657,23 @@ absl::Status Translator::HandleCheck(Scope* scope, const Operation& op) {
   return absl::OkStatus();
 }
 
+static bool IsTokenType(const MlirType& t) {
+  if (t.kind == MlirType::Kind::kToken) return true;
+  for (const MlirType& e : t.tuple) {
+    if (IsTokenType(e)) return true;
+  }
+  return false;
+}
+
+static bool HasTokenType(const Operation& op) {
+  for (const auto* types : {&op.input_types, &op.result_types, &op.plain_types}) {
+    for (const MlirType& t : *types) {
+      if (IsTokenType(t)) return true;
+    }
+  }
+  return false;
+}
+
 absl::Status Translator::TranslateOp(Scope* scope, const Operation& op) {
   if (op.name == "func.call" || op.name == "call") return InlineCall(scope, op);
   if (absl::StartsWith(op.name, "check.") ||
@@ -665,6 +683,31 @@ absl::Status Translator::TranslateOp(Scope* scope, const Operation& op) {
       return MlirError(path(), op.loc, absl::StrCat(op.name, " outside a test"));
     }
     return HandleCheck(scope, op);
+  }
+  if (op.name != "stablehlo.after_all" && op.name != "stablehlo.create_token" &&
+      HasTokenType(op)) {
+    // Tokens order side effects (host I/O: infeed, outfeed, send, recv;
+    // custom_calls with effects); a program ONNX can express has none, so
+    // only tokens nothing reads are dropped (translate_misc.cc).
+    return absl::UnimplementedError(
+        MlirError(path(), op.loc,
+                  absl::StrCat(op.name,
+                               ": `!stablehlo.token` operand or result: the "
+                               "side effects tokens order (host I/O) have no "
+                               "ONNX counterpart"))
+            .message());
+  }
+  if (MentionsQuantizedType(op)) {
+    OpContext quantized(this, scope, op);
+    return TranslateQuantized(quantized, [&](const Operation& as_float) {
+      return TranslateOp(scope, as_float);
+    });
+  }
+  if (MentionsCarriedFloat(op)) {
+    OpContext carried(this, scope, op);
+    return TranslateCarried(carried, [&](const Operation& as_f32) {
+      return TranslateOp(scope, as_f32);
+    });
   }
   const TranslatorTable& table = Table();
   auto it = table.find(op.name);
@@ -742,9 +785,29 @@ absl::StatusOr<StablehloProgram> Translator::Run() {
               d = jaxpr::DimExpr::Symbol(std::move(name));
             }
           }
+          if (aval->kind == Aval::Kind::kToken) {
+            return absl::UnimplementedError(
+                MlirError(path(), f->loc,
+                          absl::StrCat("argument ", a.name,
+                                       ": a `!stablehlo.token` program "
+                                       "input (ordered side effects) has no "
+                                       "ONNX counterpart"))
+                    .message());
+          }
+          // f8E4M3 / f8E3M4 inputs are f32 tensors, rounded to the format.
+          const bool carried = IsCarriedType(a.type);
+          if (carried) aval->dtype = DType::kF32;
           jaxpr::Var* v = NewVar(root_.get(), *aval);
           root_->invars.push_back(v);
-          scope.Bind(a.name, Val{Atom::OfVar(v), *aval});
+          Val in{Atom::OfVar(v), *aval};
+          if (carried) {
+            Operation entry;
+            entry.name = "func.func";
+            entry.loc = f->loc;
+            OpContext ctx(this, &scope, entry);
+            in = *RoundIfCarried(ctx, in, a.type);
+          }
+          scope.Bind(a.name, in);
         }
       } else if (!f->args.empty()) {
         return MlirError(path(), f->loc, "a test's entry function takes no arguments");
@@ -752,7 +815,16 @@ absl::StatusOr<StablehloProgram> Translator::Run() {
       std::vector<Val> returned;
       J2O_RETURN_IF_ERROR(TranslateBlock(&scope, f->body.blocks[0], &returned));
       if (!test_mode_) {
-        for (const Val& v : returned) root_->outvars.push_back(v.atom);
+        for (const Val& v : returned) {
+          if (IsToken(v)) {
+            return absl::UnimplementedError(
+                MlirError(path(), f->loc,
+                          "a `!stablehlo.token` program result (ordered side "
+                          "effects) has no ONNX counterpart")
+                    .message());
+          }
+          root_->outvars.push_back(v.atom);
+        }
       }
     }
   }

@@ -6,6 +6,7 @@
 #define JAX2ONNX_STABLEHLO_TRANSLATE_INTERNAL_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <utility>
@@ -35,6 +36,13 @@ struct Val {
 };
 
 class Translator;
+
+// The value of a `!stablehlo.token` (translate_misc.cc): no atom; only
+// after_all / create_token read or make one.
+Val TokenVal();
+inline bool IsToken(const Val& v) {
+  return v.aval.kind == Aval::Kind::kToken;
+}
 
 // Where the op being translated sits: in which emulated process of
 // interpreter.run_parallel (translate_parallel.cc) and in which
@@ -198,6 +206,28 @@ void RegisterMiscOps(TranslatorTable& table);
 void RegisterDynamicOps(TranslatorTable& table);
 void RegisterSdyOps(TranslatorTable& table);
 void RegisterParallelOps(TranslatorTable& table);
+
+// f8E4M3 / f8E3M4 values carried in f32 (translate_carried.cc): whether
+// an op's types name them; a checked or input array decoded to f32 (other
+// arrays unchanged); `x` rounded to `type`'s format when it is one;
+// `op` translated by `translate` with those types read as f32 and each such
+// result rounded to its format.
+bool MentionsCarriedFloat(const Operation& op);
+bool IsCarriedType(const MlirType& type);
+absl::StatusOr<jaxpr::Array> DecodeCarried(const jaxpr::Array& a);
+std::optional<Val> RoundIfCarried(OpContext& ctx, const Val& x,
+                                  const MlirType& type);
+absl::Status TranslateCarried(
+    OpContext& ctx,
+    const std::function<absl::Status(const Operation&)>& translate);
+
+// Uniform quantized types carried as their storage integers
+// (translate_quant.cc): whether an op's types name one; `op` translated
+// with quantize/dequantize around `translate` of its float form.
+bool MentionsQuantizedType(const Operation& op);
+absl::Status TranslateQuantized(
+    OpContext& ctx,
+    const std::function<absl::Status(const Operation&)>& translate);
 
 // custom_call @lapack_* (translate_lapack.cc).
 absl::Status LapackCustomCall(OpContext& ctx, const std::string& target);

@@ -1,4 +1,4 @@
-// fft, triangular_solve, rng_bit_generator, tuples.
+// fft, triangular_solve, rng_bit_generator, tuples, tokens.
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "jaxpr/status_macros.h"
@@ -140,9 +140,36 @@ absl::Status RngBitGenerator(OpContext& ctx) {
   return absl::OkStatus();
 }
 
+// after_all / create_token: a `!stablehlo.token` orders side effects, and a
+// program ONNX can express has none (host I/O, infeed/outfeed/send/recv, is
+// refused), so a token is a value without an atom that no equation reads.
+// TranslateOp refuses every other op with a token operand or result, and
+// Run a token among @main's arguments or results: a token survives only
+// where nothing consumes it, so dropping it changes no value.
+absl::Status AfterAll(OpContext& ctx) {
+  for (int i = 0; i < ctx.num_inputs(); ++i) {
+    J2O_ASSIGN_OR_RETURN(Val v, ctx.Input(i));
+    if (v.aval.kind != Aval::Kind::kToken) {
+      return ctx.Error(absl::StrCat("operand #", i, " is not a token"));
+    }
+  }
+  if (ctx.num_results() != 1) return ctx.Error("expects one result");
+  ctx.Bind(0, TokenVal());
+  return absl::OkStatus();
+}
+
 }  // namespace
 
+Val TokenVal() {
+  Val v;
+  v.aval.kind = Aval::Kind::kToken;
+  v.aval.opaque_text = "Tok";
+  return v;
+}
+
 void RegisterMiscOps(TranslatorTable& table) {
+  table["stablehlo.after_all"] = &AfterAll;
+  table["stablehlo.create_token"] = &AfterAll;
   table["stablehlo.rng_bit_generator"] = &RngBitGenerator;
   table["stablehlo.fft"] = &Fft;
   table["stablehlo.triangular_solve"] = &TriangularSolve;
