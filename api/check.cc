@@ -1,5 +1,6 @@
 #include "api/check.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -9,8 +10,10 @@
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
 #include "api/convert_internal.h"
 #include "api/splitmix64.h"
 #include "api/write_model.h"
@@ -21,6 +24,7 @@
 #include "jaxpr/prng.h"
 #include "jaxpr/status_macros.h"
 #include "onnx/onnx_pb.h"
+#include "plugin/float4_e2m1.h"
 #include "plugin/onnx_types.h"
 
 namespace jax2onnx::api {
@@ -318,7 +322,58 @@ absl::StatusOr<std::vector<jaxpr::Array>> OracleOutputs(
   return jaxpr::Evaluate(bundle.jaxpr(), bundle.consts, inputs, eval_options);
 }
 
+namespace {
+
+// `a`'s bytes as an array of `to` (both one byte per element).
+jaxpr::Array Reinterpreted(const jaxpr::Array& a, jaxpr::DType to) {
+  jaxpr::Array out(to, a.shape());
+  std::copy(a.data(), a.data() + a.num_elements(), out.data());
+  return out;
+}
+
+absl::StatusOr<std::vector<jaxpr::Array>> RunModelAsIs(
+    const onnx::ModelProto& model, const std::vector<jaxpr::Array>& inputs,
+    OrtRunner& runner);
+
+}  // namespace
+
+// float4_e2m1fn graph inputs and outputs are uint8 codes in the model
+// (plugin/float4_e2m1.h; the metadata entry names them): an f4 array is fed
+// as its bytes, and a listed output comes back as an f4 array.
 absl::StatusOr<std::vector<jaxpr::Array>> RunModel(
+    const onnx::ModelProto& model, const std::vector<jaxpr::Array>& inputs,
+    OrtRunner& runner) {
+  absl::flat_hash_set<std::string> coded;
+  for (const onnx::StringStringEntryProto& e : model.metadata_props()) {
+    if (e.key() != plugin::kFloat4CodesMetadataKey) continue;
+    for (absl::string_view name : absl::StrSplit(e.value(), ',')) {
+      coded.insert(std::string(name));
+    }
+  }
+  if (coded.empty()) return RunModelAsIs(model, inputs, runner);
+  const jaxpr::DType f4 = jaxpr::NarrowDType(jaxpr::NarrowFormat::kF4E2M1FN);
+  std::vector<jaxpr::Array> fed = inputs;
+  for (size_t i = 0; i < fed.size(); ++i) {
+    if (fed[i].dtype() == f4) {
+      fed[i] = Reinterpreted(fed[i], jaxpr::DType::kU8);
+    }
+  }
+  J2O_ASSIGN_OR_RETURN(std::vector<jaxpr::Array> outputs,
+                       RunModelAsIs(model, fed, runner));
+  for (int i = 0;
+       i < model.graph().output_size() && i < static_cast<int>(outputs.size());
+       ++i) {
+    if (coded.contains(model.graph().output(i).name()) &&
+        outputs[i].dtype() == jaxpr::DType::kU8) {
+      outputs[i] = Reinterpreted(outputs[i], f4);
+    }
+  }
+  return outputs;
+}
+
+namespace {
+
+absl::StatusOr<std::vector<jaxpr::Array>> RunModelAsIs(
     const onnx::ModelProto& model, const std::vector<jaxpr::Array>& inputs,
     OrtRunner& runner) {
   if (static_cast<int>(inputs.size()) != model.graph().input_size()) {
@@ -335,8 +390,9 @@ absl::StatusOr<std::vector<jaxpr::Array>> RunModel(
           : jaxpr::IsNarrowInt(a.dtype()) ? Converted(a, jaxpr::DType::kI32)
                                           : a);
     }
-    J2O_ASSIGN_OR_RETURN(std::vector<jaxpr::Array> outputs,
-                         RunModel(WrapBf16Boundary(model), f32_inputs, runner));
+    J2O_ASSIGN_OR_RETURN(
+        std::vector<jaxpr::Array> outputs,
+        RunModelAsIs(WrapBf16Boundary(model), f32_inputs, runner));
     for (int i = 0; i < model.graph().output_size() &&
                     i < static_cast<int>(outputs.size());
          ++i) {
@@ -372,8 +428,6 @@ absl::StatusOr<std::vector<jaxpr::Array>> RunModel(
   }
   return runner.Run(model_path, named);
 }
-
-namespace {
 
 // Inputs, oracle, run and compare of one example set on a converted model;
 // `result` already names the bundle, pipeline and conversion time.

@@ -19,6 +19,7 @@
 #include "converter2/nchw.h"
 #include "jaxpr/status_macros.h"
 #include "onnx/onnx_pb.h"
+#include "plugin/float4_e2m1.h"
 
 namespace jax2onnx::api {
 namespace {
@@ -240,6 +241,11 @@ CheckResult CheckModelFile(const std::string& model_path,
       has_bf16 |=
           v.type().tensor_type().elem_type() == onnx::TensorProto::BFLOAT16;
     }
+  }
+  // float4_e2m1fn I/O as uint8 codes (plugin/float4_e2m1.h): RunModel
+  // feeds and reads them as f4 arrays.
+  for (const onnx::StringStringEntryProto& e : model->metadata_props()) {
+    has_bf16 |= e.key() == plugin::kFloat4CodesMetadataKey;
   }
   if (has_bf16) {
     // RunModel wraps bf16 graph I/O in Casts (onnxruntime-node has no bf16

@@ -32,6 +32,7 @@
 #include "plugin/conversion_checks.h"
 #include "plugin/low_precision.h"
 #include "plugin/narrow_int_carrier.h"
+#include "plugin/onnx_types.h"
 #include "plugins/register.h"
 #include "plugins2/register.h"
 
@@ -77,9 +78,10 @@ namespace {
 // f32 with every Cast to it round_mode="nearest" behind a guard for the
 // values where ONNX Runtime 1.30 differs from ml_dtypes (probed; 0,
 // negatives, inf, just above 2^-127; plugin/low_precision.cc). f4_e2m1fn
-// is refused at every opset: ONNX Runtime 1.30 has no Cast kernel for
-// FLOAT4E2M1 (probed: "Could not find an implementation for Cast(23)"), so
-// no model with it could run.
+// never reaches ONNX Runtime as FLOAT4E2M1, which it cannot Cast (probed:
+// "Could not find an implementation for Cast(23)"): its values are carried
+// in f32 and rounded arithmetically, its graph I/O are uint8 codes
+// (plugin/float4_e2m1.h), so it needs no opset past the converter's least.
 bool PipelinesComputeOn(jaxpr::NarrowFormat format) {
   using F = jaxpr::NarrowFormat;
   switch (format) {
@@ -92,18 +94,24 @@ bool PipelinesComputeOn(jaxpr::NarrowFormat format) {
     case F::kI2:
     case F::kU2:
     case F::kF8E8M0FNU:
+    case F::kF4E2M1FN:
       return true;
     default:
       return false;
   }
 }
 
-// int4/uint4 and int2/uint2 below their first ONNX opset (21, 25) are
-// carried in INT8/UINT8 (plugin/narrow_int_carrier.h).
-bool CarriedInBytesBelowItsOpset(jaxpr::NarrowFormat format) {
+// The first opset at which the pipelines compute on `format`: f4 is carried
+// in f32 (plugin/float4_e2m1.h), int4/uint4 and int2/uint2 below their first
+// ONNX opset (21, 25) in INT8/UINT8 (plugin/narrow_int_carrier.h), so they
+// need no opset past the converter's least.
+int FirstComputedOpset(jaxpr::NarrowFormat format) {
   using F = jaxpr::NarrowFormat;
-  return format == F::kI4 || format == F::kU4 || format == F::kI2 ||
-         format == F::kU2;
+  if (format == F::kF4E2M1FN || format == F::kI4 || format == F::kU4 ||
+      format == F::kI2 || format == F::kU2) {
+    return plugin::kMinOpset;
+  }
+  return jaxpr::Info(format).onnx_min_opset;
 }
 
 absl::Status NarrowDTypeError(const jaxpr::JaxprFile& file,
@@ -115,8 +123,7 @@ absl::Status NarrowDTypeError(const jaxpr::JaxprFile& file,
       jaxpr::NarrowFormatOf(aval.dtype);
   if (!format.has_value()) return absl::OkStatus();
   const jaxpr::NarrowFormatInfo& d = jaxpr::Info(*format);
-  if (PipelinesComputeOn(*format) &&
-      (opset >= d.onnx_min_opset || CarriedInBytesBelowItsOpset(*format))) {
+  if (PipelinesComputeOn(*format) && opset >= FirstComputedOpset(*format)) {
     return absl::OkStatus();
   }
   const std::string where =
@@ -125,15 +132,6 @@ absl::Status NarrowDTypeError(const jaxpr::JaxprFile& file,
   std::string onnx;
   if (d.onnx_type == 0) {
     onnx = "ONNX has no element type for it";
-  } else if (!PipelinesComputeOn(*format)) {
-    const char* why =
-        *format == jaxpr::NarrowFormat::kF4E2M1FN
-            ? "ONNX Runtime 1.30 has no Cast kernel for it"
-            : "its ONNX Runtime kernels are not verified";
-    onnx = absl::StrCat("ONNX has ", d.onnx_name, " from opset ",
-                        d.onnx_min_opset,
-                        ", but this converter does not compute on it: ", why,
-                        " (docs/dtypes.md)");
   } else {
     onnx = absl::StrCat("ONNX has ", d.onnx_name, " only from opset ",
                         d.onnx_min_opset, "; this is opset ", opset,

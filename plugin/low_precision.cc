@@ -34,6 +34,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
+#include "plugin/float4_e2m1.h"
 
 namespace jax2onnx::plugin {
 namespace {
@@ -275,6 +276,22 @@ class Widener {
         continue;
       }
       if (node.op_type() == "Cast" && node.domain().empty() &&
+          !out_types.empty() && out_types[0] == kFloat4E2M1) {
+        // ONNX Runtime has no FLOAT4E2M1 Cast: ml_dtypes' rounding into
+        // an f32 container (plugin/float4_e2m1.h).
+        std::vector<NodeProto> round;
+        const absl::Status s = AppendRoundToFloat4E2M1(
+            node.input(0), in_types.empty() ? kUnknown : in_types[0],
+            node.output(0), node.name(), Names(), &round);
+        if (!s.ok()) {
+          if (status_.ok()) status_ = s;
+          *rewritten.Add() = std::move(node);
+          continue;
+        }
+        for (NodeProto& n : round) *rewritten.Add() = std::move(n);
+        continue;
+      }
+      if (node.op_type() == "Cast" && node.domain().empty() &&
           !out_types.empty() && IsNarrowFloat8(out_types[0]) &&
           FindAttr(node, "saturate") == nullptr) {
         // A recipe's Cast to float8: XLA's conversion does not saturate.
@@ -355,6 +372,15 @@ class Widener {
             casts_back.push_back(std::move(n));
           }
           f32 = casts_back.back().output(0);
+        }
+        if (out_types[k] == kFloat4E2M1) {
+          std::vector<NodeProto> round;
+          const absl::Status s = AppendRoundToFloat4E2M1(
+              f32, TensorProto::FLOAT, name,
+              absl::StrCat(node.name(), "_round_out"), Names(), &round);
+          if (!s.ok() && status_.ok()) status_ = s;
+          for (NodeProto& n : round) casts_back.push_back(std::move(n));
+          continue;
         }
         casts_back.push_back(
             CastNode(f32, name, out_types[k],
@@ -584,6 +610,10 @@ class Widener {
   absl::flat_hash_set<std::string>* used_node_names_;
 
  public:
+  UniqueNames Names() const { return {used_names_, used_node_names_}; }
+  // The first error met (a conversion to f4 from a type it cannot round).
+  absl::Status status_;
+
   // "domain::name" of each called function -> element types of the
   // arguments seen at its calls (all calls of one function agree: the
   // converter deduplicates functions by operand types).
@@ -706,7 +736,10 @@ absl::Status WidenLowPrecisionForOrtCpu(onnx::ModelProto& model) {
     widener.Run(body, nullptr);
   }
   give_back();
-  return absl::OkStatus();
+  if (!widener.status_.ok()) return widener.status_;
+  // No FLOAT4E2M1 value can run in ONNX Runtime: f4 values move into f32
+  // containers, f4 graph I/O into uint8 codes (plugin/float4_e2m1.h).
+  return CarryFloat4E2M1InFloat32(model, widener.Names());
 }
 
 }  // namespace jax2onnx::plugin

@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
@@ -280,9 +281,9 @@ TEST_F(CliTest, NarrowDtypesAreRefusedNamingTheDtypeAndOnnxOpset) {
       "b\n"
       "  in (c,) }\n");
   for (const char* ir : {"false", "true"}) {
-    const Result r = Run(absl::StrCat("convert --use_onnx_ir=", ir,
-                                      " --opset 17 ", f8, " -o ",
-                                      P("f8.onnx")));
+    const Result r =
+        Run(absl::StrCat("convert --use_onnx_ir=", ir, " --opset 17 ", f8,
+                         " -o ", P("f8.onnx")));
     EXPECT_EQ(r.exit_code, 1);
     EXPECT_THAT(r.err, HasSubstr("f8.jaxpr:2:5: error: dtype f8_e4m3fn "
                                  "(float8_e4m3fn) of the result b of "
@@ -291,20 +292,51 @@ TEST_F(CliTest, NarrowDtypesAreRefusedNamingTheDtypeAndOnnxOpset) {
                 HasSubstr("ONNX has FLOAT8E4M3FN only from opset 19; this is "
                           "opset 17"));
     EXPECT_FALSE(fs::exists(P("f8.onnx")));
-    const Result at19 = Run(absl::StrCat("convert --use_onnx_ir=", ir,
-                                         " --opset 19 ", f8, " -o ",
-                                         P("f8.onnx")));
+    const Result at19 =
+        Run(absl::StrCat("convert --use_onnx_ir=", ir, " --opset 19 ", f8,
+                         " -o ", P("f8.onnx")));
     EXPECT_EQ(at19.exit_code, 0) << at19.err;
     EXPECT_TRUE(fs::exists(P("f8.onnx")));
     fs::remove(P("f8.onnx"));
   }
-  const std::string f6 = Write("f6.jaxpr",
-                               "{ lambda ; a:f6_e2m3fn[4]. let\n"
-                               "  in (a,) }\n");
-  const Result r = Run("convert " + f6 + " -o " + P("f6.onnx"));
-  EXPECT_EQ(r.exit_code, 1);
-  EXPECT_THAT(r.err, HasSubstr("dtype f6_e2m3fn (float6_e2m3fn) of input a"));
-  EXPECT_THAT(r.err, HasSubstr("ONNX has no element type for it"));
+  // The formats ONNX has no type for, at every opset, both pipelines; as
+  // an input and as a result (convert_element_type from f32).
+  for (const auto& [short_name, numpy_name] :
+       std::vector<std::pair<std::string, std::string>>{
+           {"f6_e2m3fn", "float6_e2m3fn"},
+           {"f6_e3m2fn", "float6_e3m2fn"},
+           {"f8_e3m4", "float8_e3m4"},
+           {"f8_e4m3", "float8_e4m3"},
+           {"f8_e4m3b11fnuz", "float8_e4m3b11fnuz"}}) {
+    const std::string input = Write(
+        "none_in.jaxpr",
+        absl::StrCat("{ lambda ; a:", short_name, "[4]. let\n  in (a,) }\n"));
+    const std::string result =
+        Write("none_out.jaxpr",
+              absl::StrCat("{ lambda ; a:f32[4]. let\n    b:", short_name,
+                           "[4] = convert_element_type[new_dtype=", numpy_name,
+                           " weak_type=False] a\n  in (b,) }\n"));
+    for (const char* ir : {"false", "true"}) {
+      for (const char* opset : {"17", "26"}) {
+        const std::string flags =
+            absl::StrCat(" --use_onnx_ir=", ir, " --opset ", opset, " ");
+        const Result r =
+            Run(absl::StrCat("convert", flags, input, " -o ", P("x.onnx")));
+        EXPECT_EQ(r.exit_code, 1) << short_name << flags;
+        EXPECT_THAT(r.err, HasSubstr(absl::StrCat("dtype ", short_name, " (",
+                                                  numpy_name, ") of input a")));
+        EXPECT_THAT(r.err, HasSubstr("ONNX has no element type for it"));
+        const Result out =
+            Run(absl::StrCat("convert", flags, result, " -o ", P("x.onnx")));
+        EXPECT_EQ(out.exit_code, 1) << short_name << flags;
+        EXPECT_THAT(out.err, HasSubstr(absl::StrCat("dtype ", short_name, " (",
+                                                    numpy_name,
+                                                    ") of the result b of "
+                                                    "'convert_element_type'")));
+        EXPECT_FALSE(fs::exists(P("x.onnx")));
+      }
+    }
+  }
 }
 
 TEST_F(CliTest, QuietEvalShowsOnlyFailures) {
