@@ -31,6 +31,7 @@
 #include "jaxpr/typecheck/typecheck.h"
 #include "plugin/conversion_checks.h"
 #include "plugin/low_precision.h"
+#include "plugin/subgraph_nesting.h"
 #include "plugins/register.h"
 #include "plugins2/register.h"
 
@@ -302,6 +303,7 @@ absl::StatusOr<onnx::ModelProto> ConvertUnguarded(
     auto shared = std::make_shared<const ir::Model>(std::move(model));
     onnx::ModelProto proto = ir::ToProto(*shared, defer);
     J2O_RETURN_IF_ERROR(plugin::WidenLowPrecisionForOrtCpu(proto));
+    plugin::BoundSubgraphNesting(proto);
     if (ir_model != nullptr) *ir_model = std::move(shared);
     return proto;
   }
@@ -327,6 +329,9 @@ absl::StatusOr<onnx::ModelProto> ConvertUnguarded(
   // Both pipelines: bf16/f16 arithmetic runs in f32 where ONNX Runtime's CPU
   // provider has no kernel (plugin/low_precision.h).
   J2O_RETURN_IF_ERROR(plugin::WidenLowPrecisionForOrtCpu(proto));
+  // Both pipelines: control flow nested past what ORT parses moves into
+  // model-local functions (plugin/subgraph_nesting.h).
+  plugin::BoundSubgraphNesting(proto);
   return proto;
 }
 
