@@ -7,6 +7,7 @@
 #include <new>
 #include <optional>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -136,13 +137,12 @@ absl::Status NarrowDTypeError(const jaxpr::JaxprFile& file,
       "before exporting"));
 }
 
-absl::Status RefuseNarrowDTypes(const jaxpr::JaxprFile& file,
-                                const jaxpr::ClosedJaxpr& jaxpr, int opset,
-                                std::vector<const jaxpr::ClosedJaxpr*>* seen) {
-  for (const jaxpr::ClosedJaxpr* s : *seen) {
-    if (s == &jaxpr) return absl::OkStatus();
-  }
-  seen->push_back(&jaxpr);
+absl::Status RefuseNarrowDTypes(
+    const jaxpr::JaxprFile& file, const jaxpr::ClosedJaxpr& jaxpr, int opset,
+    absl::flat_hash_set<const jaxpr::ClosedJaxpr*>* seen) {
+  // A set, not a list: a program with thousands of nested jaxprs (conds in
+  // conds) made the linear lookup quadratic.
+  if (!seen->insert(&jaxpr).second) return absl::OkStatus();
   for (const jaxpr::Var* v : jaxpr.constvars) {
     J2O_RETURN_IF_ERROR(NarrowDTypeError(file, jaxpr.loc, v->aval,
                                          "constvar " + v->name, opset));
@@ -247,7 +247,7 @@ absl::StatusOr<onnx::ModelProto> ConvertUnguarded(
         "one output, so there is nothing to convert");
   }
   {
-    std::vector<const jaxpr::ClosedJaxpr*> seen;
+    absl::flat_hash_set<const jaxpr::ClosedJaxpr*> seen;
     J2O_RETURN_IF_ERROR(
         RefuseNarrowDTypes(bundle.file, bundle.jaxpr(), options.opset, &seen));
   }
