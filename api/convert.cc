@@ -7,6 +7,7 @@
 #include <new>
 #include <optional>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "absl/strings/ascii.h"
 #include "absl/strings/match.h"
@@ -33,6 +34,7 @@
 #include "plugin/low_precision.h"
 #include "plugin/narrow_int_carrier.h"
 #include "plugin/onnx_types.h"
+#include "plugin/subgraph_nesting.h"
 #include "plugins/register.h"
 #include "plugins2/register.h"
 
@@ -144,13 +146,12 @@ absl::Status NarrowDTypeError(const jaxpr::JaxprFile& file,
       "before exporting"));
 }
 
-absl::Status RefuseNarrowDTypes(const jaxpr::JaxprFile& file,
-                                const jaxpr::ClosedJaxpr& jaxpr, int opset,
-                                std::vector<const jaxpr::ClosedJaxpr*>* seen) {
-  for (const jaxpr::ClosedJaxpr* s : *seen) {
-    if (s == &jaxpr) return absl::OkStatus();
-  }
-  seen->push_back(&jaxpr);
+absl::Status RefuseNarrowDTypes(
+    const jaxpr::JaxprFile& file, const jaxpr::ClosedJaxpr& jaxpr, int opset,
+    absl::flat_hash_set<const jaxpr::ClosedJaxpr*>* seen) {
+  // A set, not a list: a program with thousands of nested jaxprs (conds in
+  // conds) made the linear lookup quadratic.
+  if (!seen->insert(&jaxpr).second) return absl::OkStatus();
   for (const jaxpr::Var* v : jaxpr.constvars) {
     J2O_RETURN_IF_ERROR(NarrowDTypeError(file, jaxpr.loc, v->aval,
                                          "constvar " + v->name, opset));
@@ -255,7 +256,7 @@ absl::StatusOr<onnx::ModelProto> ConvertUnguarded(
         "one output, so there is nothing to convert");
   }
   {
-    std::vector<const jaxpr::ClosedJaxpr*> seen;
+    absl::flat_hash_set<const jaxpr::ClosedJaxpr*> seen;
     J2O_RETURN_IF_ERROR(
         RefuseNarrowDTypes(bundle.file, bundle.jaxpr(), options.opset, &seen));
   }
@@ -312,6 +313,7 @@ absl::StatusOr<onnx::ModelProto> ConvertUnguarded(
     onnx::ModelProto proto = ir::ToProto(*shared, defer);
     J2O_RETURN_IF_ERROR(plugin::WidenLowPrecisionForOrtCpu(proto));
     J2O_RETURN_IF_ERROR(plugin::CarryNarrowIntsBelowTheirOpset(proto));
+    plugin::BoundSubgraphNesting(proto);
     if (ir_model != nullptr) *ir_model = std::move(shared);
     return proto;
   }
@@ -338,6 +340,9 @@ absl::StatusOr<onnx::ModelProto> ConvertUnguarded(
   // provider has no kernel (plugin/low_precision.h).
   J2O_RETURN_IF_ERROR(plugin::WidenLowPrecisionForOrtCpu(proto));
   J2O_RETURN_IF_ERROR(plugin::CarryNarrowIntsBelowTheirOpset(proto));
+  // Both pipelines: control flow nested past what ORT parses moves into
+  // model-local functions (plugin/subgraph_nesting.h).
+  plugin::BoundSubgraphNesting(proto);
   return proto;
 }
 

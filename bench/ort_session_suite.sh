@@ -5,7 +5,8 @@
 # real-JAX corpus (shared/corpus/real, weights from `jax2onnx randomize`),
 # each timed by bench/ort_session.js (the fastest of RUNS creations, levels
 # disabled and all). Prints one row per model and level with the IR/legacy
-# ratio.
+# ratio of the CPU time (process user + sys; wall time on a shared machine
+# measures the load more than the model).
 #
 #   bench/ort_session_suite.sh [BUILD_DIR] [SIZE] [RUNS]
 #   bench/ort_session_suite.sh build 10000 3
@@ -43,8 +44,8 @@ for line in open(sys.argv[1]):
   r = json.loads(line)
   m = r["model"][:-len(".onnx")]
   program, config = m.rsplit("_", 1)
-  rows.setdefault((program, r["level"]), {})[config] = r.get("best_ms", r.get("error"))
-print("| program | level | legacy ms | IR ms | IR / legacy |")
+  rows.setdefault((program, r["level"]), {})[config] = r.get("best_cpu_ms", r.get("error"))
+print("| program | level | legacy CPU ms | IR CPU ms | IR / legacy |")
 print("|---|---|---|---|---|")
 ratios = []
 for (program, level), c in rows.items():

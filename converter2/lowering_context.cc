@@ -29,6 +29,34 @@ ir::Shape ToIrShape(const std::vector<jaxpr::DimExpr>& dims) {
   return ir::Shape(std::move(out));
 }
 
+// Name scopes grow by one level (two components: "eqn5/pjit/" for nodes,
+// "c/pjit/" for values) per nested call or body. Past kMaxScopeChars only the
+// innermost whole levels are kept, after ".../", so a name costs O(1) instead
+// of O(depth): pjit nested 100 deep wrote names of up to 1,000 characters on
+// every node and value (a model 30x the size of the legacy one, which ONNX
+// Runtime took twice as long to load). The equation stays findable by the
+// innermost levels and the node's doc string ("line L:C: ..."); no testdata
+// program nests deep enough to be cut.
+constexpr size_t kMaxScopeChars = 128;
+
+std::string BoundedScope(std::string scope) {
+  if (scope.size() <= kMaxScopeChars) return scope;
+  constexpr absl::string_view kCut = ".../";
+  // Every second '/' from the end (the last one excluded) starts a level.
+  size_t keep_from = std::string::npos;
+  int slashes = 0;
+  for (size_t i = scope.size() - 1; i-- > 0;) {
+    if (scope[i] != '/' || ++slashes % 2 != 0) continue;
+    if (keep_from != std::string::npos &&
+        scope.size() - (i + 1) + kCut.size() > kMaxScopeChars) {
+      break;
+    }
+    keep_from = i + 1;
+  }
+  if (keep_from == std::string::npos) return scope;
+  return absl::StrCat(kCut, absl::string_view(scope).substr(keep_from));
+}
+
 std::string EqnWhere(const jaxpr::Eqn& eqn, int index) {
   std::string where = absl::StrCat("'", eqn.primitive, "'");
   if (index >= 0) where = absl::StrCat("equation #", index, " ", where);
@@ -490,17 +518,17 @@ absl::Status LoweringContext::LowerEquations(const jaxpr::ClosedJaxpr& jaxpr) {
     std::string outer_doc = std::move(doc_);
     std::string outer_value_outer = std::move(value_outer_);
     std::string outer_value_scope = std::move(value_scope_);
-    name_scope_ =
-        absl::StrCat(outer_scope, "eqn", index, "/", eqn.primitive, "/");
+    name_scope_ = BoundedScope(
+        absl::StrCat(outer_scope, "eqn", index, "/", eqn.primitive, "/"));
     doc_ = EqnDoc(eqn);
     // Values: the enclosing equation's scope; this equation's after its
     // first result ("_" when every result is dropped).
     value_outer_ = outer_value_scope;
-    value_scope_ = absl::StrCat(outer_value_scope,
-                                eqn.outputs.empty() || eqn.outputs[0]->is_drop
-                                    ? "_"
-                                    : eqn.outputs[0]->name,
-                                "/", eqn.primitive, "/");
+    value_scope_ = BoundedScope(absl::StrCat(
+        outer_value_scope,
+        eqn.outputs.empty() || eqn.outputs[0]->is_drop ? "_"
+                                                       : eqn.outputs[0]->name,
+        "/", eqn.primitive, "/"));
     ++depth_;
     // Structural primitives on PRNG keys run once per key word.
     absl::Status status =

@@ -27,6 +27,22 @@
 namespace jax2onnx::plugins {
 namespace {
 
+// The attribute list of a control-flow node, moved in: a braced list copies
+// its elements, and a copy of a body copies every cond/while nested in it,
+// so a program nested d deep copied its innermost bodies d times.
+std::vector<onnx::AttributeProto> MovedAttrs(onnx::AttributeProto a) {
+  std::vector<onnx::AttributeProto> attrs;
+  attrs.push_back(std::move(a));
+  return attrs;
+}
+
+std::vector<onnx::AttributeProto> MovedAttrs(onnx::AttributeProto a,
+                                             onnx::AttributeProto b) {
+  std::vector<onnx::AttributeProto> attrs = MovedAttrs(std::move(a));
+  attrs.push_back(std::move(b));
+  return attrs;
+}
+
 using converter::AttrGraph;
 using converter::AttrInt;
 using converter::State;
@@ -134,9 +150,10 @@ absl::StatusOr<std::vector<std::string>> EmitBranches(
     J2O_ASSIGN_OR_RETURN(ValueInfo info, ValueInfo::OfAval(out->aval));
     infos.push_back(std::move(info));
   }
-  return s.AddNodeMulti("If", {pred}, std::move(infos),
-                        {AttrGraph("then_branch", std::move(then_graph)),
-                         AttrGraph("else_branch", std::move(else_graph))});
+  return s.AddNodeMulti(
+      "If", {pred}, std::move(infos),
+      MovedAttrs(AttrGraph("then_branch", std::move(then_graph)),
+                 AttrGraph("else_branch", std::move(else_graph))));
 }
 
 absl::Status LowerCond(State& s, const jaxpr::Eqn& eqn) {
@@ -233,7 +250,7 @@ absl::Status LowerWhile(State& s, const jaxpr::Eqn& eqn) {
   }
   std::vector<std::string> outs =
       s.AddNodeMulti("Loop", std::move(loop_in), std::move(infos),
-                     {AttrGraph("body", std::move(body))});
+                     MovedAttrs(AttrGraph("body", std::move(body))));
   for (size_t k = 0; k < outs.size(); ++k) {
     J2O_RETURN_IF_ERROR(s.SetOutput(eqn, static_cast<int>(k), outs[k]));
   }
@@ -320,8 +337,9 @@ absl::Status LowerScan(State& s, const jaxpr::Eqn& eqn) {
                          ValueInfo::OfAval(eqn.outputs[o]->aval));
     infos.push_back(std::move(info));
   }
-  std::vector<std::string> outs = s.AddNodeMulti(
-      "Loop", std::move(loop_in), infos, {AttrGraph("body", std::move(body))});
+  std::vector<std::string> outs =
+      s.AddNodeMulti("Loop", std::move(loop_in), infos,
+                     MovedAttrs(AttrGraph("body", std::move(body))));
   for (int o = 0; o < n_out; ++o) {
     std::string v = outs[o];
     if (o >= nk && plan.reverse) {

@@ -157,5 +157,42 @@ TEST(ReadableNamesTest, EmptyShapeComputationsAreFolded) {
   EXPECT_EQ(EmptyShapes(Convert(kLu, 1).graph()), 0);
 }
 
+// pjit nested 60 deep, a sin at each level and a cos innermost: names keep
+// only the innermost levels past 128 characters of scope, so no name grows
+// with the depth (the full path of 60 levels is ~600 characters).
+TEST(ReadableNamesTest, DeeplyNestedCallsKeepTheInnermostLevels) {
+  constexpr int kDepth = 60;
+  auto var = [](int i, char role) {
+    std::string name(1, role);
+    for (; i > 0; i /= 26) name.push_back(static_cast<char>('a' + i % 26));
+    return name;
+  };
+  std::string body = "{ lambda ; x:f32[4]. let y:f32[4] = cos x in (y,) }";
+  for (int level = kDepth - 1; level >= 0; --level) {
+    body = absl::StrCat("{ lambda ; ", var(level, 'p'), ":f32[4]. let\n",
+                        var(level, 'q'), ":f32[4] = sin ", var(level, 'p'),
+                        "\n", var(level, 'r'), ":f32[4] = pjit[name=f jaxpr=",
+                        body, "] ", var(level, 'q'), "\n in (",
+                        var(level, 'r'), ",) }");
+  }
+  const std::string program = absl::StrCat(
+      "{ lambda ; a:f32[4]. let\n    b:f32[4] = pjit[name=f jaxpr=", body,
+      "] a\n  in (b,) }\n");
+  const onnx::ModelProto m = Convert(program, 0);
+  int cos_nodes = 0;
+  for (const onnx::NodeProto& n : m.graph().node()) {
+    EXPECT_LE(n.name().size(), 128u + 16) << n.name();
+    for (const std::string& out : n.output()) {
+      EXPECT_LE(out.size(), 128u + 16) << out;
+    }
+    if (n.op_type() != "Cos") continue;
+    ++cos_nodes;
+    EXPECT_THAT(n.name(), StartsWith(".../"));
+    EXPECT_THAT(n.name(), HasSubstr("/eqn1/pjit/eqn0/cos/Cos"));
+    EXPECT_THAT(n.doc_string(), HasSubstr("y:f32[4] = cos x"));
+  }
+  EXPECT_EQ(cos_nodes, 1);
+}
+
 }  // namespace
 }  // namespace jax2onnx::api
