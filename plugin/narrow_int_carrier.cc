@@ -141,8 +141,13 @@ class Carrier {
   // for every int32 x), and r ^ 2^(k-1) for such an r in [0, 2^k) is
   // Mod(r + 2^(k-1), 2^k). Other bitwise nodes are left for ONNX Runtime to
   // name.
-  void LegalizeBitwise(GraphProto& g) {
+  // `outer`: the constants of the enclosing graphs (subgraphs read outer
+  // values by name).
+  void LegalizeBitwise(
+      GraphProto& g,
+      const absl::flat_hash_map<std::string, int64_t>* outer = nullptr) {
     absl::flat_hash_map<std::string, int64_t> constants;
+    if (outer != nullptr) constants = *outer;
     for (const TensorProto& t : g.initializer()) {
       int64_t v;
       if (Int32Scalar(t, &v)) constants[t.name()] = v;
@@ -152,8 +157,10 @@ class Carrier {
     google::protobuf::RepeatedPtrField<NodeProto> rewritten;
     for (NodeProto& node : *g.mutable_node()) {
       for (AttributeProto& a : *node.mutable_attribute()) {
-        if (a.has_g()) LegalizeBitwise(*a.mutable_g());
-        for (GraphProto& sub : *a.mutable_graphs()) LegalizeBitwise(sub);
+        if (a.has_g()) LegalizeBitwise(*a.mutable_g(), &constants);
+        for (GraphProto& sub : *a.mutable_graphs()) {
+          LegalizeBitwise(sub, &constants);
+        }
       }
       if (node.op_type() == "Constant" && node.output_size() == 1) {
         for (const AttributeProto& a : node.attribute()) {
