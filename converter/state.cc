@@ -65,6 +65,18 @@ ValueInfo Int64Dim() {
 }
 ValueInfo BoolDim() { return ValueInfo::Tensor(onnx::TensorProto::BOOL, {1}); }
 
+// Whether a constant asked for inside a body becomes a Constant node of the
+// body (State::Const): the int64 tensors ONNX shape inference reads the
+// values of (axes, shapes, pads, slice bounds, repeats), small enough that
+// repeating them per body costs nothing.
+bool IsBodyLocalConst(const onnx::TensorProto& tensor) {
+  constexpr int64_t kMaxElements = 64;
+  if (tensor.data_type() != onnx::TensorProto::INT64) return false;
+  int64_t elements = 1;
+  for (int64_t d : tensor.dims()) elements *= d;
+  return elements <= kMaxElements;
+}
+
 }  // namespace
 
 // ---- Dim / ValueInfo ----
@@ -354,6 +366,17 @@ std::string State::Const(onnx::TensorProto tensor) {
       tensor.data_type(),
       std::vector<int64_t>(tensor.dims().begin(), tensor.dims().end()),
       tensor.raw_data());
+  if (current_ != main_ && IsBodyLocalConst(tensor)) {
+    auto it = body_consts_.find(key);
+    if (it != body_consts_.end()) return it->second;
+    ValueInfo info;
+    info.dtype = tensor.data_type();
+    for (int64_t d : tensor.dims()) info.dims.emplace_back(d);
+    std::string name = AddNode("Constant", {}, std::move(info),
+                               {AttrTensor("value", std::move(tensor))});
+    body_consts_.emplace(std::move(key), name);
+    return name;
+  }
   auto it = consts_.find(key);
   if (it != consts_.end()) return it->second;
   std::string name = AddInitializer("c", std::move(tensor));
@@ -543,8 +566,11 @@ absl::StatusOr<onnx::GraphProto> State::BuildSubgraph(
   onnx::GraphProto body;
   body.set_name(std::string(name));
   onnx::GraphProto* outer = current_;
-  // Runtime dims computed inside the body are not visible outside it.
+  // Runtime dims computed inside the body are not visible outside it, nor
+  // are its Constant nodes; and the body sees none of an enclosing body's.
   absl::flat_hash_map<std::string, std::string> outer_dims = dim_values_;
+  auto outer_consts = std::move(body_consts_);
+  body_consts_.clear();
   current_ = &body;
   absl::StatusOr<std::vector<std::string>> outputs = build();
   if (outputs.ok()) {
@@ -565,6 +591,7 @@ absl::StatusOr<onnx::GraphProto> State::BuildSubgraph(
   }
   current_ = outer;
   dim_values_ = std::move(outer_dims);
+  body_consts_ = std::move(outer_consts);
   if (!outputs.ok()) return outputs.status();
   return body;
 }

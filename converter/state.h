@@ -184,7 +184,12 @@ class State {
   // Adds an initializer to the main graph under FreshName(hint), registers
   // its type, and returns its name (not deduplicated: use Const for that).
   std::string AddInitializer(absl::string_view hint, onnx::TensorProto tensor);
-  // A deduplicated (by dtype, dims and bytes) initializer.
+  // A deduplicated (by dtype, dims and bytes) initializer. While a body is
+  // built, a small int64 tensor is instead a Constant node of that body
+  // (deduplicated per body): ONNX shape inference of a subgraph does not see
+  // the values of outer-scope initializers, so an Unsqueeze/Reshape/Slice
+  // whose axes or shape live in the main graph would leave its output (and
+  // everything computed from it) of unknown rank.
   std::string Const(onnx::TensorProto tensor);
   absl::StatusOr<std::string> ConstArray(const jaxpr::Array& array);
   std::string ConstI64(absl::Span<const int64_t> values);  // 1-D
@@ -215,7 +220,9 @@ class State {
   // fresh GraphProto named `name`; `build` declares the body's inputs with
   // AddGraphInput and returns the names of its outputs. The body may use
   // values of enclosing graphs by name; initializers always go to the main
-  // graph. An output not produced inside the body gets an Identity.
+  // graph, except small int64 constants (axes, shapes, slice bounds) asked
+  // for while a body is built: those are Constant nodes of the body (see
+  // Const). An output not produced inside the body gets an Identity.
   absl::StatusOr<onnx::GraphProto> BuildSubgraph(
       absl::string_view name,
       const std::function<absl::StatusOr<std::vector<std::string>>()>& build);
@@ -247,6 +254,9 @@ class State {
   // Constant dedup: (dtype, dims, bytes) -> initializer name.
   std::map<std::tuple<int, std::vector<int64_t>, std::string>, std::string>
       consts_;
+  // The same for the body-local Constant nodes of the body being built.
+  std::map<std::tuple<int, std::vector<int64_t>, std::string>, std::string>
+      body_consts_;
   absl::flat_hash_map<std::string, std::pair<std::string, int>> dim_origins_;
   // DimExpr text -> value name; scoped to the graph being built.
   absl::flat_hash_map<std::string, std::string> dim_values_;

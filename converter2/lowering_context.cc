@@ -266,14 +266,23 @@ void LoweringContext::SetType(ir::Value* value, jaxpr::DType dtype,
 ir::Value* LoweringContext::Const(ir::Tensor tensor) {
   auto key = std::make_tuple(tensor.dtype(), tensor.dims(),
                              std::string(tensor.bytes()));
-  auto it = consts_.find(key);
-  if (it != consts_.end()) return it->second;
+  // ONNX shape inference of a subgraph does not see the values of
+  // outer-scope initializers: the small int64 tensors it reads (axes,
+  // shapes, slice bounds) are initializers of the body being built, so an
+  // Unsqueeze/Reshape/Slice there keeps a known rank.
+  const bool body_local = graph_ != main_ &&
+                          tensor.dtype() == onnx::TensorProto::INT64 &&
+                          tensor.num_elements() <= kMaxBodyLocalElements;
+  auto& cache = body_local ? body_consts_ : consts_;
+  auto it = cache.find(key);
+  if (it != cache.end()) return it->second;
   const int dtype = tensor.dtype();
   std::vector<ir::Dim> dims(tensor.dims().begin(), tensor.dims().end());
-  auto value = main_->AddInitializer(main_->FreshName("c"), std::move(tensor));
+  ir::Graph* owner = body_local ? graph_ : main_;
+  auto value = owner->AddInitializer(main_->FreshName("c"), std::move(tensor));
   CHECK(value.ok()) << value.status();
   (*value)->SetType(ir::Type::Tensor(dtype, ir::Shape(std::move(dims))));
-  consts_.emplace(std::move(key), *value);
+  cache.emplace(std::move(key), *value);
   return *value;
 }
 
@@ -463,6 +472,10 @@ absl::StatusOr<std::unique_ptr<ir::Graph>> LoweringContext::BuildSubgraph(
   ir::Graph* outer = graph_;
   // Runtime dims computed inside the body are not visible outside it.
   absl::flat_hash_map<std::string, ir::Value*> outer_dims = dim_values_;
+  // Nor are its own constants (Const), and it sees none of an enclosing
+  // body's.
+  auto outer_consts = std::move(body_consts_);
+  body_consts_.clear();
   graph_ = body.get();
   absl::StatusOr<std::vector<ir::Value*>> outputs = build();
   if (outputs.ok()) {
@@ -487,6 +500,7 @@ absl::StatusOr<std::unique_ptr<ir::Graph>> LoweringContext::BuildSubgraph(
   }
   graph_ = outer;
   dim_values_ = std::move(outer_dims);
+  body_consts_ = std::move(outer_consts);
   if (!outputs.ok()) return outputs.status();
   return body;
 }

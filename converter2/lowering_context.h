@@ -138,9 +138,10 @@ class LoweringContext {
   // named `name`; `build` declares the body's inputs with AddGraphInput and
   // returns its outputs, each of which must carry a type (SetType). The body
   // may use values of enclosing graphs (ONNX outer-scope references);
-  // initializers always go to the main graph and every name is fresh in the
-  // whole model. An output not produced by a node of the body gets an
-  // Identity. The caller attaches the result with ir::Attr::GraphValue.
+  // initializers go to the main graph (small int64 ones to the body: see
+  // Const) and every name is fresh in the whole model. An output not produced
+  // by a node of the body gets an Identity. The caller attaches the result with
+  // ir::Attr::GraphValue.
   absl::StatusOr<std::unique_ptr<ir::Graph>> BuildSubgraph(
       absl::string_view name,
       const std::function<absl::StatusOr<std::vector<ir::Value*>>()>& build);
@@ -176,6 +177,11 @@ class LoweringContext {
   // Constant dedup: (dtype, dims, bytes) -> value.
   std::map<std::tuple<int, std::vector<int64_t>, std::string>, ir::Value*>
       consts_;
+  // The same for the body being built: its small int64 constants are its own
+  // initializers (Const).
+  std::map<std::tuple<int, std::vector<int64_t>, std::string>, ir::Value*>
+      body_consts_;
+  static constexpr int64_t kMaxBodyLocalElements = 64;
   absl::flat_hash_map<std::string, std::pair<ir::Value*, int>> dim_origins_;
   // DimExpr text -> value; scoped to the graph being built.
   absl::flat_hash_map<std::string, ir::Value*> dim_values_;

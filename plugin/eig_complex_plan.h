@@ -270,7 +270,11 @@ absl::Status LowerComplexEigh(E& e) {
   J2O_ASSIGN_OR_RETURN(
       std::vector<V<E>> out,
       e.Loop(
-          trip, {herm.re, herm.im, v0.re, v0.im, zero}, {d, d, d, d, d},
+          trip, {herm.re, herm.im, v0.re, v0.im, zero},
+          {plugin::CarriedType(d, aval.shape),
+           plugin::CarriedType(d, aval.shape),
+           plugin::CarriedType(d, aval.shape),
+           plugin::CarriedType(d, aval.shape), d},
           [&](V<E> it, const std::vector<V<E>>& carried)
               -> absl::StatusOr<std::vector<V<E>>> {
             Z<E> m{carried[0], carried[1]};
@@ -356,6 +360,14 @@ absl::Status LowerComplexSvd(E& e) {
       b.Scalar(std::sqrt(static_cast<double>(std::max(shape.m, shape.n))) *
                ep::Epsilon(b));
   Z<E> v0 = linalg_complex::BatchedEye(c, a.re, iota, n, rank);
+  // The tall matrix [..., max(m, n), cols] and V [..., cols, cols].
+  const std::vector<jaxpr::DimExpr>& in_shape = eqn.inputs[0].var->aval.shape;
+  std::vector<jaxpr::DimExpr> tall_shape(in_shape.begin(), in_shape.end() - 2);
+  std::vector<jaxpr::DimExpr> gram_shape = tall_shape;
+  tall_shape.push_back(jaxpr::DimExpr::Constant(std::max(shape.m, shape.n)));
+  tall_shape.push_back(jaxpr::DimExpr::Constant(cols));
+  gram_shape.push_back(jaxpr::DimExpr::Constant(cols));
+  gram_shape.push_back(jaxpr::DimExpr::Constant(cols));
   auto sum_rows = [&](V<E> x) {
     return e.Op("ReduceSum", {x, b.Axes({rank - 2})}, d,
                 {OpAttr::Int("keepdims", 0)});
@@ -368,7 +380,11 @@ absl::Status LowerComplexSvd(E& e) {
   J2O_ASSIGN_OR_RETURN(
       std::vector<V<E>> out,
       e.Loop(
-          trip, {a.re, a.im, v0.re, v0.im, zero}, {d, d, d, d, d},
+          trip, {a.re, a.im, v0.re, v0.im, zero},
+          {plugin::CarriedType(d, tall_shape),
+           plugin::CarriedType(d, tall_shape),
+           plugin::CarriedType(d, gram_shape),
+           plugin::CarriedType(d, gram_shape), d},
           [&](V<E> it, const std::vector<V<E>>& carried)
               -> absl::StatusOr<std::vector<V<E>>> {
             Z<E> u{carried[0], carried[1]};

@@ -520,7 +520,9 @@ absl::Status LowerEigh(E& e) {
   J2O_ASSIGN_OR_RETURN(
       std::vector<Val> out,
       e.Loop(
-          trip, {sym, ep::EyeLike(b, sym, eye), b.Scalar(0)}, {dt, dt, dt},
+          trip, {sym, ep::EyeLike(b, sym, eye), b.Scalar(0)},
+          {plugin::CarriedType(dt, aval.shape),
+           plugin::CarriedType(dt, aval.shape), dt},
           [&](Val it, const std::vector<Val>& carried)
               -> absl::StatusOr<std::vector<Val>> {
             Val m = carried[0];
@@ -607,10 +609,20 @@ absl::Status LowerSvd(E& e) {
   // ends the Loop.
   Val tol = b.Scalar(std::sqrt(static_cast<double>(std::max(m0, n0))) *
                      ep::Epsilon(b));
+  // The tall matrix [..., max(m, n), cols] and V [..., cols, cols].
+  std::vector<jaxpr::DimExpr> tall_shape(aval.shape.begin(),
+                                         aval.shape.end() - 2);
+  std::vector<jaxpr::DimExpr> gram_shape = tall_shape;
+  tall_shape.push_back(jaxpr::DimExpr::Constant(std::max(m0, n0)));
+  tall_shape.push_back(jaxpr::DimExpr::Constant(cols));
+  gram_shape.push_back(jaxpr::DimExpr::Constant(cols));
+  gram_shape.push_back(jaxpr::DimExpr::Constant(cols));
   J2O_ASSIGN_OR_RETURN(
       std::vector<Val> out,
       e.Loop(
-          trip, {a, ep::EyeLike(b, gram, eye), b.Scalar(0)}, {dt, dt, dt},
+          trip, {a, ep::EyeLike(b, gram, eye), b.Scalar(0)},
+          {plugin::CarriedType(dt, tall_shape),
+           plugin::CarriedType(dt, gram_shape), dt},
           [&](Val it, const std::vector<Val>& carried)
               -> absl::StatusOr<std::vector<Val>> {
             Val u = carried[0];

@@ -16,7 +16,7 @@
 //   absl::Status SetOut(int i, Value);             // binds output i
 //   absl::StatusOr<std::vector<Value>> Loop(       // ONNX Loop; returns the
 //       Value trip_count, std::vector<Value> inits, // final carried values
-//       std::vector<jaxpr::DType>, const NeutralLoopBody<Value>&,
+//       std::vector<CarriedType>, const NeutralLoopBody<Value>&,
 //       bool early_exit = false);  // body returns {continue?, carried...}:
 //                                  // runs while iter < trip && continue
 //   absl::StatusOr<std::vector<Value>> Inline(     // lowers a jaxpr's
@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "jaxpr/jaxpr.h"
 
 namespace jax2onnx::plugin {
 
@@ -49,6 +50,29 @@ struct OpAttr {
     return {std::move(n), std::move(v)};
   }
 };
+
+// The type of a Loop-carried value: its element type and, where the recipe
+// knows it, its shape, the same before and after every iteration. ONNX
+// shape inference gives a Loop body's inputs only the types the body
+// declares (Loop drops the shapes of its carried inputs), so a carried value
+// declared without shape leaves the body's values and the Loop's results of
+// unknown rank; with a shape, the body inputs, body outputs and Loop results
+// are all declared with it. Converts implicitly from a DType (no shape).
+struct CarriedType {
+  CarriedType(jaxpr::DType d) : dtype(d) {}  // NOLINT: implicit on purpose
+  CarriedType(jaxpr::DType d, std::vector<jaxpr::DimExpr> s)
+      : dtype(d), shape(std::move(s)), has_shape(true) {}
+  jaxpr::DType dtype;
+  std::vector<jaxpr::DimExpr> shape;
+  bool has_shape = false;
+};
+
+// `shape` with its last two dims swapped (a batch of transposed matrices).
+inline std::vector<jaxpr::DimExpr> SwapLast2(
+    std::vector<jaxpr::DimExpr> shape) {
+  if (shape.size() >= 2) std::swap(shape[shape.size() - 2], shape.back());
+  return shape;
+}
 
 // Emits an ONNX Loop body: given the iteration number (int64 scalar) and the
 // carried values, returns the next carried values (after a bool scalar

@@ -118,7 +118,9 @@ absl::Status LowerComplexCholesky(E& e) {
   V<E> l0 = b.ZerosLike(a.re, d);
   J2O_ASSIGN_OR_RETURN(
       std::vector<V<E>> out,
-      e.Loop(n, {l0, l0}, {d, d},
+      e.Loop(n, {l0, l0},
+             {plugin::CarriedType(d, aval.shape),
+              plugin::CarriedType(d, aval.shape)},
              [&](V<E> k, const std::vector<V<E>>& carried)
                  -> absl::StatusOr<std::vector<V<E>>> {
                Z<E> l{carried[0], carried[1]};
@@ -202,9 +204,11 @@ absl::Status LowerComplexTriangularSolve(E& e) {
   if (!left_side) rhs = c.Transpose(rhs, rank);
   V<E> last = b.Bin("Sub", m, b.ScalarI64(1), DType::kI64);
   V<E> x0 = b.ZerosLike(rhs.re, d);
+  const plugin::CarriedType x_type(
+      d, left_side ? aval.shape : plugin::SwapLast2(aval.shape));
   J2O_ASSIGN_OR_RETURN(
       std::vector<V<E>> out,
-      e.Loop(m, {x0, x0}, {d, d},
+      e.Loop(m, {x0, x0}, {x_type, x_type},
              [&](V<E> it, const std::vector<V<E>>& carried)
                  -> absl::StatusOr<std::vector<V<E>>> {
                Z<E> x{carried[0], carried[1]};

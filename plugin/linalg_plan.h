@@ -368,7 +368,7 @@ absl::Status LowerCholesky(E& e) {
   V<E> l0 = b.ZerosLike(a, dt);
   J2O_ASSIGN_OR_RETURN(
       std::vector<V<E>> out,
-      e.Loop(n, {l0}, {dt},
+      e.Loop(n, {l0}, {plugin::CarriedType(dt, aval.shape)},
              [&](V<E> k, const std::vector<V<E>>& carried)
                  -> absl::StatusOr<std::vector<V<E>>> {
                V<E> l = carried[0];
@@ -448,7 +448,9 @@ absl::Status LowerTriangularSolve(E& e) {
   V<E> last = b.Bin("Sub", m, b.ScalarI64(1), DType::kI64);
   J2O_ASSIGN_OR_RETURN(
       std::vector<V<E>> out,
-      e.Loop(m, {b.ZerosLike(rhs, dt)}, {dt},
+      e.Loop(m, {b.ZerosLike(rhs, dt)},
+             {plugin::CarriedType(
+                 dt, left_side ? aval.shape : plugin::SwapLast2(aval.shape))},
              [&](V<E> it, const std::vector<V<E>>& carried)
                  -> absl::StatusOr<std::vector<V<E>>> {
                V<E> x = carried[0];

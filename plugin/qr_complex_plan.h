@@ -125,10 +125,19 @@ absl::Status LowerComplexQr(E& e) {
   if (shape.pivoting) {
     qr_plan::AppendPivotCarries(b, {a.re, a.im}, iota_n, rank, init, types);
   }
+  // R's parts keep a's shape, Q's are [..., m, m].
+  std::vector<plugin::CarriedType> carried_types(types.begin(), types.end());
+  std::vector<jaxpr::DimExpr> q_shape(aval.shape.begin(), aval.shape.end() - 2);
+  q_shape.push_back(jaxpr::DimExpr::Constant(m0));
+  q_shape.push_back(jaxpr::DimExpr::Constant(m0));
+  for (int part = 0; part < 2; ++part) {
+    carried_types[part] = plugin::CarriedType(d, aval.shape);
+    carried_types[2 + part] = plugin::CarriedType(d, q_shape);
+  }
   J2O_ASSIGN_OR_RETURN(
       std::vector<V<E>> out,
       e.Loop(
-          b.ScalarI64(k0), init, types,
+          b.ScalarI64(k0), init, carried_types,
           [&](V<E> k, const std::vector<V<E>>& carried)
               -> absl::StatusOr<std::vector<V<E>>> {
             Z<E> r{carried[0], carried[1]};
@@ -199,7 +208,11 @@ absl::Status LowerComplexGeqrf(E& e) {
       d);
   J2O_ASSIGN_OR_RETURN(
       std::vector<V<E>> out,
-      e.Loop(steps, {a.re, a.im, taus0, taus0}, {d, d, d, d},
+      e.Loop(steps, {a.re, a.im, taus0, taus0},
+             {plugin::CarriedType(d, aval.shape),
+              plugin::CarriedType(d, aval.shape),
+              plugin::CarriedType(d, tau_aval.shape),
+              plugin::CarriedType(d, tau_aval.shape)},
              [&](V<E> k, const std::vector<V<E>>& carried)
                  -> absl::StatusOr<std::vector<V<E>>> {
                Z<E> r{carried[0], carried[1]};
@@ -248,9 +261,13 @@ absl::Status LowerComplexHouseholderProduct(E& e) {
   J2O_ASSIGN_OR_RETURN(V<E> steps, b.Size(tau_aval.shape[rank - 2]));
   V<E> iota_m = b.Iota(m);
   Z<E> q0 = linalg_complex::BatchedEye(c, a.re, iota_m, m, rank);
+  // Q is [..., m, m] (the result keeps its first n columns).
+  std::vector<jaxpr::DimExpr> q_shape(aval.shape.begin(), aval.shape.end() - 1);
+  q_shape.push_back(aval.shape[rank - 2]);
+  const plugin::CarriedType q_type(d, q_shape);
   J2O_ASSIGN_OR_RETURN(
       std::vector<V<E>> out,
-      e.Loop(steps, {q0.re, q0.im}, {d, d},
+      e.Loop(steps, {q0.re, q0.im}, {q_type, q_type},
              [&](V<E> j, const std::vector<V<E>>& carried)
                  -> absl::StatusOr<std::vector<V<E>>> {
                Z<E> q{carried[0], carried[1]};

@@ -410,9 +410,16 @@ absl::Status LowerQr(E& e) {
   if (shape.pivoting) {
     qr_plan::AppendPivotCarries(b, {a}, iota_n, rank, init, types);
   }
+  // R keeps a's shape, Q is [..., m, m].
+  std::vector<plugin::CarriedType> carried_types(types.begin(), types.end());
+  std::vector<jaxpr::DimExpr> q_shape(aval.shape.begin(), aval.shape.end() - 2);
+  q_shape.push_back(jaxpr::DimExpr::Constant(m0));
+  q_shape.push_back(jaxpr::DimExpr::Constant(m0));
+  carried_types[0] = plugin::CarriedType(dt, aval.shape);
+  carried_types[1] = plugin::CarriedType(dt, std::move(q_shape));
   J2O_ASSIGN_OR_RETURN(
       std::vector<Val> out,
-      e.Loop(b.ScalarI64(k0), init, types,
+      e.Loop(b.ScalarI64(k0), init, carried_types,
              [&](Val k, const std::vector<Val>& carried)
                  -> absl::StatusOr<std::vector<Val>> {
                Val r = carried[0];
@@ -486,7 +493,9 @@ absl::Status LowerGeqrf(E& e) {
   Val taus0 = qr_plan::ZeroTaus(b, a, steps, zero, rank);
   J2O_ASSIGN_OR_RETURN(
       std::vector<Val> out,
-      e.Loop(steps, {a, taus0}, {dt, dt},
+      e.Loop(steps, {a, taus0},
+             {plugin::CarriedType(dt, aval.shape),
+              plugin::CarriedType(dt, tau_aval.shape)},
              [&](Val k, const std::vector<Val>& carried)
                  -> absl::StatusOr<std::vector<Val>> {
                qr_plan::ReflectedColumn<E> h = qr_plan::ReflectColumn(
@@ -537,7 +546,9 @@ absl::Status LowerHessenberg(E& e) {
   Val taus0 = qr_plan::ZeroTaus(b, a, steps, zero, rank);
   J2O_ASSIGN_OR_RETURN(
       std::vector<Val> out,
-      e.Loop(steps, {a, taus0}, {dt, dt},
+      e.Loop(steps, {a, taus0},
+             {plugin::CarriedType(dt, aval.shape),
+              plugin::CarriedType(dt, eqn.outputs[1]->aval.shape)},
              [&](Val i, const std::vector<Val>& carried)
                  -> absl::StatusOr<std::vector<Val>> {
                Val m = carried[0];
@@ -588,9 +599,12 @@ absl::Status LowerHouseholderProduct(E& e) {
   Val iota_m = b.Iota(m);
   Val q0 = lp::BatchedEye(b, a, iota_m, m, rank).first;
   Val zero = b.Scalar(0);
+  // Q is [..., m, m] (the result keeps its first n columns).
+  std::vector<jaxpr::DimExpr> q_shape(aval.shape.begin(), aval.shape.end() - 1);
+  q_shape.push_back(aval.shape[rank - 2]);
   J2O_ASSIGN_OR_RETURN(
       std::vector<Val> out,
-      e.Loop(steps, {q0}, {dt},
+      e.Loop(steps, {q0}, {plugin::CarriedType(dt, q_shape)},
              [&](Val j, const std::vector<Val>& carried)
                  -> absl::StatusOr<std::vector<Val>> {
                Val q = carried[0];
@@ -641,7 +655,7 @@ absl::Status LowerOrmqr(E& e) {
   const bool reverse = left != transpose;
   J2O_ASSIGN_OR_RETURN(
       std::vector<Val> out,
-      e.Loop(steps, {c}, {dt},
+      e.Loop(steps, {c}, {plugin::CarriedType(dt, eqn.outputs[0]->aval.shape)},
              [&](Val i, const std::vector<Val>& carried)
                  -> absl::StatusOr<std::vector<Val>> {
                Val j =

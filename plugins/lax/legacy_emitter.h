@@ -6,10 +6,12 @@
 #define JAX2ONNX_PLUGINS_LAX_LEGACY_EMITTER_H_
 
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "converter/state.h"
 #include "glog/logging.h"
@@ -74,14 +76,34 @@ class NeutralLegacyEmitter {
                                             const std::vector<Value>& args) {
     return s_.Inline(jaxpr, args);
   }
+  // A vector of dtypes (no shapes); a template so that a braced list of
+  // dtypes binds to the CarriedType overload alone.
+  template <typename D,
+            typename = std::enable_if_t<std::is_same_v<D, jaxpr::DType>>>
+  absl::StatusOr<std::vector<Value>> Loop(
+      Value trip_count, std::vector<Value> inits, const std::vector<D>& dtypes,
+      const plugin::NeutralLoopBody<Value>& body, bool early_exit = false) {
+    return Loop(std::move(trip_count), std::move(inits),
+                std::vector<plugin::CarriedType>(dtypes.begin(), dtypes.end()),
+                body, early_exit);
+  }
+  // Carried values with a shape are declared with it as body inputs, body
+  // outputs and Loop results (plugin::CarriedType).
   absl::StatusOr<std::vector<Value>> Loop(
       Value trip_count, std::vector<Value> inits,
-      const std::vector<jaxpr::DType>& dtypes,
+      const std::vector<plugin::CarriedType>& types,
       const plugin::NeutralLoopBody<Value>& body, bool early_exit = false) {
     std::vector<converter::ValueInfo> infos;
-    for (jaxpr::DType d : dtypes) {
-      J2O_ASSIGN_OR_RETURN(int code, plugin::OnnxDType(d));
-      infos.push_back(converter::ValueInfo::UnknownShape(code));
+    for (const plugin::CarriedType& t : types) {
+      J2O_ASSIGN_OR_RETURN(int code, plugin::OnnxDType(t.dtype));
+      if (t.has_shape) {
+        J2O_ASSIGN_OR_RETURN(converter::ValueInfo info,
+                             converter::ValueInfo::OfAval(
+                                 jaxpr::Aval::Shaped(t.dtype, t.shape)));
+        infos.push_back(std::move(info));
+      } else {
+        infos.push_back(converter::ValueInfo::UnknownShape(code));
+      }
     }
     J2O_ASSIGN_OR_RETURN(
         onnx::GraphProto graph,
@@ -99,14 +121,25 @@ class NeutralLegacyEmitter {
               }
               J2O_ASSIGN_OR_RETURN(std::vector<Value> next,
                                    body(iter, carried));
-              if (early_exit) {
-                if (next.size() != infos.size() + 1) {
-                  return absl::InternalError(
-                      "an early-exit Loop body returns its condition and "
-                      "the carried values");
-                }
-                return next;
+              const size_t first = early_exit ? 1 : 0;
+              if (next.size() != infos.size() + first) {
+                return absl::InternalError(
+                    "a Loop body returns its condition (early exit) and "
+                    "the carried values");
               }
+              for (size_t k = 0; k < infos.size(); ++k) {
+                if (!infos[k].has_shape) continue;
+                const Value& out = next[first + k];
+                const converter::ValueInfo* have = s_.Info(out);
+                if (have != nullptr && have->has_shape &&
+                    !Refines(infos[k], *have)) {
+                  return absl::InternalError(absl::StrCat(
+                      "Loop body output ", k, " has shape ", have->ToString(),
+                      ", not the carried shape ", infos[k].ToString()));
+                }
+                s_.SetInfo(out, infos[k]);
+              }
+              if (early_exit) return next;
               std::vector<Value> outs = {s_.AddNode(
                   "Identity", {cond},
                   converter::ValueInfo::Tensor(onnx::TensorProto::BOOL, {}))};
@@ -123,6 +156,17 @@ class NeutralLegacyEmitter {
   }
 
  private:
+  // Whether `declared` agrees with `have` on the rank and every known dim.
+  static bool Refines(const converter::ValueInfo& declared,
+                      const converter::ValueInfo& have) {
+    if (declared.dims.size() != have.dims.size()) return false;
+    for (size_t d = 0; d < have.dims.size(); ++d) {
+      if (!have.dims[d].is_unknown() && !(have.dims[d] == declared.dims[d])) {
+        return false;
+      }
+    }
+    return true;
+  }
   static onnx::AttributeProto ToProto(const plugin::OpAttr& a) {
     if (auto* i = std::get_if<int64_t>(&a.value)) {
       return converter::AttrInt(a.name, *i);

@@ -5,6 +5,7 @@
 
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <variant>
 #include <vector>
@@ -66,14 +67,37 @@ class NeutralIrEmitter {
                                             const std::vector<Value>& args) {
     return ctx_.Inline(jaxpr, args);
   }
+  // A vector of dtypes (no shapes); a template so that a braced list of
+  // dtypes binds to the CarriedType overload alone.
+  template <typename D,
+            typename = std::enable_if_t<std::is_same_v<D, jaxpr::DType>>>
+  absl::StatusOr<std::vector<Value>> Loop(
+      Value trip_count, std::vector<Value> inits, const std::vector<D>& dtypes,
+      const plugin::NeutralLoopBody<Value>& body, bool early_exit = false) {
+    return Loop(trip_count, std::move(inits),
+                std::vector<plugin::CarriedType>(dtypes.begin(), dtypes.end()),
+                body, early_exit);
+  }
+  // Carried values with a shape are declared with it as body inputs, body
+  // outputs and Loop results (plugin::CarriedType).
   absl::StatusOr<std::vector<Value>> Loop(
       Value trip_count, std::vector<Value> inits,
-      const std::vector<jaxpr::DType>& dtypes,
+      const std::vector<plugin::CarriedType>& carried_types,
       const plugin::NeutralLoopBody<Value>& body, bool early_exit = false) {
     std::vector<int> codes;
-    for (jaxpr::DType d : dtypes) {
-      J2O_ASSIGN_OR_RETURN(int code, plugin::OnnxDType(d));
+    std::vector<ir::Type> types;
+    for (const plugin::CarriedType& t : carried_types) {
+      J2O_ASSIGN_OR_RETURN(int code, plugin::OnnxDType(t.dtype));
       codes.push_back(code);
+      if (t.has_shape) {
+        J2O_ASSIGN_OR_RETURN(
+            ir::Type type,
+            converter2::LoweringContext::TypeOfAval(
+                jaxpr::Aval::Shaped(t.dtype, t.shape), "a Loop-carried value"));
+        types.push_back(std::move(type));
+      } else {
+        types.push_back(ir::Type::Tensor(code));
+      }
     }
     J2O_ASSIGN_OR_RETURN(
         std::unique_ptr<ir::Graph> graph,
@@ -86,9 +110,8 @@ class NeutralIrEmitter {
                   "cond",
                   ir::Type::Tensor(onnx::TensorProto::BOOL, ir::Shape{}));
               std::vector<Value> carried;
-              for (int code : codes) {
-                carried.push_back(
-                    ctx_.AddGraphInput("carried", ir::Type::Tensor(code)));
+              for (const ir::Type& type : types) {
+                carried.push_back(ctx_.AddGraphInput("carried", type));
               }
               J2O_ASSIGN_OR_RETURN(std::vector<Value> next,
                                    body(iter, carried));
@@ -108,7 +131,7 @@ class NeutralIrEmitter {
                   ir::Type::Tensor(onnx::TensorProto::BOOL, ir::Shape{}));
               std::vector<Value> outs = {cond_out};
               for (size_t k = 0; k < next.size(); ++k) {
-                next[k]->SetType(ir::Type::Tensor(codes[k]));
+                next[k]->SetType(types[k]);
                 outs.push_back(next[k]);
               }
               return outs;
@@ -121,7 +144,7 @@ class NeutralIrEmitter {
     std::vector<Value> outs = ctx_.OpMulti(
         "Loop", std::move(loop_in), static_cast<int>(inits.size()),
         converter2::Attrs(ir::Attr::GraphValue("body", std::move(graph))));
-    for (size_t k = 0; k < outs.size(); ++k) outs[k]->SetDtype(codes[k]);
+    for (size_t k = 0; k < outs.size(); ++k) outs[k]->SetType(types[k]);
     return outs;
   }
 

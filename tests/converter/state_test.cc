@@ -70,6 +70,44 @@ TEST(StateTest, ConstantsAreDeduplicatedByContent) {
   EXPECT_NE(*f, *i);
 }
 
+// ONNX subgraph inference cannot read an outer-scope initializer's value, so
+// the small int64 constants a body asks for (axes, shapes) are Constant nodes
+// of that body, deduplicated per body and never shared with another graph;
+// other constants stay main-graph initializers.
+TEST(StateTest, SmallInt64ConstantsOfABodyAreItsOwnConstantNodes) {
+  onnx::GraphProto graph;
+  State s(&graph, 17, nullptr);
+  const std::string outer = s.ConstI64({0});
+  std::string in_body, again, other_body;
+  std::string f64;
+  absl::StatusOr<onnx::GraphProto> body = s.BuildSubgraph(
+      "body", [&]() -> absl::StatusOr<std::vector<std::string>> {
+        in_body = s.ConstI64({0});
+        again = s.ConstI64({0});
+        J2O_ASSIGN_OR_RETURN(f64, s.ConstScalar(jaxpr::DType::kF64, 1.0));
+        absl::StatusOr<onnx::GraphProto> inner = s.BuildSubgraph(
+            "inner", [&]() -> absl::StatusOr<std::vector<std::string>> {
+              other_body = s.ConstI64({0});
+              return std::vector<std::string>{other_body};
+            });
+        if (!inner.ok()) return inner.status();
+        EXPECT_EQ(inner->node_size(), 1);
+        return std::vector<std::string>{in_body};
+      });
+  ASSERT_TRUE(body.ok()) << body.status();
+  EXPECT_NE(in_body, outer);
+  EXPECT_EQ(in_body, again);
+  EXPECT_NE(other_body, in_body);
+  ASSERT_EQ(body->node_size(), 1);
+  EXPECT_EQ(body->node(0).op_type(), "Constant");
+  EXPECT_EQ(body->node(0).output(0), in_body);
+  EXPECT_EQ(s.Info(in_body)->ToString(), "INT64[1]");
+  // The f64 scalar and the main graph's [0] are main-graph initializers.
+  EXPECT_EQ(graph.initializer_size(), 2);
+  EXPECT_EQ(body->initializer_size(), 0);
+  EXPECT_EQ(s.ConstI64({0}), outer);
+}
+
 TEST(StateTest, LiteralOperandsBecomeTypedInitializers) {
   jaxpr::Bundle bundle = testing::BundleFromText(
       "{ lambda ; a:f32[3]. let b:f32[3] = add a 2.0:f32[] in (b,) }");
