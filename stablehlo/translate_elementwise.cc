@@ -8,6 +8,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "jaxpr/reduce_precision.h"
 #include "jaxpr/status_macros.h"
 #include "stablehlo/translate_internal.h"
 
@@ -454,78 +455,6 @@ absl::Status BitcastConvert(OpContext& ctx) {
   return absl::OkStatus();
 }
 
-// XLA's ReducePrecision (EmitReducePrecisionIR, quiet_nans=false) on the bit
-// pattern of an nbits-wide float, as the reference interpreter computes it
-// (jaxpr/eval/elementwise.cc).
-uint64_t ReducePrecisionBits(uint64_t x, int nbits, int src_mantissa_bits,
-                             int64_t dest_exponent_bits,
-                             int64_t dest_mantissa_bits) {
-  const uint64_t mask =
-      nbits == 64 ? ~uint64_t{0} : (uint64_t{1} << nbits) - 1;
-  const int src_exponent_bits = nbits - 1 - src_mantissa_bits;
-  const uint64_t sign_bit = uint64_t{1} << (nbits - 1);
-  const uint64_t exp_mask = ((uint64_t{1} << src_exponent_bits) - 1)
-                            << src_mantissa_bits;
-  const bool is_nan = (x & ~sign_bit & mask) > exp_mask;
-  uint64_t r = x;
-  if (dest_mantissa_bits < src_mantissa_bits) {
-    const uint64_t last_bit = uint64_t{1}
-                              << (src_mantissa_bits - dest_mantissa_bits);
-    const uint64_t bias =
-        ((r & last_bit) >> (src_mantissa_bits - dest_mantissa_bits)) +
-        ((last_bit >> 1) - 1);
-    r = ((r + bias) & ~(last_bit - 1)) & mask;
-  }
-  if (dest_exponent_bits < src_exponent_bits) {
-    const uint64_t bias = (uint64_t{1} << (src_exponent_bits - 1)) - 1;
-    const uint64_t reduced_bias =
-        (uint64_t{1} << (dest_exponent_bits - 1)) - 1;
-    const uint64_t e = r & exp_mask;
-    if (e > ((bias + reduced_bias) << src_mantissa_bits)) {
-      r = (r & sign_bit) | exp_mask;
-    } else if (e <= ((bias - reduced_bias) << src_mantissa_bits)) {
-      r = r & sign_bit;
-    }
-  }
-  if (is_nan) {
-    return dest_mantissa_bits > 0 ? x : ((x & sign_bit) | exp_mask);
-  }
-  return r;
-}
-
-// reduce_precision of a constant to 0 mantissa bits, folded: XLA turns a
-// NaN into an infinity of the NaN's sign, which ONNX below opset 26 cannot
-// read at run time (no BitCast), but a constant's sign is known here.
-std::optional<jaxpr::Array> FoldReducePrecision(const jaxpr::Array& a,
-                                                int64_t e, int64_t m) {
-  int nbits, src_mantissa;
-  switch (a.dtype()) {
-    case DType::kF16:
-      nbits = 16, src_mantissa = 10;
-      break;
-    case DType::kBF16:
-      nbits = 16, src_mantissa = 7;
-      break;
-    case DType::kF32:
-      nbits = 32, src_mantissa = 23;
-      break;
-    case DType::kF64:
-      nbits = 64, src_mantissa = 52;
-      break;
-    default:
-      return std::nullopt;
-  }
-  jaxpr::Array out = a;
-  const size_t item = static_cast<size_t>(nbits / 8);
-  for (int64_t i = 0; i < a.num_elements(); ++i) {
-    uint64_t bits = 0;
-    std::memcpy(&bits, a.data() + i * item, item);  // little-endian host
-    bits = ReducePrecisionBits(bits, nbits, src_mantissa, e, m);
-    std::memcpy(out.data() + i * item, &bits, item);
-  }
-  return out;
-}
-
 absl::Status ReducePrecision(OpContext& ctx) {
   J2O_ASSIGN_OR_RETURN(Val x, ctx.Input(0));
   int64_t e = -1, m = -1;
@@ -543,9 +472,13 @@ absl::Status ReducePrecision(OpContext& ctx) {
     J2O_ASSIGN_OR_RETURN(m, ctx.IntAttr("mantissa_bits"));
   }
   if (e < 1 || m < 0) return ctx.Error("bad reduce_precision format");
+  // To 0 mantissa bits XLA turns a NaN into an infinity of the NaN's sign,
+  // which ONNX below opset 26 cannot read at run time (no BitCast); a
+  // constant's sign is known here, so it is folded.
   if (m == 0) {
     if (std::optional<jaxpr::Array> c = ctx.ConstValue(x)) {
-      if (std::optional<jaxpr::Array> folded = FoldReducePrecision(*c, e, m)) {
+      if (std::optional<jaxpr::Array> folded =
+              jaxpr::ReducePrecisionArray(*c, e, m)) {
         J2O_ASSIGN_OR_RETURN(Val r, ctx.Constant(*folded));
         ctx.Bind(0, r);
         return absl::OkStatus();
