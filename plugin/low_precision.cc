@@ -35,6 +35,7 @@
 #include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "plugin/float4_e2m1.h"
+#include "plugin/onnx_narrow_codes.h"
 
 namespace jax2onnx::plugin {
 namespace {
@@ -47,17 +48,16 @@ using onnx::ValueInfoProto;
 
 constexpr int kUnknown = TensorProto::UNDEFINED;
 
-// TensorProto.DataType codes newer than the onnx.proto this builds with.
-constexpr int kFloat8E4M3FN = 17;
-constexpr int kFloat8E4M3FNUZ = 18;
-constexpr int kFloat8E5M2 = 19;
-constexpr int kFloat8E5M2FNUZ = 20;
-constexpr int kUInt4 = 21;
-constexpr int kInt4 = 22;
-constexpr int kFloat4E2M1 = 23;
-constexpr int kFloat8E8M0 = 24;
-constexpr int kUInt2 = 25;
-constexpr int kInt2 = 26;
+using onnx_codes::kFloat4E2M1;
+using onnx_codes::kFloat8E4M3FN;
+using onnx_codes::kFloat8E4M3FNUZ;
+using onnx_codes::kFloat8E5M2;
+using onnx_codes::kFloat8E5M2FNUZ;
+using onnx_codes::kFloat8E8M0;
+using onnx_codes::kInt2;
+using onnx_codes::kInt4;
+using onnx_codes::kUInt2;
+using onnx_codes::kUInt4;
 
 bool IsNarrowFloat8(int elem_type) {
   return elem_type == kFloat8E4M3FN || elem_type == kFloat8E4M3FNUZ ||

@@ -9,6 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "plugin/onnx_narrow_codes.h"
 
 namespace jax2onnx::plugin {
 namespace {
@@ -19,11 +20,10 @@ using onnx::NodeProto;
 using onnx::TensorProto;
 using onnx::ValueInfoProto;
 
-// TensorProto.DataType codes newer than the onnx.proto this builds with.
-constexpr int kUInt4 = 21;
-constexpr int kInt4 = 22;
-constexpr int kUInt2 = 25;
-constexpr int kInt2 = 26;
+using onnx_codes::kInt2;
+using onnx_codes::kInt4;
+using onnx_codes::kUInt2;
+using onnx_codes::kUInt4;
 
 bool IsSignedNarrow(int t) { return t == kInt4 || t == kInt2; }
 int NarrowBits(int t) { return t == kInt2 || t == kUInt2 ? 2 : 4; }
