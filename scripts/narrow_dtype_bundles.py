@@ -245,24 +245,18 @@ def bundles_int(fmt):
     bv = [wrap(fmt, x) for x in b]
     add = [wrap(fmt, x + y) for x, y in zip(av, bv)]
     mul = [wrap(fmt, x * y) for x, y in zip(add, bv)]
-    write(f"{fmt}_add_mul",
-          f"{{ lambda ; a:{fmt}[16] b:{fmt}[16]. let\n"
-          f"    c:{fmt}[16] = add a b\n"
-          f"    d:{fmt}[16] = mul c b\n  in (c, d) }}\n",
-          {"input_0": codes_array(a), "input_1": codes_array(b),
-           "expected_0": codes_array([code(x) for x in add]),
-           "expected_1": codes_array([code(x) for x in mul])},
-          notes)
-    # The same at opset 17, where ONNX has no INT4/INT2 (nor bitwise ops):
-    # the INT8/UINT8 carrier (plugin/narrow_int_carrier.h).
-    write(f"{fmt}_add_mul_opset17",
-          f"{{ lambda ; a:{fmt}[16] b:{fmt}[16]. let\n"
-          f"    c:{fmt}[16] = add a b\n"
-          f"    d:{fmt}[16] = mul c b\n  in (c, d) }}\n",
-          {"input_0": codes_array(a), "input_1": codes_array(b),
-           "expected_0": codes_array([code(x) for x in add]),
-           "expected_1": codes_array([code(x) for x in mul])},
-          carried + "# opset: 17\n")
+    # The same program at the default opset and at opset 17, where ONNX has
+    # no INT4/INT2 (nor bitwise ops): the INT8/UINT8 carrier
+    # (plugin/narrow_int_carrier.h).
+    for suffix, header in (("", notes), ("_opset17", carried + "# opset: 17\n")):
+        write(f"{fmt}_add_mul{suffix}",
+              f"{{ lambda ; a:{fmt}[16] b:{fmt}[16]. let\n"
+              f"    c:{fmt}[16] = add a b\n"
+              f"    d:{fmt}[16] = mul c b\n  in (c, d) }}\n",
+              {"input_0": codes_array(a), "input_1": codes_array(b),
+               "expected_0": codes_array([code(x) for x in add]),
+               "expected_1": codes_array([code(x) for x in mul])},
+              header)
     # dot_general in int4 with int4 accumulation (wraps), preferred int4.
     A = [[wrap(fmt, (3 * i + k) % 16) for k in range(3)] for i in range(2)]
     B = [[wrap(fmt, (5 * k + j + 1) % 16) for j in range(2)] for k in range(3)]
