@@ -453,6 +453,11 @@ absl::StatusOr<absl::string_view> OpContext::Attr(absl::string_view key) const {
   if (!v.has_value()) return Error(absl::StrCat("missing attribute `", key, "`"));
   return *v;
 }
+absl::StatusOr<absl::string_view> OpContext::ConstantLiteral() const {
+  if (!op_.positional.empty()) return absl::string_view(op_.positional[0]);
+  if (auto v = op_.Attr("value")) return *v;
+  return Error("missing value");
+}
 absl::StatusOr<std::vector<int64_t>> OpContext::IntListAttr(
     absl::string_view key) const {
   J2O_ASSIGN_OR_RETURN(absl::string_view raw, Attr(key));

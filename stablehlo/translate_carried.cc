@@ -153,14 +153,7 @@ absl::Status TranslateCarried(
         "not as their bit patterns");
   }
   if (op.name == "stablehlo.constant") {
-    absl::string_view raw;
-    if (!op.positional.empty()) {
-      raw = op.positional[0];
-    } else if (auto v = op.Attr("value")) {
-      raw = *v;
-    } else {
-      return original.Error("missing value");
-    }
+    J2O_ASSIGN_OR_RETURN(absl::string_view raw, original.ConstantLiteral());
     const MlirType* type = ResultType(op, 0);
     if (type == nullptr) return original.Error("cannot tell the result type");
     auto arr = ParseDense(raw, *type);

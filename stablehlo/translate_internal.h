@@ -162,6 +162,9 @@ class OpContext {
   absl::StatusOr<absl::string_view> Attr(absl::string_view key) const;
   absl::StatusOr<std::vector<int64_t>> IntListAttr(absl::string_view key) const;
   absl::StatusOr<int64_t> IntAttr(absl::string_view key) const;
+  // The dense literal of a stablehlo.constant: its pretty operand
+  // (`stablehlo.constant dense<...>`) or its generic `value` attribute.
+  absl::StatusOr<absl::string_view> ConstantLiteral() const;
 
   // Symbolic shapes (translate_symbolic.cc): the dimension expressions a
   // small integer tensor holds (constants, get_dimension_size and

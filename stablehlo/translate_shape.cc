@@ -27,14 +27,7 @@ absl::StatusOr<int64_t> IntOf(OpContext& ctx,
 
 absl::Status Constant(OpContext& ctx) {
   const Operation& op = ctx.op();
-  absl::string_view raw;
-  if (!op.positional.empty()) {
-    raw = op.positional[0];
-  } else if (auto v = op.Attr("value")) {
-    raw = *v;
-  } else {
-    return ctx.Error("missing value");
-  }
+  J2O_ASSIGN_OR_RETURN(absl::string_view raw, ctx.ConstantLiteral());
   J2O_ASSIGN_OR_RETURN(Aval out, ctx.ResultAval(0));
   const MlirType* type = op.has_arrow ? &op.result_types.back()
                                       : &op.plain_types.back();
