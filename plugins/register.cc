@@ -4,6 +4,7 @@
 
 #include "plugin/complex_wrappers.h"
 #include "plugin/conv_rules.h"
+#include "plugin/reduction_rules.h"
 #include "plugin/sort_rules.h"
 #include "plugins/lax/legacy_emitter.h"
 
@@ -18,7 +19,7 @@ void RegisterAll() {
     LegacyRegistrar shared;  // the rule tables stated once (plugin/rules.h)
     RegisterElementwise();
     RegisterShape();
-    RegisterReductions();
+    plugin::ReductionRules(shared);
     RegisterLinalg();
     RegisterCalls();
     RegisterProgram();

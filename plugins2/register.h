@@ -12,7 +12,6 @@ void RegisterAll();
 // One per family file (plugins2/lax/<family>.cc).
 void RegisterElementwise();
 void RegisterShape();
-void RegisterReductions();
 void RegisterLinalg();
 void RegisterCalls();
 void RegisterIndexing();
