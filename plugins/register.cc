@@ -5,6 +5,7 @@
 #include "plugin/complex_wrappers.h"
 #include "plugin/conv_rules.h"
 #include "plugin/reduction_rules.h"
+#include "plugin/shape_rules.h"
 #include "plugin/sort_rules.h"
 #include "plugins/lax/legacy_emitter.h"
 
@@ -18,7 +19,7 @@ void RegisterAll() {
   std::call_once(once, [] {
     LegacyRegistrar shared;  // the rule tables stated once (plugin/rules.h)
     RegisterElementwise();
-    RegisterShape();
+    plugin::ShapeRules(shared);
     plugin::ReductionRules(shared);
     RegisterLinalg();
     RegisterCalls();

@@ -11,7 +11,6 @@ void RegisterAll();
 
 // One per family file (plugins/lax/<family>.cc).
 void RegisterElementwise();
-void RegisterShape();
 void RegisterLinalg();
 void RegisterCalls();
 void RegisterIndexing();

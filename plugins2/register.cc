@@ -5,6 +5,7 @@
 #include "plugin/complex_wrappers.h"
 #include "plugin/conv_rules.h"
 #include "plugin/reduction_rules.h"
+#include "plugin/shape_rules.h"
 #include "plugin/sort_rules.h"
 #include "plugins2/lax/ir_emitter.h"
 
@@ -18,7 +19,7 @@ void RegisterAll() {
   std::call_once(once, [] {
     IrRegistrar shared;  // the rule tables stated once (plugin/rules.h)
     RegisterElementwise();
-    RegisterShape();
+    plugin::ShapeRules(shared);
     plugin::ReductionRules(shared);
     RegisterLinalg();
     RegisterCalls();
