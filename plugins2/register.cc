@@ -4,15 +4,13 @@
 
 #include "plugin/complex_wrappers.h"
 #include "plugin/conv_rules.h"
+#include "plugin/program_rules.h"
 #include "plugin/reduction_rules.h"
 #include "plugin/shape_rules.h"
 #include "plugin/sort_rules.h"
 #include "plugins2/lax/ir_emitter.h"
 
 namespace jax2onnx::plugins2 {
-
-// lax/program.cc (stack, unstack, tile, empty, debug_print, ...).
-void RegisterProgram();
 
 void RegisterAll() {
   static std::once_flag once;
@@ -23,7 +21,7 @@ void RegisterAll() {
     plugin::ReductionRules(shared);
     RegisterLinalg();
     RegisterCalls();
-    RegisterProgram();
+    plugin::ProgramRules(shared);
     RegisterIndexing();
     RegisterControlFlow();
     plugin::ConvRules(shared);
