@@ -2,8 +2,7 @@
 // tridiagonal_solve, the counterparts of the real recipes (linalg_plan.h,
 // qr_plan.h) under the complex convention of complex_plan.h (a complex value
 // is a real [..., 2] tensor of (re, im)). The parts are split once, each
-// recipe is the real one's Loop (one per factorization; two for the Thomas
-// algorithm) carrying the real and imaginary parts as two real tensors
+// recipe is the real one's Loop (one per factorization; two for gtsv) carrying the real and imaginary parts as two real tensors
 // (graph size independent of n, static or symbolic, leading batch dims
 // broadcast), and the results are packed again. Complex products are four
 // real MatMul/Mul (XLA's (ac - bd, ad + bc)), complex quotients
@@ -29,6 +28,7 @@
 #include "absl/status/statusor.h"
 #include "jaxpr/status_macros.h"
 #include "plugin/complex_plan.h"
+#include "plugin/gtsv_plan.h"
 #include "plugin/linalg_plan.h"
 
 namespace jax2onnx::plugin::complex {
@@ -316,12 +316,52 @@ absl::Status LowerComplexLu(E& e) {
   return e.SetOut(2, b.Cast(out[2], perm_dt));
 }
 
-// tridiagonal_solve(dl, d, du, b) on c64/c128: qr_plan.h's Thomas algorithm
-// (JAX's own _tridiagonal_solve_jax_impl; CPU's LAPACK gtsv also pivots and
-// agrees up to rounding on the diagonally dominant systems Thomas is stable
-// for) with complex products and quotients: a forward Loop c'_i = du_i /
-// (d_i - dl_i c'_{i-1}), d'_i = (b_i - dl_i d'_{i-1}) / (d_i - dl_i c'_{i-1}),
-// then a backward Loop x_i = d'_i - c'_i x_{i+1}. perturb_singular refused.
+// gtsv's complex algebra (cgtsv/zgtsv, plugin/gtsv_plan.h): a value is its
+// (re, im) parts; a zero subdiagonal skips the elimination step; pivots
+// compare cabs1 = |re| + |im|; products and quotients as complex_plan.h's
+// Mul and Div.
+template <class E>
+struct ComplexGtsv {
+  using T = Z<E>;
+  static constexpr int kParts = 2;
+  static constexpr bool kZeroSubdiagonalSkips = true;
+  linalg_complex::CBuilder<E>& c;
+
+  DType part_dtype() const { return c.d; }
+  void Flatten(const T& x, std::vector<V<E>>& out) const {
+    out.push_back(x.re);
+    out.push_back(x.im);
+  }
+  T Unflatten(const std::vector<V<E>>& in, size_t at) const {
+    return {in[at], in[at + 1]};
+  }
+  T Take(T x, V<E> k, int64_t axis) { return c.Take(x, k, axis); }
+  T Unsqueeze(T x, int64_t axis) { return c.Unsqueeze(x, axis); }
+  T Where(V<E> cond, T x, T y) { return c.Where(cond, x, y); }
+  T Sub(T x, T y) { return c.Sub(x, y); }
+  T Mul(T x, T y) { return complex::Mul(c.e, x, y, c.d); }
+  T Div(T x, T y) { return complex::Div(c.e, x, y, c.d); }
+  T Neg(T x) {
+    return {c.e.Op("Neg", {x.re}, c.d), c.e.Op("Neg", {x.im}, c.d)};
+  }
+  T Zero() { return c.Zero(); }
+  T Nan() {
+    V<E> nan = c.b.Scalar(std::numeric_limits<double>::quiet_NaN());
+    return {nan, nan};
+  }
+  V<E> IsZero(T x) { return c.IsZero(x); }
+  V<E> NoInterchange(T d, T dl) {
+    auto cabs1 = [&](T z) {
+      return c.b.Bin("Add", c.e.Op("Abs", {z.re}, c.d),
+                     c.e.Op("Abs", {z.im}, c.d), c.d);
+    };
+    return c.b.Bin("GreaterOrEqual", cabs1(d), cabs1(dl), DType::kBool);
+  }
+};
+
+// tridiagonal_solve(dl, d, du, b) on c64/c128: zgtsv with partial pivoting,
+// as JAX's CPU lowering runs it (plugin/gtsv_plan.h). perturb_singular is
+// refused.
 template <class E>
 absl::Status LowerComplexTridiagonalSolve(E& e) {
   const jaxpr::Eqn& eqn = e.eqn();
@@ -345,64 +385,12 @@ absl::Status LowerComplexTridiagonalSolve(E& e) {
   J2O_ASSIGN_OR_RETURN(Z<E> du, c.Operand(2));
   J2O_ASSIGN_OR_RETURN(Z<E> rhs, c.Operand(3));
   J2O_ASSIGN_OR_RETURN(V<E> m, b.Size(aval.shape[rank - 2]));
-  V<E> iota = b.Iota(m);
-  V<E> rows = b.Unsqueeze(iota, 1, DType::kI64);
-  // Each part of the carries starts as linalg_plan's real ones.
-  linalg_plan::ThomasCarries<E> start =
-      linalg_plan::StartThomasCarries(b, diag.re, rhs.re, rank);
-  V<E> cp0 = start.cp, dp0 = start.dp;
-  V<E> c_prev0 = start.c_prev, d_prev0 = start.d_prev;
-  J2O_ASSIGN_OR_RETURN(
-      std::vector<V<E>> fwd,
-      e.Loop(m, {cp0, cp0, dp0, dp0, c_prev0, c_prev0, d_prev0, d_prev0},
-             std::vector<DType>(8, d),
-             [&](V<E> i, const std::vector<V<E>>& carried)
-                 -> absl::StatusOr<std::vector<V<E>>> {
-               Z<E> cps{carried[0], carried[1]}, dps{carried[2], carried[3]};
-               Z<E> c_prev{carried[4], carried[5]};
-               Z<E> d_prev{carried[6], carried[7]};
-               auto row = [&](Z<E> x) {  // x[..., i] as [..., 1]
-                 return c.Unsqueeze(c.Take(x, i, rank - 2), rank - 2);
-               };
-               Z<E> a_i = row(dl), d_i = row(diag), u_i = row(du);
-               Z<E> b_i = c.Unsqueeze(c.Take(rhs, i, rank - 2),
-                                      rank - 2);  // [..., 1, n]
-               // Row 0 has no dl term (dl[0] is 0 by contract; not read).
-               V<E> first = b.Bin("Equal", i, b.ScalarI64(0), DType::kBool);
-               Z<E> a_eff = c.Where(first, c.Zero(), a_i);  // [..., 1]
-               Z<E> denom = c.Sub(d_i, Mul(e, a_eff, c_prev, d));
-               Z<E> c_i = Div(e, u_i, denom, d);
-               Z<E> a2 = c.Unsqueeze(a_eff, rank - 1);    // [..., 1, 1]
-               Z<E> den2 = c.Unsqueeze(denom, rank - 1);  // [..., 1, 1]
-               Z<E> d_new = Div(e, c.Sub(b_i, Mul(e, a2, d_prev, d)), den2, d);
-               cps = c.Where(b.Bin("Equal", iota, i, DType::kBool), c_i, cps);
-               dps = c.Where(b.Bin("Equal", rows, i, DType::kBool), d_new, dps);
-               return std::vector<V<E>>{cps.re, cps.im, dps.re,   dps.im,
-                                        c_i.re, c_i.im, d_new.re, d_new.im};
-             }));
-  Z<E> cps{fwd[0], fwd[1]}, dps{fwd[2], fwd[3]};
-  V<E> last = b.Bin("Sub", m, b.ScalarI64(1), DType::kI64);
-  V<E> x0 = b.ZerosLike(rhs.re, d);
-  J2O_ASSIGN_OR_RETURN(
-      std::vector<V<E>> bwd,
-      e.Loop(m, {x0, x0, d_prev0, d_prev0}, {d, d, d, d},
-             [&](V<E> it, const std::vector<V<E>>& carried)
-                 -> absl::StatusOr<std::vector<V<E>>> {
-               Z<E> x{carried[0], carried[1]}, x_next{carried[2], carried[3]};
-               V<E> i = b.Bin("Sub", last, it, DType::kI64);
-               Z<E> cp_i =
-                   c.Unsqueeze(c.Unsqueeze(c.Take(cps, i, rank - 2), rank - 2),
-                               rank - 1);  // [..., 1, 1]
-               Z<E> dp_i = c.Unsqueeze(c.Take(dps, i, rank - 2),
-                                       rank - 2);  // [..., 1, n]
-               // x_{m-1} = d'_{m-1}: no c' term on the last row.
-               V<E> is_last = b.Bin("Equal", it, b.ScalarI64(0), DType::kBool);
-               Z<E> term = c.Where(is_last, c.Zero(), Mul(e, cp_i, x_next, d));
-               Z<E> x_i = c.Sub(dp_i, term);
-               x = c.Where(b.Bin("Equal", rows, i, DType::kBool), x_i, x);
-               return std::vector<V<E>>{x.re, x.im, x_i.re, x_i.im};
-             }));
-  return c.SetOut(0, {bwd[0], bwd[1]});
+  const std::vector<jaxpr::DimExpr> diag_shape(aval.shape.begin(),
+                                               aval.shape.end() - 1);
+  ComplexGtsv<E> algebra{c};
+  J2O_ASSIGN_OR_RETURN(Z<E> x, gtsv::Solve(e, algebra, b, dl, diag, du, rhs, m,
+                                           rank, diag_shape, aval.shape));
+  return c.SetOut(0, x);
 }
 
 }  // namespace jax2onnx::plugin::complex

@@ -316,26 +316,6 @@ std::pair<V<E>, V<E>> BatchedEye(Builder<E>& b, V<E> like, V<E> iota_m, V<E> m,
   return {e.Op("Expand", {eye, shape}, b.dt), shape};
 }
 
-// The Thomas algorithm's forward carries (real and complex recipes, one
-// part each): c' [..., m] and d' [..., m, n] all zero, and the previous
-// row's c', d' as [..., 1] and [..., 1, n] (zero before row 0).
-template <class E>
-struct ThomasCarries {
-  V<E> cp, dp, c_prev, d_prev;
-};
-template <class E>
-ThomasCarries<E> StartThomasCarries(Builder<E>& b, V<E> diag, V<E> rhs,
-                                    int rank) {
-  const jaxpr::DType dt = b.dt;
-  V<E> cp0 = b.ZerosLike(diag, dt);  // [..., m]
-  V<E> dp0 = b.ZerosLike(rhs, dt);   // [..., m, n]
-  V<E> c_prev0 = b.e.Op("ReduceSum", {cp0, b.Axes({rank - 2})}, dt,
-                        {OpAttr::Int("keepdims", 1)});
-  V<E> d_prev0 = b.e.Op("ReduceSum", {dp0, b.Axes({rank - 2})}, dt,
-                        {OpAttr::Int("keepdims", 1)});
-  return {cp0, dp0, c_prev0, d_prev0};
-}
-
 }  // namespace linalg_plan
 
 // cholesky(a): LAPACK potrf (lower) as JAX's CPU lowering calls it. The lower
@@ -748,9 +728,12 @@ inline LoweringInfo LinalgLoweringInfo(absl::string_view name) {
             "unbatched as JAX defines it; f32/f64"};
   }
   if (name == "tridiagonal_solve") {
-    return {with({"Div", "Mul", "Sub", "ReduceSum"}), kMinOpset,
-            absl::StrCat("Thomas algorithm (JAX's own implementation) in two "
-                         "Loops; perturb_singular refused",
+    return {with({"Div", "Mul", "Sub", "Abs", "GreaterOrEqual", "Or", "And",
+                  "Xor", "Neg"}),
+            kMinOpset,
+            absl::StrCat("LAPACK gtsv (partial pivoting) as JAX's CPU "
+                         "lowering runs it, in two Loops; a singular member "
+                         "is NaN; perturb_singular refused",
                          kWithComplex)};
   }
   if (name == "custom_linear_solve") {

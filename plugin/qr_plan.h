@@ -24,6 +24,7 @@
 #include "absl/strings/str_cat.h"
 #include "jaxpr/jaxpr.h"
 #include "jaxpr/status_macros.h"
+#include "plugin/gtsv_plan.h"
 #include "plugin/linalg_plan.h"
 
 namespace jax2onnx::plugin {
@@ -209,8 +210,8 @@ void UpdateNorms(linalg_plan::Builder<E>& b, const std::vector<V<E>>& parts,
   // interpreter from std::max(0, t)): a NaN TEMP gives 0, so the norm is
   // recomputed from the rows below; ONNX Max would keep the NaN.
   V<E> temp_raw = b.Bin("Sub", one, b.Bin("Mul", ratio, ratio, dt), dt);
-  V<E> temp = b.Where(b.Bin("Greater", temp_raw, zero, DType::kBool),
-                      temp_raw, zero, dt);
+  V<E> temp = b.Where(b.Bin("Greater", temp_raw, zero, DType::kBool), temp_raw,
+                      zero, dt);
   V<E> scaled = b.Bin("Div", vn1_safe, vn2_safe, dt);
   V<E> recompute = e.Op(
       "And",
@@ -681,13 +682,9 @@ absl::Status LowerOrmqr(E& e) {
   return e.SetOut(0, out[0]);
 }
 
-// tridiagonal_solve(dl, d, du, b): the Thomas algorithm of JAX's own
-// implementation (_tridiagonal_solve_jax_impl, used off CPU): a forward
-// Loop c'_i = du_i / (d_i - dl_i c'_{i-1}), d'_i = (b_i - dl_i d'_{i-1}) /
-// (d_i - dl_i c'_{i-1}), then a backward Loop x_i = d'_i - c'_i x_{i+1}.
-// JAX's CPU lowering calls LAPACK gtsv, which also pivots: the results agree
-// up to rounding on the diagonally dominant systems Thomas is stable for; a
-// zero pivot gives inf/NaN (gtsv: all NaN). perturb_singular is refused.
+// tridiagonal_solve(dl, d, du, b) on f32/f64: LAPACK gtsv with partial
+// pivoting, as JAX's CPU lowering runs it (plugin/gtsv_plan.h).
+// perturb_singular is refused.
 template <class E>
 absl::Status LowerTridiagonalSolve(E& e) {
   using jaxpr::DType;
@@ -708,61 +705,12 @@ absl::Status LowerTridiagonalSolve(E& e) {
   J2O_ASSIGN_OR_RETURN(Val du, e.In(2));
   J2O_ASSIGN_OR_RETURN(Val rhs, e.In(3));
   J2O_ASSIGN_OR_RETURN(Val m, b.Size(aval.shape[rank - 2]));
-  Val iota = b.Iota(m);
-  Val rows = b.Unsqueeze(iota, 1, DType::kI64);
-  Val zero = b.Scalar(0);
-  lp::ThomasCarries<E> start = lp::StartThomasCarries(b, d, rhs, rank);
-  Val cp0 = start.cp, dp0 = start.dp;
-  Val c_prev0 = start.c_prev, d_prev0 = start.d_prev;
-  J2O_ASSIGN_OR_RETURN(
-      std::vector<Val> fwd,
-      e.Loop(
-          m, {cp0, dp0, c_prev0, d_prev0}, {dt, dt, dt, dt},
-          [&](Val i,
-              const std::vector<Val>& c) -> absl::StatusOr<std::vector<Val>> {
-            Val a_i = b.Unsqueeze(b.Take(dl, i, rank - 2, dt), rank - 2, dt);
-            Val d_i = b.Unsqueeze(b.Take(d, i, rank - 2, dt), rank - 2, dt);
-            Val u_i = b.Unsqueeze(b.Take(du, i, rank - 2, dt), rank - 2, dt);
-            Val b_i = b.Unsqueeze(b.Take(rhs, i, rank - 2, dt), rank - 2,
-                                  dt);  // [..., 1, n]
-            // Row 0 has no dl term (dl[0] is 0 by contract; not read).
-            Val first = b.Bin("Equal", i, b.ScalarI64(0), DType::kBool);
-            Val a_eff = b.Where(first, zero, a_i, dt);  // [..., 1]
-            Val denom = b.Bin("Sub", d_i, b.Bin("Mul", a_eff, c[2], dt), dt);
-            Val c_i = b.Bin("Div", u_i, denom, dt);
-            Val a2 = b.Unsqueeze(a_eff, rank - 1, dt);    // [..., 1, 1]
-            Val den2 = b.Unsqueeze(denom, rank - 1, dt);  // [..., 1, 1]
-            Val d_new =
-                b.Bin("Div", b.Bin("Sub", b_i, b.Bin("Mul", a2, c[3], dt), dt),
-                      den2, dt);
-            Val at = b.Bin("Equal", iota, i, DType::kBool);
-            Val at_rows = b.Bin("Equal", rows, i, DType::kBool);
-            return std::vector<Val>{b.Where(at, c_i, c[0], dt),
-                                    b.Where(at_rows, d_new, c[1], dt), c_i,
-                                    d_new};
-          }));
-  Val last = b.Bin("Sub", m, b.ScalarI64(1), DType::kI64);
-  J2O_ASSIGN_OR_RETURN(
-      std::vector<Val> bwd,
-      e.Loop(
-          m, {b.ZerosLike(rhs, dt), d_prev0}, {dt, dt},
-          [&](Val it,
-              const std::vector<Val>& c) -> absl::StatusOr<std::vector<Val>> {
-            Val i = b.Bin("Sub", last, it, DType::kI64);
-            Val cp_i = b.Unsqueeze(
-                b.Unsqueeze(b.Take(fwd[0], i, rank - 2, dt), rank - 2, dt),
-                rank - 1, dt);  // [..., 1, 1]
-            Val dp_i = b.Unsqueeze(b.Take(fwd[1], i, rank - 2, dt), rank - 2,
-                                   dt);  // [..., 1, n]
-            // x_{m-1} = d'_{m-1}: no c' term on the last row.
-            Val is_last = b.Bin("Equal", it, b.ScalarI64(0), DType::kBool);
-            Val term = b.Where(is_last, zero, b.Bin("Mul", cp_i, c[1], dt), dt);
-            Val x_i = b.Bin("Sub", dp_i, term, dt);
-            return std::vector<Val>{
-                b.Where(b.Bin("Equal", rows, i, DType::kBool), x_i, c[0], dt),
-                x_i};
-          }));
-  return e.SetOut(0, bwd[0]);
+  const std::vector<jaxpr::DimExpr> diag_shape(aval.shape.begin(),
+                                               aval.shape.end() - 1);
+  gtsv::RealGtsv<E> algebra{b};
+  J2O_ASSIGN_OR_RETURN(Val x, gtsv::Solve(e, algebra, b, dl, d, du, rhs, m,
+                                          rank, diag_shape, aval.shape));
+  return e.SetOut(0, x);
 }
 
 }  // namespace jax2onnx::plugin

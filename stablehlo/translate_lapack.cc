@@ -40,12 +40,12 @@
 //     reports illegal arguments). Complex hetrd is refused: tridiagonal is
 //     lowered through the real-only hessenberg.
 //   lapack_{s,d,c,z}gtsv_ffi(dl, d, du, b) -> (dl', d', du', b', info):
-//     tridiagonal_solve (Thomas, no pivoting: gtsv pivots, so results agree
-//     up to rounding on systems Thomas can solve stably, e.g. diagonally
-//     dominant ones); dl', d', du' (gtsv's destroyed factorization, which
-//     JAX never reads) are the inputs; info = 1 where the solution holds a
-//     NaN or an infinity while dl, d, du and b hold none (a zero pivot: gtsv
-//     reports the singular U(i, i)), else 0.
+//     tridiagonal_solve (gtsv's elimination with partial pivoting,
+//     plugin/gtsv_plan.h; a singular member is all NaN); dl', d', du'
+//     (gtsv's destroyed factorization, which JAX never reads) are the
+//     inputs; info = 1 where the solution holds a NaN or an infinity while
+//     dl, d, du and b hold none (a zero pivot: gtsv reports the singular
+//     U(i, i)), else 0.
 // Every matrix operand and result must have LAPACK's column-major layout
 // (minor-to-major [r-2, r-1, r-3, ..., 0], what JAX passes): another layout
 // would make the kernel see the transposed matrix, and is refused. Any other

@@ -557,28 +557,88 @@ absl::StatusOr<std::vector<Array>> HouseholderProductKernel(
       HouseholderProduct<double>(inputs[0], inputs[1], d, k)};
 }
 
-// tridiagonal_solve(dl, d, du, b): the Thomas algorithm
-// (_tridiagonal_solve_jax_impl), per batch member and right-hand column.
+// tridiagonal_solve(dl, d, du, b) as JAX's CPU lowering runs it: LAPACK
+// gtsv (LAPACK 3.12 dgtsv.f for real, zgtsv.f for complex: Gaussian
+// elimination with partial pivoting and a second superdiagonal du2), per
+// batch member, with JAX's dl[k + 1] as LAPACK's DL(k) (jaxlib passes
+// `dl + 1`); a member whose gtsv info is not 0 (an exactly zero pivot)
+// becomes all NaN, as _tridiagonal_solve_cpu_lowering substitutes.
+template <typename T>
+double PivotMagnitude(T v) {
+  if constexpr (std::is_same_v<T, Complex>) {
+    return std::abs(v.real()) + std::abs(v.imag());  // zgtsv's CABS1
+  } else {
+    return std::abs(v);
+  }
+}
+
 template <typename T>
 Array TridiagonalSolve(absl::Span<const Array> inputs, const MatrixDims& db) {
+  constexpr bool kComplex = std::is_same_v<T, Complex>;
   const int64_t m = db.rows, n = db.cols;
-  const std::vector<T> dl = Widen<T>(inputs[0]);
-  const std::vector<T> d = Widen<T>(inputs[1]);
-  const std::vector<T> du = Widen<T>(inputs[2]);
+  const std::vector<T> dl_in = Widen<T>(inputs[0]);
+  const std::vector<T> d_in = Widen<T>(inputs[1]);
+  const std::vector<T> du_in = Widen<T>(inputs[2]);
   std::vector<T> x = Widen<T>(inputs[3]);
-  std::vector<T> cp(m), dp(m);
-  for (int64_t b = 0; b < db.batch; ++b) {
-    const int64_t o = b * m;
+  const T zero(0);
+  for (int64_t bt = 0; bt < db.batch; ++bt) {
+    const int64_t o = bt * m;
+    // LAPACK's arrays, 0-based: DL[k] couples rows k and k+1.
+    std::vector<T> dl(m, zero), d(d_in.begin() + o, d_in.begin() + o + m),
+        du(du_in.begin() + o, du_in.begin() + o + m), du2(m, zero);
+    for (int64_t k = 0; k + 1 < m; ++k) dl[k] = dl_in[o + k + 1];
+    auto rhs = [&](int64_t i, int64_t c) -> T& { return x[(o + i) * n + c]; };
+    bool singular = false;
+    for (int64_t k = 0; k + 1 < m && !singular; ++k) {
+      const bool last = k + 2 == m;
+      if (kComplex && dl[k] == zero) {
+        singular = d[k] == zero;  // zgtsv: nothing to eliminate
+      } else if (PivotMagnitude(d[k]) >= PivotMagnitude(dl[k])) {
+        if (!kComplex && d[k] == zero) {
+          singular = true;  // dgtsv: INFO = K
+          break;
+        }
+        const T fact = dl[k] / d[k];
+        d[k + 1] = d[k + 1] - fact * du[k];
+        for (int64_t c = 0; c < n; ++c) {
+          rhs(k + 1, c) = rhs(k + 1, c) - fact * rhs(k, c);
+        }
+        dl[k] = zero;
+      } else {
+        const T fact = d[k] / dl[k];
+        d[k] = dl[k];
+        const T temp = d[k + 1];
+        d[k + 1] = du[k] - fact * temp;
+        if (!last) {
+          du2[k] = du[k + 1];
+          du[k + 1] = -fact * du2[k];
+        }
+        du[k] = temp;
+        for (int64_t c = 0; c < n; ++c) {
+          const T t = rhs(k, c);
+          rhs(k, c) = rhs(k + 1, c);
+          rhs(k + 1, c) = t - fact * rhs(k + 1, c);
+        }
+      }
+    }
+    if (!singular && d[m - 1] == zero) singular = true;
     for (int64_t c = 0; c < n; ++c) {
-      auto rhs = [&](int64_t i) -> T& { return x[(o + i) * n + c]; };
-      for (int64_t i = 0; i < m; ++i) {
-        const T a = i == 0 ? T(0) : dl[o + i];
-        const T denom = d[o + i] - a * (i == 0 ? T(0) : cp[i - 1]);
-        cp[i] = du[o + i] / denom;
-        dp[i] = (rhs(i) - a * (i == 0 ? T(0) : dp[i - 1])) / denom;
+      if (singular) {
+        const double nan = std::numeric_limits<double>::quiet_NaN();
+        for (int64_t i = 0; i < m; ++i) {
+          if constexpr (kComplex) {
+            rhs(i, c) = T(nan, nan);
+          } else {
+            rhs(i, c) = nan;
+          }
+        }
+        continue;
       }
       for (int64_t i = m - 1; i >= 0; --i) {
-        rhs(i) = i == m - 1 ? dp[i] : dp[i] - cp[i] * rhs(i + 1);
+        T r = rhs(i, c);
+        if (i + 1 < m) r = r - du[i] * rhs(i + 1, c);
+        if (i + 2 < m) r = r - du2[i] * rhs(i + 2, c);
+        rhs(i, c) = r / d[i];
       }
     }
   }

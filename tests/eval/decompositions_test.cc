@@ -263,7 +263,37 @@ TEST(QrTest, HouseholderFollowsLapackSigns) {
   EXPECT_THAT(ToDoubles(out[1]), ElementsAre(DoubleNear(-5, 1e-15), 0));
 }
 
-TEST(TridiagonalSolveTest, ThomasOnAThreeByThreeSystem) {
+// gtsv interchanges rows 0 and 1 when |d0| < |dl1|: [[0, 2], [3, 1]] x =
+// (4, 5) (dl = (0, 3), d = (0, 1), du = (2, 0)). By hand (dgtsv.f, I = N-1):
+// fact = d0/dl1 = 0, D = (3, du0 - 0*d1 = 2), DU0 = d1 = 1, B = (5, 4 - 0*5);
+// back: x1 = 4/2 = 2, x0 = (5 - 1*2)/3 = 1. Elimination without pivoting
+// divides by d0 = 0.
+TEST(TridiagonalSolveTest, ZeroLeadingDiagonalIsSolvedByInterchange) {
+  auto out = Eval(
+      "{ lambda ; a:f64[2] b:f64[2] c:f64[2] d:f64[2,1]. let e:f64[2,1] = "
+      "tridiagonal_solve[perturb_singular=False] a b c d in (e,) }",
+      {MakeArray(DType::kF64, {2}, {0, 3}), MakeArray(DType::kF64, {2}, {0, 1}),
+       MakeArray(DType::kF64, {2}, {2, 0}),
+       MakeArray(DType::kF64, {2, 1}, {4, 5})});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_THAT(ToDoubles(out[0]), ElementsAre(1, 2));
+}
+
+// A zero first column (d0 = dl1 = 0): dgtsv takes no interchange
+// (|0| >= |0|) and finds D(1) = 0, INFO = 1; JAX then returns NaN for the
+// whole member (_tridiagonal_solve_cpu_lowering).
+TEST(TridiagonalSolveTest, SingularMemberIsNaN) {
+  auto out = Eval(
+      "{ lambda ; a:f64[2] b:f64[2] c:f64[2] d:f64[2,1]. let e:f64[2,1] = "
+      "tridiagonal_solve[perturb_singular=False] a b c d in (e,) }",
+      {MakeArray(DType::kF64, {2}, {0, 0}), MakeArray(DType::kF64, {2}, {0, 1}),
+       MakeArray(DType::kF64, {2}, {2, 0}),
+       MakeArray(DType::kF64, {2, 1}, {4, 5})});
+  ASSERT_EQ(out.size(), 1u);
+  EXPECT_THAT(ToDoubles(out[0]), ElementsAre(IsNan(), IsNan()));
+}
+
+TEST(TridiagonalSolveTest, NoInterchangeOnADiagonallyDominantSystem) {
   // [[2, 1, 0], [1, 2, 1], [0, 1, 2]] x = (4, 8, 8) (dl = (0, 1, 1),
   // d = (2, 2, 2), du = (1, 1, 0)): x = (1, 2, 3) since 2+2 = 4,
   // 1+4+3 = 8, 2+6 = 8.

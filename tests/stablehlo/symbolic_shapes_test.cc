@@ -181,8 +181,7 @@ TEST(StablehloSymbolic, OnnxRuntimeMatchesTheInterpreterAtTwoSizes) {
 // beyond it, d, e and the taus) are unique given LAPACK's reflector
 // convention, and gtsv's solution is unique, so all are compared
 // element-wise. gtsv_singular_f32 (hand-derived, not XLA's) has a singular
-// batch member whose Thomas solution is (-inf, inf): only gtsv's info makes
-// it NaN.
+// batch member (a zero pivot): gtsv's info makes it NaN.
 TEST(StablehloLapack, OnnxRuntimeMatchesXla) {
   std::string why;
   if (!api::OrtRunner::Shared().IsAvailable(&why)) GTEST_SKIP() << why;
