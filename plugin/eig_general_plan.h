@@ -190,6 +190,15 @@ absl::Status LowerComplexEig(E& e) {
   }
   V<E> eye = g.Cmp("Equal", g.rows, iota);
   V<E> zero = g.S(0);
+  // The carried shapes of the Loops: matrices, vectors and per-member
+  // scalars of the operand's batch.
+  const std::vector<jaxpr::DimExpr> mat_shape = in.shape;
+  const std::vector<jaxpr::DimExpr> vec_shape(in.shape.begin(),
+                                              in.shape.end() - 1);
+  const std::vector<jaxpr::DimExpr> batch_shape(in.shape.begin(),
+                                                in.shape.end() - 2);
+  const CarriedType mat(d, mat_shape), vec_carry(d, vec_shape),
+      member(d, batch_shape), member_i(kI, batch_shape);
   // Members holding a NaN or an infinity: zeroed here, NaN at the end.
   auto bad = [&](V<E> x) {
     return e.Op("Or", {e.Op("IsNaN", {x}, kB), e.Op("IsInf", {x}, kB)}, kB);
@@ -206,7 +215,7 @@ absl::Status LowerComplexEig(E& e) {
   J2O_ASSIGN_OR_RETURN(
       std::vector<V<E>> hess,
       e.Loop(
-          hess_trip, {a.re, a.im, z0.re, z0.im}, {d, d, d, d},
+          hess_trip, {a.re, a.im, z0.re, z0.im}, {mat, mat, mat, mat},
           [&](V<E> k,
               const std::vector<V<E>>& s) -> absl::StatusOr<std::vector<V<E>>> {
             Z<E> t{s[0], s[1]}, z{s[2], s[3]};
@@ -265,7 +274,8 @@ absl::Status LowerComplexEig(E& e) {
           qr_trip,
           {h.re, h.im, zh.re, zh.im, hi0, zeros_i, zeros_i, zeros_m, zeros_m,
            zeros_v, zeros_v, zeros_v, zeros_i},
-          {d, d, d, d, kI, kI, kI, d, d, d, d, d, kI},
+          {mat, mat, mat, mat, member_i, member_i, member_i, member, member,
+           vec_carry, vec_carry, vec_carry, member_i},
           [&](V<E> it,
               const std::vector<V<E>>& s) -> absl::StatusOr<std::vector<V<E>>> {
             Z<E> t{s[0], s[1]}, z{s[2], s[3]};
@@ -431,7 +441,7 @@ absl::Status LowerComplexEig(E& e) {
   J2O_ASSIGN_OR_RETURN(
       std::vector<V<E>> vec,
       e.Loop(
-          n, {z0.re, z0.im, z0.re, z0.im}, {d, d, d, d},
+          n, {z0.re, z0.im, z0.re, z0.im}, {mat, mat, mat, mat},
           [&](V<E> it,
               const std::vector<V<E>>& s) -> absl::StatusOr<std::vector<V<E>>> {
             Z<E> x{s[0], s[1]}, y{s[2], s[3]};
