@@ -274,7 +274,7 @@ absl::Status LowerComplexEigh(E& e) {
           {plugin::CarriedType(d, aval.shape),
            plugin::CarriedType(d, aval.shape),
            plugin::CarriedType(d, aval.shape),
-           plugin::CarriedType(d, aval.shape), d},
+           plugin::CarriedType(d, aval.shape), plugin::CarriedType(d, {})},
           [&](V<E> it, const std::vector<V<E>>& carried)
               -> absl::StatusOr<std::vector<V<E>>> {
             Z<E> m{carried[0], carried[1]};
@@ -384,7 +384,7 @@ absl::Status LowerComplexSvd(E& e) {
           {plugin::CarriedType(d, tall_shape),
            plugin::CarriedType(d, tall_shape),
            plugin::CarriedType(d, gram_shape),
-           plugin::CarriedType(d, gram_shape), d},
+           plugin::CarriedType(d, gram_shape), plugin::CarriedType(d, {})},
           [&](V<E> it, const std::vector<V<E>>& carried)
               -> absl::StatusOr<std::vector<V<E>>> {
             Z<E> u{carried[0], carried[1]};
@@ -427,17 +427,17 @@ absl::Status LowerComplexSvd(E& e) {
       c, norms, n, v_final, rank, /*ascending=*/false);
   // A member with a NaN in either part is NaN (+ NaN i) in every output, as
   // JAX on CPU gives it (linalg_plan::AnyNaNMatrix).
-  V<E> nan_member = b.Bin("Or", linalg_plan::AnyNaNMatrix(b, a.re, rank),
-                          linalg_plan::AnyNaNMatrix(b, a.im, rank),
-                          DType::kBool);
+  V<E> nan_member =
+      b.Bin("Or", linalg_plan::AnyNaNMatrix(b, a.re, rank),
+            linalg_plan::AnyNaNMatrix(b, a.im, rank), DType::kBool);
   V<E> nan = b.Scalar(std::numeric_limits<double>::quiet_NaN());
   auto nan_where_bad = [&](Z<E> x) {
     return Z<E>{b.Where(nan_member, nan, x.re, d),
                 b.Where(nan_member, nan, x.im, d)};
   };
   J2O_RETURN_IF_ERROR(e.SetOut(
-      0, b.Where(b.Squeeze(nan_member, rank - 1, DType::kBool), nan, sigma,
-                 d)));
+      0,
+      b.Where(b.Squeeze(nan_member, rank - 1, DType::kBool), nan, sigma, d)));
   if (!shape.compute_uv) return absl::OkStatus();
   V<E> safe =
       b.Unsqueeze(b.Where(nonzero, rotated_norms, b.Scalar(1), d), rank - 2, d);

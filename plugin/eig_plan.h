@@ -522,7 +522,7 @@ absl::Status LowerEigh(E& e) {
       e.Loop(
           trip, {sym, ep::EyeLike(b, sym, eye), b.Scalar(0)},
           {plugin::CarriedType(dt, aval.shape),
-           plugin::CarriedType(dt, aval.shape), dt},
+           plugin::CarriedType(dt, aval.shape), plugin::CarriedType(dt, {})},
           [&](Val it, const std::vector<Val>& carried)
               -> absl::StatusOr<std::vector<Val>> {
             Val m = carried[0];
@@ -622,7 +622,7 @@ absl::Status LowerSvd(E& e) {
       e.Loop(
           trip, {a, ep::EyeLike(b, gram, eye), b.Scalar(0)},
           {plugin::CarriedType(dt, tall_shape),
-           plugin::CarriedType(dt, gram_shape), dt},
+           plugin::CarriedType(dt, gram_shape), plugin::CarriedType(dt, {})},
           [&](Val it, const std::vector<Val>& carried)
               -> absl::StatusOr<std::vector<Val>> {
             Val u = carried[0];
@@ -677,8 +677,8 @@ absl::Status LowerSvd(E& e) {
   Val nan = b.Scalar(std::numeric_limits<double>::quiet_NaN());
   auto nan_where_bad = [&](Val x) { return b.Where(nan_member, nan, x, dt); };
   J2O_RETURN_IF_ERROR(e.SetOut(
-      0, b.Where(b.Squeeze(nan_member, rank - 1, DType::kBool), nan, sigma,
-                 dt)));
+      0,
+      b.Where(b.Squeeze(nan_member, rank - 1, DType::kBool), nan, sigma, dt)));
   if (!compute_uv) return absl::OkStatus();
   Val safe = b.Where(nonzero, rotated_norms, b.Scalar(1), dt);
   auto [unused, u_unit] = ep::SortWithVectors(
