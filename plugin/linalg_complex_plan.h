@@ -2,11 +2,11 @@
 // tridiagonal_solve, the counterparts of the real recipes (linalg_plan.h,
 // qr_plan.h) under the complex convention of complex_plan.h (a complex value
 // is a real [..., 2] tensor of (re, im)). The parts are split once, each
-// recipe is the real one's Loop (one per factorization; two for gtsv) carrying the real and imaginary parts as two real tensors
-// (graph size independent of n, static or symbolic, leading batch dims
-// broadcast), and the results are packed again. Complex products are four
-// real MatMul/Mul (XLA's (ac - bd, ad + bc)), complex quotients
-// complex_plan.h's Div (XLA's Smith division).
+// recipe is the real one's Loop (one per factorization; two for gtsv) carrying
+// the real and imaginary parts as two real tensors (graph size independent of
+// n, static or symbolic, leading batch dims broadcast), and the results are
+// packed again. Complex products are four real MatMul/Mul (XLA's (ac - bd, ad +
+// bc)), complex quotients complex_plan.h's Div (XLA's Smith division).
 //
 // Semantics are LAPACK's z-routines as JAX's CPU lowering calls them:
 //  - cholesky (zpotrf, lower): A = L Lᴴ; the pivot is real, only the real
@@ -265,7 +265,11 @@ absl::Status LowerComplexLu(E& e) {
   J2O_ASSIGN_OR_RETURN(
       std::vector<V<E>> out,
       e.Loop(
-          steps, {a.re, a.im, perm0, piv0}, {d, d, DType::kI64, DType::kI64},
+          steps, {a.re, a.im, perm0, piv0},
+          {plugin::CarriedType(d, aval.shape),
+           plugin::CarriedType(d, aval.shape),
+           plugin::CarriedType(DType::kI64, eqn.outputs[2]->aval.shape),
+           plugin::CarriedType(DType::kI64, piv_aval.shape)},
           [&](V<E> k, const std::vector<V<E>>& carried)
               -> absl::StatusOr<std::vector<V<E>>> {
             Z<E> w{carried[0], carried[1]};

@@ -492,7 +492,10 @@ absl::Status LowerLu(E& e) {
   J2O_ASSIGN_OR_RETURN(
       std::vector<V<E>> out,
       e.Loop(
-          steps, {a, perm0, piv0}, {dt, DType::kI64, DType::kI64},
+          steps, {a, perm0, piv0},
+          {plugin::CarriedType(dt, aval.shape),
+           plugin::CarriedType(DType::kI64, eqn.outputs[2]->aval.shape),
+           plugin::CarriedType(DType::kI64, piv_aval.shape)},
           [&](V<E> k, const std::vector<V<E>>& carried)
               -> absl::StatusOr<std::vector<V<E>>> {
             V<E> w = carried[0];
@@ -573,7 +576,7 @@ absl::Status LowerLuPivotsToPermutation(E& e) {
       DType::kI64);
   J2O_ASSIGN_OR_RETURN(
       std::vector<V<E>> out,
-      e.Loop(steps, {perm0}, {DType::kI64},
+      e.Loop(steps, {perm0}, {plugin::CarriedType(DType::kI64, out_aval.shape)},
              [&](V<E> k, const std::vector<V<E>>& carried)
                  -> absl::StatusOr<std::vector<V<E>>> {
                V<E> p = b.Unsqueeze(b.Take(pivots, k, rank - 1, DType::kI64),
