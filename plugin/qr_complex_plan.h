@@ -121,18 +121,16 @@ absl::Status LowerComplexQr(E& e) {
   V<E> rows = b.Unsqueeze(iota_m, 1, DType::kI64);
   Z<E> q0 = linalg_complex::BatchedEye(c, a.re, iota_m, m, rank);
   std::vector<V<E>> init = {a.re, a.im, q0.re, q0.im};
-  std::vector<DType> types = {d, d, d, d};
-  if (shape.pivoting) {
-    qr_plan::AppendPivotCarries(b, {a.re, a.im}, iota_n, rank, init, types);
-  }
   // R's parts keep a's shape, Q's are [..., m, m].
-  std::vector<plugin::CarriedType> carried_types(types.begin(), types.end());
   std::vector<jaxpr::DimExpr> q_shape(aval.shape.begin(), aval.shape.end() - 2);
   q_shape.push_back(jaxpr::DimExpr::Constant(m0));
   q_shape.push_back(jaxpr::DimExpr::Constant(m0));
-  for (int part = 0; part < 2; ++part) {
-    carried_types[part] = plugin::CarriedType(d, aval.shape);
-    carried_types[2 + part] = plugin::CarriedType(d, q_shape);
+  std::vector<plugin::CarriedType> carried_types = {
+      plugin::CarriedType(d, aval.shape), plugin::CarriedType(d, aval.shape),
+      plugin::CarriedType(d, q_shape), plugin::CarriedType(d, q_shape)};
+  if (shape.pivoting) {
+    qr_plan::AppendPivotCarries(b, {a.re, a.im}, iota_n, rank, aval.shape, init,
+                                carried_types);
   }
   J2O_ASSIGN_OR_RETURN(
       std::vector<V<E>> out,

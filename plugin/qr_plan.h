@@ -110,15 +110,21 @@ Pivots<E> StartPivots(linalg_plan::Builder<E>& b,
 }
 
 // pivoting=True: the Loop's carries perm, vn1, vn2 (after the factors'
-// parts in `init` / `types`) start from the matrix's parts.
+// parts in `init` / `types`) start from the matrix's parts; each is
+// [..., n] for the matrix shape [..., m, n].
 template <class E>
 void AppendPivotCarries(linalg_plan::Builder<E>& b,
                         const std::vector<V<E>>& parts, V<E> iota_n, int rank,
+                        const std::vector<jaxpr::DimExpr>& matrix_shape,
                         std::vector<V<E>>& init,
-                        std::vector<jaxpr::DType>& types) {
+                        std::vector<plugin::CarriedType>& types) {
   Pivots<E> piv = StartPivots(b, parts, iota_n, rank);
   init.insert(init.end(), {piv.perm, piv.vn1, piv.vn2});
-  types.insert(types.end(), {jaxpr::DType::kI64, b.dt, b.dt});
+  std::vector<jaxpr::DimExpr> columns = matrix_shape;
+  columns.erase(columns.end() - 2);
+  types.push_back(plugin::CarriedType(jaxpr::DType::kI64, columns));
+  types.push_back(plugin::CarriedType(b.dt, columns));
+  types.push_back(plugin::CarriedType(b.dt, columns));
 }
 
 // The first `count` entries of x along `axis` (qr's thin factors).
@@ -407,17 +413,16 @@ absl::Status LowerQr(E& e) {
   Val zero = b.Scalar(0);
   Val one = b.Scalar(1);
   std::vector<Val> init = {a, q0};
-  std::vector<DType> types = {dt, dt};
-  if (shape.pivoting) {
-    qr_plan::AppendPivotCarries(b, {a}, iota_n, rank, init, types);
-  }
   // R keeps a's shape, Q is [..., m, m].
-  std::vector<plugin::CarriedType> carried_types(types.begin(), types.end());
   std::vector<jaxpr::DimExpr> q_shape(aval.shape.begin(), aval.shape.end() - 2);
   q_shape.push_back(jaxpr::DimExpr::Constant(m0));
   q_shape.push_back(jaxpr::DimExpr::Constant(m0));
-  carried_types[0] = plugin::CarriedType(dt, aval.shape);
-  carried_types[1] = plugin::CarriedType(dt, std::move(q_shape));
+  std::vector<plugin::CarriedType> carried_types = {
+      plugin::CarriedType(dt, aval.shape), plugin::CarriedType(dt, q_shape)};
+  if (shape.pivoting) {
+    qr_plan::AppendPivotCarries(b, {a}, iota_n, rank, aval.shape, init,
+                                carried_types);
+  }
   J2O_ASSIGN_OR_RETURN(
       std::vector<Val> out,
       e.Loop(b.ScalarI64(k0), init, carried_types,
