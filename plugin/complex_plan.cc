@@ -91,9 +91,9 @@ const absl::flat_hash_map<std::string, Kind>& KindTable() {
     }
     // The factorizations (linalg_complex_plan.h, qr_complex_plan.h,
     // eig_complex_plan.h; eig, always complex-valued: eig_general_plan.h).
-    for (const char* p :
-         {"cholesky", "triangular_solve", "lu", "qr", "geqrf",
-          "householder_product", "eigh", "svd", "tridiagonal_solve", "eig"}) {
+    for (const char* p : {"cholesky", "triangular_solve", "lu", "qr", "geqrf",
+                          "householder_product", "eigh", "svd",
+                          "tridiagonal_solve", "eig", "hessenberg"}) {
       (*t)[p] = Kind::kRecipe;
     }
     return t;

@@ -662,6 +662,7 @@ absl::Status LowerComplexRecipe(E& e) {
   if (p == "eig") return LowerComplexEig(e);
   if (p == "svd") return LowerComplexSvd(e);
   if (p == "tridiagonal_solve") return LowerComplexTridiagonalSolve(e);
+  if (p == "hessenberg") return LowerComplexHessenberg(e);
   if (p == "dot_general" || p == "conv_general_dilated") {
     return LowerComplexBilinear(e);
   }

@@ -711,8 +711,9 @@ inline LoweringInfo LinalgLoweringInfo(absl::string_view name) {
   }
   if (name == "hessenberg") {
     return {with({"MatMul", "Sqrt", "Div", "ReduceSum", "Max"}), kMinOpset,
-            "LAPACK gehrd's reflectors (ilo = 1, ihi = n) in one Loop; "
-            "f32/f64 (complex refused)"};
+            absl::StrCat("LAPACK gehrd's reflectors (ilo = 1, ihi = n) in one "
+                         "Loop; complex: zgehd2 (zlarfg, real subdiagonal)",
+                         kWithComplex)};
   }
   if (name == "ormqr") {
     return {with({"MatMul", "Mul", "Sub"}), kMinOpset,

@@ -227,6 +227,114 @@ absl::Status LowerComplexGeqrf(E& e) {
   return c.SetOut(1, {out[2], out[3]});
 }
 
+// hessenberg(a) on c64/c128: LAPACK zgehd2 (ilo = 1, ihi = n), one Loop
+// over the n - 1 columns: zlarfg on a[i+1:, i] (alpha = a[i+1, i]; H = I,
+// tau = 0 only when a[i+2:, i] == 0 and Im alpha == 0, so the last step
+// still reflects a complex alpha and every subdiagonal entry is real; else
+// beta = -sign(Re alpha) sqrt(|alpha|² + ||x||²), tau = ((beta - Re alpha) /
+// beta, -Im alpha / beta), v = (1, x / (alpha - beta))), then a <- a H
+// (H = I - tau v vᴴ, on the columns after i: v is 0 up to row i) and
+// a <- Hᴴ a on the columns after i, and column i <- (beta, v's essential
+// part) below the diagonal; taus [..., n - 1].
+template <class E>
+absl::Status LowerComplexHessenberg(E& e) {
+  const jaxpr::Eqn& eqn = e.eqn();
+  if (eqn.inputs.size() != 1 || eqn.outputs.size() != 2) {
+    return absl::InvalidArgumentError("hessenberg takes 1 operand, 2 results");
+  }
+  const jaxpr::Aval& aval = eqn.outputs[0]->aval;
+  const jaxpr::Aval& tau_aval = eqn.outputs[1]->aval;
+  const int rank = aval.rank();
+  if (rank < 2) {
+    return absl::InvalidArgumentError("hessenberg: rank must be >= 2");
+  }
+  const DType d = ComplexPartDType(aval.dtype);
+  const DType kB = DType::kBool;
+  linalg_complex::CBuilder<E> c{e, d};
+  linalg_plan::Builder<E>& b = c.b;
+  J2O_ASSIGN_OR_RETURN(Z<E> a, c.Operand(0));
+  J2O_ASSIGN_OR_RETURN(V<E> n, b.Size(aval.shape[rank - 1]));
+  V<E> steps = e.Op(
+      "Max", {b.Bin("Sub", n, b.ScalarI64(1), DType::kI64), b.ScalarI64(0)},
+      DType::kI64);
+  V<E> iota = b.Iota(n);
+  V<E> iota_k = b.Iota(steps);
+  V<E> zero = b.Scalar(0), one = b.Scalar(1);
+  V<E> taus0 = e.Op(
+      "Expand",
+      {zero,
+       b.BatchShapeThen(a.re, rank - 2, {b.Unsqueeze(steps, 0, DType::kI64)})},
+      d);
+  J2O_ASSIGN_OR_RETURN(
+      std::vector<V<E>> out,
+      e.Loop(
+          steps, {a.re, a.im, taus0, taus0},
+          {plugin::CarriedType(d, aval.shape),
+           plugin::CarriedType(d, aval.shape),
+           plugin::CarriedType(d, tau_aval.shape),
+           plugin::CarriedType(d, tau_aval.shape)},
+          [&](V<E> i, const std::vector<V<E>>& carried)
+              -> absl::StatusOr<std::vector<V<E>>> {
+            Z<E> m{carried[0], carried[1]};
+            Z<E> taus{carried[2], carried[3]};
+            V<E> i1 = b.Bin("Add", i, b.ScalarI64(1), DType::kI64);
+            V<E> below = b.Bin("Greater", iota, i1, kB);
+            V<E> at = b.Bin("Equal", iota, i1, kB);
+            Z<E> col = c.Take(m, i, rank - 1);       // [..., n]
+            Z<E> alpha = c.Take(col, i1, rank - 2);  // [...]
+            Z<E> x = c.Where(below, col, c.Zero());
+            auto sq = [&](V<E> t) { return b.Bin("Mul", t, t, d); };
+            V<E> xnorm2 =
+                e.Op("ReduceSum",
+                     {b.Bin("Add", sq(x.re), sq(x.im), d), b.Axes({rank - 2})},
+                     d, {OpAttr::Int("keepdims", 0)});
+            V<E> norm =
+                e.Op("Sqrt",
+                     {b.Bin("Add", b.Bin("Add", sq(alpha.re), sq(alpha.im), d),
+                            xnorm2, d)},
+                     d);
+            // beta = -sign(norm, Re alpha): -norm for Re alpha >= +0.
+            V<E> beta = b.Where(b.Bin("Less", alpha.re, zero, kB), norm,
+                                e.Op("Neg", {norm}, d), d);
+            V<E> identity = e.Op("And",
+                                 {b.Bin("Equal", xnorm2, zero, kB),
+                                  b.Bin("Equal", alpha.im, zero, kB)},
+                                 kB);
+            Z<E> tau =
+                c.Where(identity, c.Zero(),
+                        {b.Bin("Div", b.Bin("Sub", beta, alpha.re, d), beta, d),
+                         b.Bin("Div", e.Op("Neg", {alpha.im}, d), beta, d)});
+            Z<E> denom = c.Where(identity, {one, zero},
+                                 {b.Bin("Sub", alpha.re, beta, d), alpha.im});
+            Z<E> v_below = c.Where(
+                below, Div(e, col, c.Unsqueeze(denom, rank - 2), d), c.Zero());
+            Z<E> v = c.Where(at, {one, zero}, v_below);  // [..., n]
+            Z<E> tau2 = c.Unsqueeze(c.Unsqueeze(tau, rank - 2), rank - 1);
+            Z<E> v_col = c.Unsqueeze(v, rank - 1);           // [..., n, 1]
+            Z<E> vh_row = c.Unsqueeze(c.Conj(v), rank - 2);  // [..., 1, n]
+            // a <- a - tau (a v) vᴴ: only the columns after i change.
+            m = c.Sub(m, Mul(e, tau2, c.MatMul(c.MatMul(m, v_col), vh_row), d));
+            // a <- a - conj(tau) v (vᴴ a) on the columns after i.
+            Z<E> left =
+                Mul(e, c.Conj(tau2), c.MatMul(v_col, c.MatMul(vh_row, m)), d);
+            V<E> trailing = b.Bin("Greater", iota, i, kB);
+            m = c.Where(trailing, c.Sub(m, left), m);
+            // Column i: beta (alpha when H = I) below the diagonal, then
+            // v's essential part.
+            Z<E> sub = c.Where(identity, alpha, {beta, zero});
+            Z<E> new_col =
+                c.Where(at, c.Unsqueeze(sub, rank - 2),
+                        c.Where(below, v_below, c.Take(m, i, rank - 1)));
+            m = c.Where(b.Bin("Equal", iota, i, kB),
+                        c.Unsqueeze(new_col, rank - 1), m);
+            taus = c.Where(b.Bin("Equal", iota_k, i, kB),
+                           c.Unsqueeze(tau, rank - 2), taus);
+            return std::vector<V<E>>{m.re, m.im, taus.re, taus.im};
+          }));
+  J2O_RETURN_IF_ERROR(c.SetOut(0, {out[0], out[1]}));
+  return c.SetOut(1, {out[2], out[3]});
+}
+
 // householder_product(a, taus) on c64/c128: the first n columns of
 // H_0 ... H_{k-1}, H_j = I - tau_j v_j v_jᴴ, v_j = (0, ..., 1, a[j+1:, j])
 // (LAPACK ungqr), accumulated from the [..., m, m] identity.

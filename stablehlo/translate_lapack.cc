@@ -31,14 +31,13 @@
 //   Eigen- and singular vectors are unique only up to sign (phase), and may
 //   differ from LAPACK's by that.
 //   lapack_{s,d,c,z}geev_ffi: eig (see Geev).
-//   lapack_{s,d}gehrd_ffi(a) -> (a', taus, info), backend_config low = 1,
-//     high = n (what JAX's hessenberg emits): hessenberg; info = 0 (gehrd
-//     only reports illegal arguments). Complex gehrd is refused: the
-//     hessenberg lowering is real-only.
+//   lapack_{s,d,c,z}gehrd_ffi(a) -> (a', taus, info), backend_config low =
+//     1, high = n (what JAX's hessenberg emits): hessenberg; info = 0
+//     (gehrd only reports illegal arguments).
 //   lapack_{s,d}sytrd_ffi(a) -> (a', d, e, taus, info), uplo L/U:
 //     tridiagonal[lower] (jaxpr/text/tridiagonal.h); info = 0 (sytrd only
-//     reports illegal arguments). Complex hetrd is refused: tridiagonal is
-//     lowered through the real-only hessenberg.
+//     reports illegal arguments). Complex hetrd is refused: the
+//     tridiagonal decomposition mirrors a real symmetric matrix only.
 //   lapack_{s,d,c,z}gtsv_ffi(dl, d, du, b) -> (dl', d', du', b', info):
 //     tridiagonal_solve (gtsv's elimination with partial pivoting,
 //     plugin/gtsv_plan.h; a singular member is all NaN); dl', d', du'
@@ -398,11 +397,6 @@ absl::Status Gehrd(OpContext& ctx) {
     return ctx.Error(
         "expects one matrix operand and 3 results (a, taus, info)");
   }
-  if (jaxpr::IsComplex(a.aval.dtype)) {
-    return ctx.Unsupported(
-        "complex gehrd (lapack_cgehrd_ffi/lapack_zgehrd_ffi) is not supported: "
-        "the hessenberg lowering is real-only");
-  }
   const std::vector<int64_t> shape = StaticDims(a.aval);
   const int64_t n = shape.back();
   const int64_t low = BackendConfigInt(ctx, "low");
@@ -431,7 +425,8 @@ absl::Status Sytrd(OpContext& ctx) {
   if (jaxpr::IsComplex(a.aval.dtype)) {
     return ctx.Unsupported(
         "complex hetrd (lapack_chetrd_ffi/lapack_zhetrd_ffi) is not "
-        "supported: tridiagonal is lowered through the real-only hessenberg");
+        "supported: the tridiagonal decomposition mirrors a real symmetric "
+        "matrix, not a Hermitian one");
   }
   const int64_t uplo = BackendConfigInt(ctx, "uplo");
   if (uplo != 'L' && uplo != 'U') {
@@ -575,7 +570,7 @@ absl::Status LapackCustomCall(OpContext& ctx, const std::string& target) {
         "custom_call target @", target,
         " is not supported (LAPACK targets translated: lapack_?potrf_ffi, "
         "?getrf, ?geqrf, ?orgqr/?ungqr, ?trsm, ?syevd/?heevd, "
-        "?gesdd/?gesvd, ?geev, ?gehrd and ?sytrd (real), ?gtsv)"));
+        "?gesdd/?gesvd, ?geev, ?gehrd, ?sytrd (real), ?gtsv)"));
   }
   // The matrix operand: b for gtsv (its diagonals are vectors), else a.
   const int matrix = routine == "gtsv" && ctx.num_inputs() == 4 ? 3 : 0;

@@ -2,12 +2,14 @@
 // lax.linalg exposes beside the factorizations: symmetric_product (syrk),
 // cholesky_update, ormqr and hessenberg (gehrd). Plain loops in double,
 // rounded once to the result dtype; real operands only (JAX's
-// symmetric_product and cholesky_update take f32/f64; complex ormqr and
-// hessenberg are refused before the interpreter by the lowerings' dtype
-// checks and here by Matrices()).
+// symmetric_product and cholesky_update take f32/f64; complex ormqr is
+// refused before the interpreter by the lowerings' dtype checks and here by
+// Matrices()), but hessenberg, which takes c64/c128 too (zgehd2).
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -155,63 +157,100 @@ absl::StatusOr<std::vector<Array>> OrmqrKernel(const EvalContext& ctx,
   return std::vector<Array>{Narrow(c, inputs[2].dtype(), inputs[2].shape())};
 }
 
-// hessenberg(a) -> (h, taus): LAPACK dgehd2 (ilo = 1, ihi = n, what JAX's
-// CPU gehrd computes up to rounding): for i < n - 1, dlarfg on a[i+1:, i]
-// (beta = -sign(alpha) hypot(alpha, ||x||), tau = (beta - alpha) / beta,
-// v = (1, x / (alpha - beta)); H = I when x == 0), a <- a H on the columns
-// after i, a <- H a on the rows and columns after i, column i <- (beta, v's
-// essential part) below the diagonal.
-absl::StatusOr<std::vector<Array>> HessenbergKernel(
-    const EvalContext& ctx, absl::Span<const Array> inputs) {
-  if (inputs.size() != 1) {
-    return absl::InvalidArgumentError("hessenberg takes 1 operand");
-  }
-  J2O_ASSIGN_OR_RETURN(MatrixDims d, Matrices(inputs[0], "hessenberg"));
-  if (d.rows != d.cols) {
-    return absl::InvalidArgumentError("hessenberg: matrices must be square");
-  }
+// hessenberg(a) -> (h, taus): LAPACK dgehd2 / zgehd2 (ilo = 1, ihi = n,
+// what JAX's CPU gehrd computes up to rounding): for i < n - 1, dlarfg /
+// zlarfg on a[i+1:, i] (alpha = a[i+1, i], x = a[i+2:, i]; H = I, tau = 0
+// when x == 0 and Im alpha == 0; else beta = -sign(Re alpha)
+// sqrt(|alpha|² + ||x||²), real, tau = ((beta - Re alpha) / beta,
+// -Im alpha / beta), v = (1, x / (alpha - beta))), a <- a H on the columns
+// after i (H = I - tau v vᴴ), a <- Hᴴ a on the rows and columns after i,
+// column i <- (beta, v's essential part) below the diagonal. For complex
+// input every subdiagonal entry comes out real (zlarfg reflects even an
+// empty x when Im alpha != 0).
+template <typename T>
+std::vector<Array> Hessenberg(const Array& input, const MatrixDims& d) {
   const int64_t n = d.rows, k = std::max<int64_t>(n - 1, 0);
-  std::vector<double> a = Widen<double>(inputs[0]);
-  std::vector<double> taus(d.batch * k, 0.0);
-  std::vector<double> v(n), w(n);
+  auto conj = [](T z) {
+    if constexpr (std::is_same_v<T, Complex>) {
+      return std::conj(z);
+    } else {
+      return z;
+    }
+  };
+  auto imag = [](T z) {
+    if constexpr (std::is_same_v<T, Complex>) {
+      return z.imag();
+    } else {
+      return 0.0;
+    }
+  };
+  std::vector<T> a = Widen<T>(input);
+  std::vector<T> taus(d.batch * k, T(0));
+  std::vector<T> v(n);
   for (int64_t b = 0; b < d.batch; ++b) {
-    double* m = a.data() + b * n * n;
+    T* m = a.data() + b * n * n;
     for (int64_t i = 0; i + 1 < n; ++i) {
-      const double alpha = m[(i + 1) * n + i];
+      const T alpha = m[(i + 1) * n + i];
       double xnorm = 0;
-      for (int64_t r = i + 2; r < n; ++r)
-        xnorm = std::hypot(xnorm, m[r * n + i]);
-      double tau = 0, beta = alpha, scale = 1;
-      if (xnorm != 0) {
-        beta = -std::copysign(std::hypot(alpha, xnorm), alpha);
-        tau = (beta - alpha) / beta;
-        scale = 1 / (alpha - beta);
+      for (int64_t r = i + 2; r < n; ++r) {
+        xnorm = std::hypot(xnorm, std::abs(m[r * n + i]));
       }
-      std::fill(v.begin(), v.end(), 0.0);
-      v[i + 1] = 1;
+      T tau(0), beta = alpha, scale(1);
+      if (xnorm != 0 || imag(alpha) != 0) {
+        const double alpha_re = std::real(alpha);
+        const double norm = std::hypot(std::abs(alpha), xnorm);
+        const double beta_re = -std::copysign(norm, alpha_re);
+        beta = T(beta_re);
+        if constexpr (std::is_same_v<T, Complex>) {
+          tau = T((beta_re - alpha_re) / beta_re, -imag(alpha) / beta_re);
+        } else {
+          tau = T((beta_re - alpha_re) / beta_re);
+        }
+        scale = T(1) / (alpha - beta);
+      }
+      std::fill(v.begin(), v.end(), T(0));
+      v[i + 1] = T(1);
       for (int64_t r = i + 2; r < n; ++r) v[r] = m[r * n + i] * scale;
-      // a <- a H on columns i+1..: w = a v; a -= tau w vᵀ.
+      // a <- a H on columns i+1..: w = a v; a -= tau w vᴴ.
       for (int64_t r = 0; r < n; ++r) {
-        double dot = 0;
+        T dot(0);
         for (int64_t c = i + 1; c < n; ++c) dot += m[r * n + c] * v[c];
-        for (int64_t c = i + 1; c < n; ++c) m[r * n + c] -= tau * dot * v[c];
+        for (int64_t c = i + 1; c < n; ++c) {
+          m[r * n + c] -= tau * dot * conj(v[c]);
+        }
       }
-      // a <- H a on rows i+1.., columns i+1..: w = vᵀ a; a -= tau v wᵀ.
+      // a <- Hᴴ a on rows i+1.., columns i+1..: w = vᴴ a; a -= conj(tau) v w.
       for (int64_t c = i + 1; c < n; ++c) {
-        double dot = 0;
-        for (int64_t r = i + 1; r < n; ++r) dot += v[r] * m[r * n + c];
-        for (int64_t r = i + 1; r < n; ++r) m[r * n + c] -= tau * v[r] * dot;
+        T dot(0);
+        for (int64_t r = i + 1; r < n; ++r) dot += conj(v[r]) * m[r * n + c];
+        for (int64_t r = i + 1; r < n; ++r) {
+          m[r * n + c] -= conj(tau) * v[r] * dot;
+        }
       }
       m[(i + 1) * n + i] = beta;
       for (int64_t r = i + 2; r < n; ++r) m[r * n + i] = v[r];
       taus[b * k + i] = tau;
     }
   }
-  std::vector<int64_t> tau_shape(inputs[0].shape().begin(),
-                                 inputs[0].shape().end() - 2);
+  std::vector<int64_t> tau_shape(input.shape().begin(),
+                                 input.shape().end() - 2);
   tau_shape.push_back(k);
-  return std::vector<Array>{Narrow(a, inputs[0].dtype(), inputs[0].shape()),
-                            Narrow(taus, inputs[0].dtype(), tau_shape)};
+  return {Narrow(a, input.dtype(), input.shape()),
+          Narrow(taus, input.dtype(), tau_shape)};
+}
+
+absl::StatusOr<std::vector<Array>> HessenbergKernel(
+    const EvalContext& ctx, absl::Span<const Array> inputs) {
+  if (inputs.size() != 1) {
+    return absl::InvalidArgumentError("hessenberg takes 1 operand");
+  }
+  J2O_ASSIGN_OR_RETURN(MatrixDims d,
+                       Matrices(inputs[0], "hessenberg", /*complex_ok=*/true));
+  if (d.rows != d.cols) {
+    return absl::InvalidArgumentError("hessenberg: matrices must be square");
+  }
+  if (IsComplex(inputs[0].dtype())) return Hessenberg<Complex>(inputs[0], d);
+  return Hessenberg<double>(inputs[0], d);
 }
 
 // tridiagonal(a) -> (a', d, e, taus): sytrd written out as hessenberg of

@@ -126,8 +126,8 @@ absl::StatusOr<std::string> TridiagonalJaxprText(const Eqn& eqn) {
   if (aval.dtype != DType::kF32 && aval.dtype != DType::kF64) {
     return absl::UnimplementedError(absl::StrCat(
         "tridiagonal: ", aval.ToString(),
-        " not supported (real f32/f64 only: the reduction goes through the "
-        "real-only hessenberg lowering; complex hetrd is not lowered)"));
+        " not supported (real f32/f64 only: the reduction mirrors a real "
+        "symmetric matrix; complex hetrd is not lowered)"));
   }
   std::vector<int64_t> dims;
   for (const DimExpr& d : aval.shape) {

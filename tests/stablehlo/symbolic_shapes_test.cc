@@ -103,7 +103,8 @@ module @m {
 // `?` dims were made concrete): decided at conversion time, a false one is
 // an error quoting JAX's message with its `{k}` slots filled in.
 std::string AssertingModule(int x_rows, int y_rows) {
-  return absl::StrReplaceAll(R"(module @jit_f attributes {jax.uses_shape_polymorphism = true} {
+  return absl::StrReplaceAll(
+      R"(module @jit_f attributes {jax.uses_shape_polymorphism = true} {
   func.func public @main(%arg0: tensor<XROWSx4xf32>, %arg1: tensor<YROWSx4xf32>) -> tensor<XROWSx4xf32> {
     %0 = stablehlo.get_dimension_size %arg0, dim = 0 : (tensor<XROWSx4xf32>) -> tensor<i32>
     %1 = stablehlo.convert %0 : (tensor<i32>) -> tensor<i64>
@@ -118,13 +119,12 @@ std::string AssertingModule(int x_rows, int y_rows) {
   }
 }
 )",
-                             {{"XROWS", absl::StrCat(x_rows)},
-                              {"YROWS", absl::StrCat(y_rows)}});
+      {{"XROWS", absl::StrCat(x_rows)}, {"YROWS", absl::StrCat(y_rows)}});
 }
 
 TEST(StablehloSymbolic, StaticShapeAssertionsAreChecked) {
-  EXPECT_TRUE(stablehlo::StablehloFromText(AssertingModule(3, 3), "ok.mlir")
-                  .ok());
+  EXPECT_TRUE(
+      stablehlo::StablehloFromText(AssertingModule(3, 3), "ok.mlir").ok());
   auto mismatch =
       stablehlo::StablehloFromText(AssertingModule(3, 5), "mismatch.mlir");
   ASSERT_FALSE(mismatch.ok());
@@ -135,7 +135,8 @@ TEST(StablehloSymbolic, StaticShapeAssertionsAreChecked) {
                 "match the polymorphic shapes specification. Found "
                 "inconsistency between dimension size args[1].shape[0] (= 5) "
                 "and the specification 'b' (= 3)."));
-  auto empty = stablehlo::StablehloFromText(AssertingModule(0, 0), "empty.mlir");
+  auto empty =
+      stablehlo::StablehloFromText(AssertingModule(0, 0), "empty.mlir");
   ASSERT_FALSE(empty.ok());
   EXPECT_THAT(empty.status().message(),
               HasSubstr("empty.mlir:7:5: error: stablehlo.custom_call: shape "
@@ -177,9 +178,9 @@ TEST(StablehloSymbolic, OnnxRuntimeMatchesTheInterpreterAtTwoSizes) {
 // The LAPACK custom_calls of jax.export on CPU (JAX's own back-compat
 // modules, testdata/stablehlo_export/lapack, with the inputs and the outputs
 // XLA computed): ONNX Runtime matches XLA on both pipelines and opsets.
-// gehrd's and sytrd's outputs (the reduced matrix with the reflectors
-// beyond it, d, e and the taus) are unique given LAPACK's reflector
-// convention, and gtsv's solution is unique, so all are compared
+// gehrd's (real and complex) and sytrd's outputs (the reduced matrix with
+// the reflectors beyond it, d, e and the taus) are unique given LAPACK's
+// reflector convention, and gtsv's solution is unique, so all are compared
 // element-wise. gtsv_singular_f32 (hand-derived, not XLA's) has a singular
 // batch member (a zero pivot): gtsv's info makes it NaN.
 TEST(StablehloLapack, OnnxRuntimeMatchesXla) {
@@ -188,8 +189,8 @@ TEST(StablehloLapack, OnnxRuntimeMatchesXla) {
   for (const char* file :
        {"potrf_f32", "potrf_f64", "getrf_f32", "getrf_f64", "geqrf_orgqr_f32",
         "geqrf_orgqr_f64", "trsm_f32", "trsm_f64", "gehrd_f32", "gehrd_f64",
-        "gtsv_f32", "gtsv_f64", "gtsv_c64", "gtsv_c128", "gtsv_singular_f32",
-        "sytrd_f32", "sytrd_f64"}) {
+        "gehrd_c64", "gehrd_c128", "gtsv_f32", "gtsv_f64", "gtsv_c64",
+        "gtsv_c128", "gtsv_singular_f32", "sytrd_f32", "sytrd_f64"}) {
     for (bool ir : {false, true}) {
       for (int opset : {23, 17}) {
         SCOPED_TRACE(std::string(file) + (ir ? " ir" : " legacy") + " opset " +
@@ -269,21 +270,8 @@ module @m {
   ASSERT_FALSE(q.ok());
   EXPECT_THAT(q.status().message(),
               HasSubstr("not LAPACK's column-major layout"));
-  // Complex gehrd: the hessenberg lowering is real-only.
-  auto c = stablehlo::StablehloFromText(R"(
-module @m {
-  func.func public @main(%arg0: tensor<3x3xcomplex<f32>>) -> tensor<3x3xcomplex<f32>> {
-    %0:3 = stablehlo.custom_call @lapack_cgehrd_ffi(%arg0) {mhlo.backend_config = {high = 3 : i32, low = 1 : i32}, operand_layouts = [dense<[0, 1]> : tensor<2xindex>], result_layouts = [dense<[0, 1]> : tensor<2xindex>, dense<0> : tensor<1xindex>, dense<> : tensor<0xindex>]} : (tensor<3x3xcomplex<f32>>) -> (tensor<3x3xcomplex<f32>>, tensor<2xcomplex<f32>>, tensor<i32>)
-    return %0#0 : tensor<3x3xcomplex<f32>>
-  }
-}
-)",
-                                        "cgehrd.mlir");
-  ASSERT_FALSE(c.ok());
-  EXPECT_THAT(c.status().message(),
-              HasSubstr("cgehrd.mlir:4:12: error: stablehlo.custom_call: "
-                        "complex gehrd"));
-  // Complex hetrd: tridiagonal goes through the real-only hessenberg.
+  // Complex hetrd: the tridiagonal decomposition mirrors a real
+  // symmetric matrix only.
   auto h = stablehlo::StablehloFromText(R"(
 module @m {
   func.func public @main(%arg0: tensor<3x3xcomplex<f64>>) -> tensor<3xf64> {
