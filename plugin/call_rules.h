@@ -1,10 +1,10 @@
 // The rules of the primitives that forward or inline (plugin/rules.h):
 // stop_gradient, copy, optimization_barrier and the sharding markers pass
-// their operands through (program_plan.h's LowerPassThrough); add_any is Add (Or on bool); random_gamma,
-// tridiagonal and ragged_dot(_general) inline the jaxpr that jaxpr/text
-// writes out for them, which the reference interpreter evaluates too. The
-// call primitives (pjit, closed_call, ...) stay per pipeline: the IR
-// pipeline may emit an ONNX function call instead of inlining.
+// their operands through (program_plan.h's LowerPassThrough); add_any is Add
+// (Or on bool); random_gamma, tridiagonal and ragged_dot(_general) inline the
+// jaxpr that jaxpr/text writes out for them, which the reference interpreter
+// evaluates too. The call primitives (pjit, closed_call, ...) stay per
+// pipeline: the IR pipeline may emit an ONNX function call instead of inlining.
 #ifndef JAX2ONNX_PLUGIN_CALL_RULES_H_
 #define JAX2ONNX_PLUGIN_CALL_RULES_H_
 
@@ -91,7 +91,8 @@ void CallRules(R& r) {
        17,
        "sytrd written out: hessenberg of the matrix mirrored from its `lower` "
        "triangle (the same reflectors), 'U' through the reversed matrix; "
-       "f32/f64 only (complex hetrd refused)"});
+       "f32/f64; c64/c128 as hetrd (the mirror conjugated, diagonal "
+       "real; lower=True only)"});
   for (const char* name : {"ragged_dot_general", "ragged_dot"}) {
     r.template Neutral<&LowerDecomposition<E, &jaxpr::RaggedDotDecomposition>>(
         name,

@@ -24,7 +24,9 @@ const absl::flat_hash_map<std::string, Kind>& KindTable() {
           "checkpoint", "custom_jvp_call", "custom_vjp_call",
           "custom_vjp_call_jaxpr", "stop_gradient", "copy", "copy_p",
           "optimization_barrier", "cond", "while", "scan", "shard_map",
-          "custom_linear_solve"}) {
+          "custom_linear_solve",
+          // hetrd: its decomposition (jaxpr/text/tridiagonal.h) inlined.
+          "tridiagonal"}) {
       (*t)[p] = Kind::kTransparent;
     }
     // The generic reduce and reduce_window run their combiner jaxpr inline

@@ -36,8 +36,8 @@
 //     (gehrd only reports illegal arguments).
 //   lapack_{s,d}sytrd_ffi(a) -> (a', d, e, taus, info), uplo L/U:
 //     tridiagonal[lower] (jaxpr/text/tridiagonal.h); info = 0 (sytrd only
-//     reports illegal arguments). Complex hetrd is refused: the
-//     tridiagonal decomposition mirrors a real symmetric matrix only.
+//     reports illegal arguments); lapack_{c,z}hetrd_ffi alike (the
+//     Hermitian reduction, d and e real).
 //   lapack_{s,d,c,z}gtsv_ffi(dl, d, du, b) -> (dl', d', du', b', info):
 //     tridiagonal_solve (gtsv's elimination with partial pivoting,
 //     plugin/gtsv_plan.h; a singular member is all NaN); dl', d', du'
@@ -422,15 +422,14 @@ absl::Status Sytrd(OpContext& ctx) {
     return ctx.Error(
         "expects one matrix operand and 5 results (a, d, e, taus, info)");
   }
-  if (jaxpr::IsComplex(a.aval.dtype)) {
-    return ctx.Unsupported(
-        "complex hetrd (lapack_chetrd_ffi/lapack_zhetrd_ffi) is not "
-        "supported: the tridiagonal decomposition mirrors a real symmetric "
-        "matrix, not a Hermitian one");
-  }
   const int64_t uplo = BackendConfigInt(ctx, "uplo");
   if (uplo != 'L' && uplo != 'U') {
     return ctx.Error("backend_config needs uplo (L/U) as a character code");
+  }
+  if (uplo == 'U' && jaxpr::IsComplex(a.aval.dtype)) {
+    return ctx.Unsupported(
+        "complex hetrd with uplo U is not supported (uplo L, what "
+        "lax.linalg.tridiagonal emits by default, is)");
   }
   std::vector<Aval> outs = {a.aval};
   for (int i = 1; i < 4; ++i) {
@@ -570,7 +569,7 @@ absl::Status LapackCustomCall(OpContext& ctx, const std::string& target) {
         "custom_call target @", target,
         " is not supported (LAPACK targets translated: lapack_?potrf_ffi, "
         "?getrf, ?geqrf, ?orgqr/?ungqr, ?trsm, ?syevd/?heevd, "
-        "?gesdd/?gesvd, ?geev, ?gehrd, ?sytrd (real), ?gtsv)"));
+        "?gesdd/?gesvd, ?geev, ?gehrd, ?sytrd/?hetrd, ?gtsv)"));
   }
   // The matrix operand: b for gtsv (its diagonals are vectors), else a.
   const int matrix = routine == "gtsv" && ctx.num_inputs() == 4 ? 3 : 0;

@@ -123,11 +123,21 @@ absl::StatusOr<std::string> TridiagonalJaxprText(const Eqn& eqn) {
   }
   J2O_ASSIGN_OR_RETURN(bool lower, eqn.params.GetBool("lower"));
   const Aval& aval = eqn.inputs[0].var->aval;
-  if (aval.dtype != DType::kF32 && aval.dtype != DType::kF64) {
+  if (aval.dtype != DType::kF32 && aval.dtype != DType::kF64 &&
+      aval.dtype != DType::kC64 && aval.dtype != DType::kC128) {
     return absl::UnimplementedError(absl::StrCat(
         "tridiagonal: ", aval.ToString(),
-        " not supported (real f32/f64 only: the reduction mirrors a real "
-        "symmetric matrix; complex hetrd is not lowered)"));
+        " not supported (f32, f64, c64, c128: JAX's sytrd/hetrd kernels)"));
+  }
+  const bool complex = IsComplex(aval.dtype);
+  if (complex && !lower) {
+    // The reversal argument below holds for Hermitian matrices too, but no
+    // XLA-computed 'U' output checks it yet (JAX's back-compat hetrd data
+    // is uplo 'L', the default of lax.linalg.tridiagonal).
+    return absl::UnimplementedError(
+        absl::StrCat("tridiagonal: lower=False on ", aval.ToString(),
+                     " not supported (complex hetrd is lowered for uplo 'L', "
+                     "lower=True, only)"));
   }
   std::vector<int64_t> dims;
   for (const DimExpr& d : aval.shape) {
@@ -144,9 +154,14 @@ absl::StatusOr<std::string> TridiagonalJaxprText(const Eqn& eqn) {
   }
   const int64_t n = dims[rank - 1];
   const std::string dt(ShortName(aval.dtype));
+  const std::string real_dt(ShortName(aval.dtype == DType::kC64 ? DType::kF32
+                                      : aval.dtype == DType::kC128
+                                          ? DType::kF64
+                                          : aval.dtype));
   std::vector<int64_t> batch(dims.begin(), dims.end() - 2);
   Body b;
   Writer w(b, dt, batch);
+  Writer real_w(b, real_dt, batch);
   const std::string a = b.Fresh();
   const std::vector<int64_t> nn = {n, n};
   const std::vector<int64_t> both = {rank - 2, rank - 1};
@@ -160,13 +175,40 @@ absl::StatusOr<std::string> TridiagonalJaxprText(const Eqn& eqn) {
       b.Eq(Type(dt, w.Shape(nn)),
            absl::StrCat("transpose[permutation=", Tuple(perm), "] ", x));
   std::string on_or_below = w.Mask(n, "ge");
+  // Hermitian (hetrd): the mirrored triangle is conjugated and only the
+  // real part of the diagonal is read (zhetd2's DBLE(A(i, i))); the
+  // reduced diagonal is real again (zher2 zeroes its imaginary parts).
+  std::string eye = complex ? w.Mask(n, "eq") : "";
+  auto real_diagonal = [&](const std::string& m) {
+    std::string re = b.Eq(Type(real_dt, w.Shape(nn)), "real " + m);
+    std::string re_c = b.Eq(
+        Type(dt, w.Shape(nn)),
+        absl::StrCat("convert_element_type[new_dtype=", NumpyName(aval.dtype),
+                     " weak_type=False] ", re));
+    return b.Eq(Type(dt, w.Shape(nn)),
+                absl::StrCat("select_n ", eye, " ", m, " ", re_c));
+  };
+  if (complex) {
+    xt = b.Eq(
+        Type(dt, w.Shape(nn)),
+        absl::StrCat("conj[input_dtype=", NumpyName(aval.dtype), "] ", xt));
+  }
   std::string sym =
       b.Eq(Type(dt, w.Shape(nn)),
            absl::StrCat("select_n ", on_or_below, " ", xt, " ", x));
+  if (complex) sym = real_diagonal(sym);
   auto [h, taus] = b.Eq2(Type(dt, w.Shape(nn)), Type(dt, w.Shape({n - 1})),
                          absl::StrCat("hessenberg ", sym));
-  std::string d = w.Diagonal(h, n);
-  std::string e = w.Subdiagonal(h, n);
+  std::string d, e;
+  if (complex) {
+    h = real_diagonal(h);
+    std::string re_h = b.Eq(Type(real_dt, w.Shape(nn)), "real " + h);
+    d = real_w.Diagonal(re_h, n);
+    e = real_w.Subdiagonal(re_h, n);
+  } else {
+    d = w.Diagonal(h, n);
+    e = w.Subdiagonal(h, n);
+  }
   std::string out;
   if (lower) {
     out = b.Eq(Type(dt, w.Shape(nn)),
@@ -176,8 +218,8 @@ absl::StatusOr<std::string> TridiagonalJaxprText(const Eqn& eqn) {
     std::string on_or_above = w.Mask(n, "le");
     out = b.Eq(Type(dt, w.Shape(nn)),
                absl::StrCat("select_n ", on_or_above, " ", a, " ", back));
-    d = w.Reverse(d, {n}, {rank - 2});
-    e = w.Reverse(e, {n - 1}, {rank - 2});
+    d = real_w.Reverse(d, {n}, {rank - 2});
+    e = real_w.Reverse(e, {n - 1}, {rank - 2});
     taus = w.Reverse(taus, {n - 1}, {rank - 2});
   }
   return absl::StrCat("{ lambda ; ", a, ":", aval.ToString(), ". let\n",

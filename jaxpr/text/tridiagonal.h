@@ -14,9 +14,12 @@
 //                'L' reduction of the matrix reversed along both axes, whose
 //                results are reversed back (a', d, e and taus).
 // The results equal LAPACK's up to rounding (the symmetric rank-2 update of
-// dsytd2 rounds differently from gehd2's two one-sided updates). Real
-// (f32/f64) only, as the hessenberg lowering; complex (hetrd) and symbolic
-// shapes are refused with a precise error.
+// dsytd2 rounds differently from gehd2's two one-sided updates). Complex
+// (c64/c128, LAPACK hetrd): the mirrored triangle is conjugated, the
+// diagonal's real part is read (zhetd2's DBLE(A(i, i))), and the reduced
+// diagonal is made real again (zher2 zeroes its imaginary parts); d and e
+// are real (zlarfg's beta is); complex lower=False ('U') is refused until
+// XLA data checks it. Symbolic shapes are refused with a precise error.
 #ifndef JAX2ONNX_JAXPR_TEXT_TRIDIAGONAL_H_
 #define JAX2ONNX_JAXPR_TEXT_TRIDIAGONAL_H_
 
