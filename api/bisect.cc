@@ -2,7 +2,12 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
@@ -338,6 +343,115 @@ absl::StatusOr<BisectResult> Bisect(const jaxpr::Bundle& bundle,
     }
   }
   return out;
+}
+
+namespace {
+
+// The model at `path` with every external initializer read into the proto
+// (its location relative to the model's folder, offset and length).
+absl::StatusOr<onnx::ModelProto> ReadModelInlined(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return absl::NotFoundError(absl::StrCat("cannot open ", path));
+  onnx::ModelProto model;
+  if (!model.ParseFromIstream(&in)) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, " is not an ONNX model (protobuf parse failed)"));
+  }
+  const std::filesystem::path dir = std::filesystem::path(path).parent_path();
+  uint64_t inlined = model.ByteSizeLong();
+  for (onnx::TensorProto& t : *model.mutable_graph()->mutable_initializer()) {
+    if (t.data_location() != onnx::TensorProto::EXTERNAL) continue;
+    std::string location;
+    uint64_t offset = 0, length = 0;
+    bool has_length = false;
+    for (const onnx::StringStringEntryProto& e : t.external_data()) {
+      if (e.key() == "location") location = e.value();
+      if (e.key() == "offset" && !absl::SimpleAtoi(e.value(), &offset)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            "initializer ", t.name(), ": bad external offset ", e.value()));
+      }
+      if (e.key() == "length") {
+        has_length = absl::SimpleAtoi(e.value(), &length);
+        if (!has_length) {
+          return absl::InvalidArgumentError(absl::StrCat(
+              "initializer ", t.name(), ": bad external length ", e.value()));
+        }
+      }
+    }
+    if (location.empty() || !has_length) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("initializer ", t.name(),
+                       ": external data needs a location and a length"));
+    }
+    inlined += length;
+    if (inlined >= (uint64_t{1} << 31)) {
+      return absl::ResourceExhaustedError(
+          "the model with its external data inlined would pass protobuf's "
+          "2 GiB limit: bisect the bundle instead (check --bisect BUNDLE)");
+    }
+    std::ifstream data(dir / location, std::ios::binary);
+    if (!data) {
+      return absl::NotFoundError(absl::StrCat("initializer ", t.name(),
+                                              ": cannot open external data ",
+                                              (dir / location).string()));
+    }
+    std::string bytes(length, '\0');
+    data.seekg(static_cast<std::streamoff>(offset));
+    if (!data.read(bytes.data(), static_cast<std::streamsize>(length))) {
+      return absl::DataLossError(
+          absl::StrCat("initializer ", t.name(), ": external data ", location,
+                       " ends before offset ", offset, " + length ", length));
+    }
+    t.clear_external_data();
+    t.set_data_location(onnx::TensorProto::DEFAULT);
+    t.set_raw_data(std::move(bytes));
+  }
+  return model;
+}
+
+}  // namespace
+
+absl::StatusOr<BisectResult> BisectModelFile(const std::string& model_path,
+                                             const std::string& bundle_path,
+                                             const CheckOptions& options,
+                                             OrtRunner& runner) {
+  std::string inputs_source;
+  J2O_ASSIGN_OR_RETURN(
+      const Bundle bundle,
+      LoadBundleForCheck(bundle_path, options, &inputs_source));
+  J2O_ASSIGN_OR_RETURN(const onnx::ModelProto model,
+                       ReadModelInlined(model_path));
+  auto refuse = [&](absl::string_view why) {
+    return absl::UnimplementedError(
+        absl::StrCat("bisect of ", model_path, ": ", why,
+                     "; bisect the bundle instead (check --bisect BUNDLE)"));
+  };
+  for (const onnx::StringStringEntryProto& e : model.metadata_props()) {
+    if ((e.key() == "jax2onnx_inputs_as_nchw" ||
+         e.key() == "jax2onnx_outputs_as_nchw") &&
+        !e.value().empty()) {
+      return refuse("the model has NCHW adapters (metadata " + e.key() + ")");
+    }
+  }
+  if (!options.convert.inputs_as_nchw.empty() ||
+      !options.convert.outputs_as_nchw.empty()) {
+    return refuse("NCHW adapters are not followed");
+  }
+  if (!options.convert.input_names.empty() ||
+      !options.convert.output_names.empty() ||
+      bundle.file.Header("input_names").has_value() ||
+      bundle.file.Header("output_names").has_value()) {
+    return refuse("renamed inputs or outputs are not followed");
+  }
+  const size_t program_inputs = bundle.jaxpr().invars.size();
+  if (static_cast<size_t>(model.graph().input_size()) != program_inputs) {
+    return refuse(absl::StrCat("the model has ", model.graph().input_size(),
+                               " graph inputs, the program ", program_inputs));
+  }
+  J2O_ASSIGN_OR_RETURN(const std::vector<jaxpr::Array> inputs,
+                       InputsFor(bundle, options));
+  return Bisect(bundle, model, inputs, options.tolerance, options.convert,
+                runner);
 }
 
 absl::StatusOr<BisectResult> BisectBundle(const std::string& bundle_path,

@@ -76,6 +76,20 @@ absl::StatusOr<BisectResult> BisectBundle(const std::string& bundle_path,
                                           const CheckOptions& options,
                                           OrtRunner& runner);
 
+// `check MODEL.onnx BUNDLE --bisect`: bisects the model file as shipped
+// (nothing is converted). Equations are found by the value names the
+// converter writes, so a model jax2onnx wrote (IR pipeline) is observable
+// where its values kept those names, and any other model's equations are
+// reported not observable. External data is read into the harness (up to
+// protobuf's 2 GiB). The graph inputs must be the program's inputs in
+// order: a model with NCHW adapters, or inputs renamed or reordered by
+// --input_names / the bundle's `# input_names:`, is refused with the
+// reason (bisect the bundle instead).
+absl::StatusOr<BisectResult> BisectModelFile(const std::string& model_path,
+                                             const std::string& bundle_path,
+                                             const CheckOptions& options,
+                                             OrtRunner& runner);
+
 }  // namespace jax2onnx::api
 
 #endif  // JAX2ONNX_API_BISECT_H_

@@ -52,7 +52,9 @@ DEFINE_uint64(seed, 0, "Seed of the random inputs (check).");
 DEFINE_bool(bisect, false,
             "check: when an output fails, compare the model's value of every "
             "equation's results with the interpreter's in program order and "
-            "name the first diverging equation (IR pipeline models).");
+            "name the first diverging equation (IR pipeline models; also "
+            "`check MODEL.onnx BUNDLE --bisect` on a model jax2onnx wrote, "
+            "without NCHW adapters or renamed inputs).");
 DEFINE_string(
     external_data, "auto",
     "Tensor data in a sidecar file (ONNX external data): auto (tensors "
@@ -437,8 +439,8 @@ int RunCheck(const std::vector<std::string>& args) {
     bundle_args = {args[1]};
     // Conversion options cannot take effect on a model that is not
     // converted.
-    for (const char* flag : {"use_onnx_ir", "opset", "optimize",
-                             "fuse_attention", "functions", "bisect"}) {
+    for (const char* flag :
+         {"use_onnx_ir", "opset", "optimize", "fuse_attention", "functions"}) {
       if (!gflags::GetCommandLineFlagInfoOrDie(flag).is_default) {
         std::fprintf(stderr,
                      "jax2onnx check: --%s has no effect when checking a "
@@ -545,7 +547,9 @@ int RunCheck(const std::vector<std::string>& args) {
       std::string bisect_error;
       if (FLAGS_bisect && !r.passed && r.stage == "compare" && r.example == 0) {
         absl::StatusOr<api::BisectResult> b =
-            api::BisectBundle(bundles[i], options, runner);
+            model_file.empty()
+                ? api::BisectBundle(bundles[i], options, runner)
+                : api::BisectModelFile(model_file, bundles[i], options, runner);
         if (b.ok()) {
           bisect = *std::move(b);
         } else {

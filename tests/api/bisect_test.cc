@@ -5,13 +5,17 @@
 // and the program's outputs are observed under their graph output names.
 #include "api/bisect.h"
 
+#include <filesystem>
+#include <fstream>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "api/convert_internal.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "jaxpr/io/bundle.h"
+#include "jaxpr/io/npy.h"
 
 namespace jax2onnx::api {
 namespace {
@@ -119,6 +123,60 @@ TEST_F(BisectTest, PerturbedConstantIsTheFirstDivergingEquation) {
   // 1e-3 in f32 around 1.5 plus rounding of d + 1.5: within 2e-7 of 1e-3.
   EXPECT_NEAR(r.steps[2].max_abs_error, 1e-3, 1e-6);
   EXPECT_TRUE(r.steps[1].ok);
+}
+
+// `check MODEL.onnx BUNDLE --bisect`: the model file as shipped, its one
+// f32 initializer in external data, with the planted Cos: the file is read
+// (external data inlined into the harness) and the planted equation named.
+TEST_F(BisectTest, ShippedModelFileWithExternalDataIsBisected) {
+  onnx::NodeProto* sin = NodeComputing("d/sin");
+  ASSERT_NE(sin, nullptr);
+  sin->set_op_type("Cos");
+  const std::string dir = ::testing::TempDir() + "/bisect_model_file";
+  std::filesystem::create_directories(dir);
+  bool moved = false;
+  for (onnx::TensorProto& t : *model_.mutable_graph()->mutable_initializer()) {
+    if (t.data_type() != onnx::TensorProto::FLOAT) continue;
+    std::ofstream(dir + "/model.onnx.data", std::ios::binary)
+        << "pad!" << t.raw_data();  // offset 4
+    t.clear_raw_data();
+    t.set_data_location(onnx::TensorProto::EXTERNAL);
+    for (auto [key, value] : std::vector<std::pair<const char*, const char*>>{
+             {"location", "model.onnx.data"},
+             {"offset", "4"},
+             {"length", "4"}}) {
+      onnx::StringStringEntryProto* e = t.add_external_data();
+      e->set_key(key);
+      e->set_value(value);
+    }
+    moved = true;
+  }
+  ASSERT_TRUE(moved);
+  std::ofstream(dir + "/model.onnx", std::ios::binary)
+      << model_.SerializeAsString();
+  std::ofstream(dir + "/b.jaxpr") << kProgram;
+  jaxpr::NamedArrays npz = {{"input_0", inputs_[0]}, {"input_1", inputs_[1]}};
+  ASSERT_TRUE(jaxpr::WriteNpzFile(dir + "/b.npz", npz).ok());
+  CheckOptions options;
+  options.convert.read_environment = false;
+  auto r = BisectModelFile(dir + "/model.onnx", dir + "/b.jaxpr", options,
+                           OrtRunner::Shared());
+  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_EQ(r->first_diverging, 1) << r->Summary();
+  EXPECT_EQ(r->steps[1].primitive, "sin");
+  EXPECT_THAT(r->Summary(), HasSubstr("b.jaxpr:3:5"));
+  EXPECT_TRUE(r->steps[0].ok);
+
+  // A model with NCHW adapters is refused, naming the reason.
+  onnx::StringStringEntryProto* nchw = model_.add_metadata_props();
+  nchw->set_key("jax2onnx_inputs_as_nchw");
+  nchw->set_value("0");
+  std::ofstream(dir + "/nchw.onnx", std::ios::binary)
+      << model_.SerializeAsString();
+  auto refused = BisectModelFile(dir + "/nchw.onnx", dir + "/b.jaxpr", options,
+                                 OrtRunner::Shared());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_THAT(refused.status().message(), HasSubstr("NCHW adapters"));
 }
 
 // A program whose work happens inside a pjit (inlined by the IR pipeline,
