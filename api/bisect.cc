@@ -350,13 +350,7 @@ namespace {
 // The model at `path` with every external initializer read into the proto
 // (its location relative to the model's folder, offset and length).
 absl::StatusOr<onnx::ModelProto> ReadModelInlined(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return absl::NotFoundError(absl::StrCat("cannot open ", path));
-  onnx::ModelProto model;
-  if (!model.ParseFromIstream(&in)) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(path, " is not an ONNX model (protobuf parse failed)"));
-  }
+  J2O_ASSIGN_OR_RETURN(onnx::ModelProto model, ReadModelFile(path));
   const std::filesystem::path dir = std::filesystem::path(path).parent_path();
   uint64_t inlined = model.ByteSizeLong();
   for (onnx::TensorProto& t : *model.mutable_graph()->mutable_initializer()) {

@@ -128,6 +128,9 @@ CheckResult CheckModelFile(const std::string& model_path,
                            const std::string& bundle_path,
                            const CheckOptions& options, OrtRunner& runner);
 
+// The ONNX model stored at `path` (external data left where it lies).
+absl::StatusOr<onnx::ModelProto> ReadModelFile(const std::string& path);
+
 // CheckModelFile on every example set the bundle records, as
 // CheckBundleExamples does (one result per example, in order).
 std::vector<CheckResult> CheckModelFileExamples(const std::string& model_path,

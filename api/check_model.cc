@@ -22,7 +22,6 @@
 #include "plugin/float4_e2m1.h"
 
 namespace jax2onnx::api {
-namespace {
 
 absl::StatusOr<onnx::ModelProto> ReadModelFile(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -34,6 +33,8 @@ absl::StatusOr<onnx::ModelProto> ReadModelFile(const std::string& path) {
   }
   return model;
 }
+
+namespace {
 
 // Names given by the caller, else recorded in the bundle's header.
 std::vector<std::string> KnownNames(const std::vector<std::string>& given,
