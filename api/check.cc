@@ -286,7 +286,7 @@ absl::StatusOr<std::vector<jaxpr::Array>> InputsFor(
   SplitMix64 rng(options.seed * 0x100000001b3ull + 12345);
   std::vector<jaxpr::Array> inputs;
   for (size_t i = 0; i < main.invars.size(); ++i) {
-    // A PRNG key input is fed as its key data (random u32[..., 2] words).
+    // A PRNG key input is fed as its key data (random u32[..., W] words).
     J2O_ASSIGN_OR_RETURN(const jaxpr::Aval aval,
                          jaxpr::PhysicalAval(main.invars[i]->aval));
     if (!aval.is_shaped() || jaxpr::ItemSize(aval.dtype) == 0) {

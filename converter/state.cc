@@ -93,7 +93,7 @@ std::string Dim::ToString() const {
 }
 
 absl::StatusOr<ValueInfo> ValueInfo::OfAval(const jaxpr::Aval& declared) {
-  // PRNG keys are their key data (u32[..., 2]) in ONNX.
+  // PRNG keys are their key data (u32[..., W]) in ONNX.
   J2O_ASSIGN_OR_RETURN(const jaxpr::Aval aval, jaxpr::PhysicalAval(declared));
   if (!aval.is_shaped()) {
     return absl::UnimplementedError(absl::StrCat(

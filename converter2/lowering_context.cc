@@ -150,7 +150,7 @@ void LoweringContext::Bind(const jaxpr::Var* var, ir::Value* value) {
 absl::Status LoweringContext::SetOutput(const jaxpr::Eqn& eqn, int i,
                                         ir::Value* value) {
   const jaxpr::Var* var = eqn.outputs[i];
-  // PRNG keys are their key data (u32[..., 2]) in ONNX. The aval is copied
+  // PRNG keys are their key data (u32[..., W]) in ONNX. The aval is copied
   // only for keys: this runs for every output of every equation.
   std::optional<jaxpr::Aval> key_data;
   if (jaxpr::IsPrngKey(var->aval)) {
@@ -237,7 +237,7 @@ std::vector<ir::Value*> LoweringContext::OpInDomain(
 
 absl::StatusOr<ir::Type> LoweringContext::TypeOfAval(
     const jaxpr::Aval& declared, absl::string_view what) {
-  // PRNG keys are their key data (u32[..., 2]) in ONNX, complex values
+  // PRNG keys are their key data (u32[..., W]) in ONNX, complex values
   // real [..., 2] pairs.
   J2O_ASSIGN_OR_RETURN(const jaxpr::Aval physical,
                        jaxpr::PhysicalAval(declared));

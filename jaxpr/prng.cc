@@ -1,6 +1,8 @@
 #include "jaxpr/prng.h"
 
+#include <array>
 #include <cstdint>
+#include <optional>
 #include <utility>
 #include <vector>
 
@@ -8,6 +10,8 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "jaxpr/status_macros.h"
+#include "jaxpr/xla_rng.h"
 
 namespace jax2onnx::jaxpr {
 namespace {
@@ -26,26 +30,100 @@ bool IsThreefryKey(const Aval& aval) {
   return IsPrngKey(aval) && aval.dtype_name == "key<fry>";
 }
 
+namespace {
+
+struct ImplInfo {
+  KeyImpl impl;
+  absl::string_view tag;
+  absl::string_view name;
+  int words;
+};
+constexpr ImplInfo kImpls[] = {
+    {KeyImpl::kThreefry2x32, "fry", "threefry2x32", 2},
+    {KeyImpl::kThreefry4x32, "fry4", "threefry4x32", 4},
+    {KeyImpl::kPhilox2x32, "phx2", "philox2x32", 1},
+    {KeyImpl::kPhilox4x32, "phx4", "philox4x32", 2},
+};
+const ImplInfo& Info(KeyImpl impl) {
+  for (const ImplInfo& i : kImpls) {
+    if (i.impl == impl) return i;
+  }
+  return kImpls[0];
+}
+
+}  // namespace
+
+std::optional<KeyImpl> KeyImplOf(const Aval& aval) {
+  if (!IsPrngKey(aval)) return std::nullopt;
+  const absl::string_view name = aval.dtype_name;
+  const absl::string_view tag = name.substr(4, name.size() - 5);
+  for (const ImplInfo& i : kImpls) {
+    if (i.tag == tag && name.back() == '>') return i.impl;
+  }
+  return std::nullopt;
+}
+
+std::optional<KeyImpl> KeyImplOfParam(absl::string_view text) {
+  text = absl::StripAsciiWhitespace(text);
+  for (const ImplInfo& i : kImpls) {
+    if (text == i.tag || text == i.name) return i.impl;
+  }
+  // A longer repr (`PRNGImpl(... name='philox4x32' ...)`, `{philox4x32}`):
+  // the longest name it contains (threefry2x32 is not inside the others).
+  for (const ImplInfo& i : kImpls) {
+    if (text.find(i.name) != absl::string_view::npos) return i.impl;
+  }
+  return std::nullopt;
+}
+
+absl::StatusOr<KeyImpl> KeyImplOfEqn(const Eqn& eqn) {
+  if (const ParamValue* impl = eqn.params.Find("impl")) {
+    if (auto k = KeyImplOfParam(impl->ToString())) return *k;
+    return absl::UnimplementedError(absl::StrCat(
+        "'", eqn.primitive,
+        "': unsupported PRNG implementation impl=", impl->ToString(),
+        " (only threefry2x32, threefry4x32, philox2x32, philox4x32)"));
+  }
+  if (!eqn.inputs.empty() && !eqn.inputs[0].is_literal()) {
+    const Aval& aval = eqn.inputs[0].var->aval;
+    if (auto k = KeyImplOf(aval)) return *k;
+    return absl::UnimplementedError(absl::StrCat(
+        "'", eqn.primitive, "': operand 0 is ", aval.ToString(),
+        ", not a key of a supported implementation (key<fry>, key<fry4>, "
+        "key<phx2>, key<phx4>)"));
+  }
+  return absl::InvalidArgumentError(
+      absl::StrCat("'", eqn.primitive, "': no PRNG key operand"));
+}
+
+int KeyWords(KeyImpl impl) { return Info(impl).words; }
+absl::string_view KeyTag(KeyImpl impl) { return Info(impl).tag; }
+absl::string_view KeyName(KeyImpl impl) { return Info(impl).name; }
+
+bool IsSupportedKey(const Aval& aval) { return KeyImplOf(aval).has_value(); }
+
 absl::StatusOr<Aval> PhysicalAval(const Aval& aval) {
   if (!IsPrngKey(aval)) return aval;
-  if (!IsThreefryKey(aval)) {
+  const std::optional<KeyImpl> impl = KeyImplOf(aval);
+  if (!impl.has_value()) {
     return absl::UnimplementedError(absl::StrCat(
         "PRNG keys of type ", aval.dtype_name,
-        " are not supported (only key<fry>, JAX's default threefry2x32)"));
+        " are not supported (only key<fry>, key<fry4>, key<phx2> and "
+        "key<phx4>: threefry2x32, threefry4x32, philox2x32, philox4x32)"));
   }
   Aval physical = aval;
   physical.dtype = DType::kU32;
   physical.dtype_name = "u32";
-  physical.shape.push_back(DimExpr::Constant(2));
+  physical.shape.push_back(DimExpr::Constant(KeyWords(*impl)));
   if (!physical.dim_sharding.empty()) physical.dim_sharding.emplace_back();
   return physical;
 }
 
 bool IsPrngPrimitive(absl::string_view primitive) {
   static constexpr absl::string_view kNames[] = {
-      "random_seed",    "random_wrap", "random_unwrap", "random_split",
-      "random_fold_in", "random_bits", "threefry2x32",  "iota_2x32_shape",
-      "random_gamma"};
+      "random_seed",    "random_wrap",  "random_unwrap", "random_split",
+      "random_fold_in", "random_bits",  "threefry2x32",  "iota_2x32_shape",
+      "random_gamma",   "threefry4x32", "philox2x32",    "philox4x32"};
   for (absl::string_view n : kNames) {
     if (n == primitive) return true;
   }
@@ -56,9 +134,9 @@ bool MovesKeys(const Eqn& eqn) {
   if (IsPrngPrimitive(eqn.primitive)) return false;
   bool any_key = false;
   for (const Atom& a : eqn.inputs) {
-    any_key |= !a.is_literal() && IsThreefryKey(a.var->aval);
+    any_key |= !a.is_literal() && IsSupportedKey(a.var->aval);
   }
-  for (const Var* v : eqn.outputs) any_key |= IsThreefryKey(v->aval);
+  for (const Var* v : eqn.outputs) any_key |= IsSupportedKey(v->aval);
   if (!any_key) return false;
   for (const auto& entry : eqn.params.entries()) {
     const ParamValue::Kind kind = entry.second.kind();
@@ -70,9 +148,34 @@ bool MovesKeys(const Eqn& eqn) {
   return true;
 }
 
-absl::Status CheckMovesWholeKeys(const Eqn& eqn) {
+int MovedKeyWords(const Eqn& eqn) {
+  for (const Atom& a : eqn.inputs) {
+    if (a.is_literal()) continue;
+    if (auto impl = KeyImplOf(a.var->aval)) return KeyWords(*impl);
+  }
   for (const Var* v : eqn.outputs) {
-    if (v->is_drop || IsThreefryKey(v->aval)) continue;
+    if (auto impl = KeyImplOf(v->aval)) return KeyWords(*impl);
+  }
+  return 0;
+}
+
+absl::Status CheckMovesWholeKeys(const Eqn& eqn) {
+  std::optional<KeyImpl> first;
+  auto same_impl = [&](const Aval& aval) -> absl::Status {
+    const std::optional<KeyImpl> impl = KeyImplOf(aval);
+    if (!impl.has_value()) return absl::OkStatus();
+    if (!first.has_value()) first = impl;
+    if (*first == *impl) return absl::OkStatus();
+    return absl::InvalidArgumentError(
+        absl::StrCat("'", eqn.primitive, "' mixes PRNG keys of types key<",
+                     KeyTag(*first), "> and key<", KeyTag(*impl), ">"));
+  };
+  for (const Atom& a : eqn.inputs) {
+    if (!a.is_literal()) J2O_RETURN_IF_ERROR(same_impl(a.var->aval));
+  }
+  for (const Var* v : eqn.outputs) J2O_RETURN_IF_ERROR(same_impl(v->aval));
+  for (const Var* v : eqn.outputs) {
+    if (v->is_drop || IsSupportedKey(v->aval)) continue;
     return absl::UnimplementedError(absl::StrCat(
         "'", eqn.primitive, "' on PRNG key arrays with a result of type ",
         v->aval.ToString(),
@@ -211,6 +314,178 @@ absl::StatusOr<std::vector<uint64_t>> ThreefryRandomBits(ThreefryKey key,
     for (int64_t i = 0; i < size; ++i) {
       out[i] = (bits[i / per_word] >> (bit_width * (i % per_word))) & mask;
     }
+  }
+  return out;
+}
+
+std::array<uint32_t, 4> Threefry4x32(std::array<uint32_t, 4> key,
+                                     std::array<uint32_t, 4> count) {
+  // _threefry4x32_lowering, transcribed: 20 rounds, a key injection after
+  // every fourth.
+  static constexpr int kRotations[8][2] = {{10, 26}, {11, 21}, {13, 27},
+                                           {23, 5},  {6, 20},  {17, 11},
+                                           {25, 10}, {18, 20}};
+  const uint32_t ks[5] = {key[0], key[1], key[2], key[3],
+                          key[0] ^ key[1] ^ key[2] ^ key[3] ^ 0x1BD11BDAu};
+  uint32_t x[4];
+  for (int i = 0; i < 4; ++i) x[i] = count[i] + ks[i];
+  for (int round = 0; round < 20; ++round) {
+    const int r0 = kRotations[round % 8][0];
+    const int r1 = kRotations[round % 8][1];
+    if (round % 2 == 0) {
+      x[0] += x[1];
+      x[1] = RotateLeft(x[1], r0) ^ x[0];
+      x[2] += x[3];
+      x[3] = RotateLeft(x[3], r1) ^ x[2];
+    } else {
+      x[0] += x[3];
+      x[3] = RotateLeft(x[3], r0) ^ x[0];
+      x[2] += x[1];
+      x[1] = RotateLeft(x[1], r1) ^ x[2];
+    }
+    if (round % 4 == 3) {
+      const int inject = round / 4;
+      for (int i = 0; i < 4; ++i) x[i] += ks[(i + 1 + inject) % 5];
+      x[3] += static_cast<uint32_t>(1 + inject);
+    }
+  }
+  return {x[0], x[1], x[2], x[3]};
+}
+
+std::array<uint32_t, 2> Philox2x32(uint32_t key,
+                                   std::array<uint32_t, 2> count) {
+  // _philox2x32_lowering: 10 rounds, the key bumped before each but the
+  // first.
+  for (int round = 0; round < 10; ++round) {
+    if (round > 0) key += 0x9E3779B9u;
+    const uint64_t p = uint64_t{count[0]} * 0xD256D193u;
+    count = {static_cast<uint32_t>(p >> 32) ^ count[1] ^ key,
+             static_cast<uint32_t>(p)};
+  }
+  return count;
+}
+
+namespace {
+
+// The implementation's block function on counter (c0, c1, c2, c3); Philox
+// 2x32 reads (c0, c1) and fills two words.
+std::array<uint32_t, 4> Block(KeyImpl impl, const KeyData& k,
+                              std::array<uint32_t, 4> c) {
+  switch (impl) {
+    case KeyImpl::kThreefry4x32:
+      return Threefry4x32(k, c);
+    case KeyImpl::kPhilox4x32:
+      return Philox4x32(c, {k[0], k[1]});
+    case KeyImpl::kPhilox2x32: {
+      const auto y = Philox2x32(k[0], {c[0], c[1]});
+      return {y[0], y[1], 0, 0};
+    }
+    case KeyImpl::kThreefry2x32: {
+      const auto y = Threefry2x32({k[0], k[1]}, {c[0], c[1]});
+      return {y[0], y[1], 0, 0};
+    }
+  }
+  return {};
+}
+
+}  // namespace
+
+KeyData ImplSeed(KeyImpl impl, uint64_t seed_bits, int seed_bit_width) {
+  const ThreefryKey halves = ThreefrySeed(seed_bits, seed_bit_width);
+  const uint32_t k0 = halves[0];
+  const uint32_t k1 = halves[1];
+  switch (impl) {
+    case KeyImpl::kThreefry2x32:
+      return {k0, k1, 0, 0};
+    case KeyImpl::kThreefry4x32:
+      // threefry4x32(k0, k1, 0, 0; 0, 0, 0, 0), all four words.
+      return Threefry4x32({k0, k1, 0, 0}, {0, 0, 0, 0});
+    case KeyImpl::kPhilox4x32: {
+      // philox4x32(0, 0; k0, k1, 0, 0): the first two words.
+      const auto y = Philox4x32({k0, k1, 0, 0}, {0, 0});
+      return {y[0], y[1], 0, 0};
+    }
+    case KeyImpl::kPhilox2x32:
+      // philox2x32(0; k0, k1): the first word.
+      return {Philox2x32(0, {k0, k1})[0], 0, 0, 0};
+  }
+  return {};
+}
+
+namespace {
+
+// The counter the others' split and random_bits give element i: the (hi,
+// lo) words of iota_2x32_shape, placed where each implementation puts them.
+std::array<uint32_t, 4> IotaCounter(KeyImpl impl, uint64_t i, bool split) {
+  const uint32_t hi = static_cast<uint32_t>(i >> 32);
+  const uint32_t lo = static_cast<uint32_t>(i);
+  if (impl == KeyImpl::kPhilox2x32) return {hi, lo, 0, 0};
+  // threefry4x32 / philox4x32: split counts in words 2-3, bits in 0-1.
+  return split ? std::array<uint32_t, 4>{0, 0, hi, lo}
+               : std::array<uint32_t, 4>{hi, lo, 0, 0};
+}
+
+}  // namespace
+
+std::vector<KeyData> ImplSplit(KeyImpl impl, const KeyData& key, int64_t num,
+                               bool partitionable) {
+  std::vector<KeyData> keys(num);
+  if (impl == KeyImpl::kThreefry2x32) {
+    const std::vector<ThreefryKey> k =
+        ThreefrySplit({key[0], key[1]}, num, partitionable);
+    for (int64_t i = 0; i < num; ++i) keys[i] = {k[i][0], k[i][1], 0, 0};
+    return keys;
+  }
+  for (int64_t i = 0; i < num; ++i) {
+    const auto y =
+        Block(impl, key, IotaCounter(impl, static_cast<uint64_t>(i), true));
+    keys[i] = {y[0], 0, 0, 0};
+    for (int w = 1; w < KeyWords(impl); ++w) keys[i][w] = y[w];
+  }
+  return keys;
+}
+
+KeyData ImplFoldIn(KeyImpl impl, const KeyData& key, uint32_t data) {
+  if (impl == KeyImpl::kThreefry2x32) {
+    const ThreefryKey k = ThreefryFoldIn({key[0], key[1]}, data);
+    return {k[0], k[1], 0, 0};
+  }
+  // The data is the last counter word: (0, data) for philox2x32, (0, 0, 0,
+  // data) for the 4-word ones.
+  const std::array<uint32_t, 4> c =
+      impl == KeyImpl::kPhilox2x32 ? std::array<uint32_t, 4>{0, data, 0, 0}
+                                   : std::array<uint32_t, 4>{0, 0, 0, data};
+  const auto y = Block(impl, key, c);
+  KeyData out = {y[0], 0, 0, 0};
+  for (int w = 1; w < KeyWords(impl); ++w) out[w] = y[w];
+  return out;
+}
+
+absl::StatusOr<std::vector<uint64_t>> ImplRandomBits(KeyImpl impl,
+                                                     const KeyData& key,
+                                                     int bit_width,
+                                                     int64_t size,
+                                                     bool partitionable) {
+  if (impl == KeyImpl::kThreefry2x32) {
+    return ThreefryRandomBits({key[0], key[1]}, bit_width, size, partitionable);
+  }
+  if (bit_width != 8 && bit_width != 16 && bit_width != 32 && bit_width != 64) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "random_bits: bit_width ", bit_width, " is not one of 8, 16, 32, 64"));
+  }
+  std::vector<uint64_t> out(size);
+  for (int64_t i = 0; i < size; ++i) {
+    const auto y =
+        Block(impl, key, IotaCounter(impl, static_cast<uint64_t>(i), false));
+    if (bit_width == 64) {
+      // threefry4x32 folds words 2-3 into 0-1; the Philox ones join 0 and 1.
+      const uint32_t hi = impl == KeyImpl::kThreefry4x32 ? y[0] ^ y[2] : y[0];
+      const uint32_t lo = impl == KeyImpl::kThreefry4x32 ? y[1] ^ y[3] : y[1];
+      out[i] = (uint64_t{hi} << 32) | lo;
+      continue;
+    }
+    const uint32_t x = y[0] ^ y[1] ^ y[2] ^ y[3];  // philox2x32: y[2..3] = 0
+    out[i] = bit_width == 32 ? x : x & ((1u << bit_width) - 1);
   }
   return out;
 }

@@ -26,17 +26,42 @@ namespace jax2onnx::jaxpr {
 
 // True for any PRNG key dtype (`key<fry>`, `key<rbg>`, ...).
 bool IsPrngKey(const Aval& aval);
-// True for `key<fry>` (threefry2x32), the only implementation converted.
+// True for `key<fry>` (threefry2x32, JAX's default implementation).
 bool IsThreefryKey(const Aval& aval);
-// u32[S, 2] for key<fry>[S]; every other aval unchanged. Errors for keys of
-// other implementations (their key data has another shape).
+
+// The PRNG implementations converted (jax/_src/random/*.py), by the tag
+// their key type prints (`key<TAG>`) and their key data words (u32[S, W]).
+enum class KeyImpl {
+  kThreefry2x32,  // key<fry>,  W = 2 (threefry2x32.py)
+  kThreefry4x32,  // key<fry4>, W = 4 (threefry4x32.py)
+  kPhilox2x32,    // key<phx2>, W = 1 (philox2x32.py)
+  kPhilox4x32,    // key<phx4>, W = 2 (philox4x32.py)
+};
+// The implementation of a key aval (`key<fry>` ...); nullopt for other
+// avals and for keys of implementations not converted (rbg, unsafe_rbg).
+std::optional<KeyImpl> KeyImplOf(const Aval& aval);
+// The implementation an `impl=` param names: the tag (`fry4`) or the name
+// (`threefry4x32`, also inside a longer repr); nullopt when none does.
+std::optional<KeyImpl> KeyImplOfParam(absl::string_view text);
+int KeyWords(KeyImpl impl);
+absl::string_view KeyTag(KeyImpl impl);   // "fry", "fry4", "phx2", "phx4"
+absl::string_view KeyName(KeyImpl impl);  // "threefry2x32", ...
+// The implementation a PRNG equation works on: its `impl` param
+// (random_seed, random_wrap) or the type of its key operand 0; an error
+// naming what it found otherwise.
+absl::StatusOr<KeyImpl> KeyImplOfEqn(const Eqn& eqn);
+// True for a key of a converted implementation (KeyImplOf has a value).
+bool IsSupportedKey(const Aval& aval);
+// u32[S, W] for a key<TAG>[S] of a converted implementation; every other
+// aval unchanged. Errors for keys of other implementations.
 absl::StatusOr<Aval> PhysicalAval(const Aval& aval);
 
 // The PRNG primitives, which take and make key data themselves.
 bool IsPrngPrimitive(absl::string_view primitive);
 
 // True for an equation of a first-order primitive (no nested jaxpr) other
-// than the PRNG ones that takes or makes threefry keys: slice, squeeze,
+// than the PRNG ones that takes or makes keys (of a converted
+// implementation): slice, squeeze,
 // concatenate, select_n, gather, ... on key arrays. Such a primitive moves
 // whole keys, so the interpreter and both pipelines run it once per key word
 // on u32 arrays of the keys' logical shape and interleave the words of the
@@ -45,8 +70,12 @@ bool MovesKeys(const Eqn& eqn);
 
 // Error unless every result of a key-moving equation is a key (or
 // dropped): a result that is not a key (`eq` of two key arrays, say) would
-// depend on both words, which per-word evaluation cannot combine.
+// depend on both words, which per-word evaluation cannot combine. Also an
+// error when the keys are of different implementations.
 absl::Status CheckMovesWholeKeys(const Eqn& eqn);
+// The number of words of the keys a key-moving equation moves (its first
+// key operand or result).
+int MovedKeyWords(const Eqn& eqn);
 
 // The mode a bundle was traced in: its `# threefry_partitionable: true|false`
 // header when present (a fact about the bundle), else `fallback` (the
@@ -85,6 +114,32 @@ absl::StatusOr<std::vector<uint64_t>> ThreefryRandomBits(ThreefryKey key,
                                                          int bit_width,
                                                          int64_t size,
                                                          bool partitionable);
+
+// The block functions of the other implementations, one element each,
+// transcribed from their `_*_lowering` (Random123's algorithms: 20 rounds
+// of Threefry, 10 of Philox; pinned to Random123's known-answer vectors by
+// tests/eval/random_impls_test.cc). Philox-4x32 is jaxpr::Philox4x32
+// (jaxpr/xla_rng.h), shared with XLA's RngBitGenerator.
+std::array<uint32_t, 4> Threefry4x32(std::array<uint32_t, 4> key,
+                                     std::array<uint32_t, 4> count);
+std::array<uint32_t, 2> Philox2x32(uint32_t key, std::array<uint32_t, 2> count);
+
+// Key data of any converted implementation: the first KeyWords(impl) words.
+using KeyData = std::array<uint32_t, 4>;
+
+// The PRNGImpl functions of each implementation (seed, split, fold_in,
+// random_bits), as JAX's random_seed / random_split / random_fold_in /
+// random_bits primitives run them on one key. `partitionable` only matters
+// for threefry2x32 (the others have one counter layout).
+KeyData ImplSeed(KeyImpl impl, uint64_t seed_bits, int seed_bit_width);
+std::vector<KeyData> ImplSplit(KeyImpl impl, const KeyData& key, int64_t num,
+                               bool partitionable);
+KeyData ImplFoldIn(KeyImpl impl, const KeyData& key, uint32_t data);
+absl::StatusOr<std::vector<uint64_t>> ImplRandomBits(KeyImpl impl,
+                                                     const KeyData& key,
+                                                     int bit_width,
+                                                     int64_t size,
+                                                     bool partitionable);
 
 }  // namespace jax2onnx::jaxpr
 

@@ -10,8 +10,9 @@ namespace jax2onnx::plugin {
 namespace random {
 
 std::vector<std::string> RandomPrimitives() {
-  return {"random_seed",    "random_wrap", "random_unwrap", "random_split",
-          "random_fold_in", "random_bits", "threefry2x32",  "iota_2x32_shape"};
+  return {"random_seed",    "random_wrap", "random_unwrap",  "random_split",
+          "random_fold_in", "random_bits", "threefry2x32",   "threefry4x32",
+          "philox2x32",     "philox4x32",  "iota_2x32_shape"};
 }
 
 std::vector<std::string> RandomOnnxOps() {
@@ -22,21 +23,29 @@ std::vector<std::string> RandomOnnxOps() {
 
 std::string RandomNotes(const std::string& primitive) {
   if (primitive == "random_wrap" || primitive == "random_unwrap") {
-    return "keys are their key data, u32[..., 2]: Identity";
+    return "keys are their key data, u32[..., W] (W = 2, 4, 1, 2 for fry, "
+           "fry4, phx2, phx4): Identity";
   }
   if (primitive == "iota_2x32_shape") {
     return "Range split into (hi, lo) words with Div/Mod 2^32";
   }
-  return "threefry2x32 bit for bit in int64 words with explicit mod 2^32 "
-         "(Xor: BitwiseXor, bit planes at opset 17); counters per "
-         "--threefry_partitionable (default true, JAX >= 0.5); key<fry> "
-         "only; non-partitionable random_bits beyond 2^32 - 1 counters "
-         "refused";
+  if (primitive == "threefry4x32" || primitive == "philox2x32" ||
+      primitive == "philox4x32") {
+    return "the block function bit for bit in int64 words with explicit mod "
+           "2^32 (Philox products in 16-bit halves; Xor: BitwiseXor, bit "
+           "planes at opset 17)";
+  }
+  return "threefry2x32, threefry4x32, philox2x32 and philox4x32 keys "
+         "(key<fry>, key<fry4>, key<phx2>, key<phx4>) bit for bit in int64 "
+         "words with explicit mod 2^32 (Xor: BitwiseXor, bit planes at opset "
+         "17); threefry2x32 counters per --threefry_partitionable (default "
+         "true, JAX >= 0.5); rbg/unsafe_rbg keys refused; non-partitionable "
+         "random_bits beyond 2^32 - 1 counters refused";
 }
 
 std::vector<std::string> RngBitGeneratorOnnxOps() {
-  return {"Add",   "Mul",       "Div",    "Mod",     "BitwiseXor",
-          "Cast",  "Gather",    "Range",  "Reshape", "Concat",
+  return {"Add",   "Mul",       "Div",     "Mod",     "BitwiseXor",
+          "Cast",  "Gather",    "Range",   "Reshape", "Concat",
           "Slice", "Unsqueeze", "BitShift"};
 }
 

@@ -1,21 +1,26 @@
 // Pipeline-independent lowerings of JAX's PRNG primitives (random_seed,
 // random_wrap, random_unwrap, random_bits, random_split, random_fold_in,
-// threefry2x32, iota_2x32_shape) and of bitcast_convert_type, written
-// against the elementwise emitter interface (plugin/elementwise_plan.h) plus
-// SetOutAt(i, v) for multi-result primitives.
+// threefry2x32, threefry4x32, philox2x32, philox4x32, iota_2x32_shape),
+// written against the elementwise emitter interface
+// (plugin/elementwise_plan.h) plus SetOutAt(i, v) for multi-result
+// primitives.
 //
-// Keys: a `key<fry>[S]` value is its key data, uint32[S, 2], in ONNX
-// (jaxpr/prng.h). Threefry-2x32 runs on int64 values in [0, 2^32): ONNX
-// Runtime's CPU Add/Mul have no uint32 kernels, and int64 holds every sum
-// and every product below exactly, so the mod-2^32 wraparound is explicit
-// (Mod) and exact. Rotations are (x * 2^r mod 2^32) + x div 2^(32 - r); xor
-// is BitwiseXor (opset >= 18) or the bit-plane form of
-// elementwise::BitwiseBin (opset 17). The counter layout of each mode
-// follows jax/_src/random/threefry2x32.py; the mode is
-// the emitter's threefry_partitionable(), from the conversion options.
+// Keys: a `key<TAG>[S]` value is its key data, uint32[S, W], in ONNX
+// (jaxpr/prng.h: fry W = 2, fry4 W = 4, phx2 W = 1, phx4 W = 2). The block
+// functions run on int64 values in [0, 2^32): ONNX Runtime's CPU Add/Mul
+// have no uint32 kernels, and int64 holds every sum exactly, so the
+// mod-2^32 wraparound is explicit (Mod) and exact; Philox's 32 x 32 ->
+// 64-bit products are split into 16-bit halves (MulHiLo). Rotations are
+// (x * 2^r mod 2^32) + x div 2^(32 - r); xor is BitwiseXor (opset >= 18) or
+// the bit-plane form of elementwise::BitwiseBin (opset 17). The counter
+// layouts follow jax/_src/random/{threefry2x32,threefry4x32,philox2x32,
+// philox4x32}.py; threefry2x32's mode is the emitter's
+// threefry_partitionable(), from the conversion options (the others have
+// one layout).
 #ifndef JAX2ONNX_PLUGIN_RANDOM_PLAN_H_
 #define JAX2ONNX_PLUGIN_RANDOM_PLAN_H_
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <utility>
@@ -100,6 +105,125 @@ std::pair<V<E>, V<E>> Threefry(E& e, V<E> k0, V<E> k1, V<E> c0, V<E> c1) {
   return {x0, x1};
 }
 
+// (high, low) words of x * m for int64 words x in [0, 2^32): with x * M =
+// u * 2^16 + t (u = x * M_hi, t = x * M_lo, both < 2^48), the low word is
+// ((u mod 2^16) * 2^16 + t) mod 2^32 and the high word
+// (u + t div 2^16) div 2^16, all exact in int64.
+template <class E>
+std::pair<V<E>, V<E>> MulHiLo(E& e, V<E> x, uint32_t m) {
+  V<E> t = e.Op("Mul", {x, I64(e, m & 0xFFFF)}, DType::kI64);
+  V<E> u = e.Op("Mul", {x, I64(e, m >> 16)}, DType::kI64);
+  V<E> two16 = I64(e, 1 << 16);
+  V<E> hi =
+      e.Op("Div",
+           {e.Op("Add", {u, e.Op("Div", {t, two16}, DType::kI64)}, DType::kI64),
+            two16},
+           DType::kI64);
+  V<E> lo =
+      e.Op("Mod",
+           {e.Op("Add",
+                 {e.Op("Mul", {e.Op("Mod", {u, two16}, DType::kI64), two16},
+                       DType::kI64),
+                  t},
+                 DType::kI64),
+            I64(e, kTwo32)},
+           DType::kI64);
+  return {hi, lo};
+}
+
+// Philox-4x32-10 on int64 words (broadcasting), as jaxpr::Philox4x32.
+template <class E>
+std::array<V<E>, 4> Philox(E& e, std::array<V<E>, 4> c, V<E> k0, V<E> k1) {
+  for (int round = 0; round < 10; ++round) {
+    auto [hi0, lo0] = MulHiLo(e, c[0], 0xD2511F53u);
+    auto [hi1, lo1] = MulHiLo(e, c[2], 0xCD9E8D57u);
+    c = {Xor(e, Xor(e, hi1, c[1]), k0), lo1, Xor(e, Xor(e, hi0, c[3]), k1),
+         lo0};
+    if (round + 1 < 10) {
+      k0 = Add32(e, k0, I64(e, 0x9E3779B9u));
+      k1 = Add32(e, k1, I64(e, 0xBB67AE85u));
+    }
+  }
+  return c;
+}
+
+// Philox-2x32-10 on int64 words, as jaxpr::Philox2x32.
+template <class E>
+std::pair<V<E>, V<E>> Philox2(E& e, V<E> k, V<E> c0, V<E> c1) {
+  for (int round = 0; round < 10; ++round) {
+    if (round > 0) k = Add32(e, k, I64(e, 0x9E3779B9u));
+    auto [hi, lo] = MulHiLo(e, c0, 0xD256D193u);
+    c0 = Xor(e, Xor(e, hi, c1), k);
+    c1 = lo;
+  }
+  return {c0, c1};
+}
+
+// Threefry-4x32-20 on int64 words, as jaxpr::Threefry4x32.
+template <class E>
+std::array<V<E>, 4> Threefry4(E& e, const std::array<V<E>, 4>& k,
+                              std::array<V<E>, 4> x) {
+  static constexpr int kRotations[8][2] = {{10, 26}, {11, 21}, {13, 27},
+                                           {23, 5},  {6, 20},  {17, 11},
+                                           {25, 10}, {18, 20}};
+  V<E> ks[5] = {k[0], k[1], k[2], k[3],
+                Xor(e, Xor(e, Xor(e, Xor(e, k[0], k[1]), k[2]), k[3]),
+                    I64(e, 0x1BD11BDA))};
+  for (int i = 0; i < 4; ++i) x[i] = Add32(e, x[i], ks[i]);
+  for (int round = 0; round < 20; ++round) {
+    const int r0 = kRotations[round % 8][0];
+    const int r1 = kRotations[round % 8][1];
+    const int a = round % 2 == 0 ? 1 : 3;  // mixed into x0
+    const int b = round % 2 == 0 ? 3 : 1;  // mixed into x2
+    x[0] = Add32(e, x[0], x[a]);
+    x[a] = Xor(e, RotateLeft32(e, x[a], r0), x[0]);
+    x[2] = Add32(e, x[2], x[b]);
+    x[b] = Xor(e, RotateLeft32(e, x[b], r1), x[2]);
+    if (round % 4 == 3) {
+      const int inject = round / 4;
+      for (int i = 0; i < 4; ++i)
+        x[i] = Add32(e, x[i], ks[(i + 1 + inject) % 5]);
+      x[3] = Add32(e, x[3], I64(e, 1 + inject));
+    }
+  }
+  return x;
+}
+
+// hi * 2^32 + lo as u64 for int64 words (disjoint bits: the int64 sum
+// cannot overflow past the sign because lo < 2^32 fills only zero bits).
+template <class E>
+V<E> Join64(E& e, V<E> hi, V<E> lo) {
+  V<E> h = e.BitShift(elementwise::Cast(e, hi, DType::kU64),
+                      elementwise::IConst(e, DType::kU64, 32), true);
+  V<E> sum =
+      e.Op("Add", {elementwise::Cast(e, h, DType::kI64), lo}, DType::kI64);
+  return elementwise::Cast(e, sum, DType::kU64);
+}
+
+// The block function of a key implementation on key words `k`
+// (KeyWords(impl) of them) and counter (c0, c1, c2, c3). The 2x32 ones read
+// (c0, c1) and make two words, repeated as words 2 and 3 (callers use the
+// first two only).
+template <class E>
+std::array<V<E>, 4> ImplBlock(E& e, jaxpr::KeyImpl impl,
+                              const std::vector<V<E>>& k,
+                              const std::array<V<E>, 4>& c) {
+  switch (impl) {
+    case jaxpr::KeyImpl::kThreefry4x32:
+      return Threefry4(e, {k[0], k[1], k[2], k[3]}, c);
+    case jaxpr::KeyImpl::kPhilox4x32:
+      return Philox(e, c, k[0], k[1]);
+    case jaxpr::KeyImpl::kPhilox2x32:
+    case jaxpr::KeyImpl::kThreefry2x32: {
+      auto [y0, y1] = impl == jaxpr::KeyImpl::kPhilox2x32
+                          ? Philox2(e, k[0], c[0], c[1])
+                          : Threefry(e, k[0], k[1], c[0], c[1]);
+      return {y0, y1, y0, y1};
+    }
+  }
+  return c;
+}
+
 template <class E>
 V<E> ToI64(E& e, V<E> v) {
   return elementwise::Cast(e, v, DType::kI64);
@@ -115,13 +239,32 @@ V<E> KeyWord(E& e, V<E> keys, int i) {
   V<E> w = e.Op("Gather", {keys, I64(e, i)}, DType::kU32, {{"axis", -1}});
   return ToI64(e, w);
 }
-// [K..., 2] key data from two int64 words [K...].
+// [K..., W] key data from W int64 words [K...].
+template <class E>
+V<E> StackKeyWords(E& e, const std::vector<V<E>>& words) {
+  V<E> last = Vec(e, {-1});
+  std::vector<V<E>> parts;
+  for (const V<E>& w : words) {
+    parts.push_back(e.Op("Unsqueeze", {ToU32(e, w), last}, DType::kU32));
+  }
+  return e.Op("Concat", parts, DType::kU32, {{"axis", -1}});
+}
 template <class E>
 V<E> StackKey(E& e, V<E> w0, V<E> w1) {
-  V<E> last = Vec(e, {-1});
-  V<E> a = e.Op("Unsqueeze", {ToU32(e, w0), last}, DType::kU32);
-  V<E> b = e.Op("Unsqueeze", {ToU32(e, w1), last}, DType::kU32);
-  return e.Op("Concat", {a, b}, DType::kU32, {{"axis", -1}});
+  return StackKeyWords(e, {w0, w1});
+}
+// The W words of key data [K..., W] as int64 [K...].
+template <class E>
+std::vector<V<E>> KeyWordsOf(E& e, V<E> keys, int words) {
+  std::vector<V<E>> out;
+  for (int w = 0; w < words; ++w) out.push_back(KeyWord(e, keys, w));
+  return out;
+}
+// The first KeyWords(impl) words of a block's result, as key data.
+template <class E>
+V<E> BlockKey(E& e, jaxpr::KeyImpl impl, const std::array<V<E>, 4>& y) {
+  return StackKeyWords(
+      e, std::vector<V<E>>(y.begin(), y.begin() + jaxpr::KeyWords(impl)));
 }
 // Appends `n` axes of size 1 to a value of rank `rank`.
 template <class E>
@@ -206,7 +349,21 @@ absl::Status LowerRandomSeed(E& e) {
   V<E> hi = jaxpr::ItemSize(d) == 8
                 ? e.BitShift(x, elementwise::IConst(e, DType::kU64, 32), false)
                 : e.Op("Mul", {in::ToI64(e, lo), in::I64(e, 0)}, DType::kI64);
-  return e.SetOut(in::StackKey(e, in::ToI64(e, hi), in::ToI64(e, lo)));
+  J2O_ASSIGN_OR_RETURN(const jaxpr::KeyImpl impl, jaxpr::KeyImplOfEqn(e.eqn()));
+  if (impl == jaxpr::KeyImpl::kThreefry2x32) {
+    return e.SetOut(in::StackKey(e, in::ToI64(e, hi), in::ToI64(e, lo)));
+  }
+  // The other seeds hash (hi, lo) once: threefry4x32 as key words 0-1 over
+  // a zero counter, philox4x32 as counter words 0-1 under a zero key,
+  // philox2x32 as the counter under key 0.
+  V<E> zero = in::I64(e, 0);
+  V<E> h = in::ToI64(e, hi);
+  V<E> l = in::ToI64(e, lo);
+  std::array<V<E>, 4> y =
+      impl == jaxpr::KeyImpl::kThreefry4x32
+          ? in::ImplBlock(e, impl, {h, l, zero, zero}, {zero, zero, zero, zero})
+          : in::ImplBlock(e, impl, {zero, zero}, {h, l, zero, zero});
+  return e.SetOut(in::BlockKey(e, impl, y));
 }
 
 template <class E>
@@ -224,28 +381,38 @@ int KeyRank(E& e) {
 template <class E>
 absl::Status LowerRandomSplit(E& e) {
   namespace in = internal;
+  J2O_ASSIGN_OR_RETURN(const jaxpr::KeyImpl impl, jaxpr::KeyImplOfEqn(e.eqn()));
   J2O_ASSIGN_OR_RETURN(std::vector<int64_t> shape,
                        StaticShapeParam(e, "shape"));
   const int key_rank = KeyRank(e);
   int64_t num = 1;
   for (int64_t d : shape) num *= d;
   J2O_ASSIGN_OR_RETURN(V<E> keys, e.In(0));
-  V<E> k0 = in::KeyWord(e, keys, 0);
-  V<E> k1 = in::KeyWord(e, keys, 1);
+  std::vector<V<E>> k = in::KeyWordsOf(e, keys, jaxpr::KeyWords(impl));
   std::vector<jaxpr::DimExpr> out_dims = e.eqn().inputs[0].var->aval.shape;
   for (int64_t d : shape) out_dims.push_back(jaxpr::DimExpr::Constant(d));
-  out_dims.push_back(jaxpr::DimExpr::Constant(2));
+  out_dims.push_back(jaxpr::DimExpr::Constant(jaxpr::KeyWords(impl)));
   J2O_ASSIGN_OR_RETURN(V<E> out_shape, e.ShapeValue(out_dims));
-  if (e.threefry_partitionable()) {
+  if (impl != jaxpr::KeyImpl::kThreefry2x32 || e.threefry_partitionable()) {
     auto [hi, lo] = in::IotaHiLo(e, shape);
-    auto [y0, y1] = in::Threefry(
-        e, in::AppendUnitAxes(e, k0, key_rank, static_cast<int>(shape.size())),
-        in::AppendUnitAxes(e, k1, key_rank, static_cast<int>(shape.size())), hi,
-        lo);
-    V<E> out = in::StackKey(e, y0, y1);
+    for (V<E>& w : k) {
+      w = in::AppendUnitAxes(e, w, key_rank, static_cast<int>(shape.size()));
+    }
+    V<E> out;
+    if (impl == jaxpr::KeyImpl::kThreefry2x32) {
+      auto [y0, y1] = in::Threefry(e, k[0], k[1], hi, lo);
+      out = in::StackKey(e, y0, y1);
+    } else {
+      // The split counts are counter words 2-3 (philox2x32: 0-1).
+      V<E> zero = in::I64(e, 0);
+      out = in::BlockKey(e, impl,
+                         impl == jaxpr::KeyImpl::kPhilox2x32
+                             ? in::ImplBlock(e, impl, k, {hi, lo, zero, zero})
+                             : in::ImplBlock(e, impl, k, {zero, zero, hi, lo}));
+    }
     return e.SetOut(e.Op("Reshape", {out, out_shape}, DType::kU32));
   }
-  V<E> words = in::ThreefryOverIota(e, k0, k1, key_rank, 2 * num);
+  V<E> words = in::ThreefryOverIota(e, k[0], k[1], key_rank, 2 * num);
   return e.SetOut(
       e.Op("Reshape", {in::ToU32(e, words), out_shape}, DType::kU32));
 }
@@ -253,16 +420,59 @@ absl::Status LowerRandomSplit(E& e) {
 template <class E>
 absl::Status LowerRandomFoldIn(E& e) {
   namespace in = internal;
+  J2O_ASSIGN_OR_RETURN(const jaxpr::KeyImpl impl, jaxpr::KeyImplOfEqn(e.eqn()));
   J2O_ASSIGN_OR_RETURN(V<E> keys, e.In(0));
   J2O_ASSIGN_OR_RETURN(V<E> msgs, e.In(1));
   // jnp.asarray(data, 'uint32'): wraps modulo 2^32.
   V<E> data =
       e.Op("Mod", {in::ToI64(e, msgs), in::I64(e, in::kTwo32)}, DType::kI64);
-  // threefry_2x32(key, [0, data]): one pair (0, data).
-  auto [y0, y1] = in::Threefry(e, in::KeyWord(e, keys, 0),
-                               in::KeyWord(e, keys, 1), in::I64(e, 0), data);
   // A scalar key with array msgs broadcasts through the rounds already.
-  return e.SetOut(in::StackKey(e, y0, y1));
+  if (impl == jaxpr::KeyImpl::kThreefry2x32) {
+    // threefry_2x32(key, [0, data]): one pair (0, data).
+    auto [y0, y1] = in::Threefry(e, in::KeyWord(e, keys, 0),
+                                 in::KeyWord(e, keys, 1), in::I64(e, 0), data);
+    return e.SetOut(in::StackKey(e, y0, y1));
+  }
+  // The data is the last counter word: (0, data) for philox2x32, (0, 0, 0,
+  // data) for the 4-word ones.
+  V<E> zero = in::I64(e, 0);
+  std::vector<V<E>> k = in::KeyWordsOf(e, keys, jaxpr::KeyWords(impl));
+  return e.SetOut(
+      in::BlockKey(e, impl,
+                   impl == jaxpr::KeyImpl::kPhilox2x32
+                       ? in::ImplBlock(e, impl, k, {zero, data, zero, zero})
+                       : in::ImplBlock(e, impl, k, {zero, zero, zero, data})));
+}
+
+// random_bits for the implementations other than threefry2x32: element i
+// hashes the (hi, lo) words of its row-major index as counter words 0-1.
+// 64 bits: threefry4x32 joins (y0 ^ y2, y1 ^ y3), the Philox ones (y0, y1);
+// 32 bits: the xor of all result words; 8 and 16: that xor's low bits.
+template <class E>
+absl::Status LowerImplRandomBits(E& e, jaxpr::KeyImpl impl, V<E> keys,
+                                 int bit_width,
+                                 const std::vector<int64_t>& shape) {
+  namespace in = internal;
+  const int n = static_cast<int>(shape.size());
+  std::vector<V<E>> k = in::KeyWordsOf(e, keys, jaxpr::KeyWords(impl));
+  for (V<E>& w : k) w = in::AppendUnitAxes(e, w, KeyRank(e), n);
+  auto [hi, lo] = in::IotaHiLo(e, shape);
+  V<E> zero = in::I64(e, 0);
+  std::array<V<E>, 4> y = in::ImplBlock(e, impl, k, {hi, lo, zero, zero});
+  const bool two_words = impl == jaxpr::KeyImpl::kPhilox2x32;
+  if (bit_width == 64) {
+    if (impl == jaxpr::KeyImpl::kThreefry4x32) {
+      return e.SetOut(
+          in::Join64(e, in::Xor(e, y[0], y[2]), in::Xor(e, y[1], y[3])));
+    }
+    return e.SetOut(in::Join64(e, y[0], y[1]));
+  }
+  V<E> x = in::Xor(e, y[0], y[1]);
+  if (!two_words) x = in::Xor(e, in::Xor(e, x, y[2]), y[3]);
+  if (bit_width < 32) {
+    x = e.Op("Mod", {x, in::I64(e, int64_t{1} << bit_width)}, DType::kI64);
+  }
+  return e.SetOut(elementwise::Cast(e, x, e.OutType()));
 }
 
 template <class E>
@@ -275,29 +485,25 @@ absl::Status LowerRandomBits(E& e) {
     return absl::InvalidArgumentError(absl::StrCat(
         "random_bits: bit_width ", bit_width, " is not one of 8, 16, 32, 64"));
   }
+  J2O_ASSIGN_OR_RETURN(const jaxpr::KeyImpl impl, jaxpr::KeyImplOfEqn(e.eqn()));
   const DType out_dtype = e.OutType();
   const int key_rank = KeyRank(e);
   int64_t size = 1;
   for (int64_t d : shape) size *= d;
   J2O_ASSIGN_OR_RETURN(V<E> keys, e.In(0));
+  if (impl != jaxpr::KeyImpl::kThreefry2x32) {
+    return LowerImplRandomBits(e, impl, keys, static_cast<int>(bit_width),
+                               shape);
+  }
   V<E> k0 = in::KeyWord(e, keys, 0);
   V<E> k1 = in::KeyWord(e, keys, 1);
-  // hi * 2^32 + lo as u64 (disjoint bits; the int64 sum cannot overflow
-  // past the sign because lo < 2^32 fills only zero bits).
-  auto join64 = [&](V<E> hi, V<E> lo) {
-    V<E> h = e.BitShift(elementwise::Cast(e, hi, DType::kU64),
-                        elementwise::IConst(e, DType::kU64, 32), true);
-    V<E> sum =
-        e.Op("Add", {elementwise::Cast(e, h, DType::kI64), lo}, DType::kI64);
-    return elementwise::Cast(e, sum, DType::kU64);
-  };
   if (e.threefry_partitionable()) {
     auto [hi, lo] = in::IotaHiLo(e, shape);
     const int n = static_cast<int>(shape.size());
     auto [y0, y1] =
         in::Threefry(e, in::AppendUnitAxes(e, k0, key_rank, n),
                      in::AppendUnitAxes(e, k1, key_rank, n), hi, lo);
-    if (bit_width == 64) return e.SetOut(join64(y0, y1));
+    if (bit_width == 64) return e.SetOut(in::Join64(e, y0, y1));
     V<E> x = in::Xor(e, y0, y1);
     if (bit_width < 32) {
       x = e.Op("Mod", {x, in::I64(e, int64_t{1} << bit_width)}, DType::kI64);
@@ -325,7 +531,7 @@ absl::Status LowerRandomBits(E& e) {
         "Slice",
         {words, in::Vec(e, {size}), in::Vec(e, {2 * size}), in::Vec(e, {-1})},
         DType::kI64);
-    bits = join64(hi, lo);
+    bits = in::Join64(e, hi, lo);
   } else if (bit_width == 32) {
     bits = elementwise::Cast(e, words, DType::kU32);
   } else {
@@ -366,6 +572,30 @@ absl::Status LowerThreefry2x32(E& e) {
   return e.SetOutAt(1, in::ToU32(e, y1));
 }
 
+// threefry4x32 k0..k3 x0..x3, philox2x32 k x0 x1, philox4x32 k0 k1 x0..x3:
+// the block function elementwise (operands broadcast; every result word
+// depends on every operand after the first rounds, so each has the
+// broadcast shape).
+template <class E>
+absl::Status LowerBlockPrimitive(E& e, jaxpr::KeyImpl impl) {
+  namespace in = internal;
+  const int num_keys = jaxpr::KeyWords(impl);
+  const int num_counts = impl == jaxpr::KeyImpl::kPhilox2x32 ? 2 : 4;
+  std::vector<V<E>> ops;
+  for (int i = 0; i < num_keys + num_counts; ++i) {
+    J2O_ASSIGN_OR_RETURN(V<E> x, e.In(i));
+    ops.push_back(in::ToI64(e, x));
+  }
+  std::vector<V<E>> k(ops.begin(), ops.begin() + num_keys);
+  std::array<V<E>, 4> c;
+  for (int i = 0; i < 4; ++i) c[i] = ops[num_keys + i % num_counts];
+  std::array<V<E>, 4> y = in::ImplBlock(e, impl, k, c);
+  for (int r = 0; r < num_counts; ++r) {
+    J2O_RETURN_IF_ERROR(e.SetOutAt(r, in::ToU32(e, y[r])));
+  }
+  return absl::OkStatus();
+}
+
 template <class E>
 absl::Status LowerIota2x32Shape(E& e) {
   namespace in = internal;
@@ -387,6 +617,15 @@ absl::Status LowerRandom(E& e) {
   if (p == "random_fold_in") return LowerRandomFoldIn(e);
   if (p == "random_bits") return LowerRandomBits(e);
   if (p == "threefry2x32") return LowerThreefry2x32(e);
+  if (p == "threefry4x32") {
+    return LowerBlockPrimitive(e, jaxpr::KeyImpl::kThreefry4x32);
+  }
+  if (p == "philox2x32") {
+    return LowerBlockPrimitive(e, jaxpr::KeyImpl::kPhilox2x32);
+  }
+  if (p == "philox4x32") {
+    return LowerBlockPrimitive(e, jaxpr::KeyImpl::kPhilox4x32);
+  }
   if (p == "iota_2x32_shape") return LowerIota2x32Shape(e);
   return absl::InternalError(absl::StrCat("no random lowering for ", p));
 }

@@ -5,11 +5,7 @@
 //
 // Words are int64 values in [0, 2^32) with explicit mod 2^32 wraparound, as
 // in plugin/random_plan.h (ONNX Runtime's CPU Add/Mul lack uint32/uint64
-// kernels). Philox's 32 x 32 -> 64-bit products would overflow int64, so
-// each multiplier is split into 16-bit halves: with x * M = u * 2^16 + t
-// (u = x * M_hi, t = x * M_lo, both < 2^48), the low word is
-// ((u mod 2^16) * 2^16 + t) mod 2^32 and the high word
-// (u + t div 2^16) div 2^16, all exact in int64.
+// kernels); Philox's products are split into 16-bit halves (MulHiLo).
 //
 // Refused with a precise error: symbolic result shapes (JAX lowers those to
 // stablehlo.dynamic_rng_bit_generator) and 2^32 or more values.
@@ -39,61 +35,15 @@ namespace rbg {
 using internal::Add32;
 using internal::I64;
 using internal::Iota;
+using internal::Join64;
 using internal::kTwo32;
+using internal::MulHiLo;
+using internal::Philox;
 using internal::Threefry;
 using internal::ToI64;
 using internal::ToU32;
 using internal::Vec;
 using internal::Xor;
-
-// (high, low) words of x * m for int64 words x in [0, 2^32).
-template <class E>
-std::pair<V<E>, V<E>> MulHiLo(E& e, V<E> x, uint32_t m) {
-  V<E> t = e.Op("Mul", {x, I64(e, m & 0xFFFF)}, DType::kI64);
-  V<E> u = e.Op("Mul", {x, I64(e, m >> 16)}, DType::kI64);
-  V<E> two16 = I64(e, 1 << 16);
-  V<E> hi = e.Op(
-      "Div",
-      {e.Op("Add", {u, e.Op("Div", {t, two16}, DType::kI64)}, DType::kI64),
-       two16},
-      DType::kI64);
-  V<E> lo = e.Op(
-      "Mod",
-      {e.Op("Add",
-            {e.Op("Mul", {e.Op("Mod", {u, two16}, DType::kI64), two16},
-                  DType::kI64),
-             t},
-            DType::kI64),
-       I64(e, kTwo32)},
-      DType::kI64);
-  return {hi, lo};
-}
-
-// Philox-4x32-10 on int64 words (broadcasting), as jaxpr::Philox4x32.
-template <class E>
-std::array<V<E>, 4> Philox(E& e, std::array<V<E>, 4> c, V<E> k0, V<E> k1) {
-  for (int round = 0; round < 10; ++round) {
-    auto [hi0, lo0] = MulHiLo(e, c[0], 0xD2511F53u);
-    auto [hi1, lo1] = MulHiLo(e, c[2], 0xCD9E8D57u);
-    c = {Xor(e, Xor(e, hi1, c[1]), k0), lo1, Xor(e, Xor(e, hi0, c[3]), k1),
-         lo0};
-    if (round + 1 < 10) {
-      k0 = Add32(e, k0, I64(e, 0x9E3779B9u));
-      k1 = Add32(e, k1, I64(e, 0xBB67AE85u));
-    }
-  }
-  return c;
-}
-
-// hi * 2^32 + lo as u64 for int64 words.
-template <class E>
-V<E> Join64(E& e, V<E> hi, V<E> lo) {
-  V<E> h = e.BitShift(elementwise::Cast(e, hi, DType::kU64),
-                      elementwise::IConst(e, DType::kU64, 32), true);
-  V<E> sum = e.Op("Add", {elementwise::Cast(e, h, DType::kI64), lo},
-                  DType::kI64);
-  return elementwise::Cast(e, sum, DType::kU64);
-}
 
 // Adds `n` (int64 values < 2^32) to the 64-bit number (lo, hi): the new
 // words and the carry out of hi.
@@ -115,8 +65,8 @@ absl::StatusOr<std::array<V<E>, 4>> StateWords(E& e) {
   std::array<V<E>, 4> w;
   if (e.InType(0) == DType::kU32) {
     for (int i = 0; i < 4; ++i) {
-      w[i] = ToI64(e, e.Op("Gather", {key, I64(e, i)}, DType::kU32,
-                           {{"axis", 0}}));
+      w[i] = ToI64(
+          e, e.Op("Gather", {key, I64(e, i)}, DType::kU32, {{"axis", 0}}));
     }
     return w;
   }
@@ -165,7 +115,10 @@ template <class E>
 absl::Status LowerRngBitGenerator(E& e) {
   using internal::I64;
   using internal::Iota;
+  using internal::Join64;
   using internal::kTwo32;
+  using internal::MulHiLo;
+  using internal::Philox;
   using internal::Threefry;
   using internal::Vec;
   using rbg::Add64;
@@ -254,10 +207,10 @@ absl::Status LowerRngBitGenerator(E& e) {
     }
     const DType col_type = width == 64 ? DType::kU64 : DType::kI64;
     for (V<E>& c : columns) c = e.Op("Unsqueeze", {c, last}, col_type);
-    V<E> flat = e.Op("Reshape",
-                     {e.Op("Concat", columns, col_type, {{"axis", -1}}),
-                      Vec(e, {-1})},
-                     col_type);
+    V<E> flat =
+        e.Op("Reshape",
+             {e.Op("Concat", columns, col_type, {{"axis", -1}}), Vec(e, {-1})},
+             col_type);
     const int64_t per_block = width == 64 ? 2 : 4;
     if (blocks * per_block != n) {
       flat = e.Op("Slice", {flat, Vec(e, {0}), Vec(e, {n}), Vec(e, {0})},

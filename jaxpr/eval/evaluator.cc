@@ -60,8 +60,8 @@ absl::Status CheckValueAgainstAval(const Array& value,
                                    const Aval& declared_aval,
                                    const DimBindings& bindings,
                                    absl::string_view what) {
-  // A threefry key is held as its key data, u32[..., 2].
-  const bool is_key = IsThreefryKey(declared_aval);
+  // A key is held as its key data, u32[..., W].
+  const bool is_key = IsSupportedKey(declared_aval);
   Aval physical;
   if (is_key) physical = *PhysicalAval(declared_aval);
   const Aval& aval = is_key ? physical : declared_aval;
@@ -90,7 +90,7 @@ absl::Status BindSymbols(const Aval& declared_aval,
                          const std::vector<int64_t>& shape,
                          absl::string_view what, DimBindings* bindings,
                          bool verify) {
-  // A threefry key is held as its key data, u32[..., 2].
+  // A key is held as its key data, u32[..., W].
   absl::StatusOr<Aval> physical = PhysicalAval(declared_aval);
   if (!physical.ok()) return physical.status();
   const Aval& aval = *physical;
@@ -150,13 +150,14 @@ absl::Status BindSymbols(const Aval& declared_aval,
 
 }  // namespace
 
-// Word `w` (0 or 1) of key data u32[S, 2], as u32[S].
+// Word `w` of key data u32[S, W], as u32[S].
 Array KeyWordOf(const Array& keys, int w) {
   std::vector<int64_t> shape(keys.shape().begin(), keys.shape().end() - 1);
+  const int64_t words = keys.shape().back();
   Array out(DType::kU32, shape);
   const uint32_t* src = keys.typed_data<uint32_t>();
   uint32_t* dst = out.typed_data<uint32_t>();
-  for (int64_t i = 0; i < out.num_elements(); ++i) dst[i] = src[2 * i + w];
+  for (int64_t i = 0; i < out.num_elements(); ++i) dst[i] = src[words * i + w];
   return out;
 }
 
@@ -170,6 +171,7 @@ class Interpreter {
       EvalKernel kernel, const Eqn& eqn, const std::vector<Array>& inputs,
       const DimBindings& bindings) const {
     J2O_RETURN_IF_ERROR(CheckMovesWholeKeys(eqn));
+    const int num_words = MovedKeyWords(eqn);
     Eqn words = eqn;
     std::vector<std::unique_ptr<Var>> temps;
     auto word_var = [&](const Var* v) {
@@ -181,23 +183,23 @@ class Interpreter {
     std::vector<bool> key_in(eqn.inputs.size(), false);
     for (size_t k = 0; k < eqn.inputs.size(); ++k) {
       const Atom& a = eqn.inputs[k];
-      if (a.is_literal() || !IsThreefryKey(a.var->aval)) continue;
+      if (a.is_literal() || !IsSupportedKey(a.var->aval)) continue;
       key_in[k] = true;
       words.inputs[k].var = word_var(a.var);
     }
     for (Var*& v : words.outputs) {
-      if (IsThreefryKey(v->aval)) v = word_var(v);
+      if (IsSupportedKey(v->aval)) v = word_var(v);
     }
-    std::vector<Array> per_word[2];
-    for (int w = 0; w < 2; ++w) {
+    std::vector<std::vector<Array>> per_word(num_words);
+    for (int w = 0; w < num_words; ++w) {
       std::vector<Array> word_inputs = inputs;
       for (size_t k = 0; k < inputs.size(); ++k) {
         if (!key_in[k]) continue;
         if (inputs[k].dtype() != DType::kU32 || inputs[k].rank() == 0 ||
-            inputs[k].shape().back() != 2) {
+            inputs[k].shape().back() != num_words) {
           return absl::InvalidArgumentError(absl::StrCat(
               "operand ", k, " is a key but holds ", inputs[k].TypeString(),
-              ", not u32[..., 2] key data"));
+              ", not u32[..., ", num_words, "] key data"));
         }
         word_inputs[k] = KeyWordOf(inputs[k], w);
       }
@@ -207,16 +209,16 @@ class Interpreter {
     }
     std::vector<Array> outs = per_word[0];
     for (size_t o = 0; o < outs.size() && o < eqn.outputs.size(); ++o) {
-      if (!IsThreefryKey(eqn.outputs[o]->aval)) continue;
-      const Array& w0 = per_word[0][o];
-      const Array& w1 = per_word[1][o];
-      std::vector<int64_t> shape = w0.shape();
-      shape.push_back(2);
+      if (!IsSupportedKey(eqn.outputs[o]->aval)) continue;
+      std::vector<int64_t> shape = per_word[0][o].shape();
+      shape.push_back(num_words);
       Array keys(DType::kU32, shape);
       uint32_t* dst = keys.typed_data<uint32_t>();
-      for (int64_t i = 0; i < w0.num_elements(); ++i) {
-        dst[2 * i] = static_cast<uint32_t>(w0.GetAsUInt64(i));
-        dst[2 * i + 1] = static_cast<uint32_t>(w1.GetAsUInt64(i));
+      for (int w = 0; w < num_words; ++w) {
+        const Array& word = per_word[w][o];
+        for (int64_t i = 0; i < word.num_elements(); ++i) {
+          dst[num_words * i + w] = static_cast<uint32_t>(word.GetAsUInt64(i));
+        }
       }
       outs[o] = std::move(keys);
     }
@@ -351,7 +353,7 @@ class Interpreter {
     return results;
   }
 
- const EvalOptions& options() const { return options_; }
+  const EvalOptions& options() const { return options_; }
 
  private:
   const EvalOptions& options_;
@@ -444,9 +446,9 @@ absl::StatusOr<std::vector<Array>> EvalContext::EvalEqn(
   EvalContext ctx(eqn, interp_, bindings_);
   auto outs = it->second(ctx, inputs);
   if (!outs.ok()) {
-    return absl::Status(outs.status().code(),
-                        absl::StrCat("'", eqn.primitive, "': ",
-                                     outs.status().message()));
+    return absl::Status(
+        outs.status().code(),
+        absl::StrCat("'", eqn.primitive, "': ", outs.status().message()));
   }
   return outs;
 }

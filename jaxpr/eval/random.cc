@@ -1,10 +1,11 @@
 // Kernels of JAX's PRNG primitives (random_seed, random_wrap,
 // random_unwrap, random_bits, random_split, random_fold_in, threefry2x32,
-// iota_2x32_shape) on threefry keys, and rng_bit_generator (XLA's
-// algorithms, jaxpr/xla_rng.h). A `key<fry>[S]` value is its key data,
-// a uint32[S, 2] array (jaxpr/prng.h); the bit-level work is in
-// jaxpr/prng.cc, pinned to Random123's and JAX's published values by
-// tests/eval/random_test.cc. The counter mode is
+// threefry4x32, philox2x32, philox4x32, iota_2x32_shape) on the keys of
+// the converted implementations, and rng_bit_generator (XLA's algorithms,
+// jaxpr/xla_rng.h). A `key<TAG>[S]` value is its key data, a uint32[S, W]
+// array (jaxpr/prng.h); the bit-level work is in jaxpr/prng.cc, pinned to
+// Random123's and JAX's published values by tests/eval/random_test.cc and
+// tests/eval/random_impls_test.cc. The threefry2x32 counter mode is
 // EvalOptions::threefry_partitionable.
 #include <array>
 #include <cstdint>
@@ -42,30 +43,37 @@ absl::Status CheckArity(const EvalContext& ctx, absl::Span<const Array> in,
   return Fail(ctx, absl::StrCat("expects ", n, " operands, got ", in.size()));
 }
 
-// The key data of a threefry key array: u32[S, 2].
-absl::Status CheckKeyData(const EvalContext& ctx, const Array& keys) {
+absl::StatusOr<KeyImpl> ImplOf(const EvalContext& ctx) {
+  return KeyImplOfEqn(ctx.eqn());
+}
+
+// The key data of a key array: u32[S, W].
+absl::Status CheckKeyData(const EvalContext& ctx, const Array& keys,
+                          KeyImpl impl) {
+  const int words = KeyWords(impl);
   if (keys.dtype() != DType::kU32 || keys.rank() == 0 ||
-      keys.shape().back() != 2) {
-    return Fail(ctx, absl::StrCat("key data must be u32[..., 2] (threefry "
-                                  "keys), got ",
-                                  keys.TypeString()));
+      keys.shape().back() != words) {
+    return Fail(ctx,
+                absl::StrCat("key data must be u32[..., ", words, "] (",
+                             KeyName(impl), " keys), got ", keys.TypeString()));
   }
   return absl::OkStatus();
 }
 
-ThreefryKey KeyAt(const Array& keys, int64_t i) {
+KeyData KeyAt(const Array& keys, int64_t i, int words) {
   const uint32_t* d = keys.typed_data<uint32_t>();
-  return {d[2 * i], d[2 * i + 1]};
+  KeyData k = {0, 0, 0, 0};
+  for (int w = 0; w < words; ++w) k[w] = d[words * i + w];
+  return k;
 }
 
-void SetKey(Array& keys, int64_t i, ThreefryKey k) {
+void SetKey(Array& keys, int64_t i, const KeyData& k, int words) {
   uint32_t* d = keys.typed_data<uint32_t>();
-  d[2 * i] = k[0];
-  d[2 * i + 1] = k[1];
+  for (int w = 0; w < words; ++w) d[words * i + w] = k[w];
 }
 
-std::vector<int64_t> WithKeyDim(std::vector<int64_t> shape) {
-  shape.push_back(2);
+std::vector<int64_t> WithKeyDim(std::vector<int64_t> shape, int words) {
+  shape.push_back(words);
   return shape;
 }
 
@@ -75,7 +83,7 @@ int64_t Product(const std::vector<int64_t>& shape) {
   return n;
 }
 
-// random_seed[impl=fry] seeds: one key per seed (threefry_seed).
+// random_seed[impl=TAG] seeds: one key per seed (the impl's seed).
 Result RandomSeedKernel(const EvalContext& ctx, absl::Span<const Array> in) {
   J2O_RETURN_IF_ERROR(CheckArity(ctx, in, 1));
   const Array& seeds = in[0];
@@ -83,14 +91,16 @@ Result RandomSeedKernel(const EvalContext& ctx, absl::Span<const Array> in) {
     return Fail(
         ctx, absl::StrCat("seeds must be integers, got ", seeds.TypeString()));
   }
+  J2O_ASSIGN_OR_RETURN(const KeyImpl impl, ImplOf(ctx));
+  const int words = KeyWords(impl);
   const int width = 8 * ItemSize(seeds.dtype());
-  Array keys(DType::kU32, WithKeyDim(seeds.shape()));
+  Array keys(DType::kU32, WithKeyDim(seeds.shape(), words));
   for (int64_t i = 0; i < seeds.num_elements(); ++i) {
     // Two's-complement bits (sign-extended for signed seeds).
     const uint64_t bits = IsSignedInt(seeds.dtype())
                               ? static_cast<uint64_t>(seeds.GetAsInt64(i))
                               : seeds.GetAsUInt64(i);
-    SetKey(keys, i, ThreefrySeed(bits, width));
+    SetKey(keys, i, ImplSeed(impl, bits, width), words);
   }
   return std::vector<Array>{std::move(keys)};
 }
@@ -99,7 +109,8 @@ Result RandomSeedKernel(const EvalContext& ctx, absl::Span<const Array> in) {
 Result KeyDataIdentityKernel(const EvalContext& ctx,
                              absl::Span<const Array> in) {
   J2O_RETURN_IF_ERROR(CheckArity(ctx, in, 1));
-  J2O_RETURN_IF_ERROR(CheckKeyData(ctx, in[0]));
+  J2O_ASSIGN_OR_RETURN(const KeyImpl impl, ImplOf(ctx));
+  J2O_RETURN_IF_ERROR(CheckKeyData(ctx, in[0], impl));
   return std::vector<Array>{in[0]};
 }
 
@@ -112,28 +123,33 @@ absl::StatusOr<std::vector<int64_t>> SplitShape(const EvalContext& ctx) {
 
 Result RandomSplitKernel(const EvalContext& ctx, absl::Span<const Array> in) {
   J2O_RETURN_IF_ERROR(CheckArity(ctx, in, 1));
-  J2O_RETURN_IF_ERROR(CheckKeyData(ctx, in[0]));
+  J2O_ASSIGN_OR_RETURN(const KeyImpl impl, ImplOf(ctx));
+  J2O_RETURN_IF_ERROR(CheckKeyData(ctx, in[0], impl));
+  const int words = KeyWords(impl);
   J2O_ASSIGN_OR_RETURN(std::vector<int64_t> shape, SplitShape(ctx));
   const int64_t num = Product(shape);
-  const int64_t num_keys = in[0].num_elements() / 2;
+  const int64_t num_keys = in[0].num_elements() / words;
   std::vector<int64_t> out_shape(in[0].shape().begin(),
                                  in[0].shape().end() - 1);
   out_shape.insert(out_shape.end(), shape.begin(), shape.end());
-  Array out(DType::kU32, WithKeyDim(out_shape));
+  Array out(DType::kU32, WithKeyDim(out_shape, words));
   const bool partitionable = ctx.threefry_partitionable();
   for (int64_t k = 0; k < num_keys; ++k) {
-    const std::vector<ThreefryKey> keys =
-        ThreefrySplit(KeyAt(in[0], k), num, partitionable);
-    for (int64_t j = 0; j < num; ++j) SetKey(out, k * num + j, keys[j]);
+    const std::vector<KeyData> keys =
+        ImplSplit(impl, KeyAt(in[0], k, words), num, partitionable);
+    for (int64_t j = 0; j < num; ++j) SetKey(out, k * num + j, keys[j], words);
   }
   return std::vector<Array>{std::move(out)};
 }
 
 // random_fold_in keys msgs: keys and msgs broadcast (numpy rules on the
-// key shape); msgs are converted to uint32 as threefry_fold_in does.
+// key shape); msgs are converted to uint32 as threefry_fold_in does (the
+// other implementations take uint32 msgs only: the same).
 Result RandomFoldInKernel(const EvalContext& ctx, absl::Span<const Array> in) {
   J2O_RETURN_IF_ERROR(CheckArity(ctx, in, 2));
-  J2O_RETURN_IF_ERROR(CheckKeyData(ctx, in[0]));
+  J2O_ASSIGN_OR_RETURN(const KeyImpl impl, ImplOf(ctx));
+  J2O_RETURN_IF_ERROR(CheckKeyData(ctx, in[0], impl));
+  const int words = KeyWords(impl);
   if (!IsInteger(in[1].dtype())) {
     return Fail(
         ctx, absl::StrCat("msgs must be integers, got ", in[1].TypeString()));
@@ -142,12 +158,13 @@ Result RandomFoldInKernel(const EvalContext& ctx, absl::Span<const Array> in) {
                                        in[0].shape().end() - 1);
   J2O_ASSIGN_OR_RETURN(std::vector<int64_t> shape,
                        eval::BroadcastShapes({key_shape, in[1].shape()}));
-  J2O_ASSIGN_OR_RETURN(Array keys, eval::BroadcastTo(in[0], WithKeyDim(shape)));
+  J2O_ASSIGN_OR_RETURN(Array keys,
+                       eval::BroadcastTo(in[0], WithKeyDim(shape, words)));
   J2O_ASSIGN_OR_RETURN(Array msgs, eval::BroadcastTo(in[1], shape));
-  Array out(DType::kU32, WithKeyDim(shape));
+  Array out(DType::kU32, WithKeyDim(shape, words));
   for (int64_t i = 0; i < msgs.num_elements(); ++i) {
     const uint32_t data = static_cast<uint32_t>(msgs.GetAsUInt64(i));
-    SetKey(out, i, ThreefryFoldIn(KeyAt(keys, i), data));
+    SetKey(out, i, ImplFoldIn(impl, KeyAt(keys, i, words), data), words);
   }
   return std::vector<Array>{std::move(out)};
 }
@@ -155,12 +172,14 @@ Result RandomFoldInKernel(const EvalContext& ctx, absl::Span<const Array> in) {
 // random_bits[bit_width=w shape=(..)] keys: uint{w}[keys.shape + shape].
 Result RandomBitsKernel(const EvalContext& ctx, absl::Span<const Array> in) {
   J2O_RETURN_IF_ERROR(CheckArity(ctx, in, 1));
-  J2O_RETURN_IF_ERROR(CheckKeyData(ctx, in[0]));
+  J2O_ASSIGN_OR_RETURN(const KeyImpl impl, ImplOf(ctx));
+  J2O_RETURN_IF_ERROR(CheckKeyData(ctx, in[0], impl));
+  const int words = KeyWords(impl);
   J2O_ASSIGN_OR_RETURN(int64_t bit_width, ctx.params().GetInt("bit_width"));
   J2O_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ctx.IntListParam("shape"));
   J2O_ASSIGN_OR_RETURN(Array out, ctx.NewOutput(0));
   const int64_t size = Product(shape);
-  const int64_t num_keys = in[0].num_elements() / 2;
+  const int64_t num_keys = in[0].num_elements() / words;
   if (out.num_elements() != num_keys * size ||
       8 * ItemSize(out.dtype()) != bit_width) {
     return Fail(ctx, absl::StrCat("result ", out.TypeString(),
@@ -171,8 +190,8 @@ Result RandomBitsKernel(const EvalContext& ctx, absl::Span<const Array> in) {
   for (int64_t k = 0; k < num_keys; ++k) {
     J2O_ASSIGN_OR_RETURN(
         std::vector<uint64_t> bits,
-        ThreefryRandomBits(KeyAt(in[0], k), static_cast<int>(bit_width), size,
-                           partitionable));
+        ImplRandomBits(impl, KeyAt(in[0], k, words),
+                       static_cast<int>(bit_width), size, partitionable));
     for (int64_t i = 0; i < size; ++i) {
       out.SetFromInt64(k * size + i, static_cast<int64_t>(bits[i]));
     }
@@ -180,9 +199,12 @@ Result RandomBitsKernel(const EvalContext& ctx, absl::Span<const Array> in) {
   return std::vector<Array>{std::move(out)};
 }
 
-// threefry2x32 k1 k2 x1 x2 -> (y1, y2), elementwise with broadcasting.
-Result Threefry2x32Kernel(const EvalContext& ctx, absl::Span<const Array> in) {
-  J2O_RETURN_IF_ERROR(CheckArity(ctx, in, 4));
+// The block primitives, elementwise with broadcasting: threefry2x32 k1 k2
+// x1 x2 -> (y1, y2), threefry4x32 k0..k3 x0..x3 -> y0..y3, philox2x32 k x0
+// x1 -> (y0, y1), philox4x32 k0 k1 x0..x3 -> y0..y3.
+template <int kOperands, int kResults>
+Result BlockKernel(const EvalContext& ctx, absl::Span<const Array> in) {
+  J2O_RETURN_IF_ERROR(CheckArity(ctx, in, kOperands));
   std::vector<std::vector<int64_t>> shapes;
   for (const Array& a : in) {
     if (a.dtype() != DType::kU32) {
@@ -194,20 +216,30 @@ Result Threefry2x32Kernel(const EvalContext& ctx, absl::Span<const Array> in) {
   J2O_ASSIGN_OR_RETURN(std::vector<int64_t> shape,
                        eval::BroadcastShapes(shapes));
   J2O_ASSIGN_OR_RETURN(std::vector<Array> ops, eval::BroadcastAll(in, shape));
-  Array y1(DType::kU32, shape);
-  Array y2(DType::kU32, shape);
-  const uint32_t* k1 = ops[0].typed_data<uint32_t>();
-  const uint32_t* k2 = ops[1].typed_data<uint32_t>();
-  const uint32_t* x1 = ops[2].typed_data<uint32_t>();
-  const uint32_t* x2 = ops[3].typed_data<uint32_t>();
-  uint32_t* o1 = y1.typed_data<uint32_t>();
-  uint32_t* o2 = y2.typed_data<uint32_t>();
-  for (int64_t i = 0; i < y1.num_elements(); ++i) {
-    const auto y = Threefry2x32({k1[i], k2[i]}, {x1[i], x2[i]});
-    o1[i] = y[0];
-    o2[i] = y[1];
+  std::vector<Array> outs;
+  for (int r = 0; r < kResults; ++r) outs.emplace_back(DType::kU32, shape);
+  std::array<const uint32_t*, kOperands> x;
+  for (int o = 0; o < kOperands; ++o) x[o] = ops[o].typed_data<uint32_t>();
+  std::array<uint32_t*, kResults> y;
+  for (int r = 0; r < kResults; ++r) y[r] = outs[r].typed_data<uint32_t>();
+  for (int64_t i = 0; i < outs[0].num_elements(); ++i) {
+    std::array<uint32_t, 4> v = {0, 0, 0, 0};
+    if constexpr (kOperands == 4) {
+      const auto t = Threefry2x32({x[0][i], x[1][i]}, {x[2][i], x[3][i]});
+      v = {t[0], t[1], 0, 0};
+    } else if constexpr (kOperands == 8) {
+      v = Threefry4x32({x[0][i], x[1][i], x[2][i], x[3][i]},
+                       {x[4][i], x[5][i], x[6][i], x[7][i]});
+    } else if constexpr (kOperands == 3) {
+      const auto t = Philox2x32(x[0][i], {x[1][i], x[2][i]});
+      v = {t[0], t[1], 0, 0};
+    } else {
+      static_assert(kOperands == 6);
+      v = Philox4x32({x[2][i], x[3][i], x[4][i], x[5][i]}, {x[0][i], x[1][i]});
+    }
+    for (int r = 0; r < kResults; ++r) y[r][i] = v[r];
   }
-  return std::vector<Array>{std::move(y1), std::move(y2)};
+  return outs;
 }
 
 // iota_2x32_shape[shape=S] -> (hi, lo) words of the row-major index.
@@ -297,7 +329,10 @@ void RegisterRandomKernels() {
   RegisterEvalKernel("random_split", &RandomSplitKernel);
   RegisterEvalKernel("random_fold_in", &RandomFoldInKernel);
   RegisterEvalKernel("random_bits", &RandomBitsKernel);
-  RegisterEvalKernel("threefry2x32", &Threefry2x32Kernel);
+  RegisterEvalKernel("threefry2x32", &BlockKernel<4, 2>);
+  RegisterEvalKernel("threefry4x32", &BlockKernel<8, 4>);
+  RegisterEvalKernel("philox2x32", &BlockKernel<3, 2>);
+  RegisterEvalKernel("philox4x32", &BlockKernel<6, 4>);
   RegisterEvalKernel("iota_2x32_shape", &Iota2x32ShapeKernel);
   RegisterEvalKernel("rng_bit_generator", &RngBitGeneratorKernel);
   RegisterEvalKernel("random_gamma", &RandomGammaKernel);

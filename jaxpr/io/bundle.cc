@@ -305,7 +305,7 @@ absl::Status ValidateInputsAndExpected(const Bundle& bundle,
   }
   std::vector<Slot> slots;
   // A PRNG key array is stored as its key data (jax.random.key_data:
-  // u32[..., 2] for key<fry>), as the converted model takes it.
+  // u32[..., W] for key<TAG>), as the converted model takes it.
   std::deque<Aval> physical;
   auto stored_aval = [&](const Var& v) -> absl::StatusOr<const Aval*> {
     if (!IsPrngKey(v.aval)) return &v.aval;

@@ -1,11 +1,13 @@
 #include "jaxpr/text/jax_releases.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "jaxpr/prng.h"
 
 namespace jax2onnx::jaxpr {
 namespace {
@@ -64,9 +66,19 @@ class Collector {
         {"empty2", "0.7.2", ""},       {"xla_metadata_call", "0.8.0", ""},
         {"tile", "0.9.0", ""},         {"stack", "0.10.1", ""},
         {"unstack", "0.10.1", ""},     {"eval_jaxpr", "main", ""},
+        {"threefry4x32", "0.10.2", ""}, {"philox2x32", "0.10.2", ""},
+        {"philox4x32", "0.10.2", ""},
     };
     for (const auto& k : kPrimitives) {
       if (p == k.primitive) Add(p, k.oldest, k.newest);
+    }
+    // The PRNG implementations JAX 0.10.2 added (key<fry4>, key<phx2>,
+    // key<phx4>), wherever their keys are made.
+    for (const Var* v : eqn.outputs) {
+      const std::optional<KeyImpl> impl = KeyImplOf(v->aval);
+      if (impl.has_value() && *impl != KeyImpl::kThreefry2x32) {
+        Add(absl::StrCat("key<", KeyTag(*impl), "> keys"), "0.10.2", "");
+      }
     }
     // Params that appear, disappear or hide at a release.
     if (p == "scan") {

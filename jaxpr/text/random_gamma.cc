@@ -8,6 +8,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/strings/str_join.h"
 #include "jaxpr/prng.h"
 #include "jaxpr/status_macros.h"
@@ -274,10 +275,11 @@ std::string Dims(const std::vector<int64_t>& dims) {
 absl::StatusOr<std::string> RandomGammaJaxprText(const Aval& key,
                                                  const Aval& a,
                                                  bool log_space) {
-  if (!IsThreefryKey(key)) {
+  if (!IsSupportedKey(key)) {
     return absl::UnimplementedError(absl::StrCat(
         "random_gamma: keys of type ", key.ToString(),
-        " are not supported (only key<fry>, JAX's default threefry2x32)"));
+        " are not supported (only key<fry>, key<fry4>, key<phx2>, "
+        "key<phx4>)"));
   }
   FloatInfo f;
   if (a.dtype == DType::kF32) {
@@ -360,8 +362,13 @@ absl::StatusOr<std::string> RandomGammaJaxprText(const Aval& key,
           : top.Eq(a_type, absl::StrCat("reshape[dimensions=None new_sizes=",
                                         Dims(a_dims), " sharding=None] ",
                                         samples[0]));
-  return absl::StrCat("{ lambda ; ", k, ":", key.ToString(), " ", alpha, ":",
-                      a_type, ". let\n", top.text(), "  in (", out, ",) }");
+  const std::string text =
+      absl::StrCat("{ lambda ; ", k, ":", key.ToString(), " ", alpha, ":",
+                   a_type, ". let\n", top.text(), "  in (", out, ",) }");
+  // _gamma_impl and _gamma_one call random.split/uniform/normal, which are
+  // the same primitives for every implementation: only the key type
+  // differs.
+  return absl::StrReplaceAll(text, {{"key<fry>", key.dtype_name}});
 }
 
 absl::StatusOr<const ClosedJaxpr*> RandomGammaDecomposition(const Eqn& eqn) {

@@ -9,7 +9,9 @@
 // array into prod(a.shape[key.ndim:]) keys), and the elements run one after
 // another in a `scan` (JAX's own impl, lax.map; its CPU lowering vmaps the
 // same per-element computation, which gives the same values element by
-// element). Only `key<fry>` keys and f32/f64 `a` are supported.
+// element). Keys of every converted implementation (key<fry>, key<fry4>,
+// key<phx2>, key<phx4>: the sampler calls the same split and bits
+// primitives for each) and f32/f64 `a` are supported.
 #ifndef JAX2ONNX_JAXPR_TEXT_RANDOM_GAMMA_H_
 #define JAX2ONNX_JAXPR_TEXT_RANDOM_GAMMA_H_
 
@@ -21,10 +23,9 @@
 namespace jax2onnx::jaxpr {
 
 // The jaxpr text of random_gamma[log_space] for operands of avals `key`
-// (key<fry>[KS]) and `a` (f32/f64[AS], KS a prefix of AS), or an error
+// (key<TAG>[KS]) and `a` (f32/f64[AS], KS a prefix of AS), or an error
 // naming what is unsupported.
-absl::StatusOr<std::string> RandomGammaJaxprText(const Aval& key,
-                                                 const Aval& a,
+absl::StatusOr<std::string> RandomGammaJaxprText(const Aval& key, const Aval& a,
                                                  bool log_space);
 
 // The parsed jaxpr of the equation's decomposition (cached for the life of

@@ -1,8 +1,10 @@
 // PRNG primitives (jax/_src/random/prng.py abstract evals: random_seed,
 // random_wrap, random_unwrap, random_split, random_fold_in, random_bits,
-// iota_2x32_shape; jax/_src/random/threefry2x32.py: threefry2x32;
-// jax/_src/lax/lax.py: rng_bit_generator). Keys are `key<fry>` arrays; their
-// key data is u32[..., 2].
+// iota_2x32_shape; jax/_src/random/{threefry2x32,threefry4x32,philox2x32,
+// philox4x32}.py: the block primitives; jax/_src/lax/lax.py:
+// rng_bit_generator). Keys are `key<TAG>` arrays; their key data is
+// u32[..., W] (jaxpr/prng.h).
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,11 +17,16 @@
 namespace jax2onnx::jaxpr::typecheck {
 namespace {
 
-Aval KeyAval(const Aval& like, std::vector<DimExpr> shape) {
+Aval KeyAval(const Aval& like, std::vector<DimExpr> shape,
+             std::string dtype_name) {
   Aval key = WithShape(like, std::move(shape));
   key.dtype = DType::kOther;
-  key.dtype_name = "key<fry>";
+  key.dtype_name = std::move(dtype_name);
   return key;
+}
+
+std::string KeyDTypeName(KeyImpl impl) {
+  return absl::StrCat("key<", KeyTag(impl), ">");
 }
 
 absl::Status KeyIn(const RuleContext& ctx, int i) {
@@ -33,18 +40,18 @@ absl::Status KeyIn(const RuleContext& ctx, int i) {
   return absl::OkStatus();
 }
 
-// `impl=fry` (the key type's tag) or the implementation's name.
-absl::Status ImplParam(const RuleContext& ctx) {
+// `impl=fry4` (the key type's tag) or the implementation's name.
+absl::StatusOr<KeyImpl> ImplParam(const RuleContext& ctx) {
   J2O_RETURN_IF_ERROR(ctx.Has("impl"));
-  const ParamValue* impl = ctx.params().Find("impl");
-  const std::string text = impl->ToString();
-  if (text != "fry" && text != "threefry2x32" &&
-      text.find("threefry2x32") == std::string::npos) {
-    return ctx.Fail(absl::StrCat("impl=", text,
-                                 ": only threefry2x32 keys (fry) are "
-                                 "supported"));
+  const std::string text = ctx.params().Find("impl")->ToString();
+  const std::optional<KeyImpl> impl = KeyImplOfParam(text);
+  if (!impl.has_value()) {
+    return ctx.Fail(absl::StrCat(
+        "impl=", text,
+        ": only the threefry2x32 (fry), threefry4x32 (fry4), philox2x32 "
+        "(phx2) and philox4x32 (phx4) implementations are supported"));
   }
-  return absl::OkStatus();
+  return *impl;
 }
 
 absl::Status RandomSeedRule(RuleContext& ctx) {
@@ -52,8 +59,8 @@ absl::Status RandomSeedRule(RuleContext& ctx) {
   J2O_RETURN_IF_ERROR(ctx.Outputs(1));
   J2O_RETURN_IF_ERROR(ctx.Shaped(0));
   J2O_RETURN_IF_ERROR(ctx.DTypeIn(0, kClassInt));
-  J2O_RETURN_IF_ERROR(ImplParam(ctx));
-  ctx.SetResult(KeyAval(ctx.in(0), ctx.in(0).shape));
+  J2O_ASSIGN_OR_RETURN(KeyImpl impl, ImplParam(ctx));
+  ctx.SetResult(KeyAval(ctx.in(0), ctx.in(0).shape, KeyDTypeName(impl)));
   return absl::OkStatus();
 }
 
@@ -61,16 +68,16 @@ absl::Status RandomWrapRule(RuleContext& ctx) {
   J2O_RETURN_IF_ERROR(ctx.Arity(1));
   J2O_RETURN_IF_ERROR(ctx.Outputs(1));
   J2O_RETURN_IF_ERROR(ctx.Shaped(0));
-  J2O_RETURN_IF_ERROR(ImplParam(ctx));
+  J2O_ASSIGN_OR_RETURN(KeyImpl impl, ImplParam(ctx));
   const Aval& data = ctx.in(0);
   if (data.dtype != DType::kU32 || data.rank() < 1 ||
-      DimConst(data.shape.back()) != 2) {
-    return ctx.Fail(absl::StrCat("threefry key data must be u32[..., 2], got ",
-                                 data.ToString()));
+      DimConst(data.shape.back()) != KeyWords(impl)) {
+    return ctx.Fail(absl::StrCat(KeyName(impl), " key data must be u32[..., ",
+                                 KeyWords(impl), "], got ", data.ToString()));
   }
   std::vector<DimExpr> shape = data.shape;
   shape.pop_back();
-  ctx.SetResult(KeyAval(data, std::move(shape)));
+  ctx.SetResult(KeyAval(data, std::move(shape), KeyDTypeName(impl)));
   return absl::OkStatus();
 }
 
@@ -96,7 +103,7 @@ absl::Status RandomSplitRule(RuleContext& ctx) {
     J2O_ASSIGN_OR_RETURN(int64_t count, ctx.Int("count"));
     shape.push_back(C(count));
   }
-  ctx.SetResult(KeyAval(ctx.in(0), std::move(shape)));
+  ctx.SetResult(KeyAval(ctx.in(0), std::move(shape), ctx.in(0).dtype_name));
   return absl::OkStatus();
 }
 
@@ -128,7 +135,7 @@ absl::Status RandomFoldInRule(RuleContext& ctx) {
       }
     }
   }
-  ctx.SetResult(KeyAval(keys, std::move(shape)));
+  ctx.SetResult(KeyAval(keys, std::move(shape), keys.dtype_name));
   return absl::OkStatus();
 }
 
@@ -162,12 +169,16 @@ absl::Status RandomBitsRule(RuleContext& ctx) {
   return absl::OkStatus();
 }
 
-absl::Status Threefry2x32Rule(RuleContext& ctx) {
-  J2O_RETURN_IF_ERROR(ctx.Arity(4));
-  J2O_RETURN_IF_ERROR(ctx.Outputs(2));
+// threefry2x32 (4 -> 2), threefry4x32 (8 -> 4), philox2x32 (3 -> 2),
+// philox4x32 (6 -> 4): u32 operands under lax.broadcasting_shape_rule
+// (equal ranks or scalars), every result u32 of the broadcast shape.
+template <int kOperands, int kResults>
+absl::Status BlockRule(RuleContext& ctx) {
+  J2O_RETURN_IF_ERROR(ctx.Arity(kOperands));
+  J2O_RETURN_IF_ERROR(ctx.Outputs(kResults));
   J2O_RETURN_IF_ERROR(ctx.AllShaped());
   std::vector<DimExpr> shape;
-  for (int i = 0; i < 4; ++i) {
+  for (int i = 0; i < kOperands; ++i) {
     if (ctx.in(i).dtype != DType::kU32) {
       return ctx.Fail(absl::StrCat("operand ", i, " must be u32, got ",
                                    ctx.in(i).ToString()));
@@ -189,8 +200,11 @@ absl::Status Threefry2x32Rule(RuleContext& ctx) {
       }
     }
   }
-  const Aval out = MakeAval(DType::kU32, shape);
-  ctx.SetResults({out, out});
+  std::vector<std::optional<Aval>> results;
+  for (int i = 0; i < kResults; ++i) {
+    results.emplace_back(MakeAval(DType::kU32, shape));
+  }
+  ctx.SetResults(std::move(results));
   return absl::OkStatus();
 }
 
@@ -216,8 +230,8 @@ absl::Status RngBitGeneratorRule(RuleContext& ctx) {
   const bool u64x2 = key.dtype == DType::kU64 && key.rank() == 1 &&
                      DimConst(key.shape[0]) == 2;
   if (!u32x4 && !u64x2) {
-    return ctx.Fail(absl::StrCat("the key must be u32[4] or u64[2], got ",
-                                 key.ToString()));
+    return ctx.Fail(
+        absl::StrCat("the key must be u32[4] or u64[2], got ", key.ToString()));
   }
   J2O_RETURN_IF_ERROR(ctx.Has("algorithm"));
   J2O_RETURN_IF_ERROR(
@@ -269,7 +283,10 @@ void RegisterRandomRules(RuleTable& table) {
   table["random_split"] = {&RandomSplitRule};
   table["random_fold_in"] = {&RandomFoldInRule};
   table["random_bits"] = {&RandomBitsRule};
-  table["threefry2x32"] = {&Threefry2x32Rule};
+  table["threefry2x32"] = {&BlockRule<4, 2>};
+  table["threefry4x32"] = {&BlockRule<8, 4>};
+  table["philox2x32"] = {&BlockRule<3, 2>};
+  table["philox4x32"] = {&BlockRule<6, 4>};
   table["iota_2x32_shape"] = {&Iota2x32ShapeRule};
   table["rng_bit_generator"] = {&RngBitGeneratorRule};
   table["random_gamma"] = {&RandomGammaRule};

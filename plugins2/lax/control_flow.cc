@@ -32,7 +32,7 @@ using converter2::Attrs;
 using converter2::LoweringContext;
 
 absl::StatusOr<ir::Type> IrTypeOf(const jaxpr::Aval& jax_aval) {
-  // PRNG keys are their key data (u32[..., 2]); complex values are real
+  // PRNG keys are their key data (u32[..., W]); complex values are real
   // tensors with a trailing (re, im) axis.
   J2O_ASSIGN_OR_RETURN(const jaxpr::Aval physical,
                        jaxpr::PhysicalAval(jax_aval));

@@ -1,6 +1,6 @@
 // IR lowering of structural primitives on PRNG keys (slice, squeeze,
-// concatenate, select_n, gather, ... with key<fry> operands or results;
-// jaxpr::MovesKeys): a key array is its key data u32[S, 2], so the
+// concatenate, select_n, gather, ... with key operands or results;
+// jaxpr::MovesKeys): a key array is its key data u32[S, W], so the
 // primitive's own lowering runs once per key word on u32[S] values (the
 // equation seen with u32 avals of the keys' logical shape) and the words of
 // each key result are interleaved back along a trailing axis. The legacy
@@ -24,6 +24,7 @@ using converter2::LoweringContext;
 absl::Status LowerOnKeyWords(LoweringContext& ctx, const jaxpr::Eqn& eqn,
                              plugin::IrLoweringFn lower) {
   J2O_RETURN_IF_ERROR(jaxpr::CheckMovesWholeKeys(eqn));
+  const int num_words = jaxpr::MovedKeyWords(eqn);
   jaxpr::Eqn words = eqn;
   std::vector<std::unique_ptr<jaxpr::Var>> temps;
   auto word_var = [&](const jaxpr::Var* v) {
@@ -35,15 +36,15 @@ absl::Status LowerOnKeyWords(LoweringContext& ctx, const jaxpr::Eqn& eqn,
   std::vector<int> key_inputs;
   for (size_t k = 0; k < eqn.inputs.size(); ++k) {
     const jaxpr::Atom& a = eqn.inputs[k];
-    if (a.is_literal() || !jaxpr::IsThreefryKey(a.var->aval)) continue;
+    if (a.is_literal() || !jaxpr::IsSupportedKey(a.var->aval)) continue;
     key_inputs.push_back(static_cast<int>(k));
     words.inputs[k].var = word_var(a.var);
   }
   for (jaxpr::Var*& v : words.outputs) {
-    if (jaxpr::IsThreefryKey(v->aval)) v = word_var(v);
+    if (jaxpr::IsSupportedKey(v->aval)) v = word_var(v);
   }
-  std::vector<ir::Value*> results[2];
-  for (int w = 0; w < 2; ++w) {
+  std::vector<std::vector<ir::Value*>> results(num_words);
+  for (int w = 0; w < num_words; ++w) {
     for (int k : key_inputs) {
       J2O_ASSIGN_OR_RETURN(ir::Value * keys, ctx.Input(eqn, k));
       ir::Value* word = ctx.Op("Gather", {keys, ctx.ConstI64Scalar(w)},
@@ -65,13 +66,13 @@ absl::Status LowerOnKeyWords(LoweringContext& ctx, const jaxpr::Eqn& eqn,
   }
   for (size_t o = 0; o < eqn.outputs.size(); ++o) {
     if (eqn.outputs[o]->is_drop) continue;
-    if (!jaxpr::IsThreefryKey(eqn.outputs[o]->aval)) {
+    if (!jaxpr::IsSupportedKey(eqn.outputs[o]->aval)) {
       J2O_RETURN_IF_ERROR(
           ctx.SetOutput(eqn, static_cast<int>(o), results[0][o]));
       continue;
     }
     std::vector<ir::Value*> parts;
-    for (int w = 0; w < 2; ++w) {
+    for (int w = 0; w < num_words; ++w) {
       parts.push_back(ctx.Op("Unsqueeze", {results[w][o], ctx.ConstI64({-1})}));
     }
     J2O_RETURN_IF_ERROR(ctx.SetOutput(
