@@ -483,11 +483,26 @@ absl::StatusOr<CollectiveAxes> DecodeCollectiveAxes(const Eqn& eqn) {
 }
 
 const std::vector<std::string>& CollectivePrimitives() {
-  static const auto* names = new std::vector<std::string>{
-      "psum",           "pmax",       "pmin",       "psum2",
-      "psum_invariant", "pbroadcast", "all_gather", "all_gather_invariant",
-      "all_to_all",     "axis_index", "ppermute",   "reduce_scatter"};
+  static const auto* names =
+      new std::vector<std::string>{"psum",           "pmax",
+                                   "pmin",           "psum2",
+                                   "psum_invariant", "pbroadcast",
+                                   "all_gather",     "all_gather_invariant",
+                                   "all_to_all",     "axis_index",
+                                   "ppermute",       "reduce_scatter",
+                                   "unreduced_psum", "unreduced_pmax",
+                                   "unreduced_pmin"};
   return *names;
+}
+
+absl::string_view AllReduceOp(absl::string_view p) {
+  if (p == "psum" || p == "psum2" || p == "psum_invariant" ||
+      p == "unreduced_psum") {
+    return "add";
+  }
+  if (p == "pmax" || p == "unreduced_pmax") return "max";
+  if (p == "pmin" || p == "unreduced_pmin") return "min";
+  return "";
 }
 
 bool IsCollectivePrimitive(absl::string_view primitive) {
@@ -499,9 +514,12 @@ bool IsCollectivePrimitive(absl::string_view primitive) {
 
 const std::vector<std::string>& ShardingMarkerPrimitives() {
   static const auto* names = new std::vector<std::string>{
-      "device_put", "sharding_constraint", "reshard",
-      "mesh_cast",  "layout_constraint",   "name",
-      "pvary"};
+      "device_put", "sharding_constraint", "reshard", "mesh_cast",
+      "layout_constraint", "name", "pvary",
+      // jax.lax.pcast's other directions (JAX >= 0.8.1): no-op casts
+      // between invariant, reduced, varying and unreduced values, lowered
+      // by JAX to their operand.
+      "preduced", "reduced_vary_cast_p", "vary_unreduced_cast_p"};
   return *names;
 }
 

@@ -103,6 +103,12 @@ absl::StatusOr<CollectiveAxes> DecodeCollectiveAxes(const Eqn& eqn);
 // axis_index), and a membership test.
 const std::vector<std::string>& CollectivePrimitives();
 bool IsCollectivePrimitive(absl::string_view primitive);
+// The reduction an all-reduce collective computes: "add" for psum, psum2,
+// psum_invariant and unreduced_psum, "max"/"min" for pmax/pmin and
+// unreduced_pmax/unreduced_pmin (Unreduced -> Invariant: JAX lowers them
+// to the same all-reduce, parallel.py _unreduced_psum_lowering); "" for
+// every other primitive.
+absl::string_view AllReduceOp(absl::string_view primitive);
 // Sharding annotations and markers, identities on one device: device_put,
 // sharding_constraint, reshard, mesh_cast, layout_constraint, name, pvary.
 const std::vector<std::string>& ShardingMarkerPrimitives();

@@ -3,18 +3,17 @@
 namespace jax2onnx::plugin {
 
 const char* PositionalReducePrimitive(absl::string_view collective) {
-  if (collective == "pmax") return "reduce_max";
-  if (collective == "pmin") return "reduce_min";
+  const absl::string_view op = jaxpr::AllReduceOp(collective);
+  if (op == "max") return "reduce_max";
+  if (op == "min") return "reduce_min";
   return "reduce_sum";
 }
 
 const char* AllReduceOnnxOp(absl::string_view collective) {
-  if (collective == "psum" || collective == "psum2" ||
-      collective == "psum_invariant") {
-    return "Add";
-  }
-  if (collective == "pmax") return "Max";
-  if (collective == "pmin") return "Min";
+  const absl::string_view op = jaxpr::AllReduceOp(collective);
+  if (op == "add") return "Add";
+  if (op == "max") return "Max";
+  if (op == "min") return "Min";
   return nullptr;
 }
 

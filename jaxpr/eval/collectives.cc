@@ -107,9 +107,10 @@ absl::StatusOr<Array> ReducePositional(const EvalContext& ctx, const Eqn& eqn,
                                        const Array& x) {
   if (axes.empty()) return x;
   Eqn op;
-  op.primitive = eqn.primitive == "pmax"   ? "reduce_max"
-                 : eqn.primitive == "pmin" ? "reduce_min"
-                                           : "reduce_sum";
+  const absl::string_view kind = AllReduceOp(eqn.primitive);
+  op.primitive = kind == "max"   ? "reduce_max"
+                 : kind == "min" ? "reduce_min"
+                                 : "reduce_sum";
   std::vector<ParamValue> items;
   for (int64_t a : axes) items.push_back(ParamValue::Int(a));
   op.params.Set("axes", ParamValue::Tuple(std::move(items)));
@@ -121,10 +122,7 @@ absl::StatusOr<Array> ReducePositional(const EvalContext& ctx, const Eqn& eqn,
   return (*out)[0];
 }
 
-bool IsAllReduce(absl::string_view p) {
-  return p == "psum" || p == "psum2" || p == "psum_invariant" || p == "pmax" ||
-         p == "pmin";
-}
+bool IsAllReduce(absl::string_view p) { return !AllReduceOp(p).empty(); }
 
 // One collective equation across all devices of `grid`.
 absl::StatusOr<PerDevice> Collective(const EvalContext& ctx, const Eqn& eqn,
@@ -162,12 +160,13 @@ absl::StatusOr<PerDevice> Collective(const EvalContext& ctx, const Eqn& eqn,
     xs[d] = *std::move(x);
   }
   if (IsAllReduce(p)) {
-    const char* op = p == "pmax" ? "max" : p == "pmin" ? "min" : "add";
+    const std::string op(AllReduceOp(p));  // "add", "max" or "min"
     for (int64_t d = 0; d < n_dev; ++d) {
       const std::vector<int64_t> group = grid.Group(d, names);
       Array acc = xs[group[0]];
       for (size_t g = 1; g < group.size(); ++g) {
-        auto next = Binary(ctx, eqn, eqn.outputs[0], op, acc, xs[group[g]]);
+        auto next =
+            Binary(ctx, eqn, eqn.outputs[0], op.c_str(), acc, xs[group[g]]);
         if (!next.ok()) return next.status();
         acc = *std::move(next);
       }

@@ -67,7 +67,11 @@ class Collector {
         {"tile", "0.9.0", ""},         {"stack", "0.10.1", ""},
         {"unstack", "0.10.1", ""},     {"eval_jaxpr", "main", ""},
         {"threefry4x32", "0.10.2", ""}, {"philox2x32", "0.10.2", ""},
-        {"philox4x32", "0.10.2", ""},
+        {"philox4x32", "0.10.2", ""},  {"preduced", "0.8.1", ""},
+        {"reduced_vary_cast_p", "0.8.1", ""},
+        {"vary_unreduced_cast_p", "0.8.1", ""},
+        {"unreduced_psum", "0.8.1", ""},  {"unreduced_pmax", "0.8.1", ""},
+        {"unreduced_pmin", "0.8.1", ""},
     };
     for (const auto& k : kPrimitives) {
       if (p == k.primitive) Add(p, k.oldest, k.newest);

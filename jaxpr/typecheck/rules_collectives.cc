@@ -267,11 +267,15 @@ absl::Status StructuralOnlyRule(RuleContext&) { return absl::OkStatus(); }
 }  // namespace
 
 void RegisterCollectiveRules(RuleTable& table) {
-  for (const char* name : {"device_put", "sharding_constraint", "reshard",
-                           "mesh_cast", "layout_constraint", "name", "pvary"}) {
+  for (const char* name :
+       {"device_put", "sharding_constraint", "reshard", "mesh_cast",
+        "layout_constraint", "name", "pvary", "preduced", "reduced_vary_cast_p",
+        "vary_unreduced_cast_p"}) {
     table[name] = {&MarkerRule};
   }
-  for (const char* name : {"psum", "pmax", "pmin", "psum2", "psum_invariant"}) {
+  for (const char* name :
+       {"psum", "pmax", "pmin", "psum2", "psum_invariant", "unreduced_psum",
+        "unreduced_pmax", "unreduced_pmin"}) {
     table[name] = {&AllReduceRule};
   }
   table["pbroadcast"] = {&PbroadcastRule};
