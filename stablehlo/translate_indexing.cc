@@ -117,17 +117,20 @@ absl::StatusOr<IndexingDims> ParseIndexingDims(OpContext& ctx, bool scatter) {
   return d;
 }
 
-absl::Status GatherWith(OpContext& ctx, const std::vector<int64_t>* sizes_in) {
+absl::Status GatherWith(OpContext& ctx,
+                          const std::vector<jaxpr::DimExpr>* sizes_in) {
   const Operation& op = ctx.op();
   J2O_ASSIGN_OR_RETURN(Val x, ctx.Input(0));
   J2O_ASSIGN_OR_RETURN(Val idx, ctx.Input(1));
   J2O_ASSIGN_OR_RETURN(Aval out, ctx.ResultAval(0));
   J2O_ASSIGN_OR_RETURN(IndexingDims d, ParseIndexingDims(ctx, /*scatter=*/false));
-  std::vector<int64_t> sizes;
+  std::vector<jaxpr::DimExpr> sizes;
   if (sizes_in != nullptr) {
     sizes = *sizes_in;
   } else {
-    J2O_ASSIGN_OR_RETURN(sizes, ctx.IntListAttr("slice_sizes"));
+    J2O_ASSIGN_OR_RETURN(std::vector<int64_t> ints,
+                         ctx.IntListAttr("slice_sizes"));
+    for (int64_t v : ints) sizes.push_back(jaxpr::DimExpr::Constant(v));
   }
   J2O_ASSIGN_OR_RETURN(idx, NormalizeIndices(ctx, idx, d.index_vector_dim, &d.index_batch));
   bool sorted = false;
@@ -143,7 +146,7 @@ absl::Status GatherWith(OpContext& ctx, const std::vector<int64_t>* sizes_in) {
   p.Set("fill_value", ParamValue::None());
   p.Set("indices_are_sorted", ParamValue::Bool(sorted));
   p.Set("mode", Name("GatherScatterMode.CLIP"));
-  p.Set("slice_sizes", IntTuple(sizes));
+  p.Set("slice_sizes", DimsParam(sizes));
   p.Set("unique_indices", ParamValue::Bool(false));
   ctx.Bind(0, ctx.Emit1("gather", std::move(p), {x, idx}, out));
   return absl::OkStatus();
@@ -151,13 +154,24 @@ absl::Status GatherWith(OpContext& ctx, const std::vector<int64_t>* sizes_in) {
 
 absl::Status Gather(OpContext& ctx) { return GatherWith(ctx, nullptr); }
 
-// dynamic_gather with constant slice sizes is gather.
+// dynamic_gather is gather with its slice sizes taken from the operand:
+// constants, or dimension values computed from the argument shapes
+// (jax.export's symbolic shapes: `x[idx]` on f32[4, b] gathers slices of
+// (1, b)), which become a symbolic slice_sizes param.
 absl::Status DynamicGather(OpContext& ctx) {
   J2O_ASSIGN_OR_RETURN(Val s, ctx.Input(2));
-  auto a = ctx.ConstValue(s);
-  if (!a.has_value()) return ctx.Unsupported("slice_sizes must be a constant");
-  std::vector<int64_t> sizes;
-  for (int64_t i = 0; i < a->num_elements(); ++i) sizes.push_back(a->GetAsInt64(i));
+  std::vector<jaxpr::DimExpr> sizes;
+  if (auto a = ctx.ConstValue(s)) {
+    for (int64_t i = 0; i < a->num_elements(); ++i) {
+      sizes.push_back(jaxpr::DimExpr::Constant(a->GetAsInt64(i)));
+    }
+  } else if (auto dims = ctx.DimValues(s)) {
+    sizes = *dims;
+  } else {
+    return ctx.Unsupported(
+        "slice_sizes must be a constant or computed from the argument shapes "
+        "(data-dependent slice sizes)");
+  }
   return GatherWith(ctx, &sizes);
 }
 

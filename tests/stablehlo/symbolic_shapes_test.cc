@@ -152,7 +152,8 @@ TEST(StablehloSymbolic, StaticShapeAssertionsAreChecked) {
 TEST(StablehloSymbolic, OnnxRuntimeMatchesTheInterpreterAtTwoSizes) {
   std::string why;
   if (!api::OrtRunner::Shared().IsAvailable(&why)) GTEST_SKIP() << why;
-  for (const char* file : {"symbolic_batch.mlir", "symbolic_two_args.mlir"}) {
+  for (const char* file : {"symbolic_batch.mlir", "symbolic_two_args.mlir",
+                           "symbolic_gather.mlir"}) {
     for (bool ir : {false, true}) {
       for (int opset : {23, 17}) {
         for (int64_t size : {2, 5}) {
