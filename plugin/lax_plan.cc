@@ -111,14 +111,35 @@ absl::StatusOr<std::vector<PadDim>> ParsePaddingConfig(const jaxpr::Eqn& eqn,
   }
   std::vector<PadDim> dims;
   for (const jaxpr::ParamValue& item : items) {
-    auto triple = item.AsIntList("padding_config entry");
-    if (!triple.ok()) return triple.status();
-    if (triple->size() != 3 || (*triple)[2] < 0) {
+    std::vector<jaxpr::DimExpr> triple;
+    if (item.kind() == jaxpr::ParamValue::Kind::kTuple ||
+        item.kind() == jaxpr::ParamValue::Kind::kList) {
+      for (const jaxpr::ParamValue& entry : item.items()) {
+        // An integer, or a symbol (`b`); compound expressions are refused.
+        if (entry.kind() == jaxpr::ParamValue::Kind::kInt) {
+          triple.push_back(jaxpr::DimExpr::Constant(entry.int_value()));
+        } else if (entry.kind() == jaxpr::ParamValue::Kind::kName) {
+          triple.push_back(jaxpr::DimExpr::Symbol(entry.text()));
+        } else {
+          triple.clear();
+          break;
+        }
+      }
+    }
+    if (triple.size() != 3 || !triple[2].is_constant() ||
+        triple[2].constant_value() < 0) {
       return absl::InvalidArgumentError(
           absl::StrCat("padding_config entry ", item.ToString(),
-                       " is not (lo, hi, interior >= 0)"));
+                       " is not (lo, hi, interior >= 0) with integer or "
+                       "symbol lo/hi and a constant interior"));
     }
-    dims.push_back({(*triple)[0], (*triple)[1], (*triple)[2]});
+    PadDim p;
+    p.lo = triple[0].is_constant() ? triple[0].constant_value() : 0;
+    p.hi = triple[1].is_constant() ? triple[1].constant_value() : 0;
+    p.interior = triple[2].constant_value();
+    p.lo_dim = triple[0];
+    p.hi_dim = triple[1];
+    dims.push_back(std::move(p));
   }
   return dims;
 }

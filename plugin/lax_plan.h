@@ -22,9 +22,15 @@ struct PadDim {
   int64_t lo = 0;
   int64_t hi = 0;
   int64_t interior = 0;
+  // lo/hi as dimensions: symbolic when the config names symbols (`(b, 0,
+  // 0)`: StableHLO dynamic_pad under shape polymorphism), else lo/hi.
+  jaxpr::DimExpr lo_dim, hi_dim;
+  bool symbolic() const {
+    return !lo_dim.is_constant() || !hi_dim.is_constant();
+  }
 };
 // `padding_config=((lo, hi, interior), ...)`, one triple per operand dim;
-// interior must be >= 0.
+// interior must be a constant >= 0; lo and hi may be symbolic.
 absl::StatusOr<std::vector<PadDim>> ParsePaddingConfig(const jaxpr::Eqn& eqn,
                                                        int rank);
 

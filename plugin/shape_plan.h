@@ -357,6 +357,19 @@ absl::Status LowerPad(E& e) {
              work);
     cur[a] = si::DimExpr::Sum({cur[a], si::DimExpr::Constant(-interior)});
   }
+  if (std::any_of(config.begin(), config.end(),
+                  [](const PadDim& d) { return d.symbolic(); })) {
+    // Symbolic lo/hi (their sign unknown until run time): one Pad with the
+    // pads computed from the input shapes; ONNX Pad removes elements where
+    // a pad is negative.
+    std::vector<si::DimExpr> pads;
+    for (int a = 0; a < rank; ++a) pads.push_back(config[a].lo_dim);
+    for (int a = 0; a < rank; ++a) pads.push_back(config[a].hi_dim);
+    J2O_ASSIGN_OR_RETURN(auto pads_value, e.ShapeValue(pads));
+    x = e.Op("Pad", {x, pads_value, fill}, work);
+    J2O_ASSIGN_OR_RETURN(x, si::CastTo(e, x, work, dtype));
+    return e.SetOut(0, x);
+  }
   std::vector<int64_t> pads(2 * rank, 0);
   bool any_positive = false;
   SlicePlan crop;

@@ -15,6 +15,7 @@
 #include "jaxpr/literal_value.h"
 #include "jaxpr/prng.h"
 #include "jaxpr/status_macros.h"
+#include "jaxpr/text/dim_parser.h"
 #include "jaxpr/typecheck/typecheck.h"
 
 namespace jax2onnx::jaxpr {
@@ -391,6 +392,17 @@ absl::StatusOr<std::vector<int64_t>> EvalContext::IntListParam(
                        v->kind() != ParamValue::Kind::kList)) {
     return eqn_.params.GetIntList(key);
   }
+  return IntTupleValue(*v, key);
+}
+
+absl::StatusOr<std::vector<int64_t>> EvalContext::IntTupleValue(
+    const ParamValue& tuple, absl::string_view key) const {
+  const ParamValue* v = &tuple;
+  if (v->kind() != ParamValue::Kind::kTuple &&
+      v->kind() != ParamValue::Kind::kList) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "param ", key, ": entry ", v->ToString(), " is not a tuple"));
+  }
   auto dim_named = [&](const std::string& text) -> const DimExpr* {
     auto in_aval = [&](const Aval& aval) -> const DimExpr* {
       for (const DimExpr& d : aval.shape) {
@@ -418,6 +430,12 @@ absl::StatusOr<std::vector<int64_t>> EvalContext::IntListParam(
       values.push_back(it->second);
     } else if (const DimExpr* d = dim_named(text)) {
       absl::StatusOr<int64_t> value = d->Evaluate(bindings_);
+      if (!value.ok()) return value.status();
+      values.push_back(*value);
+    } else if (DimExpr parsed;
+               ParseDimExpr(text, 64, &parsed, nullptr, nullptr)) {
+      // An expression of bound symbols (`2*b + 1`) that no aval prints.
+      absl::StatusOr<int64_t> value = parsed.Evaluate(bindings_);
       if (!value.ok()) return value.status();
       values.push_back(*value);
     } else {

@@ -94,6 +94,10 @@ class EvalContext {
   // bindings; other entries must be integers.
   absl::StatusOr<std::vector<int64_t>> IntListParam(
       absl::string_view key) const;
+  // The same for an integer tuple nested in param `key` (an entry of
+  // pad's `padding_config=((lo, hi, interior), ...)`).
+  absl::StatusOr<std::vector<int64_t>> IntTupleValue(
+      const ParamValue& tuple, absl::string_view key) const;
 
   // Evaluates a nested jaxpr (pjit bodies, cond branches, scan bodies, ...)
   // with the same symbol bindings. `consts` feed its constvars.

@@ -321,7 +321,9 @@ Result PadKernel(const EvalContext& ctx, absl::Span<const Array> inputs) {
   std::vector<int64_t> lo(x.rank()), hi(x.rank()), interior(x.rank());
   std::vector<int64_t> out_shape(x.rank());
   for (int d = 0; d < x.rank(); ++d) {
-    auto triple = dims_config[d].AsIntList("padding_config entry");
+    // Entries may be symbolic (`(b, 0, 0)`: StableHLO dynamic_pad under
+    // shape polymorphism); they evaluate with the run's bindings.
+    auto triple = ctx.IntTupleValue(dims_config[d], "padding_config");
     if (!triple.ok()) return triple.status();
     if (triple->size() != 3 || (*triple)[2] < 0) {
       return absl::InvalidArgumentError(

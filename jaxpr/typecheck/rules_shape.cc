@@ -227,9 +227,11 @@ absl::Status PadRule(RuleContext& ctx) {
       return ctx.Fail("interior padding must be >= 0");
     }
     const DimExpr& n = x.shape[d];
-    // lo + hi + n + max(0, n - 1) * interior
+    // lo + hi + n + max(0, n - 1) * interior (no interior term when the
+    // interior is 0: `0*(b - 1)` would not read back as the same dim).
     DimExpr inner =
-        DimConst(n).has_value()
+        interior == 0 ? C(0)
+        : DimConst(n).has_value()
             ? DimMul(C(std::max<int64_t>(0, *DimConst(n) - 1)), lhi[2])
             : DimMul(DimSub(n, C(1)), lhi[2]);
     DimExpr size = DimAdd(DimAdd(DimAdd(lhi[0], lhi[1]), n), inner);

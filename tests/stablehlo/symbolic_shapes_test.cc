@@ -153,7 +153,7 @@ TEST(StablehloSymbolic, OnnxRuntimeMatchesTheInterpreterAtTwoSizes) {
   std::string why;
   if (!api::OrtRunner::Shared().IsAvailable(&why)) GTEST_SKIP() << why;
   for (const char* file : {"symbolic_batch.mlir", "symbolic_two_args.mlir",
-                           "symbolic_gather.mlir"}) {
+                           "symbolic_gather.mlir", "symbolic_pad.mlir"}) {
     for (bool ir : {false, true}) {
       for (int opset : {23, 17}) {
         for (int64_t size : {2, 5}) {
