@@ -395,14 +395,15 @@ absl::Status LowerRandomSplit(E& e) {
   J2O_ASSIGN_OR_RETURN(V<E> out_shape, e.ShapeValue(out_dims));
   if (impl != jaxpr::KeyImpl::kThreefry2x32 || e.threefry_partitionable()) {
     auto [hi, lo] = in::IotaHiLo(e, shape);
-    for (V<E>& w : k) {
-      w = in::AppendUnitAxes(e, w, key_rank, static_cast<int>(shape.size()));
-    }
+    const int n = static_cast<int>(shape.size());
     V<E> out;
     if (impl == jaxpr::KeyImpl::kThreefry2x32) {
-      auto [y0, y1] = in::Threefry(e, k[0], k[1], hi, lo);
+      auto [y0, y1] = in::Threefry(e, in::AppendUnitAxes(e, k[0], key_rank, n),
+                                   in::AppendUnitAxes(e, k[1], key_rank, n),
+                                   hi, lo);
       out = in::StackKey(e, y0, y1);
     } else {
+      for (V<E>& w : k) w = in::AppendUnitAxes(e, w, key_rank, n);
       // The split counts are counter words 2-3 (philox2x32: 0-1).
       V<E> zero = in::I64(e, 0);
       out = in::BlockKey(e, impl,
