@@ -50,6 +50,15 @@ inline std::vector<int64_t> ToInts(const Array& a) {
 }
 
 // A c128 array of `shape` holding `values`.
+// The elements as unsigned 64-bit values (u32/u64 bit patterns).
+inline std::vector<uint64_t> ToU64s(const Array& a) {
+  std::vector<uint64_t> out;
+  for (int64_t i = 0; i < a.num_elements(); ++i) {
+    out.push_back(a.GetAsUInt64(i));
+  }
+  return out;
+}
+
 inline Array C128(std::vector<int64_t> shape,
                   const std::vector<std::complex<double>>& values) {
   Array a(DType::kC128, std::move(shape));

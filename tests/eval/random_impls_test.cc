@@ -56,14 +56,6 @@ TEST(Philox4x32Test, Random123KnownAnswers) {
               ElementsAre(0xD16CFE09u, 0x94FDCCEBu, 0x5001E420u, 0x24126EA1u));
 }
 
-std::vector<uint64_t> U64s(const Array& a) {
-  std::vector<uint64_t> out;
-  for (int64_t i = 0; i < a.num_elements(); ++i) {
-    out.push_back(a.GetAsUInt64(i));
-  }
-  return out;
-}
-
 // The primitives' kernels, in JAX's operand order (key words first), with a
 // scalar operand broadcast against the others.
 TEST(RandomImplPrimitivesTest, KernelsMatchKnownAnswers) {
@@ -75,8 +67,10 @@ TEST(RandomImplPrimitivesTest, KernelsMatchKnownAnswers) {
        testing::MakeIntArray(DType::kU32, {2}, {0x243F6A88, 0x243F6A88}),
        testing::MakeIntArray(DType::kU32, {2}, {0x85A308D3, 0x85A308D3})});
   ASSERT_TRUE(out.ok()) << out.status();
-  EXPECT_THAT(U64s((*out)[0]), ElementsAre(0xDD7CE038u, 0xDD7CE038u));
-  EXPECT_THAT(U64s((*out)[1]), ElementsAre(0xF62A4C12u, 0xF62A4C12u));
+  EXPECT_THAT(testing::ToU64s((*out)[0]),
+              ElementsAre(0xDD7CE038u, 0xDD7CE038u));
+  EXPECT_THAT(testing::ToU64s((*out)[1]),
+              ElementsAre(0xF62A4C12u, 0xF62A4C12u));
 
   std::vector<Array> ins;
   for (uint32_t w : {0xA4093822u, 0x299F31D0u, 0x243F6A88u, 0x85A308D3u,
@@ -113,8 +107,8 @@ TEST(RandomImplKeysTest, SplitIsFoldInOverIota) {
         {{"T", tag}, {"W", absl::StrCat(w)}});
     auto out = EvalText(text, {});
     ASSERT_TRUE(out.ok()) << tag << ": " << out.status();
-    const std::vector<uint64_t> split = U64s((*out)[0]);
-    EXPECT_THAT(U64s((*out)[1]), ElementsAreArray(split)) << tag;
+    const std::vector<uint64_t> split = testing::ToU64s((*out)[0]);
+    EXPECT_THAT(testing::ToU64s((*out)[1]), ElementsAreArray(split)) << tag;
     for (int i = 0; i < 5; ++i) {
       for (int j = i + 1; j < 5; ++j) {
         EXPECT_FALSE(std::equal(split.begin() + i * w,

@@ -20,13 +20,6 @@ using ::testing::ElementsAre;
 using ::testing::ElementsAreArray;
 using testing::EvalText;
 
-std::vector<uint64_t> U64s(const Array& a) {
-  std::vector<uint64_t> out;
-  for (int64_t i = 0; i < a.num_elements(); ++i)
-    out.push_back(a.GetAsUInt64(i));
-  return out;
-}
-
 // Runs a jaxpr with no inputs and one output in the given threefry mode.
 Array EvalInMode(const std::string& text, bool partitionable) {
   EvalOptions options;
@@ -75,9 +68,9 @@ TEST(Threefry2x32Test, PrimitiveKernelMatchesKnownAnswers) {
        testing::MakeIntArray(DType::kU32, {3},
                              {0x85a308d3, 0x85a308d3, 0x85a308d3})});
   ASSERT_TRUE(out.ok()) << out.status();
-  EXPECT_THAT(U64s((*out)[0]),
+  EXPECT_THAT(testing::ToU64s((*out)[0]),
               ElementsAre(0xc4923a9cu, 0xc4923a9cu, 0xc4923a9cu));
-  EXPECT_THAT(U64s((*out)[1]),
+  EXPECT_THAT(testing::ToU64s((*out)[1]),
               ElementsAre(0x483df7a0u, 0x483df7a0u, 0x483df7a0u));
 }
 
@@ -92,13 +85,13 @@ std::string BitsJaxpr(int64_t seed, int width, int n) {
 // jax_threefry_partitionable, i.e. these are the original mode's values):
 // random.bits(key(1701), (3,), uintN); the uint64 row is the x64 one.
 TEST(RandomBitsTest, TestRngRandomBitsOriginalMode) {
-  EXPECT_THAT(U64s(EvalInMode(BitsJaxpr(1701, 8, 3), false)),
+  EXPECT_THAT(testing::ToU64s(EvalInMode(BitsJaxpr(1701, 8, 3), false)),
               ElementsAre(216, 115, 43));
-  EXPECT_THAT(U64s(EvalInMode(BitsJaxpr(1701, 16, 3), false)),
+  EXPECT_THAT(testing::ToU64s(EvalInMode(BitsJaxpr(1701, 16, 3), false)),
               ElementsAre(41682, 1300, 55017));
-  EXPECT_THAT(U64s(EvalInMode(BitsJaxpr(1701, 32, 3), false)),
+  EXPECT_THAT(testing::ToU64s(EvalInMode(BitsJaxpr(1701, 32, 3), false)),
               ElementsAre(56197195u, 4200222568u, 961309823u));
-  EXPECT_THAT(U64s(EvalInMode(BitsJaxpr(1701, 64, 3), false)),
+  EXPECT_THAT(testing::ToU64s(EvalInMode(BitsJaxpr(1701, 64, 3), false)),
               ElementsAre(3982329540505020460ull, 16822122385914693683ull,
                           7882654074788531506ull));
 }
@@ -108,14 +101,14 @@ TEST(RandomBitsTest, TestRngRandomBitsOriginalMode) {
 // adler32("bits" + "threefry2x32").
 TEST(RandomBitsTest, RandomValuesCasesBitsOriginalMode) {
   const int64_t seed = Adler32("bitsthreefry2x32");
-  EXPECT_THAT(U64s(EvalInMode(BitsJaxpr(seed, 8, 5), false)),
+  EXPECT_THAT(testing::ToU64s(EvalInMode(BitsJaxpr(seed, 8, 5), false)),
               ElementsAre(10, 158, 82, 54, 158));
-  EXPECT_THAT(U64s(EvalInMode(BitsJaxpr(seed, 16, 5), false)),
+  EXPECT_THAT(testing::ToU64s(EvalInMode(BitsJaxpr(seed, 16, 5), false)),
               ElementsAre(6738, 38161, 50695, 57337, 61600));
-  EXPECT_THAT(U64s(EvalInMode(BitsJaxpr(seed, 32, 5), false)),
+  EXPECT_THAT(testing::ToU64s(EvalInMode(BitsJaxpr(seed, 32, 5), false)),
               ElementsAre(1978747883u, 4134381225u, 3628107870u, 689687174u,
                           2788938207u));
-  EXPECT_THAT(U64s(EvalInMode(BitsJaxpr(seed, 64, 5), false)),
+  EXPECT_THAT(testing::ToU64s(EvalInMode(BitsJaxpr(seed, 64, 5), false)),
               ElementsAre(17649965731882839947ull, 1415307058040849897ull,
                           8282622628079774249ull, 14024425113645909402ull,
                           2012979996110532418ull));
@@ -124,24 +117,24 @@ TEST(RandomBitsTest, RandomValuesCasesBitsOriginalMode) {
 // jax-ml/jax tests/random_test.py PrngTest.testPRNGValues (original mode):
 // key_data(split(key(0), 4)) and key_data(fold_in(key(0), 4)).
 TEST(RandomSplitTest, TestPRNGValuesOriginalMode) {
-  EXPECT_THAT(
-      U64s(EvalInMode("{ lambda ; . let\n"
-                      "    a:key<fry>[] = random_seed[impl=fry] 0:i32[]\n"
-                      "    b:key<fry>[4] = random_split[shape=(4,)] a\n"
-                      "    c:u32[4,2] = random_unwrap b\n"
-                      "  in (c,) }",
-                      false)),
-      ElementsAre(2285895361u, 1501764800u, 1518642379u, 4090693311u,
-                  433833334u, 4221794875u, 839183663u, 3740430601u));
+  EXPECT_THAT(testing::ToU64s(EvalInMode(
+                  "{ lambda ; . let\n"
+                  "    a:key<fry>[] = random_seed[impl=fry] 0:i32[]\n"
+                  "    b:key<fry>[4] = random_split[shape=(4,)] a\n"
+                  "    c:u32[4,2] = random_unwrap b\n"
+                  "  in (c,) }",
+                  false)),
+              ElementsAre(2285895361u, 1501764800u, 1518642379u, 4090693311u,
+                          433833334u, 4221794875u, 839183663u, 3740430601u));
   for (bool partitionable : {false, true}) {
-    EXPECT_THAT(
-        U64s(EvalInMode("{ lambda ; . let\n"
-                        "    a:key<fry>[] = random_seed[impl=fry] 0:i32[]\n"
-                        "    b:key<fry>[] = random_fold_in a 4:u32[]\n"
-                        "    c:u32[2] = random_unwrap b\n"
-                        "  in (c,) }",
-                        partitionable)),
-        ElementsAre(2285895361u, 433833334u));
+    EXPECT_THAT(testing::ToU64s(EvalInMode(
+                    "{ lambda ; . let\n"
+                    "    a:key<fry>[] = random_seed[impl=fry] 0:i32[]\n"
+                    "    b:key<fry>[] = random_fold_in a 4:u32[]\n"
+                    "    c:u32[2] = random_unwrap b\n"
+                    "  in (c,) }",
+                    partitionable)),
+                ElementsAre(2285895361u, 433833334u));
   }
 }
 
@@ -157,11 +150,11 @@ std::string FoldInJaxpr(int64_t seed, int64_t data) {
 // fold_in(key(0), 1); stateful_rng: after four draws from
 // stateful_rng(42), rng.key() = fold_in(key(42), 4).
 TEST(RandomFoldInTest, StatefulRngDocstrings) {
-  EXPECT_THAT(U64s(EvalInMode(FoldInJaxpr(0, 0), true)),
+  EXPECT_THAT(testing::ToU64s(EvalInMode(FoldInJaxpr(0, 0), true)),
               ElementsAre(1797259609u, 2579123966u));
-  EXPECT_THAT(U64s(EvalInMode(FoldInJaxpr(0, 1), true)),
+  EXPECT_THAT(testing::ToU64s(EvalInMode(FoldInJaxpr(0, 1), true)),
               ElementsAre(928981903u, 3453687069u));
-  EXPECT_THAT(U64s(EvalInMode(FoldInJaxpr(42, 4), true)),
+  EXPECT_THAT(testing::ToU64s(EvalInMode(FoldInJaxpr(42, 4), true)),
               ElementsAre(2954079971u, 3276725750u));
 }
 
@@ -214,10 +207,10 @@ TEST(RandomSplitTest, PartitionableSplitIsFoldIn) {
       true);
   std::vector<uint64_t> folded;
   for (int i = 0; i < 3; ++i) {
-    for (uint64_t w : U64s(EvalInMode(FoldInJaxpr(72, i), true)))
+    for (uint64_t w : testing::ToU64s(EvalInMode(FoldInJaxpr(72, i), true)))
       folded.push_back(w);
   }
-  EXPECT_THAT(U64s(split), ElementsAreArray(folded));
+  EXPECT_THAT(testing::ToU64s(split), ElementsAreArray(folded));
 }
 
 // jax.random.normal(key(seed), (n,)) as JAX prints it (the body of
