@@ -69,7 +69,7 @@ std::optional<KeyImpl> KeyImplOfParam(absl::string_view text) {
     if (text == i.tag || text == i.name) return i.impl;
   }
   // A longer repr (`PRNGImpl(... name='philox4x32' ...)`, `{philox4x32}`):
-  // the longest name it contains (threefry2x32 is not inside the others).
+  // the name it contains (no name is inside another).
   for (const ImplInfo& i : kImpls) {
     if (text.find(i.name) != absl::string_view::npos) return i.impl;
   }
@@ -365,12 +365,12 @@ std::array<uint32_t, 2> Philox2x32(uint32_t key,
   return count;
 }
 
-namespace {
+int CounterWords(KeyImpl impl) {
+  return impl == KeyImpl::kThreefry2x32 || impl == KeyImpl::kPhilox2x32 ? 2 : 4;
+}
 
-// The implementation's block function on counter (c0, c1, c2, c3); Philox
-// 2x32 reads (c0, c1) and fills two words.
-std::array<uint32_t, 4> Block(KeyImpl impl, const KeyData& k,
-                              std::array<uint32_t, 4> c) {
+std::array<uint32_t, 4> ImplBlock(KeyImpl impl, const KeyData& k,
+                                  std::array<uint32_t, 4> c) {
   switch (impl) {
     case KeyImpl::kThreefry4x32:
       return Threefry4x32(k, c);
@@ -387,8 +387,6 @@ std::array<uint32_t, 4> Block(KeyImpl impl, const KeyData& k,
   }
   return {};
 }
-
-}  // namespace
 
 KeyData ImplSeed(KeyImpl impl, uint64_t seed_bits, int seed_bit_width) {
   const ThreefryKey halves = ThreefrySeed(seed_bits, seed_bit_width);
@@ -414,6 +412,13 @@ KeyData ImplSeed(KeyImpl impl, uint64_t seed_bits, int seed_bit_width) {
 
 namespace {
 
+// The first KeyWords(impl) words of a block's result, as key data.
+KeyData KeyOf(KeyImpl impl, const std::array<uint32_t, 4>& y) {
+  KeyData k = {0, 0, 0, 0};
+  for (int w = 0; w < KeyWords(impl); ++w) k[w] = y[w];
+  return k;
+}
+
 // The counter the others' split and random_bits give element i: the (hi,
 // lo) words of iota_2x32_shape, placed where each implementation puts them.
 std::array<uint32_t, 4> IotaCounter(KeyImpl impl, uint64_t i, bool split) {
@@ -437,10 +442,9 @@ std::vector<KeyData> ImplSplit(KeyImpl impl, const KeyData& key, int64_t num,
     return keys;
   }
   for (int64_t i = 0; i < num; ++i) {
-    const auto y =
-        Block(impl, key, IotaCounter(impl, static_cast<uint64_t>(i), true));
-    keys[i] = {y[0], 0, 0, 0};
-    for (int w = 1; w < KeyWords(impl); ++w) keys[i][w] = y[w];
+    keys[i] = KeyOf(impl, ImplBlock(impl, key,
+                                    IotaCounter(impl, static_cast<uint64_t>(i),
+                                                /*split=*/true)));
   }
   return keys;
 }
@@ -455,10 +459,7 @@ KeyData ImplFoldIn(KeyImpl impl, const KeyData& key, uint32_t data) {
   const std::array<uint32_t, 4> c =
       impl == KeyImpl::kPhilox2x32 ? std::array<uint32_t, 4>{0, data, 0, 0}
                                    : std::array<uint32_t, 4>{0, 0, 0, data};
-  const auto y = Block(impl, key, c);
-  KeyData out = {y[0], 0, 0, 0};
-  for (int w = 1; w < KeyWords(impl); ++w) out[w] = y[w];
-  return out;
+  return KeyOf(impl, ImplBlock(impl, key, c));
 }
 
 absl::StatusOr<std::vector<uint64_t>> ImplRandomBits(KeyImpl impl,
@@ -475,8 +476,8 @@ absl::StatusOr<std::vector<uint64_t>> ImplRandomBits(KeyImpl impl,
   }
   std::vector<uint64_t> out(size);
   for (int64_t i = 0; i < size; ++i) {
-    const auto y =
-        Block(impl, key, IotaCounter(impl, static_cast<uint64_t>(i), false));
+    const auto y = ImplBlock(
+        impl, key, IotaCounter(impl, static_cast<uint64_t>(i), false));
     if (bit_width == 64) {
       // threefry4x32 folds words 2-3 into 0-1; the Philox ones join 0 and 1.
       const uint32_t hi = impl == KeyImpl::kThreefry4x32 ? y[0] ^ y[2] : y[0];

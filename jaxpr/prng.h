@@ -127,6 +127,15 @@ std::array<uint32_t, 2> Philox2x32(uint32_t key, std::array<uint32_t, 2> count);
 // Key data of any converted implementation: the first KeyWords(impl) words.
 using KeyData = std::array<uint32_t, 4>;
 
+// The counter words of the implementation's block function (2 for the 2x32
+// ones, 4 for the 4x32 ones); its block primitive takes the KeyWords(impl)
+// key words then these, and makes as many words.
+int CounterWords(KeyImpl impl);
+// The block function on key `k` and counter `c` (the first CounterWords(impl)
+// words read and made; the rest 0).
+std::array<uint32_t, 4> ImplBlock(KeyImpl impl, const KeyData& k,
+                                  std::array<uint32_t, 4> c);
+
 // The PRNGImpl functions of each implementation (seed, split, fold_in,
 // random_bits), as JAX's random_seed / random_split / random_fold_in /
 // random_bits primitives run them on one key. `partitionable` only matters

@@ -201,9 +201,9 @@ V<E> Join64(E& e, V<E> hi, V<E> lo) {
 }
 
 // The block function of a key implementation on key words `k`
-// (KeyWords(impl) of them) and counter (c0, c1, c2, c3). The 2x32 ones read
-// (c0, c1) and make two words, repeated as words 2 and 3 (callers use the
-// first two only).
+// (KeyWords(impl) of them) and counter (c0, c1, c2, c3), as
+// jaxpr::ImplBlock. The 2x32 ones read (c0, c1) and make two words,
+// repeated as words 2 and 3 (callers use the first CounterWords(impl)).
 template <class E>
 std::array<V<E>, 4> ImplBlock(E& e, jaxpr::KeyImpl impl,
                               const std::vector<V<E>>& k,
@@ -398,9 +398,9 @@ absl::Status LowerRandomSplit(E& e) {
     const int n = static_cast<int>(shape.size());
     V<E> out;
     if (impl == jaxpr::KeyImpl::kThreefry2x32) {
-      auto [y0, y1] = in::Threefry(e, in::AppendUnitAxes(e, k[0], key_rank, n),
-                                   in::AppendUnitAxes(e, k[1], key_rank, n),
-                                   hi, lo);
+      auto [y0, y1] =
+          in::Threefry(e, in::AppendUnitAxes(e, k[0], key_rank, n),
+                       in::AppendUnitAxes(e, k[1], key_rank, n), hi, lo);
       out = in::StackKey(e, y0, y1);
     } else {
       for (V<E>& w : k) w = in::AppendUnitAxes(e, w, key_rank, n);
@@ -560,28 +560,15 @@ absl::Status LowerRandomBits(E& e) {
   return e.SetOut(e.Op("Reshape", {bits, out_shape}, out_dtype));
 }
 
-template <class E>
-absl::Status LowerThreefry2x32(E& e) {
-  namespace in = internal;
-  std::vector<V<E>> ops;
-  for (int i = 0; i < 4; ++i) {
-    J2O_ASSIGN_OR_RETURN(V<E> x, e.In(i));
-    ops.push_back(in::ToI64(e, x));
-  }
-  auto [y0, y1] = in::Threefry(e, ops[0], ops[1], ops[2], ops[3]);
-  J2O_RETURN_IF_ERROR(e.SetOutAt(0, in::ToU32(e, y0)));
-  return e.SetOutAt(1, in::ToU32(e, y1));
-}
-
-// threefry4x32 k0..k3 x0..x3, philox2x32 k x0 x1, philox4x32 k0 k1 x0..x3:
-// the block function elementwise (operands broadcast; every result word
-// depends on every operand after the first rounds, so each has the
-// broadcast shape).
+// threefry2x32 k1 k2 x1 x2, threefry4x32 k0..k3 x0..x3, philox2x32 k x0 x1,
+// philox4x32 k0 k1 x0..x3: the block function elementwise (operands
+// broadcast; every result word depends on every operand after the first
+// rounds, so each has the broadcast shape).
 template <class E>
 absl::Status LowerBlockPrimitive(E& e, jaxpr::KeyImpl impl) {
   namespace in = internal;
   const int num_keys = jaxpr::KeyWords(impl);
-  const int num_counts = impl == jaxpr::KeyImpl::kPhilox2x32 ? 2 : 4;
+  const int num_counts = jaxpr::CounterWords(impl);
   std::vector<V<E>> ops;
   for (int i = 0; i < num_keys + num_counts; ++i) {
     J2O_ASSIGN_OR_RETURN(V<E> x, e.In(i));
@@ -617,7 +604,9 @@ absl::Status LowerRandom(E& e) {
   if (p == "random_split") return LowerRandomSplit(e);
   if (p == "random_fold_in") return LowerRandomFoldIn(e);
   if (p == "random_bits") return LowerRandomBits(e);
-  if (p == "threefry2x32") return LowerThreefry2x32(e);
+  if (p == "threefry2x32") {
+    return LowerBlockPrimitive(e, jaxpr::KeyImpl::kThreefry2x32);
+  }
   if (p == "threefry4x32") {
     return LowerBlockPrimitive(e, jaxpr::KeyImpl::kThreefry4x32);
   }

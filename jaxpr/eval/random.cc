@@ -199,12 +199,14 @@ Result RandomBitsKernel(const EvalContext& ctx, absl::Span<const Array> in) {
   return std::vector<Array>{std::move(out)};
 }
 
-// The block primitives, elementwise with broadcasting: threefry2x32 k1 k2
-// x1 x2 -> (y1, y2), threefry4x32 k0..k3 x0..x3 -> y0..y3, philox2x32 k x0
-// x1 -> (y0, y1), philox4x32 k0 k1 x0..x3 -> y0..y3.
-template <int kOperands, int kResults>
+// The block primitives, elementwise with broadcasting: the key words, then
+// the counter words, to as many result words (threefry2x32 k1 k2 x1 x2,
+// threefry4x32 k0..k3 x0..x3, philox2x32 k x0 x1, philox4x32 k0 k1 x0..x3).
+template <KeyImpl kImpl>
 Result BlockKernel(const EvalContext& ctx, absl::Span<const Array> in) {
-  J2O_RETURN_IF_ERROR(CheckArity(ctx, in, kOperands));
+  const int words = KeyWords(kImpl);
+  const int counts = CounterWords(kImpl);
+  J2O_RETURN_IF_ERROR(CheckArity(ctx, in, words + counts));
   std::vector<std::vector<int64_t>> shapes;
   for (const Array& a : in) {
     if (a.dtype() != DType::kU32) {
@@ -217,27 +219,18 @@ Result BlockKernel(const EvalContext& ctx, absl::Span<const Array> in) {
                        eval::BroadcastShapes(shapes));
   J2O_ASSIGN_OR_RETURN(std::vector<Array> ops, eval::BroadcastAll(in, shape));
   std::vector<Array> outs;
-  for (int r = 0; r < kResults; ++r) outs.emplace_back(DType::kU32, shape);
-  std::array<const uint32_t*, kOperands> x;
-  for (int o = 0; o < kOperands; ++o) x[o] = ops[o].typed_data<uint32_t>();
-  std::array<uint32_t*, kResults> y;
-  for (int r = 0; r < kResults; ++r) y[r] = outs[r].typed_data<uint32_t>();
+  for (int r = 0; r < counts; ++r) outs.emplace_back(DType::kU32, shape);
+  std::vector<const uint32_t*> x;
+  for (const Array& a : ops) x.push_back(a.typed_data<uint32_t>());
+  std::vector<uint32_t*> out;
+  for (Array& a : outs) out.push_back(a.typed_data<uint32_t>());
   for (int64_t i = 0; i < outs[0].num_elements(); ++i) {
-    std::array<uint32_t, 4> v = {0, 0, 0, 0};
-    if constexpr (kOperands == 4) {
-      const auto t = Threefry2x32({x[0][i], x[1][i]}, {x[2][i], x[3][i]});
-      v = {t[0], t[1], 0, 0};
-    } else if constexpr (kOperands == 8) {
-      v = Threefry4x32({x[0][i], x[1][i], x[2][i], x[3][i]},
-                       {x[4][i], x[5][i], x[6][i], x[7][i]});
-    } else if constexpr (kOperands == 3) {
-      const auto t = Philox2x32(x[0][i], {x[1][i], x[2][i]});
-      v = {t[0], t[1], 0, 0};
-    } else {
-      static_assert(kOperands == 6);
-      v = Philox4x32({x[2][i], x[3][i], x[4][i], x[5][i]}, {x[0][i], x[1][i]});
-    }
-    for (int r = 0; r < kResults; ++r) y[r][i] = v[r];
+    KeyData k = {0, 0, 0, 0};
+    std::array<uint32_t, 4> c = {0, 0, 0, 0};
+    for (int w = 0; w < words; ++w) k[w] = x[w][i];
+    for (int j = 0; j < counts; ++j) c[j] = x[words + j][i];
+    const std::array<uint32_t, 4> y = ImplBlock(kImpl, k, c);
+    for (int r = 0; r < counts; ++r) out[r][i] = y[r];
   }
   return outs;
 }
@@ -329,10 +322,10 @@ void RegisterRandomKernels() {
   RegisterEvalKernel("random_split", &RandomSplitKernel);
   RegisterEvalKernel("random_fold_in", &RandomFoldInKernel);
   RegisterEvalKernel("random_bits", &RandomBitsKernel);
-  RegisterEvalKernel("threefry2x32", &BlockKernel<4, 2>);
-  RegisterEvalKernel("threefry4x32", &BlockKernel<8, 4>);
-  RegisterEvalKernel("philox2x32", &BlockKernel<3, 2>);
-  RegisterEvalKernel("philox4x32", &BlockKernel<6, 4>);
+  RegisterEvalKernel("threefry2x32", &BlockKernel<KeyImpl::kThreefry2x32>);
+  RegisterEvalKernel("threefry4x32", &BlockKernel<KeyImpl::kThreefry4x32>);
+  RegisterEvalKernel("philox2x32", &BlockKernel<KeyImpl::kPhilox2x32>);
+  RegisterEvalKernel("philox4x32", &BlockKernel<KeyImpl::kPhilox4x32>);
   RegisterEvalKernel("iota_2x32_shape", &Iota2x32ShapeKernel);
   RegisterEvalKernel("rng_bit_generator", &RngBitGeneratorKernel);
   RegisterEvalKernel("random_gamma", &RandomGammaKernel);
