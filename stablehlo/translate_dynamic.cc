@@ -25,33 +25,14 @@ absl::StatusOr<std::vector<int64_t>> ConstInts(OpContext& ctx, int operand) {
   return out;
 }
 
-// The values of shape operand #`operand`: constants, or dimension values
-// computed from the argument shapes (symbolic under shape polymorphism).
-absl::StatusOr<std::vector<jaxpr::DimExpr>> DimOperand(OpContext& ctx,
-                                                       int operand) {
-  J2O_ASSIGN_OR_RETURN(Val v, ctx.Input(operand));
-  if (auto a = ctx.ConstValue(v)) {
-    std::vector<jaxpr::DimExpr> out;
-    for (int64_t i = 0; i < a->num_elements(); ++i) {
-      out.push_back(jaxpr::DimExpr::Constant(a->GetAsInt64(i)));
-    }
-    return out;
-  }
-  if (auto dims = ctx.DimValues(v)) return *dims;
-  return ctx.Unsupported(absl::StrCat(
-      "operand #", operand,
-      " is neither a constant nor computed from the argument shapes "
-      "(data-dependent padding)"));
-}
-
 // dynamic_pad is pad; its padding may be symbolic (jax.export's jnp.pad by
 // an amount that depends on a symbolic dim), the interior must be constant.
 absl::Status DynamicPad(OpContext& ctx) {
   J2O_ASSIGN_OR_RETURN(Val x, ctx.Input(0));
   J2O_ASSIGN_OR_RETURN(Val v, ctx.Input(1));
   J2O_ASSIGN_OR_RETURN(Aval out, ctx.ResultAval(0));
-  J2O_ASSIGN_OR_RETURN(std::vector<jaxpr::DimExpr> lo, DimOperand(ctx, 2));
-  J2O_ASSIGN_OR_RETURN(std::vector<jaxpr::DimExpr> hi, DimOperand(ctx, 3));
+  J2O_ASSIGN_OR_RETURN(std::vector<jaxpr::DimExpr> lo, DimOperand(ctx, 2, "padding"));
+  J2O_ASSIGN_OR_RETURN(std::vector<jaxpr::DimExpr> hi, DimOperand(ctx, 3, "padding"));
   J2O_ASSIGN_OR_RETURN(std::vector<int64_t> in, ConstInts(ctx, 4));
   std::vector<ParamValue> cfg;
   for (size_t i = 0; i < lo.size() && i < hi.size() && i < in.size(); ++i) {

@@ -159,19 +159,8 @@ absl::Status Gather(OpContext& ctx) { return GatherWith(ctx, nullptr); }
 // (jax.export's symbolic shapes: `x[idx]` on f32[4, b] gathers slices of
 // (1, b)), which become a symbolic slice_sizes param.
 absl::Status DynamicGather(OpContext& ctx) {
-  J2O_ASSIGN_OR_RETURN(Val s, ctx.Input(2));
-  std::vector<jaxpr::DimExpr> sizes;
-  if (auto a = ctx.ConstValue(s)) {
-    for (int64_t i = 0; i < a->num_elements(); ++i) {
-      sizes.push_back(jaxpr::DimExpr::Constant(a->GetAsInt64(i)));
-    }
-  } else if (auto dims = ctx.DimValues(s)) {
-    sizes = *dims;
-  } else {
-    return ctx.Unsupported(
-        "slice_sizes must be a constant or computed from the argument shapes "
-        "(data-dependent slice sizes)");
-  }
+  J2O_ASSIGN_OR_RETURN(std::vector<jaxpr::DimExpr> sizes,
+                       DimOperand(ctx, 2, "slice sizes"));
   return GatherWith(ctx, &sizes);
 }
 

@@ -243,6 +243,13 @@ bool IsUnknownDim(const jaxpr::DimExpr& d);
 bool HasUnknownDim(const Aval& aval);
 // A shape param as JAX prints it: ints, symbols (`(b, 4)`), expressions.
 ParamValue DimsParam(const std::vector<jaxpr::DimExpr>& dims);
+// The values of shape operand #`operand` (dynamic_gather's slice sizes,
+// dynamic_pad's padding): constants, or dimension values computed from the
+// argument shapes (symbolic under shape polymorphism); else unsupported,
+// naming `what`.
+absl::StatusOr<std::vector<jaxpr::DimExpr>> DimOperand(OpContext& ctx,
+                                                       int operand,
+                                                       absl::string_view what);
 // Fills the `?` dims of result `aval` that the op determines: the shape
 // operand of dynamic_broadcast_in_dim / dynamic_reshape / dynamic_iota,
 // the operands of elementwise ops. Others stay placeholders for Emit.

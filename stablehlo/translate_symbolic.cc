@@ -49,6 +49,24 @@ bool HasUnknownDim(const Aval& aval) {
   return false;
 }
 
+absl::StatusOr<std::vector<DimExpr>> DimOperand(OpContext& ctx, int operand,
+                                                absl::string_view what) {
+  J2O_ASSIGN_OR_RETURN(Val v, ctx.Input(operand));
+  if (auto a = ctx.ConstValue(v)) {
+    std::vector<DimExpr> out;
+    for (int64_t i = 0; i < a->num_elements(); ++i) {
+      out.push_back(DimExpr::Constant(a->GetAsInt64(i)));
+    }
+    return out;
+  }
+  if (auto dims = ctx.DimValues(v)) return *dims;
+  return ctx.Unsupported(absl::StrCat(
+      "operand #", operand, " (", what,
+      ") is neither a constant nor computed from the argument shapes "
+      "(data-dependent ",
+      what, ")"));
+}
+
 ParamValue DimsParam(const std::vector<DimExpr>& dims) {
   // An expression is an opaque item (`(4*b,)`: Tuple[Opaque "4*b"]), which
   // the interpreter and both lowerings read, and which the jaxpr parser
