@@ -95,7 +95,7 @@ const absl::flat_hash_map<std::string, Kind>& KindTable() {
     // eig_complex_plan.h; eig, always complex-valued: eig_general_plan.h).
     for (const char* p : {"cholesky", "triangular_solve", "lu", "qr", "geqrf",
                           "householder_product", "eigh", "svd",
-                          "tridiagonal_solve", "eig", "hessenberg"}) {
+                          "tridiagonal_solve", "eig", "hessenberg", "schur"}) {
       (*t)[p] = Kind::kRecipe;
     }
     return t;
@@ -127,6 +127,10 @@ bool InvolvesComplex(const jaxpr::Eqn& eqn) {
 Kind ComplexKind(absl::string_view primitive) {
   auto it = KindTable().find(primitive);
   return it == KindTable().end() ? Kind::kNone : it->second;
+}
+
+bool RefusesRealOperandsItself(absl::string_view primitive) {
+  return primitive == "schur";
 }
 
 absl::Status RefuseComplex(const jaxpr::Eqn& eqn) {

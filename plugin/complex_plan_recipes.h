@@ -660,6 +660,7 @@ absl::Status LowerComplexRecipe(E& e) {
   if (p == "householder_product") return LowerComplexHouseholderProduct(e);
   if (p == "eigh") return LowerComplexEigh(e);
   if (p == "eig") return LowerComplexEig(e);
+  if (p == "schur") return LowerComplexSchur(e);
   if (p == "svd") return LowerComplexSvd(e);
   if (p == "tridiagonal_solve") return LowerComplexTridiagonalSolve(e);
   if (p == "hessenberg") return LowerComplexHessenberg(e);

@@ -97,7 +97,7 @@ absl::Status ComplexAware(typename R::Context& ctx, const jaxpr::Eqn& eqn) {
       }
       return cx::RefuseComplex(eqn);
     default: {
-      if (!involves_complex) {
+      if (!involves_complex && !cx::RefusesRealOperandsItself(eqn.primitive)) {
         return absl::InvalidArgumentError(absl::StrCat(
             "'", eqn.primitive, "' needs complex operands or results"));
       }
@@ -130,7 +130,7 @@ void RegisterComplexWrappers() {
   // lowering): complex, real, imag, conj, fft.
   for (const std::string& name : cx::ComplexPrimitives(cx::Kind::kRecipe)) {
     const PrimitiveEntry* entry = r.Find(name);
-    if (name == "fft" || name == "eig" ||
+    if (name == "fft" || name == "eig" || name == "schur" ||
         (entry != nullptr && R::LoweringOf(*entry) != nullptr)) {
       continue;
     }
@@ -147,6 +147,14 @@ void RegisterComplexWrappers() {
                "substitution on the Schur form, three Loops; vectors of norm "
                "1, largest component real; eigenvalue order and phases may "
                "differ from LAPACK's (docs/linalg.md)"});
+  R::Register("schur", wrapper,
+              {{"Loop", "MatMul", "Gather", "Where", "ReduceSum"},
+               kMinOpset,
+               "complex operands (LAPACK zgees semantics, no sorting): "
+               "Hessenberg reduction and single-shift complex QR as eig's, "
+               "A = Z T Z^H with T upper triangular; diagonal order and "
+               "column phases may differ from LAPACK's; real operands "
+               "(dgees's quasi-triangular form) refused (docs/linalg.md)"});
   R::Register("fft", wrapper,
               {{"DFT", "Unsqueeze", "Slice", "Concat", "Gather", "Mul"},
                kMinOpset,

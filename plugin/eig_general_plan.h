@@ -142,52 +142,39 @@ struct G {
   }
 };
 
-}  // namespace eig_general
 
-// eig(a) -> (w[, vl][, vr]): see the file comment.
-template <class E>
-absl::Status LowerComplexEig(E& e) {
-  namespace lc = linalg_complex;
-  const jaxpr::Eqn& eqn = e.eqn();
-  J2O_ASSIGN_OR_RETURN(bool want_left,
-                       eqn.params.GetBool("compute_left_eigenvectors"));
-  J2O_ASSIGN_OR_RETURN(bool want_right,
-                       eqn.params.GetBool("compute_right_eigenvectors"));
-  if (eqn.inputs.size() != 1 ||
-      eqn.outputs.size() != static_cast<size_t>(1 + want_left + want_right)) {
-    return absl::InvalidArgumentError(
-        "eig takes 1 operand and returns w plus the requested vectors");
-  }
-  const jaxpr::Aval in = OperandAval(eqn, 0);
-  const int r = in.rank();
-  if (r < 2) return absl::InvalidArgumentError("eig: rank must be >= 2");
-  if (in.dtype != DType::kF32 && in.dtype != DType::kF64 &&
-      !jaxpr::IsComplex(in.dtype)) {
-    return absl::UnimplementedError(absl::StrCat(
-        "eig on ", jaxpr::ShortName(in.dtype),
-        ": only f32, f64, c64 and c128 are lowered (JAX's LAPACK geev "
-        "kernels take those)"));
-  }
-  const DType d = ComplexPartDType(eqn.outputs[0]->aval.dtype);
-  const DType kB = DType::kBool, kI = DType::kI64;
-  lc::CBuilder<E> cb{e, d};
-  linalg_plan::Builder<E>& b = cb.b;
-  J2O_ASSIGN_OR_RETURN(V<E> n, b.Size(in.shape[r - 1]));
-  V<E> iota = b.Iota(n);
-  eig_general::G<E> g{cb, r, n, iota, b.Unsqueeze(iota, 1, kI)};
-  const bool f32 = d == DType::kF32;
-  const double eps = f32 ? std::numeric_limits<float>::epsilon() / 2
-                         : std::numeric_limits<double>::epsilon() / 2;
-  const double tiny = f32 ? std::numeric_limits<float>::min()
+// Stages 1-2 of the file comment: the complex Schur form A = Z T Zᴴ of
+// `a` (T upper triangular with exact zeros below the diagonal), shared by
+// eig and schur.
+// LAPACK's EPS (half the machine epsilon) and SFMIN of a part dtype.
+inline double UnitRoundoff(DType d) {
+  return d == DType::kF32 ? std::numeric_limits<float>::epsilon() / 2
+                          : std::numeric_limits<double>::epsilon() / 2;
+}
+inline double Tiny(DType d) {
+  return d == DType::kF32 ? std::numeric_limits<float>::min()
                           : std::numeric_limits<double>::min();
-  Z<E> a;
-  if (jaxpr::IsComplex(in.dtype)) {
-    J2O_ASSIGN_OR_RETURN(a, cb.Operand(0));
-  } else {
-    J2O_ASSIGN_OR_RETURN(V<E> x, e.In(0));
-    if (in.dtype != d) x = b.Cast(x, d);
-    a = g.Real(x);
-  }
+}
+
+template <class E>
+struct SchurForm {
+  Z<E> t, z;
+  V<E> failed;  // [...]: a NaN or an infinity, or out of sweeps
+  // What stage 3 reuses: the identity, its mask, n - 1 and the constant 0.
+  Z<E> z0;
+  V<E> eye, n1, zero;
+};
+
+template <class E>
+absl::StatusOr<SchurForm<E>> ComplexSchurForm(E& e, G<E>& g,
+                                              const jaxpr::Aval& in, Z<E> a,
+                                              double eps, double tiny) {
+  namespace lc = linalg_complex;
+  lc::CBuilder<E>& cb = g.c;
+  linalg_plan::Builder<E>& b = cb.b;
+  const DType d = g.d(), kB = DType::kBool, kI = DType::kI64;
+  const int r = g.r;
+  V<E> n = g.n, iota = g.iota;
   V<E> eye = g.Cmp("Equal", g.rows, iota);
   V<E> zero = g.S(0);
   // The carried shapes of the Loops: matrices, vectors and per-member
@@ -427,8 +414,59 @@ absl::Status LowerComplexEig(E& e) {
                         b.Where(is_row, sweeping_i, sweeping_col, kI), kI)};
           },
           /*early_exit=*/true));
-  Z<E> t{qr[0], qr[1]}, z{qr[2], qr[3]};
   V<E> failed = g.Or(broken, g.Cmp("Greater", qr[4], g.I64(0)));  // [...]
+  return SchurForm<E>{{qr[0], qr[1]}, {qr[2], qr[3]}, failed, z0, eye, n1,
+                      zero};
+}
+
+}  // namespace eig_general
+
+// eig(a) -> (w[, vl][, vr]): see the file comment.
+template <class E>
+absl::Status LowerComplexEig(E& e) {
+  namespace lc = linalg_complex;
+  const jaxpr::Eqn& eqn = e.eqn();
+  J2O_ASSIGN_OR_RETURN(bool want_left,
+                       eqn.params.GetBool("compute_left_eigenvectors"));
+  J2O_ASSIGN_OR_RETURN(bool want_right,
+                       eqn.params.GetBool("compute_right_eigenvectors"));
+  if (eqn.inputs.size() != 1 ||
+      eqn.outputs.size() != static_cast<size_t>(1 + want_left + want_right)) {
+    return absl::InvalidArgumentError(
+        "eig takes 1 operand and returns w plus the requested vectors");
+  }
+  const jaxpr::Aval in = OperandAval(eqn, 0);
+  const int r = in.rank();
+  if (r < 2) return absl::InvalidArgumentError("eig: rank must be >= 2");
+  if (in.dtype != DType::kF32 && in.dtype != DType::kF64 &&
+      !jaxpr::IsComplex(in.dtype)) {
+    return absl::UnimplementedError(absl::StrCat(
+        "eig on ", jaxpr::ShortName(in.dtype),
+        ": only f32, f64, c64 and c128 are lowered (JAX's LAPACK geev "
+        "kernels take those)"));
+  }
+  const DType d = ComplexPartDType(eqn.outputs[0]->aval.dtype);
+  const DType kB = DType::kBool, kI = DType::kI64;
+  lc::CBuilder<E> cb{e, d};
+  linalg_plan::Builder<E>& b = cb.b;
+  J2O_ASSIGN_OR_RETURN(V<E> n, b.Size(in.shape[r - 1]));
+  V<E> iota = b.Iota(n);
+  eig_general::G<E> g{cb, r, n, iota, b.Unsqueeze(iota, 1, kI)};
+  const double eps = eig_general::UnitRoundoff(d), tiny = eig_general::Tiny(d);
+  Z<E> a;
+  if (jaxpr::IsComplex(in.dtype)) {
+    J2O_ASSIGN_OR_RETURN(a, cb.Operand(0));
+  } else {
+    J2O_ASSIGN_OR_RETURN(V<E> x, e.In(0));
+    if (in.dtype != d) x = b.Cast(x, d);
+    a = g.Real(x);
+  }
+  J2O_ASSIGN_OR_RETURN(eig_general::SchurForm<E> schur,
+                       eig_general::ComplexSchurForm(e, g, in, a, eps, tiny));
+  Z<E> t = schur.t, z = schur.z, z0 = schur.z0;
+  V<E> failed = schur.failed, eye = schur.eye, n1 = schur.n1,
+       zero = schur.zero;
+  const CarriedType mat(d, in.shape);
 
   // 3. Eigenvectors of T: X (right) by back-substitution, row n-1-j at step
   // j; Y (left, of Tᴴ with conj(λ)) by forward substitution, row j.
@@ -503,6 +541,56 @@ absl::Status LowerComplexEig(E& e) {
     Z<E> v = normalize(cb.MatMul(z, Z<E>{vec[0], vec[1]}));
     J2O_RETURN_IF_ERROR(
         cb.SetOut(out++, cb.Where(g.ToMat(failed, kB), nan_z, v)));
+  }
+  return absl::OkStatus();
+}
+
+// schur(a) -> (T[, Z]) for complex a (LAPACK ?gees, no sorting): stages 1-2
+// of the file comment, A = Z T Zᴴ; NaN where eig gives NaN. Real operands
+// (dgees's quasi-triangular real Schur form) are refused.
+template <class E>
+absl::Status LowerComplexSchur(E& e) {
+  namespace lc = linalg_complex;
+  const jaxpr::Eqn& eqn = e.eqn();
+  J2O_ASSIGN_OR_RETURN(bool want_vectors,
+                       eqn.params.GetBool("compute_schur_vectors"));
+  J2O_ASSIGN_OR_RETURN(bool sort, eqn.params.GetBool("sort_eig_vals"));
+  if (sort) {
+    return absl::UnimplementedError(
+        "schur with sort_eig_vals=True (JAX itself does not implement "
+        "gees's sorting)");
+  }
+  if (eqn.inputs.size() != 1 ||
+      eqn.outputs.size() != static_cast<size_t>(1 + want_vectors)) {
+    return absl::InvalidArgumentError(
+        "schur takes 1 operand and returns T plus the requested vectors");
+  }
+  const jaxpr::Aval in = OperandAval(eqn, 0);
+  const int r = in.rank();
+  if (r < 2) return absl::InvalidArgumentError("schur: rank must be >= 2");
+  if (!jaxpr::IsComplex(in.dtype)) {
+    return absl::UnimplementedError(absl::StrCat(
+        "schur of a real (", jaxpr::ShortName(in.dtype),
+        ") operand: LAPACK dgees's real Schur form (quasi-triangular T with "
+        "2 x 2 blocks) is not lowered; only c64 and c128 operands are"));
+  }
+  const DType d = ComplexPartDType(in.dtype);
+  lc::CBuilder<E> cb{e, d};
+  linalg_plan::Builder<E>& b = cb.b;
+  J2O_ASSIGN_OR_RETURN(V<E> n, b.Size(in.shape[r - 1]));
+  V<E> iota = b.Iota(n);
+  eig_general::G<E> g{cb, r, n, iota, b.Unsqueeze(iota, 1, DType::kI64)};
+  J2O_ASSIGN_OR_RETURN(Z<E> a, cb.Operand(0));
+  J2O_ASSIGN_OR_RETURN(
+      eig_general::SchurForm<E> schur,
+      eig_general::ComplexSchurForm(e, g, in, a, eig_general::UnitRoundoff(d),
+                                    eig_general::Tiny(d)));
+  V<E> nan = g.S(std::numeric_limits<double>::quiet_NaN());
+  V<E> failed = g.ToMat(schur.failed, DType::kBool);
+  J2O_RETURN_IF_ERROR(cb.SetOut(0, cb.Where(failed, Z<E>{nan, nan}, schur.t)));
+  if (want_vectors) {
+    J2O_RETURN_IF_ERROR(
+        cb.SetOut(1, cb.Where(failed, Z<E>{nan, nan}, schur.z)));
   }
   return absl::OkStatus();
 }

@@ -31,6 +31,7 @@
 //   Eigen- and singular vectors are unique only up to sign (phase), and may
 //   differ from LAPACK's by that.
 //   lapack_{s,d,c,z}geev_ffi: eig (see Geev).
+//   lapack_{c,z}gees_ffi: schur (see Gees; the real ?gees is refused).
 //   lapack_{s,d,c,z}gehrd_ffi(a) -> (a', taus, info), backend_config low =
 //     1, high = n (what JAX's hessenberg emits): hessenberg; info = 0
 //     (gehrd only reports illegal arguments).
@@ -391,6 +392,46 @@ absl::Status Geev(OpContext& ctx) {
   return absl::OkStatus();
 }
 
+// lapack_{c,z}gees_ffi(a) -> (t, vs, w, sdim, info), backend_config mode
+// (V/N) and sort (N): schur[compute_schur_vectors]; vs is zeros for mode
+// 'N' (LAPACK leaves it unspecified and JAX never reads it); w = t's
+// diagonal (zgees' eigenvalues); sdim = 0 (no eigenvalue is selected
+// without sorting); info as for eig. lapack_{s,d}gees_ffi (the real Schur
+// form, quasi-triangular) is refused.
+absl::Status Gees(OpContext& ctx) {
+  J2O_ASSIGN_OR_RETURN(Val a, ctx.Input(0));
+  const int64_t mode = BackendConfigInt(ctx, "mode");
+  const int64_t sort = BackendConfigInt(ctx, "sort");
+  if ((mode != 'V' && mode != 'N') || sort != 'N') {
+    return ctx.Error(
+        "backend_config needs mode (V/N) and sort (N: JAX never sorts) as "
+        "character codes");
+  }
+  if (ctx.num_results() != 5 || a.aval.rank() < 2) {
+    return ctx.Error(
+        "expects one matrix operand and 5 results (t, vs, w, sdim, info)");
+  }
+  const std::vector<int64_t> shape = StaticDims(a.aval);
+  J2O_ASSIGN_OR_RETURN(Aval sdim_aval, ctx.ResultAval(3));
+  Params p;
+  p.Set("compute_schur_vectors", ParamValue::Bool(mode == 'V'));
+  p.Set("select_callable", ParamValue::None());
+  p.Set("sort_eig_vals", ParamValue::Bool(false));
+  std::vector<Aval> outs = {a.aval};
+  if (mode == 'V') outs.push_back(a.aval);
+  std::vector<Val> r = ctx.Emit("schur", std::move(p), {a}, outs);
+  ctx.Bind(0, r[0]);
+  ctx.Bind(1, mode == 'V' ? r[1]
+                          : EmitBroadcastInDim(ctx, Zero(ctx, a.aval.dtype),
+                                               {}, a.aval));
+  Val w = Diagonal(ctx, r[0], shape[shape.size() - 1]);
+  ctx.Bind(2, w);
+  ctx.Bind(3, EmitBroadcastInDim(ctx, Zero(ctx, sdim_aval.dtype), {},
+                                 sdim_aval));
+  ctx.Bind(4, EitherNan(ctx, a, w));
+  return absl::OkStatus();
+}
+
 absl::Status Gehrd(OpContext& ctx) {
   J2O_ASSIGN_OR_RETURN(Val a, ctx.Input(0));
   if (ctx.num_results() != 3 || a.aval.rank() < 2) {
@@ -561,6 +602,14 @@ absl::Status LapackCustomCall(OpContext& ctx, const std::string& target) {
   if (routine == "syevd" || routine == "heevd") fn = &Syevd;
   if (routine == "gesdd" || routine == "gesvd") fn = &Gesdd;
   if (routine == "geev") fn = &Geev;
+  if (routine == "gees") fn = &Gees;
+  if (routine == "gees" && (target[7] == 's' || target[7] == 'd')) {
+    return ctx.Unsupported(absl::StrCat(
+        "custom_call target @", target,
+        ": the real Schur form (quasi-triangular T with 2 x 2 blocks for "
+        "complex pairs) is not translated; only the complex "
+        "lapack_{c,z}gees_ffi are"));
+  }
   if (routine == "gehrd") fn = &Gehrd;
   if (routine == "gtsv") fn = &Gtsv;
   if (routine == "sytrd" || routine == "hetrd") fn = &Sytrd;
@@ -569,7 +618,8 @@ absl::Status LapackCustomCall(OpContext& ctx, const std::string& target) {
         "custom_call target @", target,
         " is not supported (LAPACK targets translated: lapack_?potrf_ffi, "
         "?getrf, ?geqrf, ?orgqr/?ungqr, ?trsm, ?syevd/?heevd, "
-        "?gesdd/?gesvd, ?geev, ?gehrd, ?sytrd/?hetrd, ?gtsv)"));
+        "?gesdd/?gesvd, ?geev, ?gees (complex), ?gehrd, ?sytrd/?hetrd, "
+        "?gtsv)"));
   }
   // The matrix operand: b for gtsv (its diagonals are vectors), else a.
   const int matrix = routine == "gtsv" && ctx.num_inputs() == 4 ? 3 : 0;

@@ -316,8 +316,78 @@ absl::StatusOr<std::vector<Array>> EigKernel(const EvalContext& ctx,
   return out;
 }
 
+// schur(a) -> (T[, Z]) for complex a (LAPACK ?gees with jobvs 'V' or 'N'
+// and no sorting): steps 1-2 above, A = Z T Zᴴ with T upper triangular.
+// Not LAPACK's iteration (no balancing), so T's diagonal order and the
+// columns' phases can differ from zgees'; a matrix holding a NaN or an
+// infinity, or exceeding the sweep budget, is NaN everywhere (JAX's
+// result when gees reports INFO != 0). Real operands (dgees's real Schur
+// form, quasi-triangular with 2 x 2 blocks) are refused.
+absl::StatusOr<std::vector<Array>> SchurKernel(
+    const EvalContext& ctx, absl::Span<const Array> inputs) {
+  if (inputs.size() != 1) {
+    return absl::InvalidArgumentError("schur takes 1 operand");
+  }
+  J2O_ASSIGN_OR_RETURN(bool want_vectors,
+                       ctx.params().GetBool("compute_schur_vectors"));
+  J2O_ASSIGN_OR_RETURN(bool sort, ctx.params().GetBool("sort_eig_vals"));
+  if (sort) {
+    return absl::UnimplementedError(
+        "schur: sort_eig_vals=True (JAX itself does not implement gees's "
+        "sorting)");
+  }
+  if (!IsComplex(inputs[0].dtype())) {
+    return absl::UnimplementedError(absl::StrCat(
+        "schur of a real (", ShortName(inputs[0].dtype()),
+        ") operand: LAPACK dgees's real Schur form (quasi-triangular T with "
+        "2 x 2 blocks) is not implemented; only complex operands are"));
+  }
+  if (ctx.num_outputs() != 1 + want_vectors) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("schur: ", ctx.num_outputs(), " results for ",
+                     1 + want_vectors, " requested"));
+  }
+  J2O_ASSIGN_OR_RETURN(MatrixDims d, Matrices(inputs[0], "schur", true));
+  if (d.rows != d.cols) {
+    return absl::InvalidArgumentError("schur: matrices must be square");
+  }
+  const int64_t n = d.rows;
+  const std::vector<Complex> all = Widen<Complex>(inputs[0]);
+  std::vector<Complex> ts, zs;
+  const Complex nan(std::numeric_limits<double>::quiet_NaN(),
+                    std::numeric_limits<double>::quiet_NaN());
+  for (int64_t b = 0; b < d.batch; ++b) {
+    Schur s{n,
+            std::vector<Complex>(all.begin() + b * n * n,
+                                 all.begin() + (b + 1) * n * n),
+            std::vector<Complex>(n * n, 0)};
+    for (int64_t i = 0; i < n; ++i) s.Z(i, i) = 1;
+    bool ok = std::all_of(s.t.begin(), s.t.end(), [](Complex x) {
+      return std::isfinite(x.real()) && std::isfinite(x.imag());
+    });
+    if (ok) {
+      ReduceToHessenberg(s);
+      ok = ShiftedQr(s);
+    }
+    if (!ok) {
+      std::fill(s.t.begin(), s.t.end(), nan);
+      std::fill(s.z.begin(), s.z.end(), nan);
+    }
+    ts.insert(ts.end(), s.t.begin(), s.t.end());
+    zs.insert(zs.end(), s.z.begin(), s.z.end());
+  }
+  std::vector<Array> out;
+  J2O_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ctx.OutputShape(0));
+  out.push_back(Narrow(ts, ctx.OutputDType(0), shape));
+  if (want_vectors) out.push_back(Narrow(zs, ctx.OutputDType(1), shape));
+  return out;
+}
+
 }  // namespace
 
-void RegisterGeneralEigenKernel() { RegisterEvalKernel("eig", EigKernel); }
+void RegisterGeneralEigenKernel() {
+  RegisterEvalKernel("eig", EigKernel);
+  RegisterEvalKernel("schur", SchurKernel);
+}
 
 }  // namespace jax2onnx::jaxpr::linalg_internal

@@ -400,6 +400,26 @@ absl::Status EigRule(RuleContext& ctx) {
   return absl::OkStatus();
 }
 
+// schur(a: [..., n, n]) -> (T[, Z]) of a's type (JAX's _schur_shape_rule /
+// _schur_dtype_rule: float or complex, square; Z when compute_schur_vectors).
+absl::Status SchurRule(RuleContext& ctx) {
+  J2O_RETURN_IF_ERROR(ctx.Arity(1));
+  J2O_RETURN_IF_ERROR(ctx.DTypeIn(0, kInexact));
+  J2O_ASSIGN_OR_RETURN(bool vectors, ctx.Bool("compute_schur_vectors"));
+  J2O_RETURN_IF_ERROR(ctx.Outputs(1 + vectors));
+  J2O_RETURN_IF_ERROR(MatrixOperand(ctx, 0));
+  const Aval& a = ctx.in(0);
+  if (!DimEqual(a.shape[a.rank() - 1], a.shape[a.rank() - 2])) {
+    return ctx.Fail(
+        absl::StrCat("the input to schur must be a square matrix, got ",
+                     ShapeString(a.shape)));
+  }
+  std::vector<std::optional<Aval>> results = {a};
+  if (vectors) results.push_back(a);
+  ctx.SetResults(std::move(results));
+  return absl::OkStatus();
+}
+
 // tridiagonal(a: [..., n, n], lower) -> (a's type, d: real [..., n],
 // e: real [..., n - 1], taus: a's dtype [..., n - 1]) (JAX's
 // _tridiagonal_shape_rule / _tridiagonal_dtype_rule; n >= 1).
@@ -520,6 +540,7 @@ void RegisterDecompositionRules(RuleTable& table) {
   table["ormqr"] = {&OrmqrRule};
   table["hessenberg"] = {&HessenbergRule};
   table["eig"] = {&EigRule};
+  table["schur"] = {&SchurRule};
   table["tridiagonal"] = {&TridiagonalRule};
 }
 

@@ -141,6 +141,66 @@ inline void ExpectSameVectors(const std::vector<C>& got,
   }
 }
 
+// A Schur decomposition A = Z T Zᴴ (LAPACK ?gees), n x n row-major: T upper
+// triangular with exact zeros below the diagonal, Z unitary (within tol),
+// and Z T Zᴴ = A within tol (JAX's own back-compat check). Against a
+// reference (want_t, want_z), which is unique only up to the order of T's
+// diagonal and a unit factor per column: the diagonals as a multiset, and,
+// while our diagonal follows the reference's order, each column of Z whose
+// value is simple (no other reference value within `gap`) equals the
+// reference's after aligning the phase (column k spans the invariant
+// subspace of the first k + 1 values with the ones before it).
+inline void ExpectSchur(const std::vector<C>& a, const std::vector<C>& t,
+                        const std::vector<C>& z, int64_t n, double tol,
+                        const std::vector<C>& want_t,
+                        const std::vector<C>& want_z, double gap) {
+  ASSERT_EQ(t.size(), static_cast<size_t>(n * n));
+  ASSERT_EQ(z.size(), static_cast<size_t>(n * n));
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = 0; j < i; ++j) {
+      EXPECT_EQ(At(t, n, i, j), C(0)) << "T below the diagonal at " << i
+                                      << ", " << j;
+    }
+    for (int64_t j = 0; j < n; ++j) {
+      EXPECT_NEAR(std::abs(Dot(Column(z, n, i), Column(z, n, j)) -
+                           C(i == j ? 1 : 0)),
+                  0, tol)
+          << "Zᴴ Z at " << i << ", " << j;
+      C sum = 0;
+      for (int64_t k = 0; k < n; ++k) {
+        for (int64_t l = k; l < n; ++l) {
+          sum += At(z, n, i, k) * At(t, n, k, l) * std::conj(At(z, n, j, l));
+        }
+      }
+      EXPECT_NEAR(std::abs(sum - At(a, n, i, j)), 0, tol)
+          << "Z T Zᴴ at " << i << ", " << j;
+    }
+  }
+  std::vector<C> diag, want_diag;
+  for (int64_t k = 0; k < n; ++k) {
+    diag.push_back(At(t, n, k, k));
+    want_diag.push_back(At(want_t, n, k, k));
+  }
+  MatchValues(diag, want_diag, tol);
+  for (int64_t k = 0; k < n; ++k) {
+    if (std::abs(diag[k] - want_diag[k]) > tol) break;
+    bool simple = true;
+    for (int64_t j = 0; j < n; ++j) {
+      if (j != k && std::abs(want_diag[j] - want_diag[k]) <= gap) {
+        simple = false;
+      }
+    }
+    if (!simple) continue;
+    const std::vector<C> v = Column(z, n, k), w = Column(want_z, n, k);
+    const C inner = Dot(v, w);
+    const C phase = std::abs(inner) == 0 ? C(1) : inner / std::abs(inner);
+    for (int64_t i = 0; i < n; ++i) {
+      EXPECT_NEAR(std::abs(v[i] * phase - w[i]), 0, tol)
+          << "Z column " << k << " element " << i;
+    }
+  }
+}
+
 }  // namespace jax2onnx::jaxpr::eig_compare
 
 #endif  // JAX2ONNX_TESTS_EVAL_EIG_COMPARE_H_

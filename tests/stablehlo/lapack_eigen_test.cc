@@ -513,6 +513,152 @@ TEST(EigLowering, MatchesTheInterpreterUpToOrderAndPhase) {
   }
 }
 
+// schur (gees) of iota(16).reshape(4, 4) in c64 and c128: ONNX Runtime's T
+// and Z against XLA's as eig_compare::ExpectSchur compares them (T upper
+// triangular, Z unitary, Z T Zᴴ = A, the diagonal as a multiset, columns
+// of simple values up to phase while the order agrees). The real gees
+// (dgees's quasi-triangular form) is refused naming the target.
+TEST(StablehloLapackEigen, GeesMatchesXlaUpToOrderAndPhase) {
+  std::string why;
+  if (!api::OrtRunner::Shared().IsAvailable(&why)) GTEST_SKIP() << why;
+  for (const char* file : {"gees_c64", "gees_c128"}) {
+    auto bundle = api::LoadBundle(kDir + file + ".mlir");
+    ASSERT_TRUE(bundle.ok()) << bundle.status();
+    ASSERT_EQ(bundle->expected.size(), 2u);
+    const std::vector<C> a = ToBatch(bundle->inputs[0], 2).v;
+    const std::vector<C> want_t = ToBatch(bundle->expected[0], 2).v;
+    const std::vector<C> want_z = ToBatch(bundle->expected[1], 2).v;
+    const double tol = 36 * 1024 * Eps(file);  // ‖A‖ is about 36
+    for (bool ir : {false, true}) {
+      for (int opset : {23, 17}) {
+        SCOPED_TRACE(std::string(file) + (ir ? " ir" : " legacy") +
+                     " opset " + std::to_string(opset));
+        std::vector<jaxpr::Array> got = RunInOrt(*bundle, ir, opset);
+        ASSERT_EQ(got.size(), 2u);
+        jaxpr::eig_compare::ExpectSchur(a, ToBatch(got[0], 2).v,
+                                        ToBatch(got[1], 2).v, 4, tol, want_t,
+                                        want_z, 1e-2);
+      }
+    }
+  }
+  auto real = api::LoadBundle(kDir + "gees_f32.mlir");
+  ASSERT_FALSE(real.ok());
+  EXPECT_TRUE(absl::StrContains(real.status().message(),
+                                "gees_f32.mlir:8:12: error: "
+                                "stablehlo.custom_call: custom_call target "
+                                "@lapack_sgees_ffi: the real Schur form"))
+      << real.status();
+}
+
+// schur's lowering (eig's stages 1-2, plugin/eig_general_plan.h) against
+// the reference interpreter on pseudo-random complex batches: both compute
+// the same iteration, the interpreter in double, so T's diagonal may come
+// out in another order in c64; ONNX Runtime's T and Z satisfy the Schur
+// conditions themselves. A member holding a NaN is NaN in T and Z, and a
+// real operand is refused naming dgees's real Schur form.
+TEST(SchurLowering, MatchesTheInterpreterUpToOrderAndPhase) {
+  std::string why;
+  if (!api::OrtRunner::Shared().IsAvailable(&why)) GTEST_SKIP() << why;
+  namespace ec = jaxpr::eig_compare;
+  struct Case {
+    jaxpr::DType dtype;
+    const char* name;
+    int64_t batch, n;
+    bool vectors;
+    double eps;
+  };
+  for (const Case& c :
+       {Case{jaxpr::DType::kC64, "c64", 3, 6, true, 1.2e-7},
+        Case{jaxpr::DType::kC128, "c128", 2, 9, true, 2.3e-16},
+        Case{jaxpr::DType::kC128, "c128", 1, 1, true, 2.3e-16},
+        Case{jaxpr::DType::kC64, "c64", 2, 4, false, 1.2e-7}}) {
+    const int64_t n = c.n, count = c.batch * n * n;
+    const std::string type = std::string(c.name) + "[" +
+                             std::to_string(c.batch) + "," +
+                             std::to_string(n) + "," + std::to_string(n) + "]";
+    const std::string text =
+        "{ lambda ; a:" + type + ". let t:" + type +
+        (c.vectors ? " z:" + type : "") +
+        " = schur[compute_schur_vectors=" + (c.vectors ? "True" : "False") +
+        " select_callable=None sort_eig_vals=False] a in (t" +
+        (c.vectors ? ", z" : "") + ",) }";
+    SCOPED_TRACE(text);
+    const std::vector<double> re = ec::Entries(count, 3 + n),
+                              im = ec::Entries(count, 17 + n);
+    jaxpr::Array a(c.dtype, {c.batch, n, n});
+    for (int64_t i = 0; i < count; ++i) {
+      // The last member of a batch of 3 holds a NaN.
+      const double x = c.batch == 3 && i == count - 1 ? std::nan("") : re[i];
+      if (c.dtype == jaxpr::DType::kC64) {
+        a.typed_data<float>()[2 * i] = x;
+        a.typed_data<float>()[2 * i + 1] = im[i];
+      } else {
+        a.typed_data<double>()[2 * i] = x;
+        a.typed_data<double>()[2 * i + 1] = im[i];
+      }
+    }
+    auto parsed =
+        jaxpr::BundleFromParts("schur", text, "schur.jaxpr", {{"input_0", a}});
+    ASSERT_TRUE(parsed.ok()) << parsed.status();
+    auto want = jaxpr::Evaluate(parsed->jaxpr(), {}, {a});
+    ASSERT_TRUE(want.ok()) << want.status();
+    parsed->expected = *want;
+    const std::vector<C> values = ToBatch(a, 2).v;
+    const double tol = 64 * n * c.eps;
+    for (bool ir : {false, true}) {
+      for (int opset : {23, 17}) {
+        SCOPED_TRACE(std::string(ir ? "ir" : "legacy") + " opset " +
+                     std::to_string(opset));
+        std::vector<jaxpr::Array> got = RunInOrt(*parsed, ir, opset);
+        ASSERT_EQ(got.size(), c.vectors ? 2u : 1u);
+        for (int64_t b = 0; b < c.batch; ++b) {
+          auto member = [&](const jaxpr::Array& x) {
+            const Batch all = ToBatch(x, 2);
+            return std::vector<C>(all.v.begin() + b * n * n,
+                                  all.v.begin() + (b + 1) * n * n);
+          };
+          if (c.batch == 3 && b == 2) {  // the NaN member
+            for (const jaxpr::Array& x : got) {
+              for (const C& v : member(x)) {
+                EXPECT_TRUE(std::isnan(v.real()) && std::isnan(v.imag()));
+              }
+            }
+            continue;
+          }
+          const std::vector<C> t = member(got[0]), t_ref = member((*want)[0]);
+          if (!c.vectors) {
+            // T alone: upper triangular, its diagonal the interpreter's
+            // eigenvalues as a multiset.
+            std::vector<C> diag, diag_ref;
+            for (int64_t k = 0; k < n; ++k) {
+              for (int64_t j = 0; j < k; ++j) {
+                EXPECT_EQ(ec::At(t, n, k, j), C(0));
+              }
+              diag.push_back(ec::At(t, n, k, k));
+              diag_ref.push_back(ec::At(t_ref, n, k, k));
+            }
+            ec::MatchValues(diag, diag_ref, tol);
+            continue;
+          }
+          ec::ExpectSchur(std::vector<C>(values.begin() + b * n * n,
+                                         values.begin() + (b + 1) * n * n),
+                          t, member(got[1]), n, tol, t_ref,
+                          member((*want)[1]), 1e-3);
+        }
+      }
+    }
+  }
+  auto real = ToOnnxFromText(
+      "{ lambda ; a:f64[3,3]. let t:f64[3,3] = "
+      "schur[compute_schur_vectors=False select_callable=None "
+      "sort_eig_vals=False] a in (t,) }",
+      {});
+  ASSERT_FALSE(real.ok());
+  EXPECT_TRUE(absl::StrContains(real.status().message(),
+                                "schur of a real (f64) operand"))
+      << real.status();
+}
+
 // f16/bf16 operands: JAX's CPU lowering has no geev kernel for them either.
 TEST(EigLowering, HalfPrecisionIsRefusedByName) {
   auto model = ToOnnxFromText(
