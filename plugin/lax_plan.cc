@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 #include "jaxpr/narrow_dtype.h"
+#include "jaxpr/text/dim_parser.h"
 
 namespace jax2onnx::plugin {
 namespace {
@@ -115,15 +116,19 @@ absl::StatusOr<std::vector<PadDim>> ParsePaddingConfig(const jaxpr::Eqn& eqn,
     if (item.kind() == jaxpr::ParamValue::Kind::kTuple ||
         item.kind() == jaxpr::ParamValue::Kind::kList) {
       for (const jaxpr::ParamValue& entry : item.items()) {
-        // An integer, or a symbol (`b`); compound expressions are refused.
+        // An integer, a symbol (`b`) or an expression of symbols (`2*b +
+        // 1`, as the StableHLO translation and the jaxpr parser hold it).
+        jaxpr::DimExpr dim;
         if (entry.kind() == jaxpr::ParamValue::Kind::kInt) {
-          triple.push_back(jaxpr::DimExpr::Constant(entry.int_value()));
+          dim = jaxpr::DimExpr::Constant(entry.int_value());
         } else if (entry.kind() == jaxpr::ParamValue::Kind::kName) {
-          triple.push_back(jaxpr::DimExpr::Symbol(entry.text()));
-        } else {
+          dim = jaxpr::DimExpr::Symbol(entry.text());
+        } else if (!jaxpr::ParseDimExpr(entry.ToString(), 64, &dim, nullptr,
+                                        nullptr)) {
           triple.clear();
           break;
         }
+        triple.push_back(std::move(dim));
       }
     }
     if (triple.size() != 3 || !triple[2].is_constant() ||
@@ -131,7 +136,7 @@ absl::StatusOr<std::vector<PadDim>> ParsePaddingConfig(const jaxpr::Eqn& eqn,
       return absl::InvalidArgumentError(
           absl::StrCat("padding_config entry ", item.ToString(),
                        " is not (lo, hi, interior >= 0) with integer or "
-                       "symbol lo/hi and a constant interior"));
+                       "symbolic lo/hi and a constant interior"));
     }
     PadDim p;
     p.lo = triple[0].is_constant() ? triple[0].constant_value() : 0;
