@@ -37,6 +37,7 @@
 #include "jaxpr/eval/decompositions_internal.h"
 #include "jaxpr/eval/evaluator.h"
 #include "jaxpr/eval/linalg_internal.h"
+#include "jaxpr/eval/real_schur.h"
 #include "jaxpr/status_macros.h"
 
 namespace jax2onnx::jaxpr::linalg_internal {
@@ -316,13 +317,42 @@ absl::StatusOr<std::vector<Array>> EigKernel(const EvalContext& ctx,
   return out;
 }
 
-// schur(a) -> (T[, Z]) for complex a (LAPACK ?gees with jobvs 'V' or 'N'
-// and no sorting): steps 1-2 above, A = Z T Zᴴ with T upper triangular.
-// Not LAPACK's iteration (no balancing), so T's diagonal order and the
-// columns' phases can differ from zgees'; a matrix holding a NaN or an
-// infinity, or exceeding the sweep budget, is NaN everywhere (JAX's
-// result when gees reports INFO != 0). Real operands (dgees's real Schur
-// form, quasi-triangular with 2 x 2 blocks) are refused.
+// Step 2 for a real matrix (whose Hessenberg form step 1 leaves real):
+// LAPACK dlahqr's double-shift QR (real_schur.cc) with the deflation
+// constants of the operand's precision; T is quasi-triangular (dgees's
+// real Schur form: 2 x 2 blocks in dlanv2's standard form for complex
+// pairs), zero below the subdiagonal as dhseqr leaves it.
+bool RealSchur(Schur& s, DType dtype) {
+  const int64_t n = s.n;
+  const bool f32 = dtype == DType::kF32;
+  const double ulp = f32 ? std::numeric_limits<float>::epsilon()
+                         : std::numeric_limits<double>::epsilon();
+  const double safmin = f32 ? std::numeric_limits<float>::min()
+                            : std::numeric_limits<double>::min();
+  std::vector<double> h(n * n), z(n * n);
+  for (int64_t i = 0; i < n * n; ++i) {
+    h[i] = s.t[i].real();
+    z[i] = s.z[i].real();
+  }
+  if (!RealSchurQr(n, h, z, ulp, safmin)) return false;
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = 0; j < n; ++j) {
+      s.T(i, j) = i > j + 1 ? 0 : h[i * n + j];
+      s.Z(i, j) = z[i * n + j];
+    }
+  }
+  return true;
+}
+
+// schur(a) -> (T[, Z]) (LAPACK ?gees with jobvs 'V' or 'N' and no
+// sorting): step 1, then step 2 for complex a (A = Z T Zᴴ, T upper
+// triangular) or RealSchur for real a (A = Z T Zᵀ, T quasi-triangular).
+// Not LAPACK's Hessenberg reduction (no balancing, unblocked reflectors
+// equal to gehrd's up to rounding); for complex a not zlahqr's iteration
+// either, so T's diagonal order and the columns' phases can differ from
+// zgees'. A matrix holding a NaN or an infinity, or exceeding the
+// iteration budget, is NaN everywhere (JAX's result when gees reports
+// INFO != 0).
 absl::StatusOr<std::vector<Array>> SchurKernel(
     const EvalContext& ctx, absl::Span<const Array> inputs) {
   if (inputs.size() != 1) {
@@ -336,12 +366,6 @@ absl::StatusOr<std::vector<Array>> SchurKernel(
         "schur: sort_eig_vals=True (JAX itself does not implement gees's "
         "sorting)");
   }
-  if (!IsComplex(inputs[0].dtype())) {
-    return absl::UnimplementedError(absl::StrCat(
-        "schur of a real (", ShortName(inputs[0].dtype()),
-        ") operand: LAPACK dgees's real Schur form (quasi-triangular T with "
-        "2 x 2 blocks) is not implemented; only complex operands are"));
-  }
   if (ctx.num_outputs() != 1 + want_vectors) {
     return absl::InvalidArgumentError(
         absl::StrCat("schur: ", ctx.num_outputs(), " results for ",
@@ -352,6 +376,7 @@ absl::StatusOr<std::vector<Array>> SchurKernel(
     return absl::InvalidArgumentError("schur: matrices must be square");
   }
   const int64_t n = d.rows;
+  const bool real = !IsComplex(inputs[0].dtype());
   const std::vector<Complex> all = Widen<Complex>(inputs[0]);
   std::vector<Complex> ts, zs;
   const Complex nan(std::numeric_limits<double>::quiet_NaN(),
@@ -367,7 +392,7 @@ absl::StatusOr<std::vector<Array>> SchurKernel(
     });
     if (ok) {
       ReduceToHessenberg(s);
-      ok = ShiftedQr(s);
+      ok = real ? RealSchur(s, inputs[0].dtype()) : ShiftedQr(s);
     }
     if (!ok) {
       std::fill(s.t.begin(), s.t.end(), nan);
@@ -378,8 +403,15 @@ absl::StatusOr<std::vector<Array>> SchurKernel(
   }
   std::vector<Array> out;
   J2O_ASSIGN_OR_RETURN(std::vector<int64_t> shape, ctx.OutputShape(0));
-  out.push_back(Narrow(ts, ctx.OutputDType(0), shape));
-  if (want_vectors) out.push_back(Narrow(zs, ctx.OutputDType(1), shape));
+  auto narrow = [&](const std::vector<Complex>& v, DType dtype) {
+    if (!real) return Narrow(v, dtype, shape);
+    std::vector<double> re;
+    re.reserve(v.size());
+    for (const Complex& x : v) re.push_back(x.real());
+    return Narrow(re, dtype, shape);
+  };
+  out.push_back(narrow(ts, ctx.OutputDType(0)));
+  if (want_vectors) out.push_back(narrow(zs, ctx.OutputDType(1)));
   return out;
 }
 

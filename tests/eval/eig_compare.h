@@ -141,23 +141,55 @@ inline void ExpectSameVectors(const std::vector<C>& got,
   }
 }
 
+// The eigenvalues of a Schur form T (n x n row-major), in T's order: its
+// diagonal, a standardized 2 x 2 block [[a, b], [c, a]] (b c < 0) of a real
+// Schur form giving a ± i sqrt(|b c|).
+inline std::vector<C> SchurValues(const std::vector<C>& t, int64_t n) {
+  std::vector<C> w;
+  for (int64_t i = 0; i < n; ++i) {
+    if (i + 1 < n && At(t, n, i + 1, i) != C(0)) {
+      const double a = At(t, n, i, i).real();
+      const double im = std::sqrt(std::abs(At(t, n, i, i + 1).real() *
+                                           At(t, n, i + 1, i).real()));
+      w.emplace_back(a, im);
+      w.emplace_back(a, -im);
+      ++i;
+    } else {
+      w.push_back(At(t, n, i, i));
+    }
+  }
+  return w;
+}
+
 // A Schur decomposition A = Z T Zᴴ (LAPACK ?gees), n x n row-major: T upper
-// triangular with exact zeros below the diagonal, Z unitary (within tol),
-// and Z T Zᴴ = A within tol (JAX's own back-compat check). Against a
-// reference (want_t, want_z), which is unique only up to the order of T's
-// diagonal and a unit factor per column: the diagonals as a multiset, and,
-// while our diagonal follows the reference's order, each column of Z whose
-// value is simple (no other reference value within `gap`) equals the
-// reference's after aligning the phase (column k spans the invariant
-// subspace of the first k + 1 values with the ones before it).
+// triangular with exact zeros below the diagonal (`real_form`: dgees's
+// quasi-triangular form, where a nonzero subdiagonal entry opens a 2 x 2
+// block in dlanv2's standard form, equal diagonal and b c < 0, never two
+// in a row), Z unitary (within tol), and Z T Zᴴ = A within tol (JAX's own
+// back-compat check). Against a reference (want_t, want_z), which is unique
+// only up to the order of the eigenvalues and a unit factor per column:
+// the eigenvalues as a multiset, and, while ours follow the reference's
+// order in 1 x 1 blocks, each column of Z whose value is simple (no other
+// reference value within `gap`) equals the reference's after aligning the
+// phase (column k spans the invariant subspace of the first k + 1 values
+// with the ones before it).
 inline void ExpectSchur(const std::vector<C>& a, const std::vector<C>& t,
                         const std::vector<C>& z, int64_t n, double tol,
                         const std::vector<C>& want_t,
-                        const std::vector<C>& want_z, double gap) {
+                        const std::vector<C>& want_z, double gap,
+                        bool real_form = false) {
   ASSERT_EQ(t.size(), static_cast<size_t>(n * n));
   ASSERT_EQ(z.size(), static_cast<size_t>(n * n));
   for (int64_t i = 0; i < n; ++i) {
     for (int64_t j = 0; j < i; ++j) {
+      if (real_form && j == i - 1 && At(t, n, i, j) != C(0)) {
+        EXPECT_EQ(At(t, n, i - 1, i - 1), At(t, n, i, i)) << "block at " << j;
+        EXPECT_LT(At(t, n, i - 1, i).real() * At(t, n, i, j).real(), 0)
+            << "block at " << j;
+        EXPECT_TRUE(i < 2 || At(t, n, i - 1, i - 2) == C(0))
+            << "two subdiagonal entries in a row at " << j;
+        continue;
+      }
       EXPECT_EQ(At(t, n, i, j), C(0)) << "T below the diagonal at " << i
                                       << ", " << j;
     }
@@ -168,7 +200,7 @@ inline void ExpectSchur(const std::vector<C>& a, const std::vector<C>& t,
           << "Zᴴ Z at " << i << ", " << j;
       C sum = 0;
       for (int64_t k = 0; k < n; ++k) {
-        for (int64_t l = k; l < n; ++l) {
+        for (int64_t l = 0; l < n; ++l) {
           sum += At(z, n, i, k) * At(t, n, k, l) * std::conj(At(z, n, j, l));
         }
       }
@@ -176,26 +208,26 @@ inline void ExpectSchur(const std::vector<C>& a, const std::vector<C>& t,
           << "Z T Zᴴ at " << i << ", " << j;
     }
   }
-  std::vector<C> diag, want_diag;
+  const std::vector<C> w = SchurValues(t, n), want_w = SchurValues(want_t, n);
+  MatchValues(w, want_w, tol);
   for (int64_t k = 0; k < n; ++k) {
-    diag.push_back(At(t, n, k, k));
-    want_diag.push_back(At(want_t, n, k, k));
-  }
-  MatchValues(diag, want_diag, tol);
-  for (int64_t k = 0; k < n; ++k) {
-    if (std::abs(diag[k] - want_diag[k]) > tol) break;
+    auto in_block = [&](const std::vector<C>& m) {
+      return (k + 1 < n && At(m, n, k + 1, k) != C(0)) ||
+             (k > 0 && At(m, n, k, k - 1) != C(0));
+    };
+    if (std::abs(w[k] - want_w[k]) > tol || in_block(t) || in_block(want_t)) {
+      break;
+    }
     bool simple = true;
     for (int64_t j = 0; j < n; ++j) {
-      if (j != k && std::abs(want_diag[j] - want_diag[k]) <= gap) {
-        simple = false;
-      }
+      if (j != k && std::abs(want_w[j] - want_w[k]) <= gap) simple = false;
     }
     if (!simple) continue;
-    const std::vector<C> v = Column(z, n, k), w = Column(want_z, n, k);
-    const C inner = Dot(v, w);
+    const std::vector<C> v = Column(z, n, k), u = Column(want_z, n, k);
+    const C inner = Dot(v, u);
     const C phase = std::abs(inner) == 0 ? C(1) : inner / std::abs(inner);
     for (int64_t i = 0; i < n; ++i) {
-      EXPECT_NEAR(std::abs(v[i] * phase - w[i]), 0, tol)
+      EXPECT_NEAR(std::abs(v[i] * phase - u[i]), 0, tol)
           << "Z column " << k << " element " << i;
     }
   }

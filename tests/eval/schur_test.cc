@@ -25,6 +25,7 @@ namespace {
 using ::jax2onnx::jaxpr::eig_compare::C;
 using ::jax2onnx::jaxpr::eig_compare::ExpectSchur;
 using ::jax2onnx::jaxpr::testing::EvalText;
+using ::jax2onnx::jaxpr::testing::MakeArray;
 using ::jax2onnx::jaxpr::testing::ToComplex;
 
 // A complex array of `dtype` from (re, im) values.
@@ -41,6 +42,14 @@ Array ComplexArray(DType dtype, std::vector<int64_t> shape,
     }
   }
   return a;
+}
+
+// The elements as complex doubles (real dtypes widened).
+std::vector<C> Values(const Array& a) {
+  if (IsComplex(a.dtype())) return ToComplex(a);
+  std::vector<C> v;
+  for (int64_t i = 0; i < a.num_elements(); ++i) v.emplace_back(a.GetAsDouble(i));
+  return v;
 }
 
 std::string SchurText(const std::string& type, bool vectors) {
@@ -62,6 +71,9 @@ TEST(SchurTest, MatchesXlaGeesOnJaxBackCompatData) {
   };
   for (const XlaCase& c : {XlaCase{"gees_c64", DType::kC64, "c64[4,4]", 1e-4},
                            XlaCase{"gees_c128", DType::kC128, "c128[4,4]",
+                                   1e-12},
+                           XlaCase{"gees_f32", DType::kF32, "f32[4,4]", 1e-4},
+                           XlaCase{"gees_f64", DType::kF64, "f64[4,4]",
                                    1e-12}}) {
     SCOPED_TRACE(c.file);
     auto npz = ReadNpzFile(dir + c.file + ".npz");
@@ -80,9 +92,9 @@ TEST(SchurTest, MatchesXlaGeesOnJaxBackCompatData) {
     // ‖A‖ is about 36 and iota(16) has the double eigenvalue 0, whose
     // Schur vectors are a subspace: columns 0 and 1 (values 32.5, -2.46)
     // are compared, 2 and 3 only through the reconstruction.
-    ExpectSchur(ToComplex(a), ToComplex((*out)[0]), ToComplex((*out)[1]), 4,
-                36 * c.tol, ToComplex(entry("expected_0")),
-                ToComplex(entry("expected_1")), 1e-2);
+    ExpectSchur(Values(a), Values((*out)[0]), Values((*out)[1]), 4,
+                36 * c.tol, Values(entry("expected_0")),
+                Values(entry("expected_1")), 1e-2, !IsComplex(c.dtype));
   }
 }
 
@@ -124,15 +136,23 @@ TEST(SchurTest, SwapMatrixAndNonFiniteMember) {
   }
 }
 
-// dgees's real Schur form (quasi-triangular, 2 x 2 blocks) is not
-// implemented, nor is sorting (JAX does not implement it either).
-TEST(SchurTest, RealOperandsAndSortingAreRefused) {
-  const Array a(DType::kF32, {2, 2});
-  auto real = EvalText(SchurText("f32[2,2]", true), {a});
-  ASSERT_FALSE(real.ok());
-  EXPECT_TRUE(absl::StrContains(real.status().message(),
-                                "schur of a real (f32) operand"))
-      << real.status();
+// A real matrix gets dgees's real Schur form. The rotation by 90° scaled
+// by 2, [[0, -2], [2, 0]], has the eigenvalues ±2i: it is already in
+// dlanv2's standard form (equal diagonal, b c = -4 < 0), so T = A and
+// Z = I exactly. [[1, 2], [0, 3]] is triangular: T = A, Z = I. Sorting is
+// refused (JAX does not implement it either).
+TEST(SchurTest, RealMatricesGetTheQuasiTriangularForm) {
+  auto rotation = EvalText(SchurText("f64[2,2]", true),
+                           {MakeArray(DType::kF64, {2, 2}, {0, -2, 2, 0})});
+  ASSERT_TRUE(rotation.ok()) << rotation.status();
+  EXPECT_EQ(Values((*rotation)[0]),
+            (std::vector<C>{C(0), C(-2), C(2), C(0)}));
+  EXPECT_EQ(Values((*rotation)[1]), (std::vector<C>{C(1), C(0), C(0), C(1)}));
+  auto triangular = EvalText(SchurText("f32[2,2]", true),
+                             {MakeArray(DType::kF32, {2, 2}, {1, 2, 0, 3})});
+  ASSERT_TRUE(triangular.ok()) << triangular.status();
+  EXPECT_EQ(Values((*triangular)[0]),
+            (std::vector<C>{C(1), C(2), C(0), C(3)}));
   auto sorted = EvalText(
       "{ lambda ; a:c64[2,2]. let t:c64[2,2] = "
       "schur[compute_schur_vectors=False select_callable=None "
@@ -141,6 +161,40 @@ TEST(SchurTest, RealOperandsAndSortingAreRefused) {
   ASSERT_FALSE(sorted.ok());
   EXPECT_TRUE(absl::StrContains(sorted.status().message(), "sort_eig_vals"))
       << sorted.status();
+}
+
+// Random real matrices (entries in [-1, 1), so most have complex pairs):
+// T quasi-triangular in standard form, Z orthogonal, Z T Zᵀ = A, and T's
+// eigenvalues those of the complex iteration (eig's) as a multiset.
+TEST(SchurTest, RandomRealMatricesSatisfyTheSchurConditions) {
+  for (int64_t n : {3, 5, 8}) {
+    const std::vector<double> entries = eig_compare::Entries(n * n, 7 + n);
+    const Array a = MakeArray(DType::kF64, {n, n}, entries);
+    const std::string type =
+        "f64[" + std::to_string(n) + "," + std::to_string(n) + "]";
+    auto out = EvalText(SchurText(type, true), {a});
+    ASSERT_TRUE(out.ok()) << out.status();
+    std::vector<C> complex_a;
+    for (double x : entries) complex_a.emplace_back(x, 0);
+    const std::string ctype =
+        "c128[" + std::to_string(n) + "," + std::to_string(n) + "]";
+    Array ca(DType::kC128, {n, n});
+    for (int64_t i = 0; i < n * n; ++i) {
+      ca.typed_data<double>()[2 * i] = entries[i];
+      ca.typed_data<double>()[2 * i + 1] = 0;
+    }
+    auto complex_out = EvalText(SchurText(ctype, true), {ca});
+    ASSERT_TRUE(complex_out.ok()) << complex_out.status();
+    const std::vector<C> t = Values((*out)[0]);
+    // The complex form's own eigenvalues stand in for the reference
+    // (their order differs, so no column is compared).
+    eig_compare::MatchValues(eig_compare::SchurValues(t, n),
+                             eig_compare::SchurValues(
+                                 Values((*complex_out)[0]), n),
+                             1e-12);
+    ExpectSchur(complex_a, t, Values((*out)[1]), n, 1e-12, t,
+                Values((*out)[1]), 1e-3, /*real_form=*/true);
+  }
 }
 
 }  // namespace
