@@ -129,7 +129,7 @@ Kind ComplexKind(absl::string_view primitive) {
   return it == KindTable().end() ? Kind::kNone : it->second;
 }
 
-bool RefusesRealOperandsItself(absl::string_view primitive) {
+bool AlsoLowersRealOperands(absl::string_view primitive) {
   return primitive == "schur";
 }
 

@@ -54,9 +54,9 @@ enum class Kind { kNone, kTransparent, kPartwise, kRecipe };
 bool InvolvesComplex(const jaxpr::Eqn& eqn);
 // How `primitive` is lowered on complex values (kNone: refused).
 Kind ComplexKind(absl::string_view primitive);
-// True for recipe primitives that also take real operands only to refuse
-// them with their own reason (schur: dgees's real Schur form).
-bool RefusesRealOperandsItself(absl::string_view primitive);
+// True for recipe primitives whose recipe also lowers real operands (schur:
+// dgees's real Schur form, real_schur_plan.h).
+bool AlsoLowersRealOperands(absl::string_view primitive);
 // The refusal for a primitive of kind kNone on complex values.
 absl::Status RefuseComplex(const jaxpr::Eqn& eqn);
 // The primitives that accept complex values, by kind (for docs and tests).

@@ -33,6 +33,7 @@
 #include "plugin/eig_general_plan.h"
 #include "plugin/linalg_complex_plan.h"
 #include "plugin/qr_complex_plan.h"
+#include "plugin/real_schur_plan.h"
 #include "plugin/sort_plan.h"
 
 namespace jax2onnx::plugin::complex {

@@ -97,7 +97,7 @@ absl::Status ComplexAware(typename R::Context& ctx, const jaxpr::Eqn& eqn) {
       }
       return cx::RefuseComplex(eqn);
     default: {
-      if (!involves_complex && !cx::RefusesRealOperandsItself(eqn.primitive)) {
+      if (!involves_complex && !cx::AlsoLowersRealOperands(eqn.primitive)) {
         return absl::InvalidArgumentError(absl::StrCat(
             "'", eqn.primitive, "' needs complex operands or results"));
       }
@@ -150,11 +150,12 @@ void RegisterComplexWrappers() {
   R::Register("schur", wrapper,
               {{"Loop", "MatMul", "Gather", "Where", "ReduceSum"},
                kMinOpset,
-               "complex operands (LAPACK zgees semantics, no sorting): "
-               "Hessenberg reduction and single-shift complex QR as eig's, "
-               "A = Z T Z^H with T upper triangular; diagonal order and "
-               "column phases may differ from LAPACK's; real operands "
-               "(dgees's quasi-triangular form) refused (docs/linalg.md)"});
+               "LAPACK gees semantics, no sorting: Hessenberg reduction, "
+               "then for complex operands eig's single-shift complex QR (T "
+               "upper triangular), for real ones dlahqr's double-shift QR "
+               "(T quasi-triangular, dlanv2's 2x2 blocks); A = Z T Z^H; "
+               "eigenvalue order and vector phases may differ from "
+               "LAPACK's (docs/linalg.md)"});
   R::Register("fft", wrapper,
               {{"DFT", "Unsqueeze", "Slice", "Concat", "Gather", "Mul"},
                kMinOpset,

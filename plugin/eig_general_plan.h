@@ -142,7 +142,6 @@ struct G {
   }
 };
 
-
 // Stages 1-2 of the file comment: the complex Schur form A = Z T Zᴴ of
 // `a` (T upper triangular with exact zeros below the diagonal), shared by
 // eig and schur.
@@ -165,27 +164,33 @@ struct SchurForm {
   V<E> eye, n1, zero;
 };
 
+// Stage 1 of the file comment: A = Q H Qᴴ with H upper Hessenberg (exact
+// zeros below the subdiagonal; real when A is: every phase is then ±1).
+// Members holding a NaN or an infinity (`broken`) are reduced as zeros.
 template <class E>
-absl::StatusOr<SchurForm<E>> ComplexSchurForm(E& e, G<E>& g,
-                                              const jaxpr::Aval& in, Z<E> a,
-                                              double eps, double tiny) {
+struct HessenbergForm {
+  Z<E> h, q;
+  V<E> broken;  // [...]
+  // What the later stages reuse: the identity, its mask and the constant 0.
+  Z<E> z0;
+  V<E> eye, zero;
+};
+
+template <class E>
+absl::StatusOr<HessenbergForm<E>> ComplexHessenberg(E& e, G<E>& g,
+                                                    const jaxpr::Aval& in,
+                                                    Z<E> a) {
   namespace lc = linalg_complex;
   lc::CBuilder<E>& cb = g.c;
   linalg_plan::Builder<E>& b = cb.b;
-  const DType d = g.d(), kB = DType::kBool, kI = DType::kI64;
+  const DType d = g.d(), kB = DType::kBool;
   const int r = g.r;
   V<E> n = g.n, iota = g.iota;
   V<E> eye = g.Cmp("Equal", g.rows, iota);
   V<E> zero = g.S(0);
   // The carried shapes of the Loops: matrices, vectors and per-member
   // scalars of the operand's batch.
-  const std::vector<jaxpr::DimExpr> mat_shape = in.shape;
-  const std::vector<jaxpr::DimExpr> vec_shape(in.shape.begin(),
-                                              in.shape.end() - 1);
-  const std::vector<jaxpr::DimExpr> batch_shape(in.shape.begin(),
-                                                in.shape.end() - 2);
-  const CarriedType mat(d, mat_shape), vec_carry(d, vec_shape),
-      member(d, batch_shape), member_i(kI, batch_shape);
+  const CarriedType mat(d, in.shape);
   // Members holding a NaN or an infinity: zeroed here, NaN at the end.
   auto bad = [&](V<E> x) {
     return e.Op("Or", {e.Op("IsNaN", {x}, kB), e.Op("IsInf", {x}, kB)}, kB);
@@ -238,7 +243,31 @@ absl::StatusOr<SchurForm<E>> ComplexSchurForm(E& e, G<E>& g,
             t = cb.Where(below, cb.Zero(), t);
             return std::vector<V<E>>{t.re, t.im, z.re, z.im};
           }));
-  Z<E> h{hess[0], hess[1]}, zh{hess[2], hess[3]};
+  return HessenbergForm<E>{
+      {hess[0], hess[1]}, {hess[2], hess[3]}, broken, z0, eye, zero};
+}
+
+template <class E>
+absl::StatusOr<SchurForm<E>> ComplexSchurForm(E& e, G<E>& g,
+                                              const jaxpr::Aval& in, Z<E> a,
+                                              double eps, double tiny) {
+  J2O_ASSIGN_OR_RETURN(HessenbergForm<E> hf, ComplexHessenberg(e, g, in, a));
+  namespace lc = linalg_complex;
+  lc::CBuilder<E>& cb = g.c;
+  linalg_plan::Builder<E>& b = cb.b;
+  const DType d = g.d(), kB = DType::kBool, kI = DType::kI64;
+  const int r = g.r;
+  V<E> n = g.n, iota = g.iota;
+  V<E> eye = hf.eye, zero = hf.zero, broken = hf.broken;
+  Z<E> z0 = hf.z0, h = hf.h, zh = hf.q;
+  // The carried shapes of the Loop: matrices, vectors and per-member
+  // scalars of the operand's batch.
+  const std::vector<jaxpr::DimExpr> vec_shape(in.shape.begin(),
+                                              in.shape.end() - 1);
+  const std::vector<jaxpr::DimExpr> batch_shape(in.shape.begin(),
+                                                in.shape.end() - 2);
+  const CarriedType mat(d, in.shape), vec_carry(d, vec_shape),
+      member(d, batch_shape), member_i(kI, batch_shape);
   V<E> frobenius = e.Op("Sqrt", {g.Sum(g.Norm2(h), {r - 2, r - 1})}, d);
 
   // 2. Shifted QR in slots of 2n - 1 steps (file comment).
@@ -415,8 +444,8 @@ absl::StatusOr<SchurForm<E>> ComplexSchurForm(E& e, G<E>& g,
           },
           /*early_exit=*/true));
   V<E> failed = g.Or(broken, g.Cmp("Greater", qr[4], g.I64(0)));  // [...]
-  return SchurForm<E>{{qr[0], qr[1]}, {qr[2], qr[3]}, failed, z0, eye, n1,
-                      zero};
+  return SchurForm<E>{
+      {qr[0], qr[1]}, {qr[2], qr[3]}, failed, z0, eye, n1, zero};
 }
 
 }  // namespace eig_general
@@ -464,8 +493,7 @@ absl::Status LowerComplexEig(E& e) {
   J2O_ASSIGN_OR_RETURN(eig_general::SchurForm<E> schur,
                        eig_general::ComplexSchurForm(e, g, in, a, eps, tiny));
   Z<E> t = schur.t, z = schur.z, z0 = schur.z0;
-  V<E> failed = schur.failed, eye = schur.eye, n1 = schur.n1,
-       zero = schur.zero;
+  V<E> failed = schur.failed, eye = schur.eye, n1 = schur.n1, zero = schur.zero;
   const CarriedType mat(d, in.shape);
 
   // 3. Eigenvectors of T: X (right) by back-substitution, row n-1-j at step
@@ -545,9 +573,12 @@ absl::Status LowerComplexEig(E& e) {
   return absl::OkStatus();
 }
 
-// schur(a) -> (T[, Z]) for complex a (LAPACK ?gees, no sorting): stages 1-2
-// of the file comment, A = Z T Zᴴ; NaN where eig gives NaN. Real operands
-// (dgees's quasi-triangular real Schur form) are refused.
+template <class E>
+absl::Status LowerRealSchur(E& e, bool want_vectors);  // real_schur_plan.h
+
+// schur(a) -> (T[, Z]) (LAPACK ?gees, no sorting): for complex a stages 1-2
+// of the file comment, A = Z T Zᴴ, NaN where eig gives NaN; real a gets
+// dgees's quasi-triangular real Schur form (real_schur_plan.h).
 template <class E>
 absl::Status LowerComplexSchur(E& e) {
   namespace lc = linalg_complex;
@@ -568,12 +599,14 @@ absl::Status LowerComplexSchur(E& e) {
   const jaxpr::Aval in = OperandAval(eqn, 0);
   const int r = in.rank();
   if (r < 2) return absl::InvalidArgumentError("schur: rank must be >= 2");
-  if (!jaxpr::IsComplex(in.dtype)) {
+  if (in.dtype != DType::kF32 && in.dtype != DType::kF64 &&
+      !jaxpr::IsComplex(in.dtype)) {
     return absl::UnimplementedError(absl::StrCat(
-        "schur of a real (", jaxpr::ShortName(in.dtype),
-        ") operand: LAPACK dgees's real Schur form (quasi-triangular T with "
-        "2 x 2 blocks) is not lowered; only c64 and c128 operands are"));
+        "schur on ", jaxpr::ShortName(in.dtype),
+        ": only f32, f64, c64 and c128 are lowered (JAX's LAPACK gees "
+        "kernels take those)"));
   }
+  if (!jaxpr::IsComplex(in.dtype)) return LowerRealSchur(e, want_vectors);
   const DType d = ComplexPartDType(in.dtype);
   lc::CBuilder<E> cb{e, d};
   linalg_plan::Builder<E>& b = cb.b;

@@ -31,7 +31,7 @@
 //   Eigen- and singular vectors are unique only up to sign (phase), and may
 //   differ from LAPACK's by that.
 //   lapack_{s,d,c,z}geev_ffi: eig (see Geev).
-//   lapack_{c,z}gees_ffi: schur (see Gees; the real ?gees is refused).
+//   lapack_{s,d,c,z}gees_ffi: schur (see Gees).
 //   lapack_{s,d,c,z}gehrd_ffi(a) -> (a', taus, info), backend_config low =
 //     1, high = n (what JAX's hessenberg emits): hessenberg; info = 0
 //     (gehrd only reports illegal arguments).
@@ -392,14 +392,75 @@ absl::Status Geev(OpContext& ctx) {
   return absl::OkStatus();
 }
 
+// x[..., r0 + i, c0 + i] for i < n - 1 (r0, c0 in {0, 1}): the sub- or
+// superdiagonal of square matrices, as [..., n - 1].
+Val OffDiagonal(OpContext& ctx, const Val& x, int64_t r0, int64_t c0) {
+  const std::vector<int64_t> shape = StaticDims(x.aval);
+  const int r = x.aval.rank();
+  const int64_t k = shape[r - 1] - 1;
+  std::vector<int64_t> start(r, 0), limit = shape;
+  start[r - 2] = r0;
+  start[r - 1] = c0;
+  limit[r - 2] = r0 + k;
+  limit[r - 1] = c0 + k;
+  std::vector<int64_t> square = shape;
+  square[r - 2] = square[r - 1] = k;
+  Params sp;
+  sp.Set("limit_indices", IntTuple(limit));
+  sp.Set("start_indices", IntTuple(start));
+  sp.Set("strides", ParamValue::None());
+  return Diagonal(
+      ctx,
+      ctx.Emit1("slice", std::move(sp), {x}, ShapedAval(x.aval.dtype, square)),
+      k);
+}
+
+// The imaginary parts of a real Schur form's eigenvalues (dgees' wi), as
+// [..., n]: a 2 x 2 block [[a, b], [c, a]] (c != 0 below the diagonal)
+// gives +sqrt|b| sqrt|c| at its first index and the negation at its second
+// (dlanv2's rt1i, rt2i); 0 elsewhere.
+Val SchurImaginaryParts(OpContext& ctx, const Val& t) {
+  const std::vector<int64_t> shape = StaticDims(t.aval);
+  const int r = t.aval.rank();
+  std::vector<int64_t> vec(shape.begin(), shape.end() - 1);
+  Val sub = OffDiagonal(ctx, t, 1, 0), sup = OffDiagonal(ctx, t, 0, 1);
+  const Aval& off = sub.aval;
+  auto unary = [&](const char* p, const Val& x) {
+    return ctx.Emit1(p, Params(), {x}, x.aval);
+  };
+  Val prod = ctx.Emit1(
+      "mul", Params(),
+      {unary("sqrt", unary("abs", sup)), unary("sqrt", unary("abs", sub))},
+      off);
+  Val zero = Zero(ctx, t.aval.dtype);
+  Val block =
+      ctx.Emit1("ne", Params(), {sub, EmitBroadcastInDim(ctx, zero, {}, off)},
+                WithDType(off, DType::kBool));
+  Val im =
+      ctx.Emit1("select_n", Params(),
+                {block, EmitBroadcastInDim(ctx, zero, {}, off), prod}, off);
+  auto padded = [&](int64_t lo, int64_t hi) {
+    std::vector<ParamValue> cfg(r - 1, IntTuple({0, 0, 0}));
+    cfg.back() = IntTuple({lo, hi, 0});
+    Params p;
+    p.Set("padding_config", ParamValue::Tuple(std::move(cfg)));
+    return ctx.Emit1("pad", std::move(p), {im, zero},
+                     ShapedAval(t.aval.dtype, vec));
+  };
+  return ctx.Emit1("sub", Params(), {padded(0, 1), padded(1, 0)},
+                   ShapedAval(t.aval.dtype, vec));
+}
+
+// lapack_{s,d}gees_ffi(a) -> (t, vs, wr, wi, sdim, info) and
 // lapack_{c,z}gees_ffi(a) -> (t, vs, w, sdim, info), backend_config mode
-// (V/N) and sort (N): schur[compute_schur_vectors]; vs is zeros for mode
-// 'N' (LAPACK leaves it unspecified and JAX never reads it); w = t's
-// diagonal (zgees' eigenvalues); sdim = 0 (no eigenvalue is selected
-// without sorting); info as for eig. lapack_{s,d}gees_ffi (the real Schur
-// form, quasi-triangular) is refused.
+// (V/N) and sort (N): schur[compute_schur_vectors] (real operands: dgees's
+// quasi-triangular form); vs is zeros for mode 'N' (LAPACK leaves it
+// unspecified and JAX never reads it); w (wr) = t's diagonal, wi from its
+// 2 x 2 blocks (SchurImaginaryParts); sdim = 0 (no eigenvalue is selected
+// without sorting); info as for eig.
 absl::Status Gees(OpContext& ctx) {
   J2O_ASSIGN_OR_RETURN(Val a, ctx.Input(0));
+  const bool real = !jaxpr::IsComplex(a.aval.dtype);
   const int64_t mode = BackendConfigInt(ctx, "mode");
   const int64_t sort = BackendConfigInt(ctx, "sort");
   if ((mode != 'V' && mode != 'N') || sort != 'N') {
@@ -407,12 +468,15 @@ absl::Status Gees(OpContext& ctx) {
         "backend_config needs mode (V/N) and sort (N: JAX never sorts) as "
         "character codes");
   }
-  if (ctx.num_results() != 5 || a.aval.rank() < 2) {
-    return ctx.Error(
-        "expects one matrix operand and 5 results (t, vs, w, sdim, info)");
+  const int values = real ? 2 : 1;
+  if (ctx.num_results() != values + 4 || a.aval.rank() < 2) {
+    return ctx.Error(real ? "expects one matrix operand and 6 results (t, "
+                            "vs, wr, wi, sdim, info)"
+                          : "expects one matrix operand and 5 results (t, "
+                            "vs, w, sdim, info)");
   }
   const std::vector<int64_t> shape = StaticDims(a.aval);
-  J2O_ASSIGN_OR_RETURN(Aval sdim_aval, ctx.ResultAval(3));
+  J2O_ASSIGN_OR_RETURN(Aval sdim_aval, ctx.ResultAval(values + 2));
   Params p;
   p.Set("compute_schur_vectors", ParamValue::Bool(mode == 'V'));
   p.Set("select_callable", ParamValue::None());
@@ -422,13 +486,14 @@ absl::Status Gees(OpContext& ctx) {
   std::vector<Val> r = ctx.Emit("schur", std::move(p), {a}, outs);
   ctx.Bind(0, r[0]);
   ctx.Bind(1, mode == 'V' ? r[1]
-                          : EmitBroadcastInDim(ctx, Zero(ctx, a.aval.dtype),
-                                               {}, a.aval));
+                          : EmitBroadcastInDim(ctx, Zero(ctx, a.aval.dtype), {},
+                                               a.aval));
   Val w = Diagonal(ctx, r[0], shape[shape.size() - 1]);
   ctx.Bind(2, w);
-  ctx.Bind(3, EmitBroadcastInDim(ctx, Zero(ctx, sdim_aval.dtype), {},
-                                 sdim_aval));
-  ctx.Bind(4, EitherNan(ctx, a, w));
+  if (real) ctx.Bind(3, SchurImaginaryParts(ctx, r[0]));
+  ctx.Bind(values + 2,
+           EmitBroadcastInDim(ctx, Zero(ctx, sdim_aval.dtype), {}, sdim_aval));
+  ctx.Bind(values + 3, EitherNan(ctx, a, w));
   return absl::OkStatus();
 }
 
@@ -603,13 +668,6 @@ absl::Status LapackCustomCall(OpContext& ctx, const std::string& target) {
   if (routine == "gesdd" || routine == "gesvd") fn = &Gesdd;
   if (routine == "geev") fn = &Geev;
   if (routine == "gees") fn = &Gees;
-  if (routine == "gees" && (target[7] == 's' || target[7] == 'd')) {
-    return ctx.Unsupported(absl::StrCat(
-        "custom_call target @", target,
-        ": the real Schur form (quasi-triangular T with 2 x 2 blocks for "
-        "complex pairs) is not translated; only the complex "
-        "lapack_{c,z}gees_ffi are"));
-  }
   if (routine == "gehrd") fn = &Gehrd;
   if (routine == "gtsv") fn = &Gtsv;
   if (routine == "sytrd" || routine == "hetrd") fn = &Sytrd;
@@ -618,8 +676,7 @@ absl::Status LapackCustomCall(OpContext& ctx, const std::string& target) {
         "custom_call target @", target,
         " is not supported (LAPACK targets translated: lapack_?potrf_ffi, "
         "?getrf, ?geqrf, ?orgqr/?ungqr, ?trsm, ?syevd/?heevd, "
-        "?gesdd/?gesvd, ?geev, ?gees (complex), ?gehrd, ?sytrd/?hetrd, "
-        "?gtsv)"));
+        "?gesdd/?gesvd, ?geev, ?gees, ?gehrd, ?sytrd/?hetrd, ?gtsv)"));
   }
   // The matrix operand: b for gtsv (its diagonals are vectors), else a.
   const int matrix = routine == "gtsv" && ctx.num_inputs() == 4 ? 3 : 0;

@@ -353,8 +353,8 @@ bool RealSchur(Schur& s, DType dtype) {
 // zgees'. A matrix holding a NaN or an infinity, or exceeding the
 // iteration budget, is NaN everywhere (JAX's result when gees reports
 // INFO != 0).
-absl::StatusOr<std::vector<Array>> SchurKernel(
-    const EvalContext& ctx, absl::Span<const Array> inputs) {
+absl::StatusOr<std::vector<Array>> SchurKernel(const EvalContext& ctx,
+                                               absl::Span<const Array> inputs) {
   if (inputs.size() != 1) {
     return absl::InvalidArgumentError("schur takes 1 operand");
   }

@@ -239,7 +239,8 @@ bool RealSchurQr(int64_t n, std::vector<double>& h, std::vector<double>& z,
         v[1] /= sm;
         v[2] /= sm;
         if (m == l) break;
-        const double h00 = std::abs(H(m, m - 1)) * (std::abs(v[1]) + std::abs(v[2]));
+        const double h00 =
+            std::abs(H(m, m - 1)) * (std::abs(v[1]) + std::abs(v[2]));
         const double h01 = ulp * std::abs(v[0]) *
                            (std::abs(H(m - 1, m - 1)) + std::abs(H(m, m)) +
                             std::abs(H(m + 1, m + 1)));

@@ -149,8 +149,8 @@ inline std::vector<C> SchurValues(const std::vector<C>& t, int64_t n) {
   for (int64_t i = 0; i < n; ++i) {
     if (i + 1 < n && At(t, n, i + 1, i) != C(0)) {
       const double a = At(t, n, i, i).real();
-      const double im = std::sqrt(std::abs(At(t, n, i, i + 1).real() *
-                                           At(t, n, i + 1, i).real()));
+      const double im = std::sqrt(
+          std::abs(At(t, n, i, i + 1).real() * At(t, n, i + 1, i).real()));
       w.emplace_back(a, im);
       w.emplace_back(a, -im);
       ++i;
@@ -190,13 +190,13 @@ inline void ExpectSchur(const std::vector<C>& a, const std::vector<C>& t,
             << "two subdiagonal entries in a row at " << j;
         continue;
       }
-      EXPECT_EQ(At(t, n, i, j), C(0)) << "T below the diagonal at " << i
-                                      << ", " << j;
+      EXPECT_EQ(At(t, n, i, j), C(0))
+          << "T below the diagonal at " << i << ", " << j;
     }
     for (int64_t j = 0; j < n; ++j) {
-      EXPECT_NEAR(std::abs(Dot(Column(z, n, i), Column(z, n, j)) -
-                           C(i == j ? 1 : 0)),
-                  0, tol)
+      EXPECT_NEAR(
+          std::abs(Dot(Column(z, n, i), Column(z, n, j)) - C(i == j ? 1 : 0)),
+          0, tol)
           << "Zᴴ Z at " << i << ", " << j;
       C sum = 0;
       for (int64_t k = 0; k < n; ++k) {

@@ -48,7 +48,8 @@ Array ComplexArray(DType dtype, std::vector<int64_t> shape,
 std::vector<C> Values(const Array& a) {
   if (IsComplex(a.dtype())) return ToComplex(a);
   std::vector<C> v;
-  for (int64_t i = 0; i < a.num_elements(); ++i) v.emplace_back(a.GetAsDouble(i));
+  for (int64_t i = 0; i < a.num_elements(); ++i)
+    v.emplace_back(a.GetAsDouble(i));
   return v;
 }
 
@@ -69,12 +70,11 @@ TEST(SchurTest, MatchesXlaGeesOnJaxBackCompatData) {
     const char* type;
     double tol;
   };
-  for (const XlaCase& c : {XlaCase{"gees_c64", DType::kC64, "c64[4,4]", 1e-4},
-                           XlaCase{"gees_c128", DType::kC128, "c128[4,4]",
-                                   1e-12},
-                           XlaCase{"gees_f32", DType::kF32, "f32[4,4]", 1e-4},
-                           XlaCase{"gees_f64", DType::kF64, "f64[4,4]",
-                                   1e-12}}) {
+  for (const XlaCase& c :
+       {XlaCase{"gees_c64", DType::kC64, "c64[4,4]", 1e-4},
+        XlaCase{"gees_c128", DType::kC128, "c128[4,4]", 1e-12},
+        XlaCase{"gees_f32", DType::kF32, "f32[4,4]", 1e-4},
+        XlaCase{"gees_f64", DType::kF64, "f64[4,4]", 1e-12}}) {
     SCOPED_TRACE(c.file);
     auto npz = ReadNpzFile(dir + c.file + ".npz");
     ASSERT_TRUE(npz.ok()) << npz.status();
@@ -92,9 +92,9 @@ TEST(SchurTest, MatchesXlaGeesOnJaxBackCompatData) {
     // ‖A‖ is about 36 and iota(16) has the double eigenvalue 0, whose
     // Schur vectors are a subspace: columns 0 and 1 (values 32.5, -2.46)
     // are compared, 2 and 3 only through the reconstruction.
-    ExpectSchur(Values(a), Values((*out)[0]), Values((*out)[1]), 4,
-                36 * c.tol, Values(entry("expected_0")),
-                Values(entry("expected_1")), 1e-2, !IsComplex(c.dtype));
+    ExpectSchur(Values(a), Values((*out)[0]), Values((*out)[1]), 4, 36 * c.tol,
+                Values(entry("expected_0")), Values(entry("expected_1")), 1e-2,
+                !IsComplex(c.dtype));
   }
 }
 
@@ -107,8 +107,7 @@ TEST(SchurTest, TriangularMatrixIsItsOwnSchurForm) {
   auto out = EvalText(SchurText("c128[2,2]", true), {a});
   ASSERT_TRUE(out.ok()) << out.status();
   EXPECT_EQ(ToComplex((*out)[0]), values);
-  EXPECT_EQ(ToComplex((*out)[1]),
-            (std::vector<C>{C(1), C(0), C(0), C(1)}));
+  EXPECT_EQ(ToComplex((*out)[1]), (std::vector<C>{C(1), C(0), C(0), C(1)}));
   auto t_only = EvalText(SchurText("c128[2,2]", false), {a});
   ASSERT_TRUE(t_only.ok()) << t_only.status();
   EXPECT_EQ(t_only->size(), 1u);
@@ -116,14 +115,14 @@ TEST(SchurTest, TriangularMatrixIsItsOwnSchurForm) {
 
 // [[0, 1], [1, 0]] has the eigenvalues ±1 with the eigenvectors (1, ±1) /
 // √2: T's diagonal is {1, -1}, Z T Zᴴ = A, and Z's first column is the
-// eigenvector of T's first value (up to phase); a member holding a NaN (gees fails, JAX returns NaN) is NaN
-// in T and Z.
+// eigenvector of T's first value (up to phase); a member holding a NaN (gees
+// fails, JAX returns NaN) is NaN in T and Z.
 TEST(SchurTest, SwapMatrixAndNonFiniteMember) {
   const double nan = std::numeric_limits<double>::quiet_NaN();
   const double h = std::sqrt(0.5);
-  const Array a = ComplexArray(
-      DType::kC64, {2, 2, 2},
-      {C(0), C(1), C(1), C(0), C(1), C(nan, 0), C(0), C(1)});
+  const Array a =
+      ComplexArray(DType::kC64, {2, 2, 2},
+                   {C(0), C(1), C(1), C(0), C(1), C(nan, 0), C(0), C(1)});
   auto out = EvalText(SchurText("c64[2,2,2]", true), {a});
   ASSERT_TRUE(out.ok()) << out.status();
   const std::vector<C> t = ToComplex((*out)[0]), z = ToComplex((*out)[1]);
@@ -145,14 +144,12 @@ TEST(SchurTest, RealMatricesGetTheQuasiTriangularForm) {
   auto rotation = EvalText(SchurText("f64[2,2]", true),
                            {MakeArray(DType::kF64, {2, 2}, {0, -2, 2, 0})});
   ASSERT_TRUE(rotation.ok()) << rotation.status();
-  EXPECT_EQ(Values((*rotation)[0]),
-            (std::vector<C>{C(0), C(-2), C(2), C(0)}));
+  EXPECT_EQ(Values((*rotation)[0]), (std::vector<C>{C(0), C(-2), C(2), C(0)}));
   EXPECT_EQ(Values((*rotation)[1]), (std::vector<C>{C(1), C(0), C(0), C(1)}));
   auto triangular = EvalText(SchurText("f32[2,2]", true),
                              {MakeArray(DType::kF32, {2, 2}, {1, 2, 0, 3})});
   ASSERT_TRUE(triangular.ok()) << triangular.status();
-  EXPECT_EQ(Values((*triangular)[0]),
-            (std::vector<C>{C(1), C(2), C(0), C(3)}));
+  EXPECT_EQ(Values((*triangular)[0]), (std::vector<C>{C(1), C(2), C(0), C(3)}));
   auto sorted = EvalText(
       "{ lambda ; a:c64[2,2]. let t:c64[2,2] = "
       "schur[compute_schur_vectors=False select_callable=None "
@@ -188,12 +185,11 @@ TEST(SchurTest, RandomRealMatricesSatisfyTheSchurConditions) {
     const std::vector<C> t = Values((*out)[0]);
     // The complex form's own eigenvalues stand in for the reference
     // (their order differs, so no column is compared).
-    eig_compare::MatchValues(eig_compare::SchurValues(t, n),
-                             eig_compare::SchurValues(
-                                 Values((*complex_out)[0]), n),
-                             1e-12);
-    ExpectSchur(complex_a, t, Values((*out)[1]), n, 1e-12, t,
-                Values((*out)[1]), 1e-3, /*real_form=*/true);
+    eig_compare::MatchValues(
+        eig_compare::SchurValues(t, n),
+        eig_compare::SchurValues(Values((*complex_out)[0]), n), 1e-12);
+    ExpectSchur(complex_a, t, Values((*out)[1]), n, 1e-12, t, Values((*out)[1]),
+                1e-3, /*real_form=*/true);
   }
 }
 
