@@ -532,11 +532,7 @@ absl::Status Sytrd(OpContext& ctx) {
   if (uplo != 'L' && uplo != 'U') {
     return ctx.Error("backend_config needs uplo (L/U) as a character code");
   }
-  if (uplo == 'U' && jaxpr::IsComplex(a.aval.dtype)) {
-    return ctx.Unsupported(
-        "complex hetrd with uplo U is not supported (uplo L, what "
-        "lax.linalg.tridiagonal emits by default, is)");
-  }
+
   std::vector<Aval> outs = {a.aval};
   for (int i = 1; i < 4; ++i) {
     J2O_ASSIGN_OR_RETURN(Aval r, ctx.ResultAval(i));

@@ -130,15 +130,6 @@ absl::StatusOr<std::string> TridiagonalJaxprText(const Eqn& eqn) {
         " not supported (f32, f64, c64, c128: JAX's sytrd/hetrd kernels)"));
   }
   const bool complex = IsComplex(aval.dtype);
-  if (complex && !lower) {
-    // The reversal argument below holds for Hermitian matrices too, but no
-    // XLA-computed 'U' output checks it yet (JAX's back-compat hetrd data
-    // is uplo 'L', the default of lax.linalg.tridiagonal).
-    return absl::UnimplementedError(
-        absl::StrCat("tridiagonal: lower=False on ", aval.ToString(),
-                     " not supported (complex hetrd is lowered for uplo 'L', "
-                     "lower=True, only)"));
-  }
   std::vector<int64_t> dims;
   for (const DimExpr& d : aval.shape) {
     if (!d.is_constant()) {

@@ -18,8 +18,9 @@
 // (c64/c128, LAPACK hetrd): the mirrored triangle is conjugated, the
 // diagonal's real part is read (zhetd2's DBLE(A(i, i))), and the reduced
 // diagonal is made real again (zher2 zeroes its imaginary parts); d and e
-// are real (zlarfg's beta is); complex lower=False ('U') is refused until
-// XLA data checks it. Symbolic shapes are refused with a precise error.
+// are real (zlarfg's beta is); the reversal holds for 'U' alike (a
+// numpy transcription of zhetd2 'U', scripts/hetrd_upper_numpy.py, checks
+// it). Symbolic shapes are refused with a precise error.
 #ifndef JAX2ONNX_JAXPR_TEXT_TRIDIAGONAL_H_
 #define JAX2ONNX_JAXPR_TEXT_TRIDIAGONAL_H_
 
