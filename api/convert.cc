@@ -306,6 +306,7 @@ absl::StatusOr<onnx::ModelProto> ConvertUnguarded(
     ir_options.dump = IrDumpFromEnv(options);
     if (report != nullptr) {
       ir_options.dump = ReportingDump(report, std::move(ir_options.dump));
+      ir_options.fusion_log = &report->fusions;
     }
     J2O_ASSIGN_OR_RETURN(ir::Model model,
                          converter2::ConvertToIr(bundle, ir_options));

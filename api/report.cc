@@ -209,6 +209,18 @@ nlohmann::json ConversionReport::ToJson() const {
                            {"nodes_after", p.nodes_after},
                            {"op_delta", p.op_delta}});
   }
+  auto entries = [](const std::vector<ir::FusionLog::Entry>& list,
+                    bool with_reason) {
+    nlohmann::json a = nlohmann::json::array();
+    for (const ir::FusionLog::Entry& e : list) {
+      nlohmann::json x = {{"rule", e.rule}, {"tensor", e.tensor}};
+      if (with_reason) x["reason"] = e.reason;
+      a.push_back(std::move(x));
+    }
+    return a;
+  };
+  j["fusions"] = {{"applied", entries(fusions.applied, false)},
+                  {"near_misses", entries(fusions.near_misses, true)}};
   j["initializer_bytes"] = initializer_bytes;
   j["stage_seconds"] = nlohmann::json::object();
   for (const auto& [stage, s] : stage_seconds) j["stage_seconds"][stage] = s;
@@ -254,6 +266,36 @@ std::string ConversionReport::ToMarkdown() const {
       absl::StrAppend(&md, "| ", p.name, " | ", p.runs, " | ",
                       Seconds(p.seconds), " | ", p.nodes_before, " | ",
                       p.nodes_after, " | ", delta, " |\n");
+    }
+  }
+  if (!fusions.applied.empty() || !fusions.near_misses.empty()) {
+    // Counts per rule, then the entries (the first 100 of each list).
+    std::map<std::string, std::pair<int64_t, int64_t>> per_rule;
+    for (const auto& e : fusions.applied) ++per_rule[e.rule].first;
+    for (const auto& e : fusions.near_misses) ++per_rule[e.rule].second;
+    absl::StrAppend(&md,
+                    "\n## Fusions\n\n| rule | applied | near misses |\n"
+                    "|---|---:|---:|\n");
+    for (const auto& [rule, n] : per_rule) {
+      absl::StrAppend(&md, "| ", rule, " | ", n.first, " | ", n.second, " |\n");
+    }
+    constexpr size_t kListed = 100;
+    if (!fusions.applied.empty()) {
+      absl::StrAppend(&md, "\n| applied | replaced tensor |\n|---|---|\n");
+      for (size_t i = 0; i < fusions.applied.size() && i < kListed; ++i) {
+        absl::StrAppend(&md, "| ", fusions.applied[i].rule, " | `",
+                        fusions.applied[i].tensor, "` |\n");
+      }
+    }
+    if (!fusions.near_misses.empty()) {
+      absl::StrAppend(&md,
+                      "\n| near miss | at tensor | refused because |\n"
+                      "|---|---|---|\n");
+      for (size_t i = 0; i < fusions.near_misses.size() && i < kListed; ++i) {
+        const ir::FusionLog::Entry& e = fusions.near_misses[i];
+        absl::StrAppend(&md, "| ", e.rule, " | `", e.tensor, "` | ", e.reason,
+                        " |\n");
+      }
     }
   }
   auto histogram = [&](const char* title,

@@ -30,6 +30,7 @@
 #include "api/convert_internal.h"
 #include "api/router.h"
 #include "ir/ir.h"
+#include "ir/passes/fusions.h"
 #include "nlohmann/json.hpp"
 #include "onnx/onnx_pb.h"
 
@@ -63,6 +64,7 @@ struct ConversionReport {
   std::map<std::string, int64_t> ops_lowered;  // IR pipeline, before passes
   std::map<std::string, int64_t> ops_final;
   std::vector<PassRecord> passes;
+  ir::FusionLog fusions;  // IR pipeline: applied fusions and near misses
   std::map<std::string, int64_t> initializer_bytes;  // dtype -> bytes
   std::vector<std::pair<std::string, double>> stage_seconds;
 

@@ -208,6 +208,7 @@ absl::StatusOr<ir::Model> ConvertToIr(const jaxpr::Bundle& bundle,
   if (options.dump) options.dump("lowered", model);
   ir::FusionOptions fusions;
   fusions.fuse_attention = options.fuse_attention;
+  fusions.log = options.fusion_log;
   J2O_RETURN_IF_ERROR(
       Finalize(model, options.optimize, options.opset, options.dump, fusions));
   // Dead-node elimination may have removed every call of a function.

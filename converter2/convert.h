@@ -9,6 +9,7 @@
 
 #include "absl/status/statusor.h"
 #include "ir/ir.h"
+#include "ir/passes/fusions.h"
 #include "jaxpr/io/bundle.h"
 #include "jaxpr/mesh.h"
 
@@ -43,6 +44,9 @@ struct IrConvertOptions {
   // Called with (step name, model) after lowering and after each pass
   // (JAX2ONNX_DEBUG_IR_DUMP uses it).
   std::function<void(const std::string&, const ir::Model&)> dump;
+  // Where the fusion passes record what they applied and their near misses
+  // (`convert --report`); null: not recorded.
+  ir::FusionLog* fusion_log = nullptr;
 };
 
 // Lowers the bundle's main jaxpr with the registered IR lowerings, then

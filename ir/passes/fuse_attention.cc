@@ -581,7 +581,18 @@ absl::StatusOr<bool> FuseAt(Graph& graph, Node* root,
   Match m;
   m.Add(root);
   std::optional<Attention> a = MatchAttention(root, &m);
-  if (!a) return false;
+  const char* rule = "fuse-attention";
+  if (!a) {
+    if (fusion::ProducerIs(root->input(0), "Softmax") != nullptr) {
+      fusion::NearMiss(
+          options, rule, root,
+          "a MatMul of a Softmax whose logits are not a scaled Q Kᵀ of rank "
+          "4 over the last axis with an accepted mask (a positive constant "
+          "scale; an additive float32 or a Where mask with a fill <= "
+          "-2^127, constant, keeping a key in every row, of dims [.., T, S])");
+    }
+    return false;
+  }
   // The query as Attention reads it: [B,H,T,D].
   const Value* query = a->query_transpose != nullptr
                            ? a->query_transpose->output(0)
@@ -590,13 +601,19 @@ absl::StatusOr<bool> FuseAt(Graph& graph, Node* root,
                          static_cast<const Value*>(a->v)}) {
     if (fusion::DtypeOf(x) != onnx::TensorProto::FLOAT ||
         fusion::RankOf(x) != 4) {
+      fusion::NearMiss(options, rule, root,
+                       "Q, K or V is not a float32 tensor of rank 4");
       return false;
     }
   }
   if (!SameBatchAndHeads(query, a->kt) || !SameBatchAndHeads(query, a->v)) {
+    fusion::NearMiss(options, rule, root,
+                     "Q, K and V differ in batch or head dims (broadcasting "
+                     "MatMuls, grouped-query heads)");
     return false;
   }
   if (!fusion::UsesStayInside(m, root, options.fuse_low_precision_chains)) {
+    fusion::NearMiss(options, rule, root, fusion::kUsedOutside);
     return false;
   }
   const Shape& kt_shape = *fusion::ShapeOf(a->kt);

@@ -374,11 +374,18 @@ absl::StatusOr<bool> FuseAt(Graph& graph, Node* root,
       m = std::move(t2);
     }
   }
-  if (x == nullptr || fusion::DtypeOf(x) != onnx::TensorProto::FLOAT) {
+  if (x == nullptr) return false;
+  const char* rule = "fuse-gelu";
+  if (fusion::DtypeOf(x) != onnx::TensorProto::FLOAT) {
+    fusion::NearMiss(options, rule, root, fusion::kNotFloat32);
     return false;
   }
-  if (!fusion::SameShape(out, x)) return false;
+  if (!fusion::SameShape(out, x)) {
+    fusion::NearMiss(options, rule, root, fusion::kShapeChanges);
+    return false;
+  }
   if (!fusion::UsesStayInside(m, root, options.fuse_low_precision_chains)) {
+    fusion::NearMiss(options, rule, root, fusion::kUsedOutside);
     return false;
   }
   std::vector<Attr> attrs;

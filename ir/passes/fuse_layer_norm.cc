@@ -260,13 +260,16 @@ absl::StatusOr<bool> FuseAt(Graph& graph, Node* root, bool rms,
   Value* y = out;
   std::optional<Stats> stats;
   Value* scale = nullptr;
+  const char* rule = rms ? "fuse-rms-norm" : "fuse-layer-norm";
   if (!rms && root->op_type() == "Add" && root->domain().empty()) {
+    bool normalized = false;
     for (int i = 0; i < 2 && !stats; ++i) {
       Match t2;
       t2.Add(root);
       std::optional<Stats> s =
           MatchNormalized(root->input(i), rms, &scale, &t2);
       if (!s) continue;
+      normalized = true;
       int64_t d = fusion::StaticDim(s->x, fusion::RankOf(s->x) - 1);
       if (fusion::IsFeatureVectorShape(root->input(1 - i), d,
                                        fusion::RankOf(s->x))) {
@@ -275,7 +278,14 @@ absl::StatusOr<bool> FuseAt(Graph& graph, Node* root, bool rms,
         m = std::move(t2);
       }
     }
-    if (!stats) return false;
+    if (!stats) {
+      if (normalized) {
+        fusion::NearMiss(options, rule, root,
+                         "the added bias is not a static [1, ..., 1, D] "
+                         "vector over the last axis");
+      }
+      return false;
+    }
   } else if (root->domain().empty() &&
              (root->op_type() == "Mul" || root->op_type() == "Div")) {
     stats = MatchNormalized(y, rms, &scale, &m);
@@ -287,16 +297,32 @@ absl::StatusOr<bool> FuseAt(Graph& graph, Node* root, bool rms,
   Value* x = stats->x;
   int rank = fusion::RankOf(x);
   int64_t d = fusion::StaticDim(x, rank - 1);
-  if (d <= 0 || fusion::DtypeOf(x) != onnx::TensorProto::FLOAT) return false;
+  if (d <= 0) {
+    fusion::NearMiss(options, rule, root,
+                     "the normalized axis has no static size");
+    return false;
+  }
+  if (fusion::DtypeOf(x) != onnx::TensorProto::FLOAT) {
+    fusion::NearMiss(options, rule, root, fusion::kNotFloat32);
+    return false;
+  }
   if (scale != nullptr && !fusion::IsFeatureVectorShape(scale, d, rank)) {
+    fusion::NearMiss(options, rule, root,
+                     "the scale is not a static [1, ..., 1, D] vector over "
+                     "the last axis");
     return false;
   }
   if (static_cast<float>(stats->epsilon) != stats->epsilon) {
     // float32 graphs only, so the constant is a float32 value already.
+    fusion::NearMiss(options, rule, root, "epsilon is not a float32 value");
     return false;
   }
-  if (!fusion::SameShape(out, x)) return false;
+  if (!fusion::SameShape(out, x)) {
+    fusion::NearMiss(options, rule, root, fusion::kShapeChanges);
+    return false;
+  }
   if (!fusion::UsesStayInside(m, root, options.fuse_low_precision_chains)) {
+    fusion::NearMiss(options, rule, root, fusion::kUsedOutside);
     return false;
   }
 

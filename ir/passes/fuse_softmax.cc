@@ -233,6 +233,9 @@ absl::StatusOr<bool> FuseAt(Graph& graph, Node* root,
     int rank = fusion::RankOf(x);
     if (!fusion::SameValue(MatchKeptSum(root->input(1), axis, rank, &m),
                            root->input(0))) {
+      fusion::NearMiss(options, "fuse-softmax", root,
+                       "exp(x - max(x)) is divided by something other than "
+                       "its own sum over the axis, kept");
       return false;
     }
     fused_op = "Softmax";
@@ -264,9 +267,16 @@ absl::StatusOr<bool> FuseAt(Graph& graph, Node* root,
   } else {
     return false;
   }
-  if (fusion::DtypeOf(x) != onnx::TensorProto::FLOAT) return false;
-  if (!fusion::SameShape(out, x)) return false;
+  if (fusion::DtypeOf(x) != onnx::TensorProto::FLOAT) {
+    fusion::NearMiss(options, "fuse-softmax", root, fusion::kNotFloat32);
+    return false;
+  }
+  if (!fusion::SameShape(out, x)) {
+    fusion::NearMiss(options, "fuse-softmax", root, fusion::kShapeChanges);
+    return false;
+  }
   if (!fusion::UsesStayInside(m, root, options.fuse_low_precision_chains)) {
+    fusion::NearMiss(options, "fuse-softmax", root, fusion::kUsedOutside);
     return false;
   }
   std::vector<Attr> attrs;

@@ -28,11 +28,15 @@ absl::StatusOr<bool> FuseAt(Graph& graph, Node* root,
     Value* x = root->input(i);
     Node* sig = fusion::ProducerIs(root->input(1 - i), "Sigmoid");
     if (sig == nullptr || !fusion::SameValue(sig->input(0), x)) continue;
-    if (!fusion::SameShape(out, x)) return false;
+    if (!fusion::SameShape(out, x)) {
+      fusion::NearMiss(options, "fuse-swish", root, fusion::kShapeChanges);
+      return false;
+    }
     Match m;
     m.Add(root);
     m.Add(sig);
     if (!fusion::UsesStayInside(m, root, options.fuse_low_precision_chains)) {
+      fusion::NearMiss(options, "fuse-swish", root, fusion::kUsedOutside);
       return false;
     }
     std::vector<Attr> attrs;

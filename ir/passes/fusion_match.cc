@@ -773,6 +773,15 @@ absl::StatusOr<Value*> AsFeatureVector(Graph& graph, Node* anchor, Value* v,
   return r->output(0);
 }
 
+void NearMiss(const FusionOptions& options, absl::string_view rule,
+              const Node* root, absl::string_view reason) {
+  if (options.log == nullptr) return;
+  options.log->near_misses.push_back(
+      {std::string(rule),
+       root->num_outputs() > 0 ? root->output(0)->name() : root->name(),
+       std::string(reason)});
+}
+
 int DefaultOpset(const Model& model) {
   std::optional<int64_t> v = model.OpsetVersion("");
   return v ? static_cast<int>(*v) : 0;

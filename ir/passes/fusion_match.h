@@ -20,6 +20,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/string_view.h"
 #include "ir/ir.h"
+#include "ir/passes/fusions.h"
 
 namespace jax2onnx::ir::fusion {
 
@@ -147,6 +148,20 @@ absl::StatusOr<Value*> AsFeatureVector(Graph& graph, Node* anchor, Value* v,
 
 // True when `v`'s static shape is [1, ..., 1, d] of rank <= max_rank.
 bool IsFeatureVectorShape(const Value* v, int64_t d, int max_rank);
+
+// The refusals every rule shares, as near-miss reasons.
+inline constexpr absl::string_view kUsedOutside =
+    "an intermediate of the chain is used outside it (or the chain rounds "
+    "to bf16/f16 between its ops and fuse_low_precision_chains is off)";
+inline constexpr absl::string_view kShapeChanges =
+    "the result's shape is not the input's (the chain broadcasts)";
+inline constexpr absl::string_view kNotFloat32 =
+    "the input is not float32 (ONNX Runtime's CPU kernels)";
+
+// Records in options.log (when set) that `rule` matched its core at `root`
+// but refuses to rewrite for `reason`.
+void NearMiss(const FusionOptions& options, absl::string_view rule,
+              const Node* root, absl::string_view reason);
 
 // The default-domain opset the model imports (0 when absent).
 int DefaultOpset(const Model& model);

@@ -24,9 +24,20 @@ class FusionPass : public Pass {
   absl::string_view name() const override { return rule_.name; }
   absl::StatusOr<bool> Run(Model& model) override {
     if (fusion::DefaultOpset(model) < rule_.min_opset) return false;
-    return fusion::ForEachNodeBackwards(model, [this](Graph& g, Node* n) {
-      return rule_.fuse_at(g, n, options_);
-    });
+    return fusion::ForEachNodeBackwards(
+        model, [this](Graph& g, Node* n) -> absl::StatusOr<bool> {
+          // The root's output name before the rewrite moves it.
+          const std::string tensor =
+              options_.log != nullptr && n->num_outputs() > 0
+                  ? n->output(0)->name()
+                  : std::string();
+          absl::StatusOr<bool> fused = rule_.fuse_at(g, n, options_);
+          if (fused.ok() && *fused && options_.log != nullptr) {
+            options_.log->applied.push_back(
+                {std::string(rule_.name), tensor, ""});
+          }
+          return fused;
+        });
   }
 
  private:

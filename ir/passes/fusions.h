@@ -18,6 +18,18 @@
 
 namespace jax2onnx::ir {
 
+// What the fusion passes did, for `convert --report`: every fusion applied
+// (the rule and the tensor it replaced) and every near miss, a node where a
+// rule's pattern matched its core (the statistic of a norm, the exp/sum of
+// a softmax, the polynomial of a gelu, ...) and a stated condition refused
+// the rewrite (the reason, as each rule's file comment lists it).
+struct FusionLog {
+  struct Entry {
+    std::string rule, tensor, reason;
+  };
+  std::vector<Entry> applied, near_misses;
+};
+
 struct FusionOptions {
   // Also fuse chains a bf16/f16 program computes op by op (each op in
   // float32, its result rounded to bf16/f16, as JAX's semantics require).
@@ -37,6 +49,9 @@ struct FusionOptions {
   // MatMul/Softmax chain it replaces at 128-197 tokens, faster at 512
   // (docs/performance.md).
   bool fuse_attention = false;
+  // Where applied fusions and near misses are recorded (null: nowhere). It
+  // never changes what is matched.
+  FusionLog* log = nullptr;
 };
 
 // A fusion rule: a matcher-and-rewriter anchored at one node (it fires

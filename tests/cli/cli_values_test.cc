@@ -271,5 +271,53 @@ TEST_F(CliValuesTest, ReportOfASuccessfulConversionHasPassesBytesAndStages) {
   }
 }
 
+// The fusions section (IR pipeline): a softmax fuses where its chain is
+// private, and where the row max is also returned (as
+// testdata/fusion/softmax_max_reused) it is a near miss naming the tensor
+// and the reason; the legacy pipeline has no fusions to report.
+TEST_F(CliValuesTest, ReportListsAppliedFusionsAndNearMisses) {
+  const std::string chain =
+      "    b:f32[3] = reduce_max[axes=(1,) out_sharding=None] a\n"
+      "    c:f32[3,1] = broadcast_in_dim[broadcast_dimensions=(0,)] b\n"
+      "    d:f32[3,7] = sub a c\n"
+      "    e:f32[3,7] = exp d\n"
+      "    f:f32[3] = reduce_sum[axes=(1,) out_sharding=None] e\n"
+      "    g:f32[3,1] = broadcast_in_dim[broadcast_dimensions=(0,)] f\n"
+      "    h:f32[3,7] = div e g\n";
+  const std::string fused = Write(
+      "fused.jaxpr", "{ lambda ; a:f32[3,7]. let\n" + chain + "  in (h,) }\n");
+  const std::string reused =
+      Write("reused.jaxpr",
+            "{ lambda ; a:f32[3,7]. let\n" + chain + "  in (h, c) }\n");
+  Result r = Run("convert " + fused + " -o " + P("f.onnx") + " --report " +
+                 P("f.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  nlohmann::json report = nlohmann::json::parse(ReadFileText(P("f.json")));
+  ASSERT_EQ(report["fusions"]["applied"].size(), 1u) << report.dump();
+  EXPECT_EQ(report["fusions"]["applied"][0]["rule"], "fuse-softmax");
+  EXPECT_EQ(report["fusions"]["near_misses"].size(), 0u);
+  r = Run("convert " + reused + " -o " + P("r.onnx") + " --report " +
+          P("r.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  report = nlohmann::json::parse(ReadFileText(P("r.json")));
+  EXPECT_EQ(report["fusions"]["applied"].size(), 0u);
+  ASSERT_EQ(report["fusions"]["near_misses"].size(), 1u) << report.dump();
+  const nlohmann::json& miss = report["fusions"]["near_misses"][0];
+  EXPECT_EQ(miss["rule"], "fuse-softmax");
+  EXPECT_EQ(miss["tensor"], "h");
+  EXPECT_THAT(miss["reason"].get<std::string>(), HasSubstr("used outside it"));
+  r = Run("convert " + reused + " -o " + P("r.onnx") + " --report " +
+          P("r.md"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  EXPECT_THAT(ReadFileText(P("r.md")),
+              HasSubstr("| fuse-softmax | `h` | an intermediate of the chain "
+                        "is used outside it"));
+  r = Run("convert " + reused + " -o " + P("l.onnx") +
+          " --use_onnx_ir=false --report " + P("l.json"));
+  ASSERT_EQ(r.exit_code, 0) << r.err;
+  report = nlohmann::json::parse(ReadFileText(P("l.json")));
+  EXPECT_EQ(report["fusions"]["near_misses"].size(), 0u);
+}
+
 }  // namespace
 }  // namespace jax2onnx::cli
