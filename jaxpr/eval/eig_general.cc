@@ -187,6 +187,26 @@ bool ShiftedQr(Schur& s) {
   return true;
 }
 
+// Batch member b of `all` (n x n matrices) through step 1 and then `qr`
+// (step 2) into `s`: false when it holds a NaN or an infinity or `qr` does
+// not converge.
+template <class Qr>
+bool SchurOfMember(const std::vector<Complex>& all, int64_t b, int64_t n, Qr qr,
+                   Schur& s) {
+  s = Schur{n,
+            std::vector<Complex>(all.begin() + b * n * n,
+                                 all.begin() + (b + 1) * n * n),
+            std::vector<Complex>(n * n, 0)};
+  for (int64_t i = 0; i < n; ++i) s.Z(i, i) = 1;
+  if (!std::all_of(s.t.begin(), s.t.end(), [](Complex x) {
+        return std::isfinite(x.real()) && std::isfinite(x.imag());
+      })) {
+    return false;
+  }
+  ReduceToHessenberg(s);
+  return qr(s);
+}
+
 // Scales v to norm 1 with its largest-magnitude component (the first of
 // equals) real and positive.
 void Normalize(std::vector<Complex>& v) {
@@ -278,20 +298,8 @@ absl::StatusOr<std::vector<Array>> EigKernel(const EvalContext& ctx,
   const Complex nan(std::numeric_limits<double>::quiet_NaN(),
                     std::numeric_limits<double>::quiet_NaN());
   for (int64_t b = 0; b < d.batch; ++b) {
-    Schur s{n,
-            std::vector<Complex>(all.begin() + b * n * n,
-                                 all.begin() + (b + 1) * n * n),
-            std::vector<Complex>(n * n, 0)};
-    for (int64_t i = 0; i < n; ++i) s.Z(i, i) = 1;
-    const bool finite = std::all_of(s.t.begin(), s.t.end(), [](Complex x) {
-      return std::isfinite(x.real()) && std::isfinite(x.imag());
-    });
-    bool ok = finite;
-    if (ok) {
-      ReduceToHessenberg(s);
-      ok = ShiftedQr(s);
-    }
-    if (!ok) {
+    Schur s;
+    if (!SchurOfMember(all, b, n, ShiftedQr, s)) {
       ws.insert(ws.end(), n, nan);
       vls.insert(vls.end(), n * n, nan);
       vrs.insert(vrs.end(), n * n, nan);
@@ -381,20 +389,13 @@ absl::StatusOr<std::vector<Array>> SchurKernel(const EvalContext& ctx,
   std::vector<Complex> ts, zs;
   const Complex nan(std::numeric_limits<double>::quiet_NaN(),
                     std::numeric_limits<double>::quiet_NaN());
+  const DType dtype = inputs[0].dtype();
   for (int64_t b = 0; b < d.batch; ++b) {
-    Schur s{n,
-            std::vector<Complex>(all.begin() + b * n * n,
-                                 all.begin() + (b + 1) * n * n),
-            std::vector<Complex>(n * n, 0)};
-    for (int64_t i = 0; i < n; ++i) s.Z(i, i) = 1;
-    bool ok = std::all_of(s.t.begin(), s.t.end(), [](Complex x) {
-      return std::isfinite(x.real()) && std::isfinite(x.imag());
-    });
-    if (ok) {
-      ReduceToHessenberg(s);
-      ok = real ? RealSchur(s, inputs[0].dtype()) : ShiftedQr(s);
-    }
-    if (!ok) {
+    Schur s;
+    auto qr = [&](Schur& m) {
+      return real ? RealSchur(m, dtype) : ShiftedQr(m);
+    };
+    if (!SchurOfMember(all, b, n, qr, s)) {
       std::fill(s.t.begin(), s.t.end(), nan);
       std::fill(s.z.begin(), s.z.end(), nan);
     }
