@@ -46,8 +46,18 @@ DimExpr DimExpr::Symbol(std::string name) {
 }
 
 DimExpr DimExpr::Sum(std::vector<DimExpr> terms) {
-  if (terms.size() == 1) return terms[0];
-  return Make(Kind::kSum, std::move(terms));
+  // A sum of sums is one flat sum, as its printed form (`a - b + c`) reads
+  // back: a nested sum would print `a + - b + c`.
+  std::vector<DimExpr> flat;
+  for (DimExpr& t : terms) {
+    if (t.kind() == Kind::kSum) {
+      flat.insert(flat.end(), t.operands().begin(), t.operands().end());
+    } else {
+      flat.push_back(std::move(t));
+    }
+  }
+  if (flat.size() == 1) return flat[0];
+  return Make(Kind::kSum, std::move(flat));
 }
 
 DimExpr DimExpr::Product(std::vector<DimExpr> factors) {

@@ -58,6 +58,7 @@ class Translator {
       dim_equalities;
   absl::flat_hash_map<const jaxpr::Var*, OpContext::DimComparison>
       dim_comparisons;
+  absl::flat_hash_map<const jaxpr::Var*, OpContext::IntFact> int_facts;
   // Generated `?` symbol -> the name a global constant or an assertion
   // gives it (found by this run, used by the next).
   absl::flat_hash_map<std::string, std::string> found_names;
@@ -341,7 +342,9 @@ Enclosing& OpContext::enclosing() { return tr_->enclosing; }
 
 std::optional<std::vector<jaxpr::DimExpr>> OpContext::DimValues(
     const Val& v) {
-  if (!v.aval.is_shaped() || v.aval.rank() > 1 ||
+  // Scalars and vectors, and the [N, 2] (low, high) pairs of a
+  // dynamic_conv's padding, row-major.
+  if (!v.aval.is_shaped() || v.aval.rank() > 2 ||
       !jaxpr::IsInteger(v.aval.dtype)) {
     return std::nullopt;
   }
@@ -365,6 +368,15 @@ void OpContext::SetDimEquality(const Val& v, jaxpr::DimExpr a,
   if (!v.atom.is_literal()) {
     tr_->dim_equalities[v.atom.var] = {std::move(a), std::move(b)};
   }
+}
+void OpContext::SetIntFact(const Val& v, IntFact f) {
+  if (!v.atom.is_literal()) tr_->int_facts[v.atom.var] = std::move(f);
+}
+std::optional<OpContext::IntFact> OpContext::GetIntFact(const Val& v) {
+  if (v.atom.is_literal()) return std::nullopt;
+  auto it = tr_->int_facts.find(v.atom.var);
+  if (it == tr_->int_facts.end()) return std::nullopt;
+  return it->second;
 }
 std::optional<std::pair<jaxpr::DimExpr, jaxpr::DimExpr>>
 OpContext::DimEquality(const Val& v) {

@@ -197,7 +197,14 @@ absl::StatusOr<std::vector<int64_t>> Spec(absl::string_view layout, char first,
   return out;
 }
 
-absl::Status ConvolutionWith(OpContext& ctx, const std::vector<int64_t>* pad_in) {
+// `pad_in`: the padding of a dynamic_conv whose padding operand is
+// constant; `symbolic_pad`: one computed from dimension values (low, high
+// per spatial dim), applied by a pad of lhs (with lhs_dilation as its
+// interior, as the spec pads the dilated input) before a convolution without
+// padding or lhs dilation.
+absl::Status ConvolutionWith(
+    OpContext& ctx, const std::vector<int64_t>* pad_in,
+    const std::vector<jaxpr::DimExpr>* symbolic_pad = nullptr) {
   const Operation& op = ctx.op();
   J2O_ASSIGN_OR_RETURN(Val lhs, ctx.Input(0));
   J2O_ASSIGN_OR_RETURN(Val rhs, ctx.Input(1));
@@ -273,6 +280,36 @@ absl::Status ConvolutionWith(OpContext& ctx, const std::vector<int64_t>* pad_in)
   for (int64_t r : reversal) {
     if (r != 0) return ctx.Unsupported("window_reversal");
   }
+  if (symbolic_pad != nullptr) {
+    if (symbolic_pad->size() != static_cast<size_t>(2 * nsp)) {
+      return ctx.Error("padding needs (low, high) per spatial dim");
+    }
+    std::vector<ParamValue> cfg;
+    Aval padded_aval = lhs.aval;
+    for (int d = 0; d < lhs.aval.rank(); ++d) {
+      int spatial = -1;
+      for (int i = 0; i < nsp; ++i) {
+        if (lhs_spec.size() == static_cast<size_t>(nsp + 2) &&
+            lhs_spec[2 + i] == d) {
+          spatial = i;
+        }
+      }
+      if (spatial < 0) {
+        cfg.push_back(IntTuple({0, 0, 0}));
+        continue;
+      }
+      cfg.push_back(DimsParam(
+          {(*symbolic_pad)[2 * spatial], (*symbolic_pad)[2 * spatial + 1],
+           jaxpr::DimExpr::Constant(lhs_dil[spatial] - 1)}));
+      padded_aval.shape[d] = jaxpr::DimExpr::Symbol(kUnknownDim);
+    }
+    Params pp;
+    pp.Set("padding_config", ParamValue::Tuple(std::move(cfg)));
+    lhs = ctx.Emit1("pad", std::move(pp), {lhs, ctx.Scalar(lhs.aval.dtype, 0)},
+                    padded_aval);
+    std::fill(lhs_dil.begin(), lhs_dil.end(), 1);
+    std::fill(pad.begin(), pad.end(), 0);
+  }
   if (pad.size() != static_cast<size_t>(2 * nsp)) return ctx.Error("padding needs (low, high) per spatial dim");
   std::vector<std::pair<int64_t, int64_t>> padding;
   for (int i = 0; i < nsp; ++i) padding.emplace_back(pad[2 * i], pad[2 * i + 1]);
@@ -304,11 +341,18 @@ absl::Status ConvolutionWith(OpContext& ctx, const std::vector<int64_t>* pad_in)
 
 absl::Status Convolution(OpContext& ctx) { return ConvolutionWith(ctx, nullptr); }
 
-// dynamic_conv with a constant padding operand is convolution.
+// dynamic_conv is convolution: with a constant padding operand directly;
+// with padding computed from symbolic dims (jax.export of a strided 'SAME'
+// convolution over symbolic spatial dims: floordiv/mod of dimension values,
+// translate_symbolic.cc) as a pad of lhs before it.
 absl::Status DynamicConv(OpContext& ctx) {
   J2O_ASSIGN_OR_RETURN(Val pv, ctx.Input(2));
   auto a = ctx.ConstValue(pv);
-  if (!a.has_value()) return ctx.Unsupported("padding must be a constant");
+  if (!a.has_value()) {
+    J2O_ASSIGN_OR_RETURN(std::vector<jaxpr::DimExpr> pad,
+                         DimOperand(ctx, 2, "padding"));
+    return ConvolutionWith(ctx, nullptr, &pad);
+  }
   std::vector<int64_t> pad;
   for (int64_t i = 0; i < a->num_elements(); ++i) pad.push_back(a->GetAsInt64(i));
   return ConvolutionWith(ctx, &pad);

@@ -183,6 +183,17 @@ class OpContext {
   };
   void SetDimComparison(const Val& v, DimComparison c);
   std::optional<DimComparison> GetDimComparison(const Val& v);
+  // A step of JAX's integer floor division or remainder of dimension
+  // values (jnp.floor_divide / jnp.remainder, what eval_dynamic_shape
+  // emits for floordiv and mod): `kind` names what the scalar `v` holds of
+  // (a, b), e.g. "div" for a truncating divide(a, b); translate_symbolic.cc
+  // assembles the steps into floordiv(a, b) / mod(a, b).
+  struct IntFact {
+    std::string kind;
+    jaxpr::DimExpr a, b;
+  };
+  void SetIntFact(const Val& v, IntFact f);
+  std::optional<IntFact> GetIntFact(const Val& v);
   // The whole text of the file being translated.
   const std::string& FileText() const;
   // The `?` symbol `from` of @main is the dimension variable `to`.

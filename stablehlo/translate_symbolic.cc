@@ -180,6 +180,135 @@ absl::Status ResolveResultDims(OpContext& ctx, Aval* aval) {
   return absl::OkStatus();
 }
 
+namespace {
+
+using IntFact = OpContext::IntFact;
+
+// The steps of JAX's integer floor division and remainder (jnp.floor_divide
+// and jnp.remainder in jax/_src/numpy/ufuncs.py, which jnp.divmod calls and
+// mlir.eval_dynamic_shape reaches through Python's divmod for a symbolic
+// floordiv(a, b) or mod(a, b)), as facts on scalars, assembled when the
+// final select appears:
+//   floordiv: q = divide(a, b); r = remainder(a, b);
+//             select(and(ne(sign(a), sign(b)), ne(r, 0)), q - 1, q)
+//   mod:      b' = select(eq(b, 0), 1, b); r = remainder(a, b');
+//             select(and(ne(lt(r, 0), lt(b', 0)), ne(r, 0)), r + b', r)
+// Returns true when `op` was such a step (its fact or dim value recorded).
+bool PropagateDivisionFacts(
+    OpContext& ctx, const Val& result,
+    const std::vector<std::optional<std::vector<DimExpr>>>& in) {
+  const std::string& name = ctx.op().name;
+  if (result.aval.rank() != 0) return false;
+  auto dim = [&](int k) -> std::optional<DimExpr> {
+    if (k >= static_cast<int>(in.size()) || !in[k].has_value() ||
+        in[k]->size() != 1) {
+      return std::nullopt;
+    }
+    return (*in[k])[0];
+  };
+  auto fact = [&](int k) -> std::optional<IntFact> {
+    auto v = ctx.Input(k);
+    if (!v.ok()) return std::nullopt;
+    return ctx.GetIntFact(*v);
+  };
+  auto is = [](const std::optional<IntFact>& f, const char* kind) {
+    return f.has_value() && f->kind == kind;
+  };
+  auto constant = [&](int k) -> std::optional<int64_t> {
+    std::optional<DimExpr> d = dim(k);
+    if (!d.has_value() || !d->is_constant()) return std::nullopt;
+    return d->constant_value();
+  };
+  auto set = [&](const char* kind, DimExpr a, DimExpr b) {
+    ctx.SetIntFact(result, {kind, std::move(a), std::move(b)});
+    return true;
+  };
+  const DimExpr none = DimExpr::Constant(0);
+  if (name == "stablehlo.convert" || name == "stablehlo.reshape" ||
+      name == "stablehlo.broadcast_in_dim") {
+    if (std::optional<IntFact> f = fact(0)) {
+      ctx.SetIntFact(result, *f);
+      return true;
+    }
+    return false;
+  }
+  if (name == "stablehlo.divide" && dim(0) && dim(1)) {
+    return set("div", *dim(0), *dim(1));
+  }
+  if (name == "stablehlo.remainder" && dim(0) && dim(1)) {
+    return set("rem", *dim(0), *dim(1));
+  }
+  if (name == "stablehlo.sign" && dim(0)) return set("sign", *dim(0), none);
+  if (name == "stablehlo.subtract" && is(fact(0), "div") && constant(1) == 1) {
+    return set("div-1", fact(0)->a, fact(0)->b);
+  }
+  if (name == "stablehlo.add" && is(fact(0), "rem") && dim(1) &&
+      *dim(1) == fact(0)->b) {
+    return set("rem+b", fact(0)->a, fact(0)->b);
+  }
+  if (name == "stablehlo.compare") {
+    const Operation& op = ctx.op();
+    if (op.HasWord("NE") && is(fact(0), "sign") && is(fact(1), "sign")) {
+      return set("signs-differ", fact(0)->a, fact(1)->a);
+    }
+    if (op.HasWord("NE") && is(fact(0), "rem") && constant(1) == 0) {
+      return set("rem-nonzero", fact(0)->a, fact(0)->b);
+    }
+    if (op.HasWord("LT") && is(fact(0), "rem") && constant(1) == 0) {
+      return set("rem-neg", fact(0)->a, fact(0)->b);
+    }
+    // These two compare dim values: the comparison is recorded as well
+    // (a shape_assertion may read it), so they report false.
+    if (op.HasWord("LT") && dim(0) && constant(1) == 0) {
+      set("neg", *dim(0), none);
+      return false;
+    }
+    if (op.HasWord("EQ") && dim(0) && constant(1) == 0) {
+      set("is-zero", *dim(0), none);
+      return false;
+    }
+    if (op.HasWord("NE") && is(fact(0), "rem-neg") && is(fact(1), "neg") &&
+        fact(1)->a == fact(0)->b) {
+      return set("mod-signs-differ", fact(0)->a, fact(0)->b);
+    }
+    return false;
+  }
+  if (name == "stablehlo.and") {
+    for (int i = 0; i < 2; ++i) {
+      std::optional<IntFact> x = fact(i), y = fact(1 - i);
+      if (!is(y, "rem-nonzero")) continue;
+      if (is(x, "signs-differ") && x->a == y->a && x->b == y->b) {
+        return set("floor-adjust", y->a, y->b);
+      }
+      if (is(x, "mod-signs-differ") && x->a == y->a && x->b == y->b) {
+        return set("mod-adjust", y->a, y->b);
+      }
+    }
+    return false;
+  }
+  if (name == "stablehlo.select") {
+    std::optional<IntFact> p = fact(0), x = fact(1), y = fact(2);
+    if (is(p, "floor-adjust") && is(x, "div-1") && is(y, "div") &&
+        x->a == p->a && x->b == p->b && y->a == p->a && y->b == p->b) {
+      ctx.SetDimValues(result, {tc::DimFloorDiv(p->a, p->b)});
+      return true;
+    }
+    if (is(p, "mod-adjust") && is(x, "rem+b") && is(y, "rem") && x->a == p->a &&
+        x->b == p->b && y->a == p->a && y->b == p->b) {
+      ctx.SetDimValues(result, {DimExpr::Mod(p->a, p->b)});
+      return true;
+    }
+    // The divisor guard x2 = where(x2 == 0, 1, x2): a divisor dim is never 0.
+    if (is(p, "is-zero") && constant(1) == 1 && dim(2) && *dim(2) == p->a) {
+      ctx.SetDimValues(result, {p->a});
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace
+
 void PropagateDimValues(OpContext& ctx) {
   const Operation& op = ctx.op();
   if (op.results.size() != 1) return;
@@ -190,19 +319,38 @@ void PropagateDimValues(OpContext& ctx) {
           {"stablehlo.convert", "stablehlo.reshape",
            "stablehlo.broadcast_in_dim", "stablehlo.concatenate",
            "stablehlo.slice", "stablehlo.add", "stablehlo.subtract",
-           "stablehlo.multiply", "stablehlo.maximum", "stablehlo.compare"});
+           "stablehlo.multiply", "stablehlo.maximum", "stablehlo.compare",
+           "stablehlo.negate", "stablehlo.divide", "stablehlo.remainder",
+           "stablehlo.sign", "stablehlo.and", "stablehlo.select"});
   if (!carriers->contains(op.name)) return;
   auto result = ctx.scope()->Lookup(op.results[0], op.loc);
   if (!result.ok() || result->atom.is_literal() || !result->aval.is_shaped() ||
-      result->aval.rank() > 1 || ctx.num_inputs() > 8) {
+      result->aval.rank() > 2 || ctx.num_inputs() > 8) {
     return;
   }
   const std::string& name = op.name;
+  // Rank 2 only as the [N, 2] padding of a dynamic_conv: a reshape of a
+  // vector, or a concatenate of such rows along dim 0 (row-major order).
+  if (result->aval.rank() == 2) {
+    const bool rows =
+        name == "stablehlo.reshape" ||
+        (name == "stablehlo.concatenate" &&
+         ctx.IntAttr("dimension").value_or(ctx.IntAttr("dim").value_or(-1)) ==
+             0);
+    if (!rows) return;
+  }
   std::vector<std::optional<std::vector<DimExpr>>> in;
   for (int k = 0; k < ctx.num_inputs(); ++k) {
     auto v = ctx.Input(k);
     if (!v.ok()) return;
     in.push_back(ctx.DimValues(*v));
+  }
+  if (PropagateDivisionFacts(ctx, *result, in)) return;
+  if (name == "stablehlo.negate" && in.size() == 1 && in[0].has_value()) {
+    std::vector<DimExpr> out;
+    for (const DimExpr& d : *in[0]) out.push_back(tc::DimMulConst(d, -1));
+    ctx.SetDimValues(*result, std::move(out));
+    return;
   }
   // `compare` of two dimension values: what a shape_assertion asserts.
   if (name == "stablehlo.compare" && in.size() == 2 && in[0].has_value() &&

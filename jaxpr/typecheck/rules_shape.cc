@@ -235,19 +235,6 @@ absl::Status PadRule(RuleContext& ctx) {
             ? DimMul(C(std::max<int64_t>(0, *DimConst(n) - 1)), lhi[2])
             : DimMul(DimSub(n, C(1)), lhi[2]);
     DimExpr size = DimAdd(DimAdd(DimAdd(lhi[0], lhi[1]), n), inner);
-    // A padding that is itself a sum (`2*b + 1`) joins the sum flat, as
-    // the printed dim `2*b + 1 + b` reads back.
-    if (size.kind() == DimExpr::Kind::kSum) {
-      std::vector<DimExpr> terms;
-      for (const DimExpr& t : size.operands()) {
-        if (t.kind() == DimExpr::Kind::kSum) {
-          terms.insert(terms.end(), t.operands().begin(), t.operands().end());
-        } else {
-          terms.push_back(t);
-        }
-      }
-      size = DimExpr::Sum(std::move(terms));
-    }
     if (DimConst(size).value_or(0) < 0) {
       return ctx.Fail(
           absl::StrCat("padding dimension ", d, " gives a negative size"));

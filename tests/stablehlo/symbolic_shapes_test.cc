@@ -177,6 +177,38 @@ TEST(StablehloSymbolic, OnnxRuntimeMatchesTheInterpreterAtTwoSizes) {
   }
 }
 
+// A strided 'SAME' convolution over symbolic spatial dims: jax.export emits
+// stablehlo.dynamic_conv whose padding JAX computes with jnp.divmod on the
+// dimension values; the translation reads floordiv/mod back from those
+// steps, so the padding is symbolic (a pad before the convolution), and
+// ONNX Runtime matches a numpy computation of the SAME convolution at
+// h = 7, w = 8 (odd and even: pads (1, 1) and (0, 1)) on both pipelines.
+TEST(StablehloSymbolic, StridedSameConvolutionHasSymbolicPadding) {
+  std::string why;
+  if (!api::OrtRunner::Shared().IsAvailable(&why)) GTEST_SKIP() << why;
+  const std::string file = kDir + "symbolic_conv_same.mlir";
+  auto bundle = api::LoadBundle(file);
+  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  const std::string text = jaxpr::PrintJaxpr(bundle->jaxpr());
+  EXPECT_THAT(text, HasSubstr("(floordiv(- 2*floordiv(-h, 2) - h + 1, 2), - "
+                              "2*floordiv(-h, 2) - h + 1 - floordiv(- "
+                              "2*floordiv(-h, 2) - h + 1, 2), 0)"));
+  for (bool ir : {false, true}) {
+    for (int opset : {23, 17}) {
+      SCOPED_TRACE(std::string(ir ? "ir" : "legacy") + " opset " +
+                   std::to_string(opset));
+      api::CheckOptions options;
+      options.convert.read_environment = false;
+      options.convert.use_onnx_ir = ir;
+      options.convert.opset = opset;
+      const api::CheckResult r =
+          api::CheckBundle(file, options, api::OrtRunner::Shared());
+      EXPECT_TRUE(r.passed) << r.stage << ": " << r.reason;
+      EXPECT_EQ(r.oracle, "expected");
+    }
+  }
+}
+
 // The LAPACK custom_calls of jax.export on CPU (JAX's own back-compat
 // modules, testdata/stablehlo_export/lapack, with the inputs and the outputs
 // XLA computed): ONNX Runtime matches XLA on both pipelines and opsets.
