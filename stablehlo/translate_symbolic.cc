@@ -14,6 +14,7 @@
 //   `real_dynamic_slice` get symbolic shapes from their shape operands;
 // - any other `?` result dim is inferred by the type checker's rule for the
 //   emitted primitive (OpContext::Emit), or the op is refused.
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -118,6 +119,11 @@ std::optional<std::vector<DimExpr>> Combine(const std::string& op,
       out.push_back(tc::DimMul(a[i], b[i]));
     } else if (op == "stablehlo.maximum") {
       out.push_back(tc::DimMax(a[i], b[i]));
+    } else if (op == "stablehlo.minimum") {
+      out.push_back(a[i].is_constant() && b[i].is_constant()
+                        ? DimExpr::Constant(std::min(a[i].constant_value(),
+                                                     b[i].constant_value()))
+                        : DimExpr::Min(a[i], b[i]));
     } else {
       return std::nullopt;
     }
@@ -319,9 +325,10 @@ void PropagateDimValues(OpContext& ctx) {
           {"stablehlo.convert", "stablehlo.reshape",
            "stablehlo.broadcast_in_dim", "stablehlo.concatenate",
            "stablehlo.slice", "stablehlo.add", "stablehlo.subtract",
-           "stablehlo.multiply", "stablehlo.maximum", "stablehlo.compare",
-           "stablehlo.negate", "stablehlo.divide", "stablehlo.remainder",
-           "stablehlo.sign", "stablehlo.and", "stablehlo.select"});
+           "stablehlo.multiply", "stablehlo.maximum", "stablehlo.minimum",
+           "stablehlo.compare", "stablehlo.negate", "stablehlo.divide",
+           "stablehlo.remainder", "stablehlo.sign", "stablehlo.and",
+           "stablehlo.select"});
   if (!carriers->contains(op.name)) return;
   auto result = ctx.scope()->Lookup(op.results[0], op.loc);
   if (!result.ok() || result->atom.is_literal() || !result->aval.is_shaped() ||

@@ -67,6 +67,26 @@ module @jit_f {
   EXPECT_EQ(Signature(*p), "f32[4,_d0] -> f32[4,_d0]");
 }
 
+// core.min_dim of a symbolic and a constant dim (jnp.minimum of dimension
+// values, what JAX's symbolic min evaluates to) is a dim value too.
+TEST(StablehloSymbolic, MinimumOfDimensionValuesIsADimension) {
+  auto p = stablehlo::StablehloFromText(R"(
+module @m {
+  func.func public @main(%arg0: tensor<?xf32>) -> tensor<?xi32> {
+    %0 = stablehlo.get_dimension_size %arg0, dim = 0 : (tensor<?xf32>) -> tensor<i32>
+    %c = stablehlo.constant dense<3> : tensor<i32>
+    %1 = stablehlo.minimum %0, %c : tensor<i32>
+    %2 = stablehlo.reshape %1 : (tensor<i32>) -> tensor<1xi32>
+    %3 = stablehlo.dynamic_iota %2, dim = 0 : (tensor<1xi32>) -> tensor<?xi32>
+    return %3 : tensor<?xi32>
+  }
+}
+)",
+                                        "min.mlir");
+  ASSERT_TRUE(p.ok()) << p.status();
+  EXPECT_EQ(Signature(*p), "f32[_d0] -> i32[min(_d0, 3)]");
+}
+
 TEST(StablehloSymbolic, StaticBroadcastKeepsTheOperandsSymbolicDim) {
   auto p = stablehlo::StablehloFromText(R"(
 module @m {
