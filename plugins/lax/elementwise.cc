@@ -82,13 +82,18 @@ class LegacyEmitter {
   }
   absl::Status SetOut(const Value& v) { return s_.SetOutput(eqn_, 0, v); }
   // ONNX Loop: runs `body` while its first result (a bool scalar) is true,
-  // at most `max_trips` times; `first_cond` gates the first trip.
+  // at most `max_trips` times; `first_cond` gates the first trip. Every
+  // carried value has the (elementwise) equation's output shape, and is
+  // declared with it.
   absl::StatusOr<std::vector<Value>> WhileLoop(
       int64_t max_trips, const Value& first_cond, std::vector<Value> inits,
       const ew::WhileBody<Value>& body) {
     std::vector<ValueInfo> infos;
     for (const Value& v : inits) {
-      infos.push_back(ValueInfo::UnknownShape(ew::OnnxType(TypeOf(v))));
+      J2O_ASSIGN_OR_RETURN(ValueInfo info,
+                           ValueInfo::OfAval(jaxpr::Aval::Shaped(
+                               TypeOf(v), eqn_.outputs[0]->aval.shape)));
+      infos.push_back(std::move(info));
     }
     J2O_ASSIGN_OR_RETURN(
         onnx::GraphProto graph,

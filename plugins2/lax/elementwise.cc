@@ -93,11 +93,20 @@ class IrEmitter {
   absl::StatusOr<std::vector<Value>> WhileLoop(
       int64_t max_trips, Value first_cond, std::vector<Value> inits,
       const ew::WhileBody<Value>& body) {
+    // Every carried value has the (elementwise) equation's output shape,
+    // and is declared with it.
     std::vector<DType> dtypes;
     std::vector<int> codes;
+    std::vector<ir::Type> types;
     for (Value v : inits) {
       dtypes.push_back(TypeOf(v));
       codes.push_back(ew::OnnxType(TypeOf(v)));
+      J2O_ASSIGN_OR_RETURN(
+          ir::Type type,
+          converter2::LoweringContext::TypeOfAval(
+              jaxpr::Aval::Shaped(TypeOf(v), eqn_.outputs[0]->aval.shape),
+              "a Loop-carried value"));
+      types.push_back(std::move(type));
     }
     J2O_ASSIGN_OR_RETURN(
         std::unique_ptr<ir::Graph> graph,
@@ -113,16 +122,15 @@ class IrEmitter {
                   ir::Type::Tensor(onnx::TensorProto::BOOL, ir::Shape{}));
               std::vector<Value> carried;
               for (size_t k = 0; k < codes.size(); ++k) {
-                carried.push_back(Typed(
-                    ctx_.AddGraphInput("carried", ir::Type::Tensor(codes[k])),
-                    dtypes[k]));
+                carried.push_back(
+                    Typed(ctx_.AddGraphInput("carried", types[k]), dtypes[k]));
               }
               J2O_ASSIGN_OR_RETURN(std::vector<Value> outs,
                                    body(iter, carried));
               outs[0]->SetType(
                   ir::Type::Tensor(onnx::TensorProto::BOOL, ir::Shape{}));
               for (size_t k = 1; k < outs.size(); ++k) {
-                outs[k]->SetType(ir::Type::Tensor(codes[k - 1]));
+                outs[k]->SetType(types[k - 1]);
               }
               return outs;
             }));
@@ -132,7 +140,7 @@ class IrEmitter {
         "Loop", std::move(loop_in), static_cast<int>(inits.size()),
         converter2::Attrs(ir::Attr::GraphValue("body", std::move(graph))));
     for (size_t k = 0; k < outs.size(); ++k) {
-      outs[k]->SetDtype(codes[k]);
+      outs[k]->SetType(types[k]);
       Typed(outs[k], dtypes[k]);
     }
     return outs;
