@@ -153,14 +153,16 @@ template <class E>
 absl::StatusOr<Z<E>> FillColumns(
     CBuilder<E>& cb, Z<E> q0, int64_t r, V<E> trip, int rank,
     const std::function<V<E>(V<E>)>& column,
-    const std::function<std::optional<V<E>>(V<E>)>& write) {
+    const std::function<std::optional<V<E>>(V<E>)>& write,
+    const std::vector<jaxpr::DimExpr>& q_shape) {
   E& e = cb.e;
   linalg_plan::Builder<E>& b = cb.b;
   const DType d = cb.d;
   auto [iota_r, eye] = eig_plan::ResidualEye(b, r);
   J2O_ASSIGN_OR_RETURN(
       std::vector<V<E>> out,
-      e.Loop(trip, {q0.re, q0.im}, {d, d},
+      e.Loop(trip, {q0.re, q0.im},
+             {plugin::CarriedType(d, q_shape), plugin::CarriedType(d, q_shape)},
              [&](V<E> it, const std::vector<V<E>>& carried)
                  -> absl::StatusOr<std::vector<V<E>>> {
                Z<E> q{carried[0], carried[1]};
@@ -202,7 +204,8 @@ absl::StatusOr<Z<E>> FillColumns(
 // eig_plan::CompleteColumns on complex u [..., r, k].
 template <class E>
 absl::StatusOr<Z<E>> CompleteColumns(CBuilder<E>& cb, Z<E> u, int64_t r,
-                                     int64_t k, int rank) {
+                                     int64_t k, int rank,
+                                     const std::vector<jaxpr::DimExpr>& batch) {
   linalg_plan::Builder<E>& b = cb.b;
   const DType d = cb.d;
   V<E> widen =
@@ -213,16 +216,19 @@ absl::StatusOr<Z<E>> CompleteColumns(CBuilder<E>& cb, Z<E> u, int64_t r,
   return FillColumns<E>(
       cb, Z<E>{mm(u.re), mm(u.im)}, r, b.ScalarI64(r - k), rank,
       [&](V<E> it) { return b.Bin("Add", it, b.ScalarI64(k), DType::kI64); },
-      [](V<E>) { return std::optional<V<E>>(); });
+      [](V<E>) { return std::optional<V<E>>(); },
+      eig_plan::MatrixShape(batch, r, r));
 }
 
 // eig_plan::FillZeroColumns on complex u [..., r, k] with sigma [..., k].
 template <class E>
 absl::StatusOr<Z<E>> FillZeroColumns(CBuilder<E>& cb, Z<E> u, V<E> sigma,
-                                     int64_t r, int64_t k, int rank) {
+                                     int64_t r, int64_t k, int rank,
+                                     const std::vector<jaxpr::DimExpr>& batch) {
   eig_plan::ZeroColumnPlan<E> plan =
       eig_plan::PlanZeroColumns(cb.b, sigma, k, rank);
-  return FillColumns<E>(cb, u, r, plan.trip, rank, plan.column, plan.write);
+  return FillColumns<E>(cb, u, r, plan.trip, rank, plan.column, plan.write,
+                        eig_plan::MatrixShape(batch, r, k));
 }
 
 }  // namespace linalg_complex
@@ -446,13 +452,13 @@ absl::Status LowerComplexSvd(E& e) {
       {b.Bin("Div", u_rotated.re, safe, d),
        b.Bin("Div", u_rotated.im, safe, d)},
       rank, /*ascending=*/false);
-  J2O_ASSIGN_OR_RETURN(
-      u_unit, linalg_complex::FillZeroColumns(
-                  c, u_unit, sigma, std::max(shape.m, shape.n), cols, rank));
+  J2O_ASSIGN_OR_RETURN(u_unit, linalg_complex::FillZeroColumns(
+                                   c, u_unit, sigma, std::max(shape.m, shape.n),
+                                   cols, rank, shape.batch));
   if (shape.full) {
-    J2O_ASSIGN_OR_RETURN(
-        u_unit, linalg_complex::CompleteColumns(
-                    c, u_unit, std::max(shape.m, shape.n), cols, rank));
+    J2O_ASSIGN_OR_RETURN(u_unit, linalg_complex::CompleteColumns(
+                                     c, u_unit, std::max(shape.m, shape.n),
+                                     cols, rank, shape.batch));
   }
   // A = U S Vᴴ (tall); for a wide A, Aᴴ = U' S V'ᴴ gives U = V', Vᴴ = U'ᴴ.
   auto adjoint = [&](Z<E> x) { return c.Conj(c.Transpose(x, rank)); };

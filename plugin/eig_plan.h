@@ -271,6 +271,14 @@ std::pair<V<E>, V<E>> SortWithVectors(linalg_plan::Builder<E>& b, V<E> values,
   return {top[0], permuted};
 }
 
+// batch ++ [rows, cols]: a matrix Loop carry's shape.
+inline std::vector<jaxpr::DimExpr> MatrixShape(
+    std::vector<jaxpr::DimExpr> batch, int64_t rows, int64_t cols) {
+  batch.push_back(jaxpr::DimExpr::Constant(rows));
+  batch.push_back(jaxpr::DimExpr::Constant(cols));
+  return batch;
+}
+
 // FillColumns' steps that do not depend on the arithmetic (the real and
 // complex versions share them): the iota over the r rows and the r x r
 // identity the residual projector starts from,
@@ -317,18 +325,20 @@ V<E> FilledCells(linalg_plan::Builder<E>& b, V<E> q_part, V<E> it, int rank,
 // Columns being filled hold zeros, which project nothing. With orthonormal
 // nonzero columns the squared residual norms sum to r minus their count, so
 // the chosen one is >= sqrt(1 / r): no cancellation.
+// `q_shape` is q's shape [..., r, c] (the Loop carries it).
 template <class E>
 absl::StatusOr<V<E>> FillColumns(
     linalg_plan::Builder<E>& b, V<E> q, int64_t r, V<E> trip, int rank,
     const std::function<V<E>(V<E>)>& column,
-    const std::function<std::optional<V<E>>(V<E>)>& write) {
+    const std::function<std::optional<V<E>>(V<E>)>& write,
+    const std::vector<jaxpr::DimExpr>& q_shape) {
   using jaxpr::DType;
   auto& e = b.e;
   const DType dt = b.dt;
   auto [iota_r, eye] = ResidualEye(b, r);
   J2O_ASSIGN_OR_RETURN(
       std::vector<V<E>> out,
-      e.Loop(trip, {q}, {dt},
+      e.Loop(trip, {q}, {CarriedType(dt, q_shape)},
              [&](V<E> it, const std::vector<V<E>>& carried)
                  -> absl::StatusOr<std::vector<V<E>>> {
                V<E> q = carried[0];
@@ -366,7 +376,8 @@ absl::StatusOr<V<E>> FillColumns(
 // specified.
 template <class E>
 absl::StatusOr<V<E>> CompleteColumns(linalg_plan::Builder<E>& b, V<E> u,
-                                     int64_t r, int64_t k, int rank) {
+                                     int64_t r, int64_t k, int rank,
+                                     const std::vector<jaxpr::DimExpr>& batch) {
   using jaxpr::DType;
   V<E> widen =
       b.Cast(b.Bin("Equal", b.Unsqueeze(b.Iota(b.ScalarI64(k)), 1, DType::kI64),
@@ -375,7 +386,7 @@ absl::StatusOr<V<E>> CompleteColumns(linalg_plan::Builder<E>& b, V<E> u,
   return FillColumns<E>(
       b, b.e.Op("MatMul", {u, widen}, b.dt), r, b.ScalarI64(r - k), rank,
       [&](V<E> it) { return b.Bin("Add", it, b.ScalarI64(k), DType::kI64); },
-      [](V<E>) { return std::optional<V<E>>(); });
+      [](V<E>) { return std::optional<V<E>>(); }, MatrixShape(batch, r, r));
 }
 
 // The columns of u [..., r, k] whose singular value (sigma [..., k],
@@ -421,16 +432,18 @@ ZeroColumnPlan<E> PlanZeroColumns(linalg_plan::Builder<E>& b, V<E> sigma,
 
 template <class E>
 absl::StatusOr<V<E>> FillZeroColumns(linalg_plan::Builder<E>& b, V<E> u,
-                                     V<E> sigma, int64_t r, int64_t k,
-                                     int rank) {
+                                     V<E> sigma, int64_t r, int64_t k, int rank,
+                                     const std::vector<jaxpr::DimExpr>& batch) {
   ZeroColumnPlan<E> plan = PlanZeroColumns(b, sigma, k, rank);
-  return FillColumns<E>(b, u, r, plan.trip, rank, plan.column, plan.write);
+  return FillColumns<E>(b, u, r, plan.trip, rank, plan.column, plan.write,
+                        MatrixShape(batch, r, k));
 }
 
 // svd's operand, params and static matrix dims (the real and complex
 // recipes share them): one variable operand of rank >= 2, static nonzero
 // m, n, no subset_by_index.
 struct SvdShape {
+  std::vector<jaxpr::DimExpr> batch;  // the operand's batch dims
   int rank = 0;
   int64_t m = 0, n = 0;
   bool compute_uv = false;
@@ -461,6 +474,7 @@ inline absl::StatusOr<SvdShape> ReadSvdShape(const jaxpr::Eqn& eqn) {
   }
   shape.m = m_dim.constant_value();
   shape.n = n_dim.constant_value();
+  shape.batch.assign(aval.shape.begin(), aval.shape.end() - 2);
   shape.full = full && shape.compute_uv && shape.m != shape.n;
   if (std::min(shape.m, shape.n) == 0) {
     return absl::UnimplementedError("svd of an empty matrix is not lowered");
@@ -685,11 +699,12 @@ absl::Status LowerSvd(E& e) {
       b, norms, n, b.Bin("Div", out[0], b.Unsqueeze(safe, rank - 2, dt), dt),
       rank, /*ascending=*/false);
   J2O_ASSIGN_OR_RETURN(
-      u_unit,
-      ep::FillZeroColumns(b, u_unit, sigma, std::max(m0, n0), cols, rank));
+      u_unit, ep::FillZeroColumns(b, u_unit, sigma, std::max(m0, n0), cols,
+                                  rank, shape.batch));
   if (shape.full) {
     J2O_ASSIGN_OR_RETURN(
-        u_unit, ep::CompleteColumns(b, u_unit, std::max(m0, n0), cols, rank));
+        u_unit, ep::CompleteColumns(b, u_unit, std::max(m0, n0), cols, rank,
+                                    shape.batch));
   }
   // A = U S Vᵀ (tall); for a wide A, Aᵀ = U' S V'ᵀ gives U = V', Vᵀ = U'ᵀ.
   if (wide) {
