@@ -121,6 +121,14 @@ std::vector<int64_t> BatchShape(const Aval& a) {
   return s;
 }
 
+// The info result's type: i32 over the batch dims of matrices `a`, which
+// may be symbolic (jax.export with a symbolic batch).
+Aval InfoAval(const Aval& a) {
+  Aval info = WithDType(a, DType::kI32);
+  info.shape.resize(info.shape.size() - 2);
+  return info;
+}
+
 // A scalar 0 of `dtype` (complex zeros are constvars: no complex literal).
 Val Zero(OpContext& ctx, DType dtype) {
   if (!jaxpr::IsComplex(dtype)) return ctx.ScalarInt(dtype, 0);
@@ -518,7 +526,7 @@ absl::Status Gehrd(OpContext& ctx) {
   ctx.Bind(0, outs[0]);
   ctx.Bind(1, outs[1]);
   ctx.Bind(2, EmitBroadcastInDim(ctx, ctx.ScalarInt(DType::kI32, 0), {},
-                                 ShapedAval(DType::kI32, BatchShape(a.aval))));
+                                 InfoAval(a.aval)));
   return absl::OkStatus();
 }
 
@@ -543,7 +551,7 @@ absl::Status Sytrd(OpContext& ctx) {
   std::vector<Val> r = ctx.Emit("tridiagonal", std::move(p), {a}, outs);
   for (int i = 0; i < 4; ++i) ctx.Bind(i, r[i]);
   ctx.Bind(4, EmitBroadcastInDim(ctx, ctx.ScalarInt(DType::kI32, 0), {},
-                                 ShapedAval(DType::kI32, BatchShape(a.aval))));
+                                 InfoAval(a.aval)));
   return absl::OkStatus();
 }
 

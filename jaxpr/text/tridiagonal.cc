@@ -14,12 +14,16 @@
 namespace jax2onnx::jaxpr {
 namespace {
 
-std::string Tuple(const std::vector<int64_t>& v) {
+// Dimensions as JAX prints them: numbers, or symbolic batch dims (`b`).
+using Dims = std::vector<std::string>;
+
+template <typename T>
+std::string Tuple(const std::vector<T>& v) {
   if (v.size() == 1) return absl::StrCat("(", v[0], ",)");
   return absl::StrCat("(", absl::StrJoin(v, ", "), ")");
 }
 
-std::string Type(absl::string_view dtype, const std::vector<int64_t>& dims) {
+std::string Type(absl::string_view dtype, const Dims& dims) {
   return absl::StrCat(dtype, "[", absl::StrJoin(dims, ","), "]");
 }
 
@@ -50,12 +54,12 @@ class Body {
 // The text of one tridiagonal equation: operand a of `dt` [batch..., n, n].
 class Writer {
  public:
-  Writer(Body& body, std::string dt, std::vector<int64_t> batch)
+  Writer(Body& body, std::string dt, Dims batch)
       : b_(body), dt_(std::move(dt)), batch_(std::move(batch)) {}
 
-  std::vector<int64_t> Shape(std::vector<int64_t> tail) const {
-    std::vector<int64_t> s = batch_;
-    s.insert(s.end(), tail.begin(), tail.end());
+  Dims Shape(const std::vector<int64_t>& tail) const {
+    Dims s = batch_;
+    for (int64_t d : tail) s.push_back(absl::StrCat(d));
     return s;
   }
   int Rank(size_t tail) const { return static_cast<int>(batch_.size() + tail); }
@@ -90,9 +94,10 @@ class Writer {
   }
   // x[..., 1:, :-1] of x [batch..., n, n].
   std::string Subdiagonal(const std::string& x, int64_t n) {
-    std::vector<int64_t> start(Rank(2), 0), limit = Shape({n, n});
+    std::vector<int64_t> start(Rank(2), 0);
+    Dims limit = Shape({n, n});
     start[Rank(2) - 2] = 1;
-    limit[Rank(2) - 1] = n - 1;
+    limit[Rank(2) - 1] = absl::StrCat(n - 1);
     std::string sub = b_.Eq(
         Type(dt_, Shape({n - 1, n - 1})),
         absl::StrCat("slice[limit_indices=", Tuple(limit),
@@ -108,7 +113,7 @@ class Writer {
  private:
   Body& b_;
   std::string dt_;
-  std::vector<int64_t> batch_;
+  Dims batch_;
 };
 
 }  // namespace
@@ -130,26 +135,32 @@ absl::StatusOr<std::string> TridiagonalJaxprText(const Eqn& eqn) {
         " not supported (f32, f64, c64, c128: JAX's sytrd/hetrd kernels)"));
   }
   const bool complex = IsComplex(aval.dtype);
-  std::vector<int64_t> dims;
-  for (const DimExpr& d : aval.shape) {
-    if (!d.is_constant()) {
-      return absl::UnimplementedError(absl::StrCat(
-          "tridiagonal: symbolic shape ", aval.ToString(), " not supported"));
-    }
-    dims.push_back(d.constant_value());
-  }
-  const int rank = static_cast<int>(dims.size());
-  if (rank < 2 || dims[rank - 1] != dims[rank - 2] || dims[rank - 1] < 1) {
+  const int rank = static_cast<int>(aval.shape.size());
+  if (rank < 2) {
     return invalid(
         absl::StrCat("needs non-empty square matrices, got ", aval.ToString()));
   }
-  const int64_t n = dims[rank - 1];
+  // The reduction runs over the matrix dims, which must be static; batch
+  // dims may be symbolic (jax.export's `b`): they are carried as printed.
+  for (int i = rank - 2; i < rank; ++i) {
+    if (!aval.shape[i].is_constant()) {
+      return absl::UnimplementedError(absl::StrCat(
+          "tridiagonal: symbolic matrix dims in ", aval.ToString(),
+          " not supported (only batch dims may be symbolic)"));
+    }
+  }
+  const int64_t n = aval.shape[rank - 1].constant_value();
+  if (aval.shape[rank - 2].constant_value() != n || n < 1) {
+    return invalid(
+        absl::StrCat("needs non-empty square matrices, got ", aval.ToString()));
+  }
   const std::string dt(ShortName(aval.dtype));
   const std::string real_dt(ShortName(aval.dtype == DType::kC64 ? DType::kF32
                                       : aval.dtype == DType::kC128
                                           ? DType::kF64
                                           : aval.dtype));
-  std::vector<int64_t> batch(dims.begin(), dims.end() - 2);
+  Dims batch;
+  for (int i = 0; i + 2 < rank; ++i) batch.push_back(aval.shape[i].ToString());
   Body b;
   Writer w(b, dt, batch);
   Writer real_w(b, real_dt, batch);

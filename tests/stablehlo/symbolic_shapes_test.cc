@@ -174,7 +174,8 @@ TEST(StablehloSymbolic, OnnxRuntimeMatchesTheInterpreterAtTwoSizes) {
   if (!api::OrtRunner::Shared().IsAvailable(&why)) GTEST_SKIP() << why;
   for (const char* file :
        {"symbolic_batch.mlir", "symbolic_two_args.mlir", "symbolic_gather.mlir",
-        "symbolic_pad.mlir", "symbolic_pad_expr.mlir"}) {
+        "symbolic_pad.mlir", "symbolic_pad_expr.mlir", "symbolic_sytrd_f32.mlir",
+        "symbolic_hetrd_upper_c64.mlir"}) {
     for (bool ir : {false, true}) {
       for (int opset : {23, 17}) {
         for (int64_t size : {2, 5}) {
@@ -364,6 +365,34 @@ TEST(StablehloShardy, ManualComputationBecomesShardMap) {
   EXPECT_THAT(text, HasSubstr("axes=('a',)"));
   EXPECT_THAT(text, HasSubstr("newly_manual_axes=frozenset({'a'})"));
   EXPECT_THAT(text, HasSubstr("perm=((0, 1), (1, 2), (2, 3), (3, 0))"));
+}
+
+// jax.export of tridiagonal over a symbolic batch: lapack_?sytrd/hetrd_ffi
+// with its result shapes as extra operands becomes tridiagonal over
+// f32[b,4,4] (its decomposition carries `b`); only the matrix dims must be
+// static, and a symbolic one is refused naming the operand.
+TEST(StablehloSymbolic, TridiagonalTakesASymbolicBatch) {
+  auto bundle = api::LoadBundle(kDir + "symbolic_sytrd_f32.mlir");
+  ASSERT_TRUE(bundle.ok()) << bundle.status();
+  EXPECT_THAT(jaxpr::PrintJaxpr(bundle->jaxpr()),
+              HasSubstr("y:f32[b,4,4] z:f32[b,4] ba:f32[b,3] bb:f32[b,3] = "
+                        "tridiagonal[lower=True] a\n"));
+  auto loaded = LoadBundle(kDir + "symbolic_sytrd_f32.mlir");
+  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  ConvertOptions options;
+  options.read_environment = false;
+  for (bool ir : {false, true}) {
+    options.use_onnx_ir = ir;
+    EXPECT_TRUE(ToOnnx(*loaded, options).ok());
+    auto square = ToOnnxFromText(
+        "{ lambda ; a:f32[2,n,n]. let b:f32[2,n,n] c:f32[2,n] d:f32[2,n] "
+        "e:f32[2,n] = tridiagonal[lower=True] a in (b, c, d, e) }",
+        {}, options);
+    ASSERT_FALSE(square.ok());
+    EXPECT_THAT(square.status().message(),
+                HasSubstr("tridiagonal: symbolic matrix dims in f32[2,n,n] "
+                          "not supported (only batch dims may be symbolic)"));
+  }
 }
 
 }  // namespace

@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""Writes testdata/stablehlo_export/symbolic_{sytrd_f32,hetrd_upper_c64}.mlir.
+
+jax.export of jax.lax.linalg.tridiagonal over a symbolic batch `b`, in the
+form JAX prints it on CPU (no JAX here to print it): the public @main that
+computes and asserts `b`, and @_wrapped_jax_export_main with the LAPACK FFI
+call whose result shapes are extra operands (mlir.custom_call's
+result_shapes, `indices_of_shape_operands`, each built as
+mlir.shape_tensor builds it), then linalg's info check
+(_replace_not_ok_with_nan) with dynamic broadcasts.
+
+Usage: scripts/symbolic_tridiagonal_mlir.py testdata/stablehlo_export
+"""
+def main(dt, ty, target, nan, rty, rnan, uplo):
+    L = []
+    a = L.append
+    a(f'''// jax.export of f(x) = jax.lax.linalg.tridiagonal(x, lower={'True' if uplo == 76 else 'False'}) with x: {dt}[b, 4, 4]
+// (symbolic_shape("b, 4, 4")) on CPU, in the form jax.export prints: the
+// LAPACK FFI call gets its result shapes as extra operands
+// (indices_of_shape_operands), built from `b` as mlir.shape_tensor builds
+// them, and the info check broadcasts dynamically (dynamic_broadcast_in_dim).
+#loc = loc(unknown)
+module @jit_f attributes {{jax.uses_shape_polymorphism = true, mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32}} {{
+  func.func public @main(%arg0: tensor<?x4x4x{ty}> loc("x")) -> (tensor<?x4x4x{ty}> {{jax.result_info = "[0]"}}, tensor<?x4x{rty}> {{jax.result_info = "[1]"}}, tensor<?x3x{rty}> {{jax.result_info = "[2]"}}, tensor<?x3x{ty}> {{jax.result_info = "[3]"}}) {{
+    %0 = stablehlo.get_dimension_size %arg0, dim = 0 : (tensor<?x4x4x{ty}>) -> tensor<i32> loc(#loc)
+    %1 = stablehlo.convert %0 : (tensor<i32>) -> tensor<i64> loc(#loc)
+    %2 = stablehlo.convert %1 : tensor<i64> loc(#loc)
+    %c = stablehlo.constant dense<1> : tensor<i64> loc(#loc)
+    %3 = stablehlo.compare  GE, %2, %c,  SIGNED : (tensor<i64>, tensor<i64>) -> tensor<i1> loc(#loc)
+    stablehlo.custom_call @shape_assertion(%3, %2) {{api_version = 2 : i32, error_message = "Input shapes do not match the polymorphic shapes specification. Expected value >= 1 for dimension variable 'b'. Using the following polymorphic shapes specifications: args[0].shape = (b, 4, 4). Obtained dimension variables: 'b' = {{0}} from specification 'b' for dimension args[0].shape[0] (= {{0}}), . Please see https://docs.jax.dev/en/latest/export/shape_poly.html#shape-assertion-errors for more details.", has_side_effect = true}} : (tensor<i1>, tensor<i64>) -> () loc(#loc)
+    %4:4 = call @_wrapped_jax_export_main(%2, %arg0) : (tensor<i64>, tensor<?x4x4x{ty}>) -> (tensor<?x4x4x{ty}>, tensor<?x4x{rty}>, tensor<?x3x{rty}>, tensor<?x3x{ty}>) loc(#loc)
+    return %4#0, %4#1, %4#2, %4#3 : tensor<?x4x4x{ty}>, tensor<?x4x{rty}>, tensor<?x3x{rty}>, tensor<?x3x{ty}> loc(#loc)
+  }} loc(#loc)
+  func.func private @_wrapped_jax_export_main(%arg0: tensor<i64> {{jax.global_constant = "b"}} loc(unknown), %arg1: tensor<?x4x4x{ty}> loc("x")) -> (tensor<?x4x4x{ty}> {{jax.result_info = "[0]"}}, tensor<?x4x{rty}> {{jax.result_info = "[1]"}}, tensor<?x3x{rty}> {{jax.result_info = "[2]"}}, tensor<?x3x{ty}> {{jax.result_info = "[3]"}}) {{
+    %0 = stablehlo.convert %arg0 : (tensor<i64>) -> tensor<i32> loc(#loc)
+    %1 = stablehlo.reshape %0 : (tensor<i32>) -> tensor<1xi32> loc(#loc)
+    %c = stablehlo.constant dense<4> : tensor<1xi32> loc(#loc)
+    %c_0 = stablehlo.constant dense<4> : tensor<1xi32> loc(#loc)
+    %2 = stablehlo.concatenate %1, %c, %c_0, dim = 0 : (tensor<1xi32>, tensor<1xi32>, tensor<1xi32>) -> tensor<3xi32> loc(#loc)
+    %3 = stablehlo.convert %arg0 : (tensor<i64>) -> tensor<i32> loc(#loc)
+    %4 = stablehlo.reshape %3 : (tensor<i32>) -> tensor<1xi32> loc(#loc)
+    %c_1 = stablehlo.constant dense<4> : tensor<1xi32> loc(#loc)
+    %5 = stablehlo.concatenate %4, %c_1, dim = 0 : (tensor<1xi32>, tensor<1xi32>) -> tensor<2xi32> loc(#loc)
+    %6 = stablehlo.convert %arg0 : (tensor<i64>) -> tensor<i32> loc(#loc)
+    %7 = stablehlo.reshape %6 : (tensor<i32>) -> tensor<1xi32> loc(#loc)
+    %c_2 = stablehlo.constant dense<3> : tensor<1xi32> loc(#loc)
+    %8 = stablehlo.concatenate %7, %c_2, dim = 0 : (tensor<1xi32>, tensor<1xi32>) -> tensor<2xi32> loc(#loc)
+    %9 = stablehlo.convert %arg0 : (tensor<i64>) -> tensor<i32> loc(#loc)
+    %10 = stablehlo.reshape %9 : (tensor<i32>) -> tensor<1xi32> loc(#loc)
+    %c_3 = stablehlo.constant dense<3> : tensor<1xi32> loc(#loc)
+    %11 = stablehlo.concatenate %10, %c_3, dim = 0 : (tensor<1xi32>, tensor<1xi32>) -> tensor<2xi32> loc(#loc)
+    %12 = stablehlo.convert %arg0 : (tensor<i64>) -> tensor<i32> loc(#loc)
+    %13 = stablehlo.reshape %12 : (tensor<i32>) -> tensor<1xi32> loc(#loc)
+    %14:5 = stablehlo.custom_call @{target}(%arg1, %2, %5, %8, %11, %13) {{indices_of_shape_operands = dense<[1, 2, 3, 4, 5]> : tensor<5xi64>, mhlo.backend_config = {{uplo = {uplo} : ui8}}, operand_layouts = [dense<[1, 2, 0]> : tensor<3xindex>, dense<0> : tensor<1xindex>, dense<0> : tensor<1xindex>, dense<0> : tensor<1xindex>, dense<0> : tensor<1xindex>, dense<0> : tensor<1xindex>], output_operand_aliases = [#stablehlo.output_operand_alias<output_tuple_indices = [0], operand_index = 0, operand_tuple_indices = []>], result_layouts = [dense<[1, 2, 0]> : tensor<3xindex>, dense<[1, 0]> : tensor<2xindex>, dense<[1, 0]> : tensor<2xindex>, dense<[1, 0]> : tensor<2xindex>, dense<0> : tensor<1xindex>]}} : (tensor<?x4x4x{ty}>, tensor<3xi32>, tensor<2xi32>, tensor<2xi32>, tensor<2xi32>, tensor<1xi32>) -> (tensor<?x4x4x{ty}>, tensor<?x4x{rty}>, tensor<?x3x{rty}>, tensor<?x3x{ty}>, tensor<?xi32>) loc(#loc)
+    %c_4 = stablehlo.constant dense<0> : tensor<i32> loc(#loc)
+    %15 = stablehlo.convert %arg0 : (tensor<i64>) -> tensor<i32> loc(#loc)
+    %16 = stablehlo.reshape %15 : (tensor<i32>) -> tensor<1xi32> loc(#loc)
+    %17 = stablehlo.dynamic_broadcast_in_dim %c_4, %16, dims = [] : (tensor<i32>, tensor<1xi32>) -> tensor<?xi32> loc(#loc)
+    %18 = stablehlo.compare  EQ, %14#4, %17,  SIGNED : (tensor<?xi32>, tensor<?xi32>) -> tensor<?xi1> loc(#loc)''')
+    n = 19
+    outs = []
+    for k, tail in enumerate(["4x4", "4", "3", "3"]):
+        oty, onan = (rty, rnan) if k in (1, 2) else (ty, nan)
+        dims = tail.split("x")
+        ones = len(dims)
+        conv, resh, ones_shape, bshape, full_shape, nanb, sel = [f"%{n+i}" for i in range(7)]
+        n += 7
+        a(f'''    {conv} = stablehlo.convert %arg0 : (tensor<i64>) -> tensor<i32> loc(#loc)
+    {resh} = stablehlo.reshape {conv} : (tensor<i32>) -> tensor<1xi32> loc(#loc)
+    %c_one_{k} = stablehlo.constant dense<1> : tensor<1xi32> loc(#loc)''')
+        a(f'''    {ones_shape} = stablehlo.concatenate {resh}, {", ".join([f"%c_one_{k}"] * ones)}, dim = 0 : ({", ".join(["tensor<1xi32>"] * (ones + 1))}) -> tensor<{ones + 1}xi32> loc(#loc)
+    {bshape} = stablehlo.dynamic_broadcast_in_dim %18, {ones_shape}, dims = [0] : (tensor<?xi1>, tensor<{ones + 1}xi32>) -> tensor<?x{"x".join(["1"] * ones)}xi1> loc(#loc)''')
+        dim_consts = []
+        for j, d in enumerate(dims):
+            a(f'''    %c_d{k}_{j} = stablehlo.constant dense<{d}> : tensor<1xi32> loc(#loc)''')
+            dim_consts.append(f"%c_d{k}_{j}")
+        a(f'''    {full_shape} = stablehlo.concatenate {resh}, {", ".join(dim_consts)}, dim = 0 : ({", ".join(["tensor<1xi32>"] * (ones + 1))}) -> tensor<{ones + 1}xi32> loc(#loc)
+    %sel_pred_{k} = stablehlo.dynamic_broadcast_in_dim {bshape}, {full_shape}, dims = [{", ".join(str(i) for i in range(ones + 1))}] : (tensor<?x{"x".join(["1"] * ones)}xi1>, tensor<{ones + 1}xi32>) -> tensor<?x{tail}xi1> loc(#loc)
+    %cst_{k} = stablehlo.constant dense<{onan}> : tensor<{oty}> loc(#loc)
+    {nanb} = stablehlo.dynamic_broadcast_in_dim %cst_{k}, {full_shape}, dims = [] : (tensor<{oty}>, tensor<{ones + 1}xi32>) -> tensor<?x{tail}x{oty}> loc(#loc)
+    {sel} = stablehlo.select %sel_pred_{k}, %14#{k}, {nanb} : tensor<?x{tail}xi1>, tensor<?x{tail}x{oty}> loc(#loc)''')
+        outs.append((sel, f"tensor<?x{tail}x{oty}>"))
+    a(f'''    return {", ".join(o for o, _ in outs)} : {", ".join(t for _, t in outs)} loc(#loc)
+  }} loc(#loc)
+}} loc(#loc)''')
+    return "\n".join(L) + "\n"
+
+import sys
+open(sys.argv[1] + "/symbolic_sytrd_f32.mlir", "w").write(
+    main("f32", "f32", "lapack_ssytrd_ffi", "0x7FC00000", "f32", "0x7FC00000", 76))
+open(sys.argv[1] + "/symbolic_hetrd_upper_c64.mlir", "w").write(
+    main("complex64", "complex<f32>", "lapack_chetrd_ffi",
+         "(0x7FC00000,0x7FC00000)", "f32", "0x7FC00000", 85))
