@@ -115,9 +115,32 @@ absl::Status CheckColumnMajor(OpContext& ctx, absl::string_view key,
   return absl::OkStatus();
 }
 
-std::vector<int64_t> BatchShape(const Aval& a) {
-  std::vector<int64_t> s = StaticDims(a);
+// Shapes whose batch dims may be symbolic (jax.export with a symbolic
+// batch); the matrix dims are static (LapackCustomCall checks).
+using Dims = std::vector<jaxpr::DimExpr>;
+
+Dims BatchShape(const Aval& a) {
+  Dims s = a.shape;
   s.resize(s.size() - 2);
+  return s;
+}
+
+// Result i's type with the batch dims of matrices `a`: a jax.export module
+// with a symbolic batch prints them `?` in the result types.
+absl::StatusOr<Aval> BatchedResultAval(OpContext& ctx, int i, const Aval& a) {
+  J2O_ASSIGN_OR_RETURN(Aval r, ctx.ResultAval(i));
+  const Dims batch = BatchShape(a);
+  if (r.rank() < static_cast<int>(batch.size())) return r;
+  for (size_t d = 0; d < batch.size(); ++d) r.shape[d] = batch[d];
+  return r;
+}
+
+int64_t StaticDim(const Aval& a, int axis) {
+  return a.shape[axis].constant_value();
+}
+
+Dims Append(Dims s, std::initializer_list<int64_t> tail) {
+  for (int64_t d : tail) s.push_back(jaxpr::DimExpr::Constant(d));
   return s;
 }
 
@@ -137,33 +160,26 @@ Val Zero(OpContext& ctx, DType dtype) {
 
 // x[..., i, i] for i < k, as [..., k].
 Val Diagonal(OpContext& ctx, const Val& x, int64_t k) {
-  const std::vector<int64_t> shape = StaticDims(x.aval);
   const int r = x.aval.rank();
-  std::vector<int64_t> start(r, 0), limit = shape;
-  limit[r - 2] = k;
-  limit[r - 1] = k;
-  std::vector<int64_t> square = shape;
-  square[r - 2] = square[r - 1] = k;
+  const Dims square = Append(BatchShape(x.aval), {k, k});
   Params sp;
-  sp.Set("limit_indices", IntTuple(limit));
-  sp.Set("start_indices", IntTuple(start));
+  sp.Set("limit_indices", DimsParam(square));
+  sp.Set("start_indices", IntTuple(std::vector<int64_t>(r, 0)));
   sp.Set("strides", ParamValue::None());
-  Val sq =
-      ctx.Emit1("slice", std::move(sp), {x}, ShapedAval(x.aval.dtype, square));
-  Aval idx = ShapedAval(DType::kI32, square);
+  Val sq = ctx.Emit1("slice", std::move(sp), {x},
+                     Aval::Shaped(x.aval.dtype, square));
+  Aval idx = Aval::Shaped(DType::kI32, square);
   Val rows = EmitIota(ctx, idx, r - 2);
   Val cols = EmitIota(ctx, idx, r - 1);
-  Val eye =
-      ctx.Emit1("eq", Params(), {rows, cols}, ShapedAval(DType::kBool, square));
+  Val eye = ctx.Emit1("eq", Params(), {rows, cols},
+                      Aval::Shaped(DType::kBool, square));
   Val zeros = EmitBroadcastInDim(ctx, Zero(ctx, x.aval.dtype), {}, sq.aval);
   Val masked = ctx.Emit1("select_n", Params(), {eye, zeros, sq}, sq.aval);
-  std::vector<int64_t> out = square;
-  out.pop_back();
   Params rp;
   rp.Set("axes", IntTuple({r - 1}));
   rp.Set("out_sharding", ParamValue::None());
   return ctx.Emit1("reduce_sum", std::move(rp), {masked},
-                   ShapedAval(x.aval.dtype, out));
+                   Aval::Shaped(x.aval.dtype, Append(BatchShape(x.aval), {k})));
 }
 
 absl::Status Potrf(OpContext& ctx) {
@@ -179,11 +195,11 @@ absl::Status Potrf(OpContext& ctx) {
   Val l = ctx.Emit1("cholesky", Params(), {a}, a.aval);
   // A failed factorization is all NaN; a successful one has a positive
   // (or infinite) l[..., 0, 0].
-  const std::vector<int64_t> batch = BatchShape(a.aval);
+  const Dims batch = BatchShape(a.aval);
   Val d = Diagonal(ctx, l, 1);
-  Val first = EmitReshape(ctx, d, ShapedAval(a.aval.dtype, batch));
+  Val first = EmitReshape(ctx, d, Aval::Shaped(a.aval.dtype, batch));
   Val failed = ctx.Emit1("ne", Params(), {first, first},
-                         ShapedAval(DType::kBool, batch));
+                         Aval::Shaped(DType::kBool, batch));
   Val info = ConvertTo(ctx, failed, DType::kI32);
   ctx.Bind(0, l);
   ctx.Bind(1, info);
@@ -196,23 +212,21 @@ absl::Status Getrf(OpContext& ctx) {
     return ctx.Error(
         "expects one matrix operand and 3 results (lu, ipiv, info)");
   }
-  const std::vector<int64_t> shape = StaticDims(a.aval);
   const int r = a.aval.rank();
-  const int64_t m = shape[r - 2], n = shape[r - 1], k = std::min(m, n);
-  const std::vector<int64_t> batch = BatchShape(a.aval);
-  std::vector<int64_t> kshape = batch, mshape = batch;
-  kshape.push_back(k);
-  mshape.push_back(m);
+  const int64_t m = StaticDim(a.aval, r - 2), n = StaticDim(a.aval, r - 1);
+  const int64_t k = std::min(m, n);
+  const Dims batch = BatchShape(a.aval);
+  const Dims kshape = Append(batch, {k}), mshape = Append(batch, {m});
   std::vector<Val> outs = ctx.Emit("lu", Params(), {a},
-                                   {a.aval, ShapedAval(DType::kI32, kshape),
-                                    ShapedAval(DType::kI32, mshape)});
-  const Aval kaval = ShapedAval(DType::kI32, kshape);
+                                   {a.aval, Aval::Shaped(DType::kI32, kshape),
+                                    Aval::Shaped(DType::kI32, mshape)});
+  const Aval kaval = Aval::Shaped(DType::kI32, kshape);
   Val ipiv = ctx.Emit1("add", Params(),
                        {outs[1], ctx.ScalarInt(DType::kI32, 1)}, kaval);
   // info: the first (1-based) i with U[i, i] == 0, else 0.
   Val diag = Diagonal(ctx, outs[0], k);
   Val zero = ctx.Emit1("eq", Params(), {diag, Zero(ctx, a.aval.dtype)},
-                       ShapedAval(DType::kBool, kshape));
+                       Aval::Shaped(DType::kBool, kshape));
   Val pos = ctx.Emit1(
       "add", Params(),
       {EmitIota(ctx, kaval, r - 2), ctx.ScalarInt(DType::kI32, 1)}, kaval);
@@ -222,11 +236,11 @@ absl::Status Getrf(OpContext& ctx) {
   Params rp;
   rp.Set("axes", IntTuple({r - 2}));
   rp.Set("out_sharding", ParamValue::None());
-  const Aval baval = ShapedAval(DType::kI32, batch);
+  const Aval baval = Aval::Shaped(DType::kI32, batch);
   Val first = ctx.Emit1("reduce_min", std::move(rp), {cand}, baval);
   Val nonsingular =
       ctx.Emit1("eq", Params(), {first, ctx.ScalarInt(DType::kI32, k + 1)},
-                ShapedAval(DType::kBool, batch));
+                Aval::Shaped(DType::kBool, batch));
   Val info = ctx.Emit1(
       "select_n", Params(),
       {nonsingular, first,
@@ -241,7 +255,7 @@ absl::Status Getrf(OpContext& ctx) {
 absl::Status Geqrf(OpContext& ctx) {
   J2O_ASSIGN_OR_RETURN(Val a, ctx.Input(0));
   if (ctx.num_results() != 2) return ctx.Error("expects 2 results (a, taus)");
-  J2O_ASSIGN_OR_RETURN(Aval taus, ctx.ResultAval(1));
+  J2O_ASSIGN_OR_RETURN(Aval taus, BatchedResultAval(ctx, 1, a.aval));
   std::vector<Val> outs = ctx.Emit("geqrf", Params(), {a}, {a.aval, taus});
   ctx.Bind(0, outs[0]);
   ctx.Bind(1, outs[1]);
@@ -251,7 +265,7 @@ absl::Status Geqrf(OpContext& ctx) {
 absl::Status Orgqr(OpContext& ctx) {
   J2O_ASSIGN_OR_RETURN(Val a, ctx.Input(0));
   J2O_ASSIGN_OR_RETURN(Val taus, ctx.Input(1));
-  J2O_ASSIGN_OR_RETURN(Aval out, ctx.ResultAval(0));
+  J2O_ASSIGN_OR_RETURN(Aval out, BatchedResultAval(ctx, 0, a.aval));
   ctx.Bind(0, ctx.Emit1("householder_product", Params(), {a, taus}, out));
   return absl::OkStatus();
 }
@@ -260,9 +274,9 @@ absl::Status Orgqr(OpContext& ctx) {
 // i32 [batch] with `tail` trailing non-batch dims.
 Val NanPerBatch(OpContext& ctx, const Val& x, int tail) {
   const int r = x.aval.rank();
-  std::vector<int64_t> shape = StaticDims(x.aval);
+  Dims shape = x.aval.shape;
   Val isnan =
-      ctx.Emit1("ne", Params(), {x, x}, ShapedAval(DType::kBool, shape));
+      ctx.Emit1("ne", Params(), {x, x}, Aval::Shaped(DType::kBool, shape));
   Val as_int = ConvertTo(ctx, isnan, DType::kI32);
   std::vector<int64_t> axes;
   for (int d = r - tail; d < r; ++d) axes.push_back(d);
@@ -271,7 +285,7 @@ Val NanPerBatch(OpContext& ctx, const Val& x, int tail) {
   rp.Set("axes", IntTuple(axes));
   rp.Set("out_sharding", ParamValue::None());
   return ctx.Emit1("reduce_max", std::move(rp), {as_int},
-                   ShapedAval(DType::kI32, shape));
+                   Aval::Shaped(DType::kI32, shape));
 }
 
 Val EitherNan(OpContext& ctx, const Val& input, const Val& values) {
@@ -291,7 +305,7 @@ absl::Status Syevd(OpContext& ctx) {
   if (ctx.num_results() != 3 || a.aval.rank() < 2) {
     return ctx.Error("expects one matrix operand and 3 results (v, w, info)");
   }
-  J2O_ASSIGN_OR_RETURN(Aval w_aval, ctx.ResultAval(1));
+  J2O_ASSIGN_OR_RETURN(Aval w_aval, BatchedResultAval(ctx, 1, a.aval));
   Params p;
   p.Set("algorithm", ParamValue::None());
   p.Set("lower", ParamValue::Bool(uplo == 'L'));
@@ -316,9 +330,9 @@ absl::Status Gesdd(OpContext& ctx) {
     return ctx.Error(
         "expects one matrix operand and 5 results (a, s, u, vt, info)");
   }
-  J2O_ASSIGN_OR_RETURN(Aval s_aval, ctx.ResultAval(1));
-  J2O_ASSIGN_OR_RETURN(Aval u_aval, ctx.ResultAval(2));
-  J2O_ASSIGN_OR_RETURN(Aval vt_aval, ctx.ResultAval(3));
+  J2O_ASSIGN_OR_RETURN(Aval s_aval, BatchedResultAval(ctx, 1, a.aval));
+  J2O_ASSIGN_OR_RETURN(Aval u_aval, BatchedResultAval(ctx, 2, a.aval));
+  J2O_ASSIGN_OR_RETURN(Aval vt_aval, BatchedResultAval(ctx, 3, a.aval));
   const bool compute_uv = mode != 'N';
   Params p;
   p.Set("algorithm", ParamValue::None());
@@ -369,9 +383,9 @@ absl::Status Geev(OpContext& ctx) {
                           : "expects one matrix operand and 4 results (w, "
                             "vl, vr, info)");
   }
-  J2O_ASSIGN_OR_RETURN(Aval vl_aval, ctx.ResultAval(values));
-  J2O_ASSIGN_OR_RETURN(Aval vr_aval, ctx.ResultAval(values + 1));
-  J2O_ASSIGN_OR_RETURN(Aval w0_aval, ctx.ResultAval(0));  // w, or wr
+  J2O_ASSIGN_OR_RETURN(Aval vl_aval, BatchedResultAval(ctx, values, a.aval));
+  J2O_ASSIGN_OR_RETURN(Aval vr_aval, BatchedResultAval(ctx, values + 1, a.aval));
+  J2O_ASSIGN_OR_RETURN(Aval w0_aval, BatchedResultAval(ctx, 0, a.aval));  // w, or wr
   std::vector<Aval> outs = {WithDType(w0_aval, vl_aval.dtype)};
   if (left == 'V') outs.push_back(vl_aval);
   if (right == 'V') outs.push_back(vr_aval);
@@ -403,24 +417,20 @@ absl::Status Geev(OpContext& ctx) {
 // x[..., r0 + i, c0 + i] for i < n - 1 (r0, c0 in {0, 1}): the sub- or
 // superdiagonal of square matrices, as [..., n - 1].
 Val OffDiagonal(OpContext& ctx, const Val& x, int64_t r0, int64_t c0) {
-  const std::vector<int64_t> shape = StaticDims(x.aval);
   const int r = x.aval.rank();
-  const int64_t k = shape[r - 1] - 1;
-  std::vector<int64_t> start(r, 0), limit = shape;
+  const int64_t k = StaticDim(x.aval, r - 1) - 1;
+  std::vector<int64_t> start(r, 0);
   start[r - 2] = r0;
   start[r - 1] = c0;
-  limit[r - 2] = r0 + k;
-  limit[r - 1] = c0 + k;
-  std::vector<int64_t> square = shape;
-  square[r - 2] = square[r - 1] = k;
+  const Dims batch = BatchShape(x.aval);
   Params sp;
-  sp.Set("limit_indices", IntTuple(limit));
+  sp.Set("limit_indices", DimsParam(Append(batch, {r0 + k, c0 + k})));
   sp.Set("start_indices", IntTuple(start));
   sp.Set("strides", ParamValue::None());
-  return Diagonal(
-      ctx,
-      ctx.Emit1("slice", std::move(sp), {x}, ShapedAval(x.aval.dtype, square)),
-      k);
+  return Diagonal(ctx,
+                  ctx.Emit1("slice", std::move(sp), {x},
+                            Aval::Shaped(x.aval.dtype, Append(batch, {k, k}))),
+                  k);
 }
 
 // The imaginary parts of a real Schur form's eigenvalues (dgees' wi), as
@@ -428,9 +438,8 @@ Val OffDiagonal(OpContext& ctx, const Val& x, int64_t r0, int64_t c0) {
 // gives +sqrt|b| sqrt|c| at its first index and the negation at its second
 // (dlanv2's rt1i, rt2i); 0 elsewhere.
 Val SchurImaginaryParts(OpContext& ctx, const Val& t) {
-  const std::vector<int64_t> shape = StaticDims(t.aval);
   const int r = t.aval.rank();
-  std::vector<int64_t> vec(shape.begin(), shape.end() - 1);
+  const Dims vec(t.aval.shape.begin(), t.aval.shape.end() - 1);
   Val sub = OffDiagonal(ctx, t, 1, 0), sup = OffDiagonal(ctx, t, 0, 1);
   const Aval& off = sub.aval;
   auto unary = [&](const char* p, const Val& x) {
@@ -453,10 +462,10 @@ Val SchurImaginaryParts(OpContext& ctx, const Val& t) {
     Params p;
     p.Set("padding_config", ParamValue::Tuple(std::move(cfg)));
     return ctx.Emit1("pad", std::move(p), {im, zero},
-                     ShapedAval(t.aval.dtype, vec));
+                     Aval::Shaped(t.aval.dtype, vec));
   };
   return ctx.Emit1("sub", Params(), {padded(0, 1), padded(1, 0)},
-                   ShapedAval(t.aval.dtype, vec));
+                   Aval::Shaped(t.aval.dtype, vec));
 }
 
 // lapack_{s,d}gees_ffi(a) -> (t, vs, wr, wi, sdim, info) and
@@ -483,8 +492,7 @@ absl::Status Gees(OpContext& ctx) {
                           : "expects one matrix operand and 5 results (t, "
                             "vs, w, sdim, info)");
   }
-  const std::vector<int64_t> shape = StaticDims(a.aval);
-  J2O_ASSIGN_OR_RETURN(Aval sdim_aval, ctx.ResultAval(values + 2));
+  J2O_ASSIGN_OR_RETURN(Aval sdim_aval, BatchedResultAval(ctx, values + 2, a.aval));
   Params p;
   p.Set("compute_schur_vectors", ParamValue::Bool(mode == 'V'));
   p.Set("select_callable", ParamValue::None());
@@ -496,7 +504,7 @@ absl::Status Gees(OpContext& ctx) {
   ctx.Bind(1, mode == 'V' ? r[1]
                           : EmitBroadcastInDim(ctx, Zero(ctx, a.aval.dtype), {},
                                                a.aval));
-  Val w = Diagonal(ctx, r[0], shape[shape.size() - 1]);
+  Val w = Diagonal(ctx, r[0], StaticDim(a.aval, a.aval.rank() - 1));
   ctx.Bind(2, w);
   if (real) ctx.Bind(3, SchurImaginaryParts(ctx, r[0]));
   ctx.Bind(values + 2,
@@ -511,8 +519,7 @@ absl::Status Gehrd(OpContext& ctx) {
     return ctx.Error(
         "expects one matrix operand and 3 results (a, taus, info)");
   }
-  const std::vector<int64_t> shape = StaticDims(a.aval);
-  const int64_t n = shape.back();
+  const int64_t n = StaticDim(a.aval, a.aval.rank() - 1);
   const int64_t low = BackendConfigInt(ctx, "low");
   const int64_t high = BackendConfigInt(ctx, "high");
   if (low != 1 || high != n) {
@@ -521,7 +528,7 @@ absl::Status Gehrd(OpContext& ctx) {
         " is not supported (JAX's hessenberg emits low = 1, high = n = ", n,
         ")"));
   }
-  J2O_ASSIGN_OR_RETURN(Aval taus, ctx.ResultAval(1));
+  J2O_ASSIGN_OR_RETURN(Aval taus, BatchedResultAval(ctx, 1, a.aval));
   std::vector<Val> outs = ctx.Emit("hessenberg", Params(), {a}, {a.aval, taus});
   ctx.Bind(0, outs[0]);
   ctx.Bind(1, outs[1]);
@@ -543,7 +550,7 @@ absl::Status Sytrd(OpContext& ctx) {
 
   std::vector<Aval> outs = {a.aval};
   for (int i = 1; i < 4; ++i) {
-    J2O_ASSIGN_OR_RETURN(Aval r, ctx.ResultAval(i));
+    J2O_ASSIGN_OR_RETURN(Aval r, BatchedResultAval(ctx, i, a.aval));
     outs.push_back(r);
   }
   Params p;
@@ -558,11 +565,11 @@ absl::Status Sytrd(OpContext& ctx) {
 // 1 where `x` holds a NaN or an infinity in the trailing `tail` dims of a
 // batch, else 0: i32 [batch].
 Val NonFinitePerBatch(OpContext& ctx, const Val& x, int tail) {
-  const std::vector<int64_t> shape = StaticDims(x.aval);
-  const Aval flags = ShapedAval(DType::kBool, shape);
+  const Dims& shape = x.aval.shape;
+  const Aval flags = Aval::Shaped(DType::kBool, shape);
   Val finite;
   if (jaxpr::IsComplex(x.aval.dtype)) {  // both parts finite
-    const Aval part = ShapedAval(
+    const Aval part = Aval::Shaped(
         x.aval.dtype == DType::kC64 ? DType::kF32 : DType::kF64, shape);
     Val re = ctx.Emit1("real", Params(), {x}, part);
     Val im = ctx.Emit1("imag", Params(), {x}, part);
@@ -578,13 +585,13 @@ Val NonFinitePerBatch(OpContext& ctx, const Val& x, int tail) {
   const int r = x.aval.rank();
   std::vector<int64_t> axes;
   for (int d = r - tail; d < r; ++d) axes.push_back(d);
-  std::vector<int64_t> out = shape;
+  Dims out = shape;
   out.resize(r - tail);
   Params rp;
   rp.Set("axes", IntTuple(axes));
   rp.Set("out_sharding", ParamValue::None());
   return ctx.Emit1("reduce_max", std::move(rp), {as_int},
-                   ShapedAval(DType::kI32, out));
+                   Aval::Shaped(DType::kI32, out));
 }
 
 absl::Status Gtsv(OpContext& ctx) {
@@ -685,6 +692,17 @@ absl::Status LapackCustomCall(OpContext& ctx, const std::string& target) {
   // The matrix operand: b for gtsv (its diagonals are vectors), else a.
   const int matrix = routine == "gtsv" && ctx.num_inputs() == 4 ? 3 : 0;
   J2O_ASSIGN_OR_RETURN(Val a, ctx.Input(matrix));
+  // A symbolic batch (jax.export) is carried; the routines work on matrix
+  // dims known at conversion (the decompositions unroll over them).
+  for (int axis = std::max(0, a.aval.rank() - 2); axis < a.aval.rank();
+       ++axis) {
+    if (!a.aval.shape[axis].is_constant()) {
+      return ctx.Unsupported(absl::StrCat(
+          "custom_call target @", target, ": symbolic matrix dims in ",
+          a.aval.ToString(), " are not supported (only batch dims may be "
+          "symbolic)"));
+    }
+  }
   J2O_RETURN_IF_ERROR(CheckColumnMajor(ctx, "operand_layouts", a.aval.rank()));
   J2O_RETURN_IF_ERROR(CheckColumnMajor(ctx, "result_layouts", a.aval.rank()));
   return fn(ctx);

@@ -174,8 +174,12 @@ TEST(StablehloSymbolic, OnnxRuntimeMatchesTheInterpreterAtTwoSizes) {
   if (!api::OrtRunner::Shared().IsAvailable(&why)) GTEST_SKIP() << why;
   for (const char* file :
        {"symbolic_batch.mlir", "symbolic_two_args.mlir", "symbolic_gather.mlir",
-        "symbolic_pad.mlir", "symbolic_pad_expr.mlir", "symbolic_sytrd_f32.mlir",
-        "symbolic_hetrd_upper_c64.mlir"}) {
+        "symbolic_pad.mlir", "symbolic_pad_expr.mlir",
+        // LAPACK FFI calls over a symbolic batch.
+        "symbolic_sytrd_f32.mlir", "symbolic_hetrd_upper_c64.mlir",
+        "symbolic_potrf_f32.mlir", "symbolic_getrf_f32.mlir",
+        "symbolic_syevd_f32.mlir", "symbolic_gesdd_f32.mlir",
+        "symbolic_geev_f32.mlir", "symbolic_gees_f32.mlir"}) {
     for (bool ir : {false, true}) {
       for (int opset : {23, 17}) {
         for (int64_t size : {2, 5}) {
@@ -393,6 +397,26 @@ TEST(StablehloSymbolic, TridiagonalTakesASymbolicBatch) {
                 HasSubstr("tridiagonal: symbolic matrix dims in f32[2,n,n] "
                           "not supported (only batch dims may be symbolic)"));
   }
+}
+
+// A LAPACK call over symbolic matrix dims is refused at the custom_call
+// (the decompositions unroll over the matrix dims).
+TEST(StablehloSymbolic, LapackCallOverSymbolicMatrixDimsIsRefused) {
+  auto p = stablehlo::StablehloFromText(
+      R"(module @jit_f attributes {jax.uses_shape_polymorphism = true} {
+  func.func public @main(%arg0: tensor<2x?x?xf32>) -> tensor<2x?x?xf32> {
+    %r:2 = stablehlo.custom_call @lapack_spotrf_ffi(%arg0) {mhlo.backend_config = {uplo = 76 : ui8}, operand_layouts = [dense<[1, 2, 0]> : tensor<3xindex>]} : (tensor<2x?x?xf32>) -> (tensor<2x?x?xf32>, tensor<2xi32>)
+    return %r#0 : tensor<2x?x?xf32>
+  }
+}
+)",
+      "square.mlir");
+  ASSERT_FALSE(p.ok());
+  EXPECT_THAT(p.status().message(),
+              HasSubstr("square.mlir:3:12: error: stablehlo.custom_call: "
+                        "custom_call target @lapack_spotrf_ffi: symbolic "
+                        "matrix dims in f32[2,_d0,_d1] are not supported "
+                        "(only batch dims may be symbolic)"));
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Writes testdata/stablehlo_export/symbolic_{sytrd_f32,hetrd_upper_c64}.mlir.
+"""Writes testdata/stablehlo_export/symbolic_{sytrd_f32,hetrd_upper_c64}.mlir
+and symbolic_{potrf,getrf,syevd,gesdd,geev,gees}_f32.mlir.
 
 jax.export of jax.lax.linalg.tridiagonal over a symbolic batch `b`, in the
 form JAX prints it on CPU (no JAX here to print it): the public @main that
@@ -91,3 +92,76 @@ open(sys.argv[1] + "/symbolic_sytrd_f32.mlir", "w").write(
 open(sys.argv[1] + "/symbolic_hetrd_upper_c64.mlir", "w").write(
     main("complex64", "complex<f32>", "lapack_chetrd_ffi",
          "(0x7FC00000,0x7FC00000)", "f32", "0x7FC00000", 85))
+
+
+# The other LAPACK FFI targets over a symbolic batch, same prologue; the
+# module returns the custom_call's results as they are (JAX's info checks
+# and masks after the call are ordinary ops, covered by the modules above).
+def raw(target, config, results, keep=None, operand="4x4xf32"):
+    """results: (tail, elem) per result, the batch `?` prepended; keep: the
+    results returned (all by default)."""
+    keep = list(range(len(results))) if keep is None else keep
+    ctypes = [f"tensor<?{'x' + t if t else ''}x{e}>" for t, e in results]
+    rtypes = ", ".join(ctypes[k] for k in keep)
+    shapes, ops, types = [], [], []
+    n = 0
+    for k, (tail, _) in enumerate(results):
+        dims = [d for d in tail.split("x") if d]
+        shapes.append(f"    %s{k}_b = stablehlo.convert %arg0 : (tensor<i64>) -> tensor<i32> loc(#loc)")
+        shapes.append(f"    %s{k}_r = stablehlo.reshape %s{k}_b : (tensor<i32>) -> tensor<1xi32> loc(#loc)")
+        parts = [f"%s{k}_r"]
+        for j, d in enumerate(dims):
+            shapes.append(f"    %c{k}_{j} = stablehlo.constant dense<{d}> : tensor<1xi32> loc(#loc)")
+            parts.append(f"%c{k}_{j}")
+        if dims:
+            shapes.append(f"    %s{k} = stablehlo.concatenate {', '.join(parts)}, dim = 0 : ({', '.join(['tensor<1xi32>'] * len(parts))}) -> tensor<{len(parts)}xi32> loc(#loc)")
+            ops.append(f"%s{k}")
+        else:
+            ops.append(f"%s{k}_r")
+        types.append(f"tensor<{len(parts)}xi32>")
+    nres = len(results)
+    idx = ", ".join(str(i + 1) for i in range(nres))
+    layouts = ", ".join(["dense<[1, 2, 0]> : tensor<3xindex>"] + ["dense<0> : tensor<1xindex>"] * nres)
+    rets = ", ".join(f"%r#{k}" for k in keep)
+    calls = ", ".join(f"%4#{k}" for k in range(len(keep)))
+    return f'''// jax.export of a function calling {target} on x: f32[b, {operand.split('x')[0]}, {operand.split('x')[1]}]
+// (symbolic_shape("b, ...")) on CPU, in the form jax.export prints: the
+// prologue computing and asserting `b`, and the FFI call with its result
+// shapes as extra operands (indices_of_shape_operands). It returns the
+// call's results {'as they are' if len(keep) == len(results) else 'numbered ' + str(keep) + ' as they are (the others are unique only up to sign)'}.
+#loc = loc(unknown)
+module @jit_f attributes {{jax.uses_shape_polymorphism = true, mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32}} {{
+  func.func public @main(%arg0: tensor<?x{operand}> loc("x")) -> ({rtypes}) {{
+    %0 = stablehlo.get_dimension_size %arg0, dim = 0 : (tensor<?x{operand}>) -> tensor<i32> loc(#loc)
+    %1 = stablehlo.convert %0 : (tensor<i32>) -> tensor<i64> loc(#loc)
+    %2 = stablehlo.convert %1 : tensor<i64> loc(#loc)
+    %c = stablehlo.constant dense<1> : tensor<i64> loc(#loc)
+    %3 = stablehlo.compare  GE, %2, %c,  SIGNED : (tensor<i64>, tensor<i64>) -> tensor<i1> loc(#loc)
+    stablehlo.custom_call @shape_assertion(%3, %2) {{api_version = 2 : i32, error_message = "Input shapes do not match the polymorphic shapes specification. Expected value >= 1 for dimension variable 'b'.", has_side_effect = true}} : (tensor<i1>, tensor<i64>) -> () loc(#loc)
+    %4:{len(keep)} = call @_wrapped_jax_export_main(%2, %arg0) : (tensor<i64>, tensor<?x{operand}>) -> ({rtypes}) loc(#loc)
+    return {calls} : {rtypes} loc(#loc)
+  }} loc(#loc)
+  func.func private @_wrapped_jax_export_main(%arg0: tensor<i64> {{jax.global_constant = "b"}} loc(unknown), %arg1: tensor<?x{operand}> loc("x")) -> ({rtypes}) {{
+{chr(10).join(shapes)}
+    %r:{nres} = stablehlo.custom_call @{target}(%arg1, {', '.join(ops)}) {{indices_of_shape_operands = dense<[{idx}]> : tensor<{nres}xi64>, mhlo.backend_config = {{{config}}}, operand_layouts = [{layouts}]}} : (tensor<?x{operand}>, {', '.join(types)}) -> ({', '.join(ctypes)}) loc(#loc)
+    return {rets} : {rtypes} loc(#loc)
+  }} loc(#loc)
+}} loc(#loc)
+'''
+
+
+RAW = {
+    "potrf_f32": ("lapack_spotrf_ffi", "uplo = 76 : ui8", [("4x4", "f32"), ("", "i32")]),
+    "getrf_f32": ("lapack_sgetrf_ffi", "", [("4x4", "f32"), ("4", "i32"), ("", "i32")]),
+    "syevd_f32": ("lapack_ssyevd_ffi", "mode = 86 : ui8, uplo = 76 : ui8",
+                  [("4x4", "f32"), ("4", "f32"), ("", "i32")], [1, 2]),
+    "gesdd_f32": ("lapack_sgesdd_ffi", "mode = 65 : ui8",
+                  [("4x4", "f32"), ("4", "f32"), ("4x4", "f32"), ("4x4", "f32"), ("", "i32")],
+                  [1, 4]),
+    "geev_f32": ("lapack_sgeev_ffi", "compute_left = 78 : ui8, compute_right = 86 : ui8",
+                 [("4", "f32"), ("4", "f32"), ("4x4", "complex<f32>"), ("4x4", "complex<f32>"), ("", "i32")]),
+    "gees_f32": ("lapack_sgees_ffi", "mode = 86 : ui8, sort = 78 : ui8",
+                 [("4x4", "f32"), ("4x4", "f32"), ("4", "f32"), ("4", "f32"), ("", "i32"), ("", "i32")]),
+}
+for name, spec in RAW.items():
+    open(f"{sys.argv[1]}/symbolic_{name}.mlir", "w").write(raw(*spec))
