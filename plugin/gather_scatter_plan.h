@@ -29,6 +29,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "plugin/emit.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "jaxpr/array.h"
@@ -120,8 +121,9 @@ absl::StatusOr<std::vector<jaxpr::DimExpr>> ParseSliceSizes(
 //   absl::StatusOr<Value> ShapeValue(const std::vector<jaxpr::DimExpr>&);
 //   absl::Status SetOutput(const jaxpr::Eqn&, int, Value);
 //   absl::StatusOr<std::vector<Value>> Loop(Value trip_count,
-//       std::vector<Value> inits, const std::vector<jaxpr::DType>& dtypes,
+//       std::vector<Value> inits, const std::vector<CarriedType>& types,
 //       const LoopBody<Value>& body);  // ONNX Loop; returns final carries
+//                                      // (declared with their shapes)
 
 // Emits a Loop body: given the iteration number (int64 scalar) and the
 // carried values, returns the next carried values.
@@ -486,7 +488,10 @@ class IndexingEmitter {
   absl::StatusOr<V> ScatterCore(const jaxpr::Eqn& eqn, const ScatterPlan& p);
   // ScatterND(data, indices, updates) one index row at a time in a Loop
   // (kMin/kMax combine with the value already there; others overwrite).
-  absl::StatusOr<V> SequentialScatter(V data, V indices, V updates, DType dtype,
+  absl::StatusOr<V> SequentialScatter(V data,
+                                      const std::vector<DimExpr>& data_shape,
+                                      V indices, int64_t depth, V updates,
+                                      DType dtype,
                                       ScatterReduction reduction);
 
   B& b_;
@@ -605,31 +610,36 @@ absl::Status IndexingEmitter<B>::Scatter(const jaxpr::Eqn& eqn) {
 }
 
 template <typename B>
-absl::StatusOr<typename B::Value> IndexingEmitter<B>::SequentialScatter(
-    V data, V indices, V updates, DType dtype, ScatterReduction reduction) {
-  // Rows [R, C] and their updates [R, data.shape[C:]...].
-  V idx_shape = Op("Shape", {indices}, DType::kI64);
-  V c = SliceAxis(idx_shape, 0, b_.ConstI64({-1}),
-                  b_.ConstI64({std::numeric_limits<int64_t>::max()}),
-                  DType::kI64);
-  V rows =
-      Op("Reshape", {indices, Concat({b_.ConstI64({-1}), c}, 0, DType::kI64)},
-         DType::kI64);
-  V data_shape = Op("Shape", {data}, DType::kI64);
-  V window =
-      Op("Slice",
-         {data_shape, c, b_.ConstI64({std::numeric_limits<int64_t>::max()}),
-          b_.ConstI64({0})},
-         DType::kI64);
-  V row_updates =
-      Op("Reshape",
-         {updates, Concat({b_.ConstI64({-1}), window}, 0, DType::kI64)}, dtype);
+absl::StatusOr<typename B::Value> IndexingEmitter<B>::SequentialScatter(V data,
+                                      const std::vector<DimExpr>& data_shape,
+                                      V indices, int64_t depth, V updates,
+                                      DType dtype,
+                                      ScatterReduction reduction) {
+  // Rows [R, depth] and their updates [R, data.shape[depth:]...]; the
+  // static depth and the carried shape keep every value typed for ONNX
+  // shape inference.
+  V rows = Op("Reshape", {indices, b_.ConstI64({-1, depth})}, DType::kI64);
+  const std::vector<DimExpr> window(data_shape.begin() + depth,
+                                    data_shape.end());
+  std::vector<int64_t> static_window;
+  for (const DimExpr& d : window) {
+    if (d.is_constant()) static_window.push_back(d.constant_value());
+  }
+  V row_shape;
+  if (static_window.size() == window.size()) {
+    static_window.insert(static_window.begin(), -1);
+    row_shape = b_.ConstI64(static_window);
+  } else {
+    J2O_ASSIGN_OR_RETURN(V window_sv, b_.ShapeValue(window));
+    row_shape = Concat({b_.ConstI64({-1}), window_sv}, 0, DType::kI64);
+  }
+  V row_updates = Op("Reshape", {updates, row_shape}, dtype);
   V trip =
       Op("Gather", {Op("Shape", {rows}, DType::kI64), b_.ConstI64Scalar(0)},
          DType::kI64, {OnnxAttr::Int("axis", 0)});
   J2O_ASSIGN_OR_RETURN(
       std::vector<V> outs,
-      b_.Loop(trip, {data}, {dtype},
+      b_.Loop(trip, {data}, {CarriedType(dtype, data_shape)},
               [&](V iter, const std::vector<V>& carried)
                   -> absl::StatusOr<std::vector<V>> {
                 V at = Unsqueeze(iter, {0}, DType::kI64);
@@ -840,8 +850,15 @@ absl::StatusOr<typename B::Value> IndexingEmitter<B>::ScatterCore(
   }
   V out;
   if (sequential) {
+    std::vector<DimExpr> carried_shape = data_shape;
+    if (scratch) {
+      carried_shape[0] =
+          DimExpr::Sum({carried_shape[0], DimExpr::Constant(1)});
+    }
     J2O_ASSIGN_OR_RETURN(
-        out, SequentialScatter(data, indices, upd, cd, p.reduction));
+        out, SequentialScatter(data, carried_shape, indices,
+                               static_cast<int64_t>(comps.size()), upd, cd,
+                               p.reduction));
   } else {
     out = Op("ScatterND", {data, indices, upd}, cd, attrs);
     if (min_max && jaxpr::IsFloat(cd)) {

@@ -60,6 +60,43 @@ class Carrier {
   }
   bool changed() const { return changed_; }
 
+  // Whether Retype would change anything in `g` or its subgraphs: a value,
+  // tensor or `to`/`dtype` attribute of a type this opset lacks. Most
+  // models have none; the scan allocates nothing, so they skip the name
+  // collection and the node-by-node rewrite.
+  bool NeedsRetype(const GraphProto& g) const {
+    for (const auto* list : {&g.input(), &g.output(), &g.value_info()}) {
+      for (const ValueInfoProto& v : *list) {
+        if (v.type().has_tensor_type() &&
+            Retypes(v.type().tensor_type().elem_type())) {
+          return true;
+        }
+      }
+    }
+    for (const TensorProto& t : g.initializer()) {
+      if (Retypes(t.data_type())) return true;
+    }
+    for (const NodeProto& n : g.node()) {
+      if (NeedsRetype(n)) return true;
+    }
+    return false;
+  }
+  bool NeedsRetype(const NodeProto& n) const {
+    for (const AttributeProto& a : n.attribute()) {
+      if (a.has_g() && NeedsRetype(a.g())) return true;
+      for (const GraphProto& sub : a.graphs()) {
+        if (NeedsRetype(sub)) return true;
+      }
+      if (a.has_t() && Retypes(a.t().data_type())) return true;
+      if (a.type() == AttributeProto::INT &&
+          (a.name() == "to" || a.name() == "dtype") &&
+          Retypes(static_cast<int>(a.i()))) {
+        return true;
+      }
+    }
+    return false;
+  }
+
   void CollectNames(const GraphProto& g) {
     for (const auto* list : {&g.input(), &g.output(), &g.value_info()}) {
       for (const ValueInfoProto& v : *list) used_.insert(v.name());
@@ -375,6 +412,11 @@ absl::Status CarryNarrowIntsBelowTheirOpset(onnx::ModelProto& model) {
   }
   if (opset == 0 || opset >= 25) return absl::OkStatus();
   Carrier carrier(opset);
+  bool needed = carrier.NeedsRetype(model.graph());
+  for (const onnx::FunctionProto& f : model.functions()) {
+    for (const NodeProto& n : f.node()) needed = needed || carrier.NeedsRetype(n);
+  }
+  if (!needed) return absl::OkStatus();
   carrier.CollectNames(model.graph());
   std::vector<GraphProto> bodies(model.functions_size());
   for (int f = 0; f < model.functions_size(); ++f) {

@@ -69,12 +69,19 @@ class LegacyBuilder {
   }
   absl::StatusOr<std::vector<Value>> Loop(
       Value trip_count, std::vector<Value> inits,
-      const std::vector<jaxpr::DType>& dtypes,
+      const std::vector<plugin::CarriedType>& types,
       const plugin::LoopBody<Value>& body) {
     std::vector<converter::ValueInfo> infos;
-    for (jaxpr::DType d : dtypes) {
-      J2O_ASSIGN_OR_RETURN(int code, plugin::OnnxDType(d));
-      infos.push_back(converter::ValueInfo::UnknownShape(code));
+    for (const plugin::CarriedType& t : types) {
+      J2O_ASSIGN_OR_RETURN(int code, plugin::OnnxDType(t.dtype));
+      if (t.has_shape) {
+        J2O_ASSIGN_OR_RETURN(converter::ValueInfo info,
+                             converter::ValueInfo::OfAval(
+                                 jaxpr::Aval::Shaped(t.dtype, t.shape)));
+        infos.push_back(std::move(info));
+      } else {
+        infos.push_back(converter::ValueInfo::UnknownShape(code));
+      }
     }
     J2O_ASSIGN_OR_RETURN(
         onnx::GraphProto graph,
@@ -92,6 +99,9 @@ class LegacyBuilder {
               }
               J2O_ASSIGN_OR_RETURN(std::vector<Value> next,
                                    body(iter, carried));
+              for (size_t k = 0; k < infos.size(); ++k) {
+                if (infos[k].has_shape) s_.SetInfo(next[k], infos[k]);
+              }
               std::vector<Value> outs = {s_.AddNode(
                   "Identity", {cond},
                   converter::ValueInfo::Tensor(onnx::TensorProto::BOOL, {}))};

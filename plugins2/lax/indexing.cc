@@ -70,12 +70,20 @@ class IrBuilder {
   }
   absl::StatusOr<std::vector<Value>> Loop(
       Value trip_count, std::vector<Value> inits,
-      const std::vector<jaxpr::DType>& dtypes,
+      const std::vector<plugin::CarriedType>& carried_types,
       const plugin::LoopBody<Value>& body) {
-    std::vector<int> codes;
-    for (jaxpr::DType d : dtypes) {
-      J2O_ASSIGN_OR_RETURN(int code, plugin::OnnxDType(d));
-      codes.push_back(code);
+    std::vector<ir::Type> types;
+    for (const plugin::CarriedType& t : carried_types) {
+      J2O_ASSIGN_OR_RETURN(int code, plugin::OnnxDType(t.dtype));
+      if (t.has_shape) {
+        J2O_ASSIGN_OR_RETURN(
+            ir::Type type,
+            converter2::LoweringContext::TypeOfAval(
+                jaxpr::Aval::Shaped(t.dtype, t.shape), "a Loop-carried value"));
+        types.push_back(std::move(type));
+      } else {
+        types.push_back(ir::Type::Tensor(code));
+      }
     }
     J2O_ASSIGN_OR_RETURN(
         std::unique_ptr<ir::Graph> graph,
@@ -88,9 +96,8 @@ class IrBuilder {
                   "cond",
                   ir::Type::Tensor(onnx::TensorProto::BOOL, ir::Shape{}));
               std::vector<Value> carried;
-              for (int code : codes) {
-                carried.push_back(
-                    ctx_.AddGraphInput("carried", ir::Type::Tensor(code)));
+              for (const ir::Type& type : types) {
+                carried.push_back(ctx_.AddGraphInput("carried", type));
               }
               J2O_ASSIGN_OR_RETURN(std::vector<Value> next,
                                    body(iter, carried));
@@ -99,7 +106,7 @@ class IrBuilder {
                   ir::Type::Tensor(onnx::TensorProto::BOOL, ir::Shape{}));
               std::vector<Value> outs = {cond_out};
               for (size_t k = 0; k < next.size(); ++k) {
-                next[k]->SetType(ir::Type::Tensor(codes[k]));
+                next[k]->SetType(types[k]);
                 outs.push_back(next[k]);
               }
               return outs;
@@ -109,7 +116,7 @@ class IrBuilder {
     std::vector<Value> outs = ctx_.OpMulti(
         "Loop", std::move(loop_in), static_cast<int>(inits.size()),
         converter2::Attrs(ir::Attr::GraphValue("body", std::move(graph))));
-    for (size_t k = 0; k < outs.size(); ++k) outs[k]->SetDtype(codes[k]);
+    for (size_t k = 0; k < outs.size(); ++k) outs[k]->SetType(types[k]);
     return outs;
   }
 
