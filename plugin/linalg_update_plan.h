@@ -71,7 +71,9 @@ absl::Status LowerCholeskyUpdate(E& e) {
   V<E> rows = b.Unsqueeze(b.Iota(n), 1, DType::kI64);  // [n, 1]
   J2O_ASSIGN_OR_RETURN(
       std::vector<V<E>> out,
-      e.Loop(n, {r, w}, {dt, dt},
+      e.Loop(n, {r, w},
+             {CarriedType(dt, aval.shape),
+              CarriedType(dt, {aval.shape[1]})},
              [&](V<E> k, const std::vector<V<E>>& carried)
                  -> absl::StatusOr<std::vector<V<E>>> {
                V<E> m = carried[0];

@@ -389,10 +389,13 @@ absl::Status LowerComplexHouseholderProduct(E& e) {
                q = linalg_complex::AccumulateReflector(c, q, v, tau, rank);
                return std::vector<V<E>>{q.re, q.im};
              }));
+  // A static n is a constant end, so that ONNX shape inference types the
+  // Slice (it reads ends only from constants).
+  const jaxpr::DimExpr& n_dim = aval.shape[rank - 1];
+  V<E> ends = n_dim.is_constant() ? e.ConstI64({n_dim.constant_value()})
+                                  : b.Unsqueeze(n, 0, DType::kI64);
   auto slice = [&](V<E> x) {
-    return e.Op("Slice",
-                {x, e.ConstI64({0}), b.Unsqueeze(n, 0, DType::kI64),
-                 e.ConstI64({rank - 1})},
+    return e.Op("Slice", {x, e.ConstI64({0}), ends, e.ConstI64({rank - 1})},
                 d);
   };
   return c.SetOut(0, {slice(out[0]), slice(out[1])});

@@ -314,9 +314,18 @@ absl::Status LowerGenericReduce(E& e) {
                    e.Const(jaxpr::Array::ScalarFromInt64(DType::kI64, 0))},
                   DType::kI64, {OpAttr::Int("axis", 0)});
   const jaxpr::ClosedJaxpr& combiner = *widened;
+  // The accumulators have the results' shapes (complex: [..., 2]).
+  std::vector<CarriedType> carried;
+  for (int i = 0; i < n; ++i) {
+    std::vector<jaxpr::DimExpr> shape = eqn.outputs[i]->aval.shape;
+    if (jaxpr::IsComplex(eqn.outputs[i]->aval.dtype)) {
+      shape.push_back(jaxpr::DimExpr::Constant(2));
+    }
+    carried.emplace_back(dtypes[i], std::move(shape));
+  }
   J2O_ASSIGN_OR_RETURN(
       std::vector<Val> out,
-      e.Loop(trip, inits, dtypes,
+      e.Loop(trip, inits, carried,
              [&](Val r, const std::vector<Val>& accs)
                  -> absl::StatusOr<std::vector<Val>> {
                std::vector<Val> args = accs;

@@ -284,8 +284,11 @@ absl::StatusOr<V<E>> WrappingIntegerReduceProd(
                    {e.Op("Shape", {flat}, DType::kI64),
                     e.Const(jaxpr::Array::ScalarFromInt64(DType::kI64, 0))},
                    DType::kI64, {OpAttr::Int("axis", 0)});
+  std::vector<jaxpr::DimExpr> kept_dims;
+  for (int d = k; d < rank; ++d) kept_dims.push_back(shape[perm[d]]);
   J2O_ASSIGN_OR_RETURN(std::vector<V<E>> product,
-                       e.Loop(trip, {e.Op("Expand", {one, kept_shape}, w)}, {w},
+                       e.Loop(trip, {e.Op("Expand", {one, kept_shape}, w)},
+                              {CarriedType(w, kept_dims)},
                               [&](V<E> r, const std::vector<V<E>>& acc)
                                   -> absl::StatusOr<std::vector<V<E>>> {
                                 return std::vector<V<E>>{e.Op(
