@@ -17,6 +17,7 @@ packages=(
   libprotobuf-dev protobuf-compiler libonnx-dev libabsl-dev
   libgflags-dev libgoogle-glog-dev libgtest-dev libgmock-dev
   libbenchmark-dev libzip-dev zlib1g-dev nlohmann-json3-dev libonnx-testdata
+  libtcmalloc-minimal4
   python3-numpy
   pybind11-dev python3-pybind11 python3-dev python3-setuptools python3-wheel
   python3-pip python3-venv
