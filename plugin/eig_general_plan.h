@@ -154,6 +154,11 @@ inline double Tiny(DType d) {
   return d == DType::kF32 ? std::numeric_limits<float>::min()
                           : std::numeric_limits<double>::min();
 }
+// The machine epsilon (LAPACK's dlamch('P'), the ulp dlahqr scales by).
+inline double Ulp(DType d) {
+  return d == DType::kF32 ? std::numeric_limits<float>::epsilon()
+                          : std::numeric_limits<double>::epsilon();
+}
 
 template <class E>
 struct SchurForm {

@@ -241,11 +241,8 @@ absl::Status LowerRealSchur(E& e, bool want_vectors) {
                        eig_general::ComplexHessenberg(e, g, in, g.Real(x)));
   rs::RS<E> s{g, g.Cmp("Equal", iota, g.BinI("Sub", g.rows, g.I64(1))),
               g.Cmp("Equal", g.rows, g.BinI("Sub", iota, g.I64(1)))};
-  const bool f32 = d == DType::kF32;
-  const double ulp = f32 ? std::numeric_limits<float>::epsilon()
-                         : std::numeric_limits<double>::epsilon();
-  const double safmin = f32 ? std::numeric_limits<float>::min()
-                            : std::numeric_limits<double>::min();
+  const double ulp = eig_general::Ulp(d);
+  const double safmin = eig_general::Tiny(d);  // LAPACK's SAFMIN
   V<E> zero = s.S(0);
   V<E> n_real = b.Cast(n, d);
   V<E> smlnum = s.Mul(s.S(safmin / ulp), n_real);
