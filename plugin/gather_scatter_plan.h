@@ -29,7 +29,6 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "plugin/emit.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "jaxpr/array.h"
@@ -37,6 +36,7 @@
 #include "jaxpr/dtype.h"
 #include "jaxpr/jaxpr.h"
 #include "jaxpr/status_macros.h"
+#include "plugin/emit.h"
 #include "plugin/float_extremes.h"
 #include "plugin/lax_plan.h"
 
@@ -491,8 +491,7 @@ class IndexingEmitter {
   absl::StatusOr<V> SequentialScatter(V data,
                                       const std::vector<DimExpr>& data_shape,
                                       V indices, int64_t depth, V updates,
-                                      DType dtype,
-                                      ScatterReduction reduction);
+                                      DType dtype, ScatterReduction reduction);
 
   B& b_;
 };
@@ -610,11 +609,9 @@ absl::Status IndexingEmitter<B>::Scatter(const jaxpr::Eqn& eqn) {
 }
 
 template <typename B>
-absl::StatusOr<typename B::Value> IndexingEmitter<B>::SequentialScatter(V data,
-                                      const std::vector<DimExpr>& data_shape,
-                                      V indices, int64_t depth, V updates,
-                                      DType dtype,
-                                      ScatterReduction reduction) {
+absl::StatusOr<typename B::Value> IndexingEmitter<B>::SequentialScatter(
+    V data, const std::vector<DimExpr>& data_shape, V indices, int64_t depth,
+    V updates, DType dtype, ScatterReduction reduction) {
   // Rows [R, depth] and their updates [R, data.shape[depth:]...]; the
   // static depth and the carried shape keep every value typed for ONNX
   // shape inference.
@@ -852,8 +849,7 @@ absl::StatusOr<typename B::Value> IndexingEmitter<B>::ScatterCore(
   if (sequential) {
     std::vector<DimExpr> carried_shape = data_shape;
     if (scratch) {
-      carried_shape[0] =
-          DimExpr::Sum({carried_shape[0], DimExpr::Constant(1)});
+      carried_shape[0] = DimExpr::Sum({carried_shape[0], DimExpr::Constant(1)});
     }
     J2O_ASSIGN_OR_RETURN(
         out, SequentialScatter(data, carried_shape, indices,

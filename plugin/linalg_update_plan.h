@@ -72,8 +72,7 @@ absl::Status LowerCholeskyUpdate(E& e) {
   J2O_ASSIGN_OR_RETURN(
       std::vector<V<E>> out,
       e.Loop(n, {r, w},
-             {CarriedType(dt, aval.shape),
-              CarriedType(dt, {aval.shape[1]})},
+             {CarriedType(dt, aval.shape), CarriedType(dt, {aval.shape[1]})},
              [&](V<E> k, const std::vector<V<E>>& carried)
                  -> absl::StatusOr<std::vector<V<E>>> {
                V<E> m = carried[0];

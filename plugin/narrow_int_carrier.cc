@@ -414,7 +414,9 @@ absl::Status CarryNarrowIntsBelowTheirOpset(onnx::ModelProto& model) {
   Carrier carrier(opset);
   bool needed = carrier.NeedsRetype(model.graph());
   for (const onnx::FunctionProto& f : model.functions()) {
-    for (const NodeProto& n : f.node()) needed = needed || carrier.NeedsRetype(n);
+    for (const NodeProto& n : f.node()) {
+      needed = needed || carrier.NeedsRetype(n);
+    }
   }
   if (!needed) return absl::OkStatus();
   carrier.CollectNames(model.graph());

@@ -395,8 +395,7 @@ absl::Status LowerComplexHouseholderProduct(E& e) {
   V<E> ends = n_dim.is_constant() ? e.ConstI64({n_dim.constant_value()})
                                   : b.Unsqueeze(n, 0, DType::kI64);
   auto slice = [&](V<E> x) {
-    return e.Op("Slice", {x, e.ConstI64({0}), ends, e.ConstI64({rank - 1})},
-                d);
+    return e.Op("Slice", {x, e.ConstI64({0}), ends, e.ConstI64({rank - 1})}, d);
   };
   return c.SetOut(0, {slice(out[0]), slice(out[1])});
 }

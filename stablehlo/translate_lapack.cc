@@ -147,9 +147,7 @@ Dims Append(Dims s, std::initializer_list<int64_t> tail) {
 // The info result's type: i32 over the batch dims of matrices `a`, which
 // may be symbolic (jax.export with a symbolic batch).
 Aval InfoAval(const Aval& a) {
-  Aval info = WithDType(a, DType::kI32);
-  info.shape.resize(info.shape.size() - 2);
-  return info;
+  return Aval::Shaped(DType::kI32, BatchShape(a));
 }
 
 // A scalar 0 of `dtype` (complex zeros are constvars: no complex literal).
@@ -384,8 +382,10 @@ absl::Status Geev(OpContext& ctx) {
                             "vl, vr, info)");
   }
   J2O_ASSIGN_OR_RETURN(Aval vl_aval, BatchedResultAval(ctx, values, a.aval));
-  J2O_ASSIGN_OR_RETURN(Aval vr_aval, BatchedResultAval(ctx, values + 1, a.aval));
-  J2O_ASSIGN_OR_RETURN(Aval w0_aval, BatchedResultAval(ctx, 0, a.aval));  // w, or wr
+  J2O_ASSIGN_OR_RETURN(Aval vr_aval,
+                       BatchedResultAval(ctx, values + 1, a.aval));
+  J2O_ASSIGN_OR_RETURN(Aval w0_aval,
+                       BatchedResultAval(ctx, 0, a.aval));  // w, or wr
   std::vector<Aval> outs = {WithDType(w0_aval, vl_aval.dtype)};
   if (left == 'V') outs.push_back(vl_aval);
   if (right == 'V') outs.push_back(vr_aval);
@@ -492,7 +492,8 @@ absl::Status Gees(OpContext& ctx) {
                           : "expects one matrix operand and 5 results (t, "
                             "vs, w, sdim, info)");
   }
-  J2O_ASSIGN_OR_RETURN(Aval sdim_aval, BatchedResultAval(ctx, values + 2, a.aval));
+  J2O_ASSIGN_OR_RETURN(Aval sdim_aval,
+                       BatchedResultAval(ctx, values + 2, a.aval));
   Params p;
   p.Set("compute_schur_vectors", ParamValue::Bool(mode == 'V'));
   p.Set("select_callable", ParamValue::None());
@@ -697,10 +698,11 @@ absl::Status LapackCustomCall(OpContext& ctx, const std::string& target) {
   for (int axis = std::max(0, a.aval.rank() - 2); axis < a.aval.rank();
        ++axis) {
     if (!a.aval.shape[axis].is_constant()) {
-      return ctx.Unsupported(absl::StrCat(
-          "custom_call target @", target, ": symbolic matrix dims in ",
-          a.aval.ToString(), " are not supported (only batch dims may be "
-          "symbolic)"));
+      return ctx.Unsupported(
+          absl::StrCat("custom_call target @", target,
+                       ": symbolic matrix dims in ", a.aval.ToString(),
+                       " are not supported (only batch dims may be "
+                       "symbolic)"));
     }
   }
   J2O_RETURN_IF_ERROR(CheckColumnMajor(ctx, "operand_layouts", a.aval.rank()));

@@ -144,9 +144,9 @@ absl::StatusOr<std::string> TridiagonalJaxprText(const Eqn& eqn) {
   // dims may be symbolic (jax.export's `b`): they are carried as printed.
   for (int i = rank - 2; i < rank; ++i) {
     if (!aval.shape[i].is_constant()) {
-      return absl::UnimplementedError(absl::StrCat(
-          "tridiagonal: symbolic matrix dims in ", aval.ToString(),
-          " not supported (only batch dims may be symbolic)"));
+      return absl::UnimplementedError(
+          absl::StrCat("tridiagonal: symbolic matrix dims in ", aval.ToString(),
+                       " not supported (only batch dims may be symbolic)"));
     }
   }
   const int64_t n = aval.shape[rank - 1].constant_value();
