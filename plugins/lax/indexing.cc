@@ -14,6 +14,7 @@
 #include "plugin/gather_scatter_plan.h"
 #include "plugin/onnx_types.h"
 #include "plugin/registry.h"
+#include "plugins/lax/legacy_emitter.h"
 #include "plugins/register.h"
 
 namespace jax2onnx::plugins {
@@ -73,15 +74,8 @@ class LegacyBuilder {
       const plugin::LoopBody<Value>& body) {
     std::vector<converter::ValueInfo> infos;
     for (const plugin::CarriedType& t : types) {
-      J2O_ASSIGN_OR_RETURN(int code, plugin::OnnxDType(t.dtype));
-      if (t.has_shape) {
-        J2O_ASSIGN_OR_RETURN(converter::ValueInfo info,
-                             converter::ValueInfo::OfAval(
-                                 jaxpr::Aval::Shaped(t.dtype, t.shape)));
-        infos.push_back(std::move(info));
-      } else {
-        infos.push_back(converter::ValueInfo::UnknownShape(code));
-      }
+      J2O_ASSIGN_OR_RETURN(converter::ValueInfo info, CarriedInfo(t));
+      infos.push_back(std::move(info));
     }
     J2O_ASSIGN_OR_RETURN(
         onnx::GraphProto graph,

@@ -23,6 +23,15 @@
 
 namespace jax2onnx::plugins {
 
+// The declared type of a Loop-carried value: with the shape the recipe
+// states (plugin::CarriedType), else of unknown shape.
+inline absl::StatusOr<converter::ValueInfo> CarriedInfo(
+    const plugin::CarriedType& t) {
+  J2O_ASSIGN_OR_RETURN(int code, plugin::OnnxDType(t.dtype));
+  if (!t.has_shape) return converter::ValueInfo::UnknownShape(code);
+  return converter::ValueInfo::OfAval(jaxpr::Aval::Shaped(t.dtype, t.shape));
+}
+
 class NeutralLegacyEmitter {
  public:
   using Value = std::string;
@@ -95,15 +104,8 @@ class NeutralLegacyEmitter {
       const plugin::NeutralLoopBody<Value>& body, bool early_exit = false) {
     std::vector<converter::ValueInfo> infos;
     for (const plugin::CarriedType& t : types) {
-      J2O_ASSIGN_OR_RETURN(int code, plugin::OnnxDType(t.dtype));
-      if (t.has_shape) {
-        J2O_ASSIGN_OR_RETURN(converter::ValueInfo info,
-                             converter::ValueInfo::OfAval(
-                                 jaxpr::Aval::Shaped(t.dtype, t.shape)));
-        infos.push_back(std::move(info));
-      } else {
-        infos.push_back(converter::ValueInfo::UnknownShape(code));
-      }
+      J2O_ASSIGN_OR_RETURN(converter::ValueInfo info, CarriedInfo(t));
+      infos.push_back(std::move(info));
     }
     J2O_ASSIGN_OR_RETURN(
         onnx::GraphProto graph,

@@ -15,6 +15,7 @@
 #include "plugin/gather_scatter_plan.h"
 #include "plugin/onnx_types.h"
 #include "plugin/registry.h"
+#include "plugins2/lax/ir_emitter.h"
 #include "plugins2/register.h"
 
 namespace jax2onnx::plugins2 {
@@ -74,16 +75,8 @@ class IrBuilder {
       const plugin::LoopBody<Value>& body) {
     std::vector<ir::Type> types;
     for (const plugin::CarriedType& t : carried_types) {
-      J2O_ASSIGN_OR_RETURN(int code, plugin::OnnxDType(t.dtype));
-      if (t.has_shape) {
-        J2O_ASSIGN_OR_RETURN(
-            ir::Type type,
-            converter2::LoweringContext::TypeOfAval(
-                jaxpr::Aval::Shaped(t.dtype, t.shape), "a Loop-carried value"));
-        types.push_back(std::move(type));
-      } else {
-        types.push_back(ir::Type::Tensor(code));
-      }
+      J2O_ASSIGN_OR_RETURN(ir::Type type, CarriedIrType(t));
+      types.push_back(std::move(type));
     }
     J2O_ASSIGN_OR_RETURN(
         std::unique_ptr<ir::Graph> graph,

@@ -20,6 +20,15 @@
 
 namespace jax2onnx::plugins2 {
 
+// The declared type of a Loop-carried value: with the shape the recipe
+// states (plugin::CarriedType), else of unknown shape.
+inline absl::StatusOr<ir::Type> CarriedIrType(const plugin::CarriedType& t) {
+  J2O_ASSIGN_OR_RETURN(int code, plugin::OnnxDType(t.dtype));
+  if (!t.has_shape) return ir::Type::Tensor(code);
+  return converter2::LoweringContext::TypeOfAval(
+      jaxpr::Aval::Shaped(t.dtype, t.shape), "a Loop-carried value");
+}
+
 class NeutralIrEmitter {
  public:
   using Value = ir::Value*;
@@ -84,20 +93,10 @@ class NeutralIrEmitter {
       Value trip_count, std::vector<Value> inits,
       const std::vector<plugin::CarriedType>& carried_types,
       const plugin::NeutralLoopBody<Value>& body, bool early_exit = false) {
-    std::vector<int> codes;
     std::vector<ir::Type> types;
     for (const plugin::CarriedType& t : carried_types) {
-      J2O_ASSIGN_OR_RETURN(int code, plugin::OnnxDType(t.dtype));
-      codes.push_back(code);
-      if (t.has_shape) {
-        J2O_ASSIGN_OR_RETURN(
-            ir::Type type,
-            converter2::LoweringContext::TypeOfAval(
-                jaxpr::Aval::Shaped(t.dtype, t.shape), "a Loop-carried value"));
-        types.push_back(std::move(type));
-      } else {
-        types.push_back(ir::Type::Tensor(code));
-      }
+      J2O_ASSIGN_OR_RETURN(ir::Type type, CarriedIrType(t));
+      types.push_back(std::move(type));
     }
     J2O_ASSIGN_OR_RETURN(
         std::unique_ptr<ir::Graph> graph,
@@ -117,7 +116,7 @@ class NeutralIrEmitter {
                                    body(iter, carried));
               Value cond_out;
               if (early_exit) {
-                if (next.size() != codes.size() + 1) {
+                if (next.size() != types.size() + 1) {
                   return absl::InternalError(
                       "an early-exit Loop body returns its condition and "
                       "the carried values");
