@@ -12,27 +12,48 @@ mlir.shape_tensor builds it), then linalg's info check
 
 Usage: scripts/symbolic_tridiagonal_mlir.py testdata/stablehlo_export
 """
+def prologue(operand, results, calls, message):
+    """The module header and jax.export's public @main up to the wrapped
+    function's signature: `b` from x's leading dim, asserted >= 1, passed to
+    @_wrapped_jax_export_main. operand: x's type after `?x`; results: the
+    result types as printed (with attributes); calls: (count, types)."""
+    count, call_types = calls
+    rets = ", ".join(f"%4#{k}" for k in range(count))
+    return f'''#loc = loc(unknown)
+module @jit_f attributes {{jax.uses_shape_polymorphism = true, mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32}} {{
+  func.func public @main(%arg0: tensor<?x{operand}> loc("x")) -> ({results}) {{
+    %0 = stablehlo.get_dimension_size %arg0, dim = 0 : (tensor<?x{operand}>) -> tensor<i32> loc(#loc)
+    %1 = stablehlo.convert %0 : (tensor<i32>) -> tensor<i64> loc(#loc)
+    %2 = stablehlo.convert %1 : tensor<i64> loc(#loc)
+    %c = stablehlo.constant dense<1> : tensor<i64> loc(#loc)
+    %3 = stablehlo.compare  GE, %2, %c,  SIGNED : (tensor<i64>, tensor<i64>) -> tensor<i1> loc(#loc)
+    stablehlo.custom_call @shape_assertion(%3, %2) {{api_version = 2 : i32, error_message = "{message}", has_side_effect = true}} : (tensor<i1>, tensor<i64>) -> () loc(#loc)
+    %4:{count} = call @_wrapped_jax_export_main(%2, %arg0) : (tensor<i64>, tensor<?x{operand}>) -> ({call_types}) loc(#loc)
+    return {rets} : {call_types} loc(#loc)
+  }} loc(#loc)
+  func.func private @_wrapped_jax_export_main(%arg0: tensor<i64> {{jax.global_constant = "b"}} loc(unknown), %arg1: tensor<?x{operand}> loc("x")) -> ({results}) {{'''
+
 def main(dt, ty, target, nan, rty, rnan, uplo):
     L = []
     a = L.append
+    results = (f"tensor<?x4x4x{ty}>, tensor<?x4x{rty}>, tensor<?x3x{rty}>, "
+               f"tensor<?x3x{ty}>")
+    results_attr = ", ".join(
+        f'{t} {{jax.result_info = "[{k}]"}}'
+        for k, t in enumerate(results.split(", ")))
+    message = ("Input shapes do not match the polymorphic shapes specification. "
+               "Expected value >= 1 for dimension variable 'b'. Using the "
+               "following polymorphic shapes specifications: args[0].shape = "
+               "(b, 4, 4). Obtained dimension variables: 'b' = {0} from "
+               "specification 'b' for dimension args[0].shape[0] (= {0}), . "
+               "Please see https://docs.jax.dev/en/latest/export/"
+               "shape_poly.html#shape-assertion-errors for more details.")
     a(f'''// jax.export of f(x) = jax.lax.linalg.tridiagonal(x, lower={'True' if uplo == 76 else 'False'}) with x: {dt}[b, 4, 4]
 // (symbolic_shape("b, 4, 4")) on CPU, in the form jax.export prints: the
 // LAPACK FFI call gets its result shapes as extra operands
 // (indices_of_shape_operands), built from `b` as mlir.shape_tensor builds
 // them, and the info check broadcasts dynamically (dynamic_broadcast_in_dim).
-#loc = loc(unknown)
-module @jit_f attributes {{jax.uses_shape_polymorphism = true, mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32}} {{
-  func.func public @main(%arg0: tensor<?x4x4x{ty}> loc("x")) -> (tensor<?x4x4x{ty}> {{jax.result_info = "[0]"}}, tensor<?x4x{rty}> {{jax.result_info = "[1]"}}, tensor<?x3x{rty}> {{jax.result_info = "[2]"}}, tensor<?x3x{ty}> {{jax.result_info = "[3]"}}) {{
-    %0 = stablehlo.get_dimension_size %arg0, dim = 0 : (tensor<?x4x4x{ty}>) -> tensor<i32> loc(#loc)
-    %1 = stablehlo.convert %0 : (tensor<i32>) -> tensor<i64> loc(#loc)
-    %2 = stablehlo.convert %1 : tensor<i64> loc(#loc)
-    %c = stablehlo.constant dense<1> : tensor<i64> loc(#loc)
-    %3 = stablehlo.compare  GE, %2, %c,  SIGNED : (tensor<i64>, tensor<i64>) -> tensor<i1> loc(#loc)
-    stablehlo.custom_call @shape_assertion(%3, %2) {{api_version = 2 : i32, error_message = "Input shapes do not match the polymorphic shapes specification. Expected value >= 1 for dimension variable 'b'. Using the following polymorphic shapes specifications: args[0].shape = (b, 4, 4). Obtained dimension variables: 'b' = {{0}} from specification 'b' for dimension args[0].shape[0] (= {{0}}), . Please see https://docs.jax.dev/en/latest/export/shape_poly.html#shape-assertion-errors for more details.", has_side_effect = true}} : (tensor<i1>, tensor<i64>) -> () loc(#loc)
-    %4:4 = call @_wrapped_jax_export_main(%2, %arg0) : (tensor<i64>, tensor<?x4x4x{ty}>) -> (tensor<?x4x4x{ty}>, tensor<?x4x{rty}>, tensor<?x3x{rty}>, tensor<?x3x{ty}>) loc(#loc)
-    return %4#0, %4#1, %4#2, %4#3 : tensor<?x4x4x{ty}>, tensor<?x4x{rty}>, tensor<?x3x{rty}>, tensor<?x3x{ty}> loc(#loc)
-  }} loc(#loc)
-  func.func private @_wrapped_jax_export_main(%arg0: tensor<i64> {{jax.global_constant = "b"}} loc(unknown), %arg1: tensor<?x4x4x{ty}> loc("x")) -> (tensor<?x4x4x{ty}> {{jax.result_info = "[0]"}}, tensor<?x4x{rty}> {{jax.result_info = "[1]"}}, tensor<?x3x{rty}> {{jax.result_info = "[2]"}}, tensor<?x3x{ty}> {{jax.result_info = "[3]"}}) {{
+{prologue('4x4x' + ty, results_attr, (4, results), message)}
     %0 = stablehlo.convert %arg0 : (tensor<i64>) -> tensor<i32> loc(#loc)
     %1 = stablehlo.reshape %0 : (tensor<i32>) -> tensor<1xi32> loc(#loc)
     %c = stablehlo.constant dense<4> : tensor<1xi32> loc(#loc)
@@ -123,25 +144,12 @@ def raw(target, config, results, keep=None, operand="4x4xf32"):
     idx = ", ".join(str(i + 1) for i in range(nres))
     layouts = ", ".join(["dense<[1, 2, 0]> : tensor<3xindex>"] + ["dense<0> : tensor<1xindex>"] * nres)
     rets = ", ".join(f"%r#{k}" for k in keep)
-    calls = ", ".join(f"%4#{k}" for k in range(len(keep)))
     return f'''// jax.export of a function calling {target} on x: f32[b, {operand.split('x')[0]}, {operand.split('x')[1]}]
 // (symbolic_shape("b, ...")) on CPU, in the form jax.export prints: the
 // prologue computing and asserting `b`, and the FFI call with its result
 // shapes as extra operands (indices_of_shape_operands). It returns the
 // call's results {'as they are' if len(keep) == len(results) else 'numbered ' + str(keep) + ' as they are (the others are unique only up to sign)'}.
-#loc = loc(unknown)
-module @jit_f attributes {{jax.uses_shape_polymorphism = true, mhlo.num_partitions = 1 : i32, mhlo.num_replicas = 1 : i32}} {{
-  func.func public @main(%arg0: tensor<?x{operand}> loc("x")) -> ({rtypes}) {{
-    %0 = stablehlo.get_dimension_size %arg0, dim = 0 : (tensor<?x{operand}>) -> tensor<i32> loc(#loc)
-    %1 = stablehlo.convert %0 : (tensor<i32>) -> tensor<i64> loc(#loc)
-    %2 = stablehlo.convert %1 : tensor<i64> loc(#loc)
-    %c = stablehlo.constant dense<1> : tensor<i64> loc(#loc)
-    %3 = stablehlo.compare  GE, %2, %c,  SIGNED : (tensor<i64>, tensor<i64>) -> tensor<i1> loc(#loc)
-    stablehlo.custom_call @shape_assertion(%3, %2) {{api_version = 2 : i32, error_message = "Input shapes do not match the polymorphic shapes specification. Expected value >= 1 for dimension variable 'b'.", has_side_effect = true}} : (tensor<i1>, tensor<i64>) -> () loc(#loc)
-    %4:{len(keep)} = call @_wrapped_jax_export_main(%2, %arg0) : (tensor<i64>, tensor<?x{operand}>) -> ({rtypes}) loc(#loc)
-    return {calls} : {rtypes} loc(#loc)
-  }} loc(#loc)
-  func.func private @_wrapped_jax_export_main(%arg0: tensor<i64> {{jax.global_constant = "b"}} loc(unknown), %arg1: tensor<?x{operand}> loc("x")) -> ({rtypes}) {{
+{prologue(operand, rtypes, (len(keep), rtypes), "Input shapes do not match the polymorphic shapes specification. Expected value >= 1 for dimension variable 'b'.")}
 {chr(10).join(shapes)}
     %r:{nres} = stablehlo.custom_call @{target}(%arg1, {', '.join(ops)}) {{indices_of_shape_operands = dense<[{idx}]> : tensor<{nres}xi64>, mhlo.backend_config = {{{config}}}, operand_layouts = [{layouts}]}} : (tensor<?x{operand}>, {', '.join(types)}) -> ({', '.join(ctypes)}) loc(#loc)
     return {rets} : {rtypes} loc(#loc)
