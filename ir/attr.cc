@@ -123,13 +123,17 @@ bool Attr::holds_graphs() const {
 
 std::vector<Graph*> Attr::Subgraphs() const {
   std::vector<Graph*> out;
+  AppendSubgraphs(&out);
+  return out;
+}
+
+void Attr::AppendSubgraphs(std::vector<Graph*>* out) const {
   if (auto* g = std::get_if<std::unique_ptr<Graph>>(&value_)) {
-    out.push_back(g->get());
+    out->push_back(g->get());
   } else if (auto* gs =
                  std::get_if<std::vector<std::unique_ptr<Graph>>>(&value_)) {
-    for (const auto& sub : *gs) out.push_back(sub.get());
+    for (const auto& sub : *gs) out->push_back(sub.get());
   }
-  return out;
 }
 
 }  // namespace jax2onnx::ir

@@ -265,11 +265,13 @@ void Node::NoteSubgraphChange(bool had_subgraphs) {
 
 std::vector<Graph*> Node::Subgraphs() const {
   std::vector<Graph*> out;
-  if (!has_subgraphs()) return out;
-  for (const Attr& a : attrs_) {
-    for (Graph* g : a.Subgraphs()) out.push_back(g);
-  }
+  AppendSubgraphs(&out);
   return out;
+}
+
+void Node::AppendSubgraphs(std::vector<Graph*>* out) const {
+  if (!has_subgraphs()) return;
+  for (const Attr& a : attrs_) a.AppendSubgraphs(out);
 }
 
 void Node::DropAllReferences() {
@@ -750,9 +752,7 @@ std::vector<Graph*> GraphAndSubgraphs(Graph* graph) {
   std::vector<Graph*> out{graph};
   for (size_t i = 0; i < out.size(); ++i) {
     if (out[i]->num_subgraph_nodes() == 0) continue;
-    for (Node* n : out[i]->nodes()) {
-      for (Graph* g : n->Subgraphs()) out.push_back(g);
-    }
+    for (Node* n : out[i]->nodes()) n->AppendSubgraphs(&out);
   }
   return out;
 }

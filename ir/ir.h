@@ -93,6 +93,9 @@ class Attr {
 
   // Subgraphs owned by this attribute (GRAPH or GRAPHS), else empty.
   std::vector<Graph*> Subgraphs() const;
+  // The same, appended to `out` (no vector of its own: walks of every
+  // graph after every pass call it per node).
+  void AppendSubgraphs(std::vector<Graph*>* out) const;
   // Whether this attribute holds a GRAPH or GRAPHS payload.
   bool holds_graphs() const;
 
@@ -263,6 +266,8 @@ class Node {
   bool RemoveAttr(absl::string_view name);
   // All subgraphs of all attributes, in attribute order.
   std::vector<Graph*> Subgraphs() const;
+  // The same, appended to `out` (GraphAndSubgraphs: no vector per node).
+  void AppendSubgraphs(std::vector<Graph*>* out) const;
   bool has_subgraphs() const { return graph_attrs_ > 0; }
 
  private:
