@@ -59,6 +59,12 @@ class Carrier {
     return first != 0 && opset_ < first;
   }
   bool changed() const { return changed_; }
+  // A `to`/`dtype` attribute (Cast, ...) naming a type this opset lacks.
+  bool RetypesDTypeAttr(const AttributeProto& a) const {
+    return a.type() == AttributeProto::INT &&
+           (a.name() == "to" || a.name() == "dtype") &&
+           Retypes(static_cast<int>(a.i()));
+  }
 
   // Whether Retype would change anything in `g` or its subgraphs: a value,
   // tensor or `to`/`dtype` attribute of a type this opset lacks. Most
@@ -88,11 +94,7 @@ class Carrier {
         if (NeedsRetype(sub)) return true;
       }
       if (a.has_t() && Retypes(a.t().data_type())) return true;
-      if (a.type() == AttributeProto::INT &&
-          (a.name() == "to" || a.name() == "dtype") &&
-          Retypes(static_cast<int>(a.i()))) {
-        return true;
-      }
+      if (RetypesDTypeAttr(a)) return true;
     }
     return false;
   }
@@ -137,9 +139,7 @@ class Carrier {
         if (a.has_t()) {
           if (auto s = RetypeTensor(*a.mutable_t()); !s.ok()) return s;
         }
-        if (a.type() == AttributeProto::INT &&
-            (a.name() == "to" || a.name() == "dtype") &&
-            Retypes(static_cast<int>(a.i()))) {
+        if (RetypesDTypeAttr(a)) {
           narrow = static_cast<int>(a.i());
           a.set_i(CarrierType(narrow));
           changed_ = true;

@@ -14,7 +14,6 @@
 //   `real_dynamic_slice` get symbolic shapes from their shape operands;
 // - any other `?` result dim is inferred by the type checker's rule for the
 //   emitted primitive (OpContext::Emit), or the op is refused.
-#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -120,10 +119,7 @@ std::optional<std::vector<DimExpr>> Combine(const std::string& op,
     } else if (op == "stablehlo.maximum") {
       out.push_back(tc::DimMax(a[i], b[i]));
     } else if (op == "stablehlo.minimum") {
-      out.push_back(a[i].is_constant() && b[i].is_constant()
-                        ? DimExpr::Constant(std::min(a[i].constant_value(),
-                                                     b[i].constant_value()))
-                        : DimExpr::Min(a[i], b[i]));
+      out.push_back(tc::DimMin(a[i], b[i]));
     } else {
       return std::nullopt;
     }

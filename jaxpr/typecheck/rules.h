@@ -37,6 +37,7 @@ DimExpr DimMulConst(const DimExpr& a, int64_t k);
 // floor(a / b) for b > 0.
 DimExpr DimFloorDiv(const DimExpr& a, const DimExpr& b);
 DimExpr DimMax(const DimExpr& a, const DimExpr& b);
+DimExpr DimMin(const DimExpr& a, const DimExpr& b);
 DimExpr C(int64_t v);  // constant dim
 bool ShapeEqual(const std::vector<DimExpr>& a, const std::vector<DimExpr>& b);
 std::string ShapeString(const std::vector<DimExpr>& shape);

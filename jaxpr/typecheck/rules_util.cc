@@ -113,6 +113,13 @@ DimExpr DimMax(const DimExpr& a, const DimExpr& b) {
   return DimExpr::Max(a, b);
 }
 
+DimExpr DimMin(const DimExpr& a, const DimExpr& b) {
+  if (a.is_constant() && b.is_constant()) {
+    return C(std::min(a.constant_value(), b.constant_value()));
+  }
+  return DimExpr::Min(a, b);
+}
+
 bool ShapeEqual(const std::vector<DimExpr>& a, const std::vector<DimExpr>& b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {

@@ -17,9 +17,10 @@
 #include "plugin/elementwise_plan.h"
 #include "plugin/onnx_types.h"
 #include "plugin/random_plan.h"
-#include "plugin/rng_bit_generator_plan.h"
 #include "plugin/registry.h"
+#include "plugin/rng_bit_generator_plan.h"
 #include "plugin/special_plan.h"
+#include "plugins/lax/legacy_emitter.h"
 #include "plugins/register.h"
 
 namespace jax2onnx::plugins {
@@ -91,7 +92,7 @@ class LegacyEmitter {
     std::vector<ValueInfo> infos;
     for (const Value& v : inits) {
       J2O_ASSIGN_OR_RETURN(ValueInfo info,
-                           ValueInfo::OfAval(jaxpr::Aval::Shaped(
+                           CarriedInfo(plugin::CarriedType(
                                TypeOf(v), eqn_.outputs[0]->aval.shape)));
       infos.push_back(std::move(info));
     }

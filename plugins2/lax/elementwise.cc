@@ -18,9 +18,10 @@
 #include "plugin/elementwise_plan.h"
 #include "plugin/onnx_types.h"
 #include "plugin/random_plan.h"
-#include "plugin/rng_bit_generator_plan.h"
 #include "plugin/registry.h"
+#include "plugin/rng_bit_generator_plan.h"
 #include "plugin/special_plan.h"
+#include "plugins2/lax/ir_emitter.h"
 #include "plugins2/register.h"
 
 namespace jax2onnx::plugins2 {
@@ -96,16 +97,12 @@ class IrEmitter {
     // Every carried value has the (elementwise) equation's output shape,
     // and is declared with it.
     std::vector<DType> dtypes;
-    std::vector<int> codes;
     std::vector<ir::Type> types;
     for (Value v : inits) {
       dtypes.push_back(TypeOf(v));
-      codes.push_back(ew::OnnxType(TypeOf(v)));
-      J2O_ASSIGN_OR_RETURN(
-          ir::Type type,
-          converter2::LoweringContext::TypeOfAval(
-              jaxpr::Aval::Shaped(TypeOf(v), eqn_.outputs[0]->aval.shape),
-              "a Loop-carried value"));
+      J2O_ASSIGN_OR_RETURN(ir::Type type,
+                           CarriedIrType(plugin::CarriedType(
+                               TypeOf(v), eqn_.outputs[0]->aval.shape)));
       types.push_back(std::move(type));
     }
     J2O_ASSIGN_OR_RETURN(
@@ -121,7 +118,7 @@ class IrEmitter {
                   "cond",
                   ir::Type::Tensor(onnx::TensorProto::BOOL, ir::Shape{}));
               std::vector<Value> carried;
-              for (size_t k = 0; k < codes.size(); ++k) {
+              for (size_t k = 0; k < types.size(); ++k) {
                 carried.push_back(
                     Typed(ctx_.AddGraphInput("carried", types[k]), dtypes[k]));
               }
