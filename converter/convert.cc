@@ -250,6 +250,9 @@ absl::StatusOr<onnx::ModelProto> ConvertToProto(
     if (auto r = renamed.find(value); r != renamed.end()) value = r->second;
     const jaxpr::Aval aval =
         atom.is_literal() ? LiteralAval(*atom.literal) : atom.var->aval;
+    if (s.output_guard_check().has_value()) {
+      J2O_ASSIGN_OR_RETURN(value, s.output_guard()(value, aval));
+    }
     J2O_ASSIGN_OR_RETURN(ValueInfo info,
                          InfoOfAval(aval, absl::StrCat("output ", i)));
     const ValueInfo* have = s.Info(value);

@@ -416,6 +416,17 @@ void State::AddDimOrigin(const std::string& symbol, const std::string& value,
   dim_origins_.try_emplace(symbol, value, axis);
 }
 
+absl::Status State::SetOutputGuard(std::string check, OutputGuard guard) {
+  if (current_ != main_) {
+    return absl::UnimplementedError(
+        "a shape assertion inside a loop or cond body is not supported (JAX "
+        "emits them at the top of the exported function)");
+  }
+  output_guard_check_ = std::move(check);
+  output_guard_ = std::move(guard);
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::string> State::DimValue(const jaxpr::DimExpr& dim) {
   using Kind = jaxpr::DimExpr::Kind;
   if (dim.is_constant()) return ConstI64({dim.constant_value()});

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <variant>
@@ -211,6 +212,21 @@ class State {
   absl::StatusOr<std::string> ShapeValue(
       const std::vector<jaxpr::DimExpr>& dims);
 
+  // ---- shape assertions ----
+  // A rewrite that makes a graph output depend on the program's shape
+  // checks (plugin::LowerShapeAssertion): the core applies the newest to
+  // every output of the main graph.
+  using OutputGuard = std::function<absl::StatusOr<std::string>(
+      std::string value, const jaxpr::Aval& aval)>;
+  // Sets the newest check value and its guard; an error while a body is
+  // built (its outputs are not the graph's).
+  absl::Status SetOutputGuard(std::string check, OutputGuard guard);
+  // The newest check value, if any.
+  const std::optional<std::string>& output_guard_check() const {
+    return output_guard_check_;
+  }
+  const OutputGuard& output_guard() const { return output_guard_; }
+
   // ---- calls and subgraphs ----
   // Lowers `jaxpr` inline: binds its invars to `args`, lowers its equations
   // into graph(), returns the names of its outvars.
@@ -260,6 +276,8 @@ class State {
   absl::flat_hash_map<std::string, std::pair<std::string, int>> dim_origins_;
   // DimExpr text -> value name; scoped to the graph being built.
   absl::flat_hash_map<std::string, std::string> dim_values_;
+  std::optional<std::string> output_guard_check_;
+  OutputGuard output_guard_;
 };
 
 }  // namespace jax2onnx::converter

@@ -94,6 +94,7 @@ absl::StatusOr<ir::Model> ConvertToIr(const jaxpr::Bundle& bundle,
       NchwIndices(options.outputs_as_nchw, main.outvars.size(), "output"));
   J2O_RETURN_IF_ERROR(ValidateFunctionPatterns(options.functions));
   LoweringContext ctx(&graph, options.opset, &bundle.literals);
+  ctx.set_lowers_main_graph(true);
   ctx.set_threefry_partitionable(options.threefry_partitionable);
   ctx.set_mesh_axis_sizes(options.mesh_axis_sizes);
   std::optional<FunctionTable> functions;
@@ -179,6 +180,9 @@ absl::StatusOr<ir::Model> ConvertToIr(const jaxpr::Bundle& bundle,
     J2O_ASSIGN_OR_RETURN(ir::Value * value, ctx.ValueOf(atom, nullptr));
     const jaxpr::Aval aval =
         atom.is_literal() ? LiteralAval(*atom.literal) : atom.var->aval;
+    if (ctx.output_guard_check() != nullptr) {
+      J2O_ASSIGN_OR_RETURN(value, ctx.output_guard()(value, aval));
+    }
     J2O_ASSIGN_OR_RETURN(ir::Type type,
                          TypeOfAval(aval, absl::StrCat("output ", i)));
     const std::string& name = io.outputs[i];

@@ -109,6 +109,18 @@ LoweringContext::LoweringContext(ir::Graph* graph, int opset,
                                  const std::vector<jaxpr::Array>* elided)
     : main_(graph), graph_(graph), opset_(opset), elided_literals_(elided) {}
 
+absl::Status LoweringContext::SetOutputGuard(ir::Value* check,
+                                             OutputGuard guard) {
+  if (!lowers_main_graph_ || graph_ != main_) {
+    return absl::UnimplementedError(
+        "a shape assertion inside a loop or cond body or an ONNX function is "
+        "not supported (JAX emits them at the top of the exported function)");
+  }
+  output_guard_check_ = check;
+  output_guard_ = std::move(guard);
+  return absl::OkStatus();
+}
+
 const jaxpr::Aval& LoweringContext::InAval(const jaxpr::Eqn& eqn, int i) {
   const jaxpr::Atom& a = eqn.inputs[i];
   if (!a.is_literal()) return a.var->aval;

@@ -111,6 +111,21 @@ class LoweringContext {
   absl::StatusOr<ir::Value*> ShapeValue(
       const std::vector<jaxpr::DimExpr>& dims);
 
+  // ---- shape assertions ----
+  // A rewrite that makes a graph output depend on the program's shape
+  // checks (plugin::LowerShapeAssertion): the core applies the newest to
+  // every output of the main graph.
+  using OutputGuard = std::function<absl::StatusOr<ir::Value*>(
+      ir::Value* value, const jaxpr::Aval& aval)>;
+  // Whether this context lowers the model's main graph (the core says so;
+  // a function body's context does not apply guards).
+  void set_lowers_main_graph(bool v) { lowers_main_graph_ = v; }
+  // Sets the newest check value and its guard; an error while a body or a
+  // function is built (its outputs are not the graph's).
+  absl::Status SetOutputGuard(ir::Value* check, OutputGuard guard);
+  ir::Value* output_guard_check() const { return output_guard_check_; }
+  const OutputGuard& output_guard() const { return output_guard_; }
+
   // ---- calls ----
   // The ONNX functions of this conversion (ConvertOptions::functions), or
   // nullptr when no call becomes a function.
@@ -204,6 +219,9 @@ class LoweringContext {
   // (a call's result is named after the call), an alias at the same depth
   // keeps the first name.
   absl::flat_hash_map<const ir::Value*, int> named_at_depth_;
+  bool lowers_main_graph_ = false;
+  ir::Value* output_guard_check_ = nullptr;
+  OutputGuard output_guard_;
 };
 
 }  // namespace jax2onnx::converter2

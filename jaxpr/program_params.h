@@ -6,11 +6,14 @@
 #define JAX2ONNX_JAXPR_PROGRAM_PARAMS_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "jaxpr/dim_expr.h"
 #include "jaxpr/jaxpr.h"
 #include "jaxpr/text/dim_parser.h"
@@ -71,6 +74,26 @@ inline absl::StatusOr<DimExpr> DimAsValueExpr(const Eqn& eqn) {
         "dim_as_value: dim '", text, "' is not a dimension: ", error));
   }
   return d;
+}
+
+// shape_assertion[error_message=...]: JAX prints the message raw (str()), so
+// it reads back as opaque text; a quoted one as a string.
+inline std::string ShapeAssertionMessage(const Eqn& eqn) {
+  const ParamValue* p = eqn.params.Find("error_message");
+  if (p == nullptr) return "shape assertion failed";
+  return p->kind() == ParamValue::Kind::kString ? p->text() : p->ToString();
+}
+
+// The message with each `{k}` replaced by `values[k]` (jax.export formats it
+// so when the check fails; JAX's shape_assertion docstring).
+inline std::string FormatShapeAssertionMessage(
+    std::string message, const std::vector<std::optional<int64_t>>& values) {
+  for (size_t k = 0; k < values.size(); ++k) {
+    if (!values[k].has_value()) continue;
+    message = absl::StrReplaceAll(
+        message, {{absl::StrCat("{", k, "}"), absl::StrCat(*values[k])}});
+  }
+  return message;
 }
 
 }  // namespace jax2onnx::jaxpr

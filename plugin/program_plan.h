@@ -11,11 +11,17 @@
 //   dce_sink, debug_print, debug_callback   nothing (no results);
 //   platform_index   the constant CPU index (jaxpr/program_params.h);
 //   dim_as_value     the dimension computed from the input shapes at run
-//            time (Shape/Gather through the symbol's origin).
+//            time (Shape/Gather through the symbol's origin);
+//   dimension_size   the operand's own dimension at run time (Shape);
+//   shape_assertion  a check that fails the ONNX Runtime run when false (a
+//            Gather out of bounds, named after the message), on which every
+//            graph output is made to depend (LowerShapeAssertion).
 #ifndef JAX2ONNX_PLUGIN_PROGRAM_PLAN_H_
 #define JAX2ONNX_PLUGIN_PROGRAM_PLAN_H_
 
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -191,6 +197,77 @@ absl::Status LowerDimAsValue(E& e) {
   }
   J2O_ASSIGN_OR_RETURN(v, pi::Cast(e, v, jaxpr::DType::kI64, dtype));
   return e.SetOut(0, v);
+}
+
+// jax.export's dimension_size[dimension=k] x: x's size along k, read from
+// x itself (not from the symbol's first input, as dim_as_value does), so
+// that a shape_assertion can compare the dims that one symbol names.
+template <class E>
+absl::Status LowerDimensionSize(E& e) {
+  namespace pi = program_internal;
+  const jaxpr::Eqn& eqn = e.eqn();
+  const jaxpr::DType dtype = eqn.outputs[0]->aval.dtype;
+  J2O_ASSIGN_OR_RETURN(int64_t k, eqn.params.GetInt("dimension"));
+  const jaxpr::Aval& x_aval = eqn.inputs[0].var->aval;
+  pi::V<E> v;
+  if (x_aval.shape[k].is_constant()) {
+    v = e.Const(jaxpr::Array::ScalarFromInt64(jaxpr::DType::kI64,
+                                              x_aval.shape[k].constant_value()));
+  } else {
+    J2O_ASSIGN_OR_RETURN(auto x, e.In(0));
+    v = e.Op("Shape", {x}, jaxpr::DType::kI64,
+             {OpAttr::Int("start", k), OpAttr::Int("end", k + 1)});
+    v = e.Op("Squeeze", {v, e.ConstI64({0})}, jaxpr::DType::kI64);
+  }
+  J2O_ASSIGN_OR_RETURN(v, pi::Cast(e, v, jaxpr::DType::kI64, dtype));
+  return e.SetOut(0, v);
+}
+
+// jax.export's shape_assertion[error_message] ok *inputs: the exported
+// function fails when `ok` is false. ONNX has no assertion op, so the check
+// is a Gather from [1] at index Where(ok, 0, 1): out of bounds when the
+// assertion fails, which ONNX Runtime reports as an error naming the node,
+// and the node is named after the message. The check's [1]-shaped result
+// (one) chains the checks of one program, and every graph output is made to
+// depend on the newest through Reshape(out, Shape(out) * check), so that no
+// output is computed without the checks (the emitter's SetOutputGuard). A
+// literal `ok` is decided now. The message's {k} placeholders stay
+// unformatted in the node name.
+template <class E>
+absl::Status LowerShapeAssertion(E& e) {
+  namespace pi = program_internal;
+  using V = pi::V<E>;
+  const jaxpr::Eqn& eqn = e.eqn();
+  const std::string message = jaxpr::ShapeAssertionMessage(eqn);
+  if (eqn.inputs[0].is_literal()) {
+    const jaxpr::Literal& lit = *eqn.inputs[0].literal;
+    const bool holds = lit.kind == jaxpr::Literal::Kind::kBool
+                           ? lit.bool_value
+                           : lit.int_value != 0;
+    if (holds) return absl::OkStatus();
+    return absl::FailedPreconditionError(
+        absl::StrCat("shape assertion is false: ", message));
+  }
+  J2O_ASSIGN_OR_RETURN(V ok, e.In(0));
+  const jaxpr::DType i64 = jaxpr::DType::kI64;
+  V index = e.Op("Where", {ok, e.ConstI64({0}), e.ConstI64({1})}, i64);
+  std::optional<V> previous = e.OutputGuardToken();
+  V check = e.Op("Gather", {previous.value_or(e.ConstI64({1})), index}, i64,
+                 {OpAttr::Int("axis", 0)});
+  e.NameNode(check, absl::StrCat("shape_assertion: ", message));
+  E emitter = e;
+  return e.SetOutputGuard(
+      check,
+      [emitter, check](V out, const jaxpr::Aval& aval) mutable
+      -> absl::StatusOr<V> {
+        V shape = emitter.Op("Shape", {out}, jaxpr::DType::kI64);
+        emitter.NameNode(shape, "shape_assertion_guard/Shape");
+        V guarded = emitter.Op("Mul", {shape, check}, jaxpr::DType::kI64);
+        emitter.NameNode(guarded, "shape_assertion_guard/Mul");
+        V result = emitter.Op("Reshape", {out, guarded}, aval.dtype);
+        emitter.NameNode(result, "shape_assertion_guard/Reshape");
+        return result;
+      });
 }
 
 }  // namespace jax2onnx::plugin

@@ -1,7 +1,8 @@
 // The rules of the primitives current JAX emits for ordinary code
 // (plugin/rules.h): stack, unstack, tile, empty, empty2, zeros_like, tie,
 // shard_alike, xla_metadata_value, random_clone, dce_sink, debug_print,
-// debug_callback, platform_index, dim_as_value; the recipes are in
+// debug_callback, platform_index, dim_as_value, dimension_size,
+// shape_assertion; the recipes are in
 // program_plan.h. The call-like ones (eval_jaxpr, composite, ...) are
 // inlined by plugins*/lax/calls.cc.
 #ifndef JAX2ONNX_PLUGIN_PROGRAM_RULES_H_
@@ -46,6 +47,16 @@ void ProgramRules(R& r) {
       "dim_as_value", {{"Shape", "Gather", "Squeeze", "Cast"},
                        17,
                        "the dimension from the input shapes at run time"});
+  r.template Neutral<&LowerDimensionSize<E>>(
+      "dimension_size",
+      {{"Shape", "Squeeze", "Cast"}, 17, "the operand's dimension at run time"});
+  r.template Neutral<&LowerShapeAssertion<E>>(
+      "shape_assertion",
+      {{"Where", "Gather", "Shape", "Mul", "Reshape"},
+       17,
+       "checked at run time: a false assertion fails the ONNX Runtime run "
+       "naming a node 'shape_assertion: MESSAGE'; every output depends on "
+       "it; refused inside loop/cond bodies and functions"});
 }
 
 }  // namespace jax2onnx::plugin

@@ -2,12 +2,12 @@
 // core (translate.cc); annotations that do not change values pass their
 // operand through; shape_assertion is checked where the static shapes
 // decide it (a false one is an error quoting its message) and otherwise
-// dropped (an equality of two symbolic dims names them alike:
-// translate_symbolic.cc); any other
-// target is a precise error naming it.
+// becomes the shape_assertion primitive, checked at run time (an equality
+// of two symbolic dims also names them alike: translate_symbolic.cc); any
+// other target is a precise error naming it.
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_replace.h"
+#include "jaxpr/program_params.h"
 #include "jaxpr/status_macros.h"
 #include "stablehlo/translate_internal.h"
 
@@ -25,23 +25,32 @@ std::optional<int64_t> StaticDimValue(OpContext& ctx, int operand) {
   return (*dims)[0].constant_value();
 }
 
-// JAX's error_message with `{k}` replaced by operand k + 1's value where
-// it is static (as jax.export formats it when the check fails).
-std::string FormatAssertionMessage(OpContext& ctx, std::string message) {
-  for (int k = 0; k + 1 < ctx.num_inputs() && k < 10; ++k) {
-    const std::string slot = absl::StrCat("{", k, "}");
-    std::optional<int64_t> value = StaticDimValue(ctx, k + 1);
-    if (!value.has_value()) continue;
-    message = absl::StrReplaceAll(message, {{slot, absl::StrCat(*value)}});
+// The custom_call's error_message attribute, unquoted.
+std::string AssertionMessage(OpContext& ctx) {
+  std::string message(ctx.op().Attr("error_message").value_or(""));
+  message = std::string(StripSpace(message));
+  if (message.size() >= 2 && message.front() == '"' && message.back() == '"') {
+    message = message.substr(1, message.size() - 2);
   }
   return message;
 }
 
+// JAX's error_message with `{k}` replaced by operand k + 1's value where
+// it is static (as jax.export formats it when the check fails).
+std::string FormatAssertionMessage(OpContext& ctx, std::string message) {
+  std::vector<std::optional<int64_t>> values;
+  for (int k = 1; k < ctx.num_inputs(); ++k) {
+    values.push_back(StaticDimValue(ctx, k));
+  }
+  return jaxpr::FormatShapeAssertionMessage(std::move(message), values);
+}
+
 // A shape_assertion whose predicate the static shapes decide (a constant,
 // or a comparison of two static dimension values): false is an error that
-// quotes the assertion's message. One over symbolic dims is not decided
-// here, and the ONNX model does not check it (docs/stablehlo.md).
-absl::Status CheckStaticShapeAssertion(OpContext& ctx, const Val& pred) {
+// quotes the assertion's message; returns whether it was decided. One over
+// symbolic dims is left to run time.
+absl::StatusOr<bool> CheckStaticShapeAssertion(OpContext& ctx,
+                                               const Val& pred) {
   std::optional<bool> holds;
   if (auto c = ctx.ConstValue(pred); c.has_value() && c->num_elements() == 1) {
     holds = c->GetAsInt64(0) != 0;
@@ -56,15 +65,11 @@ absl::Status CheckStaticShapeAssertion(OpContext& ctx, const Val& pred) {
             : d == "GT" ? a > b
                         : a >= b;
   }
-  if (!holds.has_value() || *holds) return absl::OkStatus();
-  std::string message(ctx.op().Attr("error_message").value_or(""));
-  message = std::string(StripSpace(message));
-  if (message.size() >= 2 && message.front() == '"' && message.back() == '"') {
-    message = message.substr(1, message.size() - 2);
-  }
+  if (!holds.has_value()) return false;
+  if (*holds) return true;
   return ctx.Error(absl::StrCat(
       "shape assertion failed for the static shapes: ",
-      FormatAssertionMessage(ctx, message)));
+      FormatAssertionMessage(ctx, AssertionMessage(ctx))));
 }
 
 absl::Status CustomCall(OpContext& ctx) {
@@ -84,7 +89,20 @@ absl::Status CustomCall(OpContext& ctx) {
     // 1`) hold for every input the exported function accepts. One that the
     // static shapes decide is checked now: a false one is an error.
     J2O_ASSIGN_OR_RETURN(Val pred, ctx.Input(0));
-    J2O_RETURN_IF_ERROR(CheckStaticShapeAssertion(ctx, pred));
+    J2O_ASSIGN_OR_RETURN(bool decided, CheckStaticShapeAssertion(ctx, pred));
+    if (!decided) {
+      // Checked at run time: the predicate reads the argument dims with
+      // dimension_size (GetDimensionSize), so it stays meaningful after the
+      // equality below names two dims alike.
+      std::vector<Val> operands{pred};
+      for (int k = 1; k < ctx.num_inputs(); ++k) {
+        J2O_ASSIGN_OR_RETURN(Val v, ctx.Input(k));
+        operands.push_back(v);
+      }
+      Params p;
+      p.Set("error_message", ParamValue::Opaque(AssertionMessage(ctx)));
+      ctx.Emit("shape_assertion", std::move(p), operands, {});
+    }
     auto eq = ctx.DimEquality(pred);
     if (eq.has_value() && eq->first.kind() == jaxpr::DimExpr::Kind::kSymbol &&
         eq->second.kind() == jaxpr::DimExpr::Kind::kSymbol) {

@@ -61,13 +61,13 @@ absl::Status GetDimensionSize(OpContext& ctx) {
     ctx.Bind(0, ctx.ScalarInt(out.dtype, d.constant_value()));
     return absl::OkStatus();
   }
-  // A symbolic dim: its runtime value (dim_as_value is i32 unless x64).
+  // A symbolic dim: its runtime value, read from this operand (not from
+  // the first argument with the same symbol), so that a shape_assertion
+  // comparing two dims that one symbol names checks them at run time.
+  // dimension_size is i32 unless x64.
   Params p;
-  // As the jaxpr parser reads `dim=b` (a name) / `dim=2*b + 1` (text).
-  p.Set("dim", d.kind() == jaxpr::DimExpr::Kind::kSymbol
-                   ? ParamValue::Name(d.symbol())
-                   : ParamValue::Opaque(d.ToString()));
-  Val v = ctx.Emit1("dim_as_value", std::move(p), {},
+  p.Set("dimension", ParamValue::Int(dim));
+  Val v = ctx.Emit1("dimension_size", std::move(p), {x},
                     WithDType(out, out.dtype == DType::kI64 ? DType::kI64
                                                             : DType::kI32));
   v = ConvertTo(ctx, v, out.dtype);

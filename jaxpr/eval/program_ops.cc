@@ -11,12 +11,17 @@
 //     value (the host print is dropped);
 //   platform_index: the index JAX's CPU backend takes (program_params.h);
 //   dim_as_value: the dimension's value under this run's symbol bindings;
+//   dimension_size: the operand's size along `dimension`;
+//   shape_assertion: an error quoting its message (with {k} formatted) when
+//     the asserted operand is false, as jax.export's check of the argument
+//     shapes fails the call;
 //   eval_jaxpr, xla_metadata_call, composite, custom_jvp_call_jaxpr,
 //     linear_call, remat_opt: evaluate the callee (composite: its
 //     decomposition; linear_call: the forward callee; remat_opt: fwd_jaxpr,
 //     whose outputs are the residuals then the primal outputs).
 #include <cstdint>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -147,6 +152,29 @@ Result DimAsValueKernel(const EvalContext& ctx, absl::Span<const Array>) {
   return std::vector<Array>{Array::ScalarFromInt64(ctx.OutputDType(0), *value)};
 }
 
+Result DimensionSizeKernel(const EvalContext& ctx,
+                           absl::Span<const Array> inputs) {
+  const ParamValue* p = ctx.eqn().params.Find("dimension");
+  const int64_t dimension = p == nullptr ? -1 : p->int_value();
+  if (dimension < 0 || dimension >= inputs[0].rank()) {
+    return absl::InvalidArgumentError("dimension_size: dimension out of range");
+  }
+  return std::vector<Array>{Array::ScalarFromInt64(
+      ctx.OutputDType(0), inputs[0].shape()[dimension])};
+}
+
+Result ShapeAssertionKernel(const EvalContext& ctx,
+                            absl::Span<const Array> inputs) {
+  if (inputs[0].GetAsInt64(0) != 0) return std::vector<Array>{};
+  std::vector<std::optional<int64_t>> values;
+  for (size_t i = 1; i < inputs.size(); ++i) {
+    values.push_back(inputs[i].GetAsInt64(0));
+  }
+  return absl::FailedPreconditionError(absl::StrCat(
+      "shape assertion failed: ",
+      FormatShapeAssertionMessage(ShapeAssertionMessage(ctx.eqn()), values)));
+}
+
 // The callee param of each call-like primitive.
 absl::string_view CalleeKey(const Eqn& eqn) {
   const std::string& primitive = eqn.primitive;
@@ -191,6 +219,8 @@ void RegisterProgramKernels() {
   }
   RegisterEvalKernel("platform_index", &PlatformIndexKernel);
   RegisterEvalKernel("dim_as_value", &DimAsValueKernel);
+  RegisterEvalKernel("dimension_size", &DimensionSizeKernel);
+  RegisterEvalKernel("shape_assertion", &ShapeAssertionKernel);
   for (const char* name :
        {"eval_jaxpr", "xla_metadata_call", "composite", "custom_jvp_call_jaxpr",
         "linear_call", "remat_opt"}) {

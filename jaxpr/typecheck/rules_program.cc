@@ -18,6 +18,11 @@
 //   debug_callback[callback effect partitioned]               no results
 //   platform_index[platforms] -> i32[]
 //   dim_as_value[dim]         -> an integer scalar (i32, or i64 under x64)
+//   dimension_size[dimension] x -> x.shape[dimension] as such a scalar
+//   shape_assertion[error_message] ok *inputs  (jax.export's checks of the
+//                             argument shapes: ok a bool scalar, the inputs
+//                             integer scalars its message quotes as {k})
+//                             no results
 //   calls: eval_jaxpr[call_jaxpr] (main) / eval_jaxpr[jaxpr] (loops.py),
 //   xla_metadata_call[ad_metadata jaxpr xla_metadata], composite[attributes
 //   jaxpr name version], custom_jvp_call_jaxpr[fun_jaxpr jvp_jaxpr_thunk
@@ -247,6 +252,41 @@ absl::Status DimAsValueRule(RuleContext& ctx) {
   return absl::OkStatus();
 }
 
+// jax.export's dimension_size_p (export/shape_poly.py): the operand's
+// size along `dimension`, as core.dim_value_aval().
+absl::Status DimensionSizeRule(RuleContext& ctx) {
+  J2O_RETURN_IF_ERROR(ctx.Arity(1));
+  J2O_RETURN_IF_ERROR(ctx.Shaped(0));
+  J2O_RETURN_IF_ERROR(ctx.Outputs(1));
+  J2O_ASSIGN_OR_RETURN(int64_t dimension, ctx.Int("dimension"));
+  J2O_RETURN_IF_ERROR(ctx.Axis(dimension, ctx.in(0).rank(), "dimension"));
+  const DType dtype = ctx.out(0).dtype == DType::kI64 ? DType::kI64 : DType::kI32;
+  ctx.SetResult(MakeAval(dtype, {}));
+  return absl::OkStatus();
+}
+
+// jax.export's shape_assertion_p: `ok` (bool[]) must hold; the remaining
+// operands are the integer scalars `error_message` quotes as {0}, {1}, ...
+absl::Status ShapeAssertionRule(RuleContext& ctx) {
+  J2O_RETURN_IF_ERROR(ctx.ArityRange(1, -1));
+  J2O_RETURN_IF_ERROR(ctx.Outputs(0));
+  J2O_RETURN_IF_ERROR(ctx.Has("error_message"));
+  J2O_RETURN_IF_ERROR(ctx.AllShaped());
+  if (ctx.in(0).dtype != DType::kBool || ctx.in(0).rank() != 0) {
+    return ctx.Fail(absl::StrCat("the asserted operand must be bool[], not ",
+                                 ctx.in(0).ToString()));
+  }
+  for (int i = 1; i < ctx.num_in(); ++i) {
+    if (!IsInteger(ctx.in(i).dtype) || ctx.in(i).rank() != 0) {
+      return ctx.Fail(absl::StrCat("message operand ", i - 1,
+                                   " must be an integer scalar, not ",
+                                   ctx.in(i).ToString()));
+    }
+  }
+  ctx.SetResults({});
+  return absl::OkStatus();
+}
+
 // The call-like primitives: `key` holds the callee, `ints` the count params.
 absl::Status CheckCall(RuleContext& ctx, const char* key,
                        std::vector<const char*> ints,
@@ -315,6 +355,8 @@ void RegisterProgramRules(RuleTable& table) {
   table["debug_callback"] = {&DebugCallbackRule};
   table["platform_index"] = {&PlatformIndexRule};
   table["dim_as_value"] = {&DimAsValueRule};
+  table["dimension_size"] = {&DimensionSizeRule};
+  table["shape_assertion"] = {&ShapeAssertionRule};
   table["eval_jaxpr"] = {&EvalJaxprRule};
   table["xla_metadata_call"] = {&XlaMetadataCallRule};
   table["composite"] = {&CompositeRule};

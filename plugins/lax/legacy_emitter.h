@@ -5,6 +5,7 @@
 #ifndef JAX2ONNX_PLUGINS_LAX_LEGACY_EMITTER_H_
 #define JAX2ONNX_PLUGINS_LAX_LEGACY_EMITTER_H_
 
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -79,6 +80,27 @@ class NeutralLegacyEmitter {
   }
   absl::Status SetOut(int i, const Value& v) {
     return s_.SetOutput(eqn_, i, v);
+  }
+  // Shape assertions (plugin::LowerShapeAssertion): the newest check and the
+  // rewrite the core applies to every graph output.
+  std::optional<Value> OutputGuardToken() const {
+    return s_.output_guard_check();
+  }
+  absl::Status SetOutputGuard(Value check,
+                              converter::State::OutputGuard guard) {
+    return s_.SetOutputGuard(std::move(check), std::move(guard));
+  }
+  // Names the node that produces `v` (ONNX Runtime's errors quote it).
+  void NameNode(const Value& v, std::string name) {
+    auto& nodes = *s_.graph().mutable_node();
+    for (int n = nodes.size() - 1; n >= 0; --n) {
+      for (const std::string& out : nodes[n].output()) {
+        if (out == v) {
+          nodes[n].set_name(std::move(name));
+          return;
+        }
+      }
+    }
   }
   // Lowers `jaxpr`'s equations inline on `args`; returns its outvars.
   absl::StatusOr<std::vector<Value>> Inline(const jaxpr::ClosedJaxpr& jaxpr,

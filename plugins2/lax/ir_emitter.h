@@ -4,6 +4,7 @@
 #define JAX2ONNX_PLUGINS2_LAX_IR_EMITTER_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -71,6 +72,20 @@ class NeutralIrEmitter {
     return ctx_.ShapeValue(d);
   }
   absl::Status SetOut(int i, Value v) { return ctx_.SetOutput(eqn_, i, v); }
+  // Shape assertions (plugin::LowerShapeAssertion): the newest check and the
+  // rewrite the core applies to every graph output.
+  std::optional<Value> OutputGuardToken() const {
+    if (ctx_.output_guard_check() == nullptr) return std::nullopt;
+    return ctx_.output_guard_check();
+  }
+  absl::Status SetOutputGuard(Value check,
+                              converter2::LoweringContext::OutputGuard guard) {
+    return ctx_.SetOutputGuard(check, std::move(guard));
+  }
+  // Names the node that produces `v` (ONNX Runtime's errors quote it).
+  void NameNode(Value v, std::string name) {
+    if (v->producer() != nullptr) v->producer()->set_name(std::move(name));
+  }
   // Lowers `jaxpr`'s equations inline on `args`; returns its outvars.
   absl::StatusOr<std::vector<Value>> Inline(const jaxpr::ClosedJaxpr& jaxpr,
                                             const std::vector<Value>& args) {
