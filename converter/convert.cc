@@ -236,6 +236,19 @@ absl::StatusOr<onnx::ModelProto> ConvertToProto(
 
   J2O_RETURN_IF_ERROR(s.LowerEquations(main));
 
+  // The value of each output, made to depend on the shape assertions' checks
+  // where there are any (State::output_guard).
+  std::vector<std::string> output_values;
+  for (const jaxpr::Atom& atom : main.outvars) {
+    J2O_ASSIGN_OR_RETURN(std::string value, s.Name(atom, nullptr));
+    if (s.output_guard_check().has_value()) {
+      const jaxpr::Aval aval =
+          atom.is_literal() ? LiteralAval(*atom.literal) : atom.var->aval;
+      J2O_ASSIGN_OR_RETURN(value, s.output_guard()(value, aval));
+    }
+    output_values.push_back(std::move(value));
+  }
+
   // Producer of every main-graph value, for renaming outputs in place.
   absl::flat_hash_map<std::string, int> producer;
   for (int n = 0; n < graph.node_size(); ++n) {
@@ -246,13 +259,10 @@ absl::StatusOr<onnx::ModelProto> ConvertToProto(
   absl::flat_hash_map<std::string, std::string> renamed;
   for (size_t i = 0; i < main.outvars.size(); ++i) {
     const jaxpr::Atom& atom = main.outvars[i];
-    J2O_ASSIGN_OR_RETURN(std::string value, s.Name(atom, nullptr));
+    std::string value = output_values[i];
     if (auto r = renamed.find(value); r != renamed.end()) value = r->second;
     const jaxpr::Aval aval =
         atom.is_literal() ? LiteralAval(*atom.literal) : atom.var->aval;
-    if (s.output_guard_check().has_value()) {
-      J2O_ASSIGN_OR_RETURN(value, s.output_guard()(value, aval));
-    }
     J2O_ASSIGN_OR_RETURN(ValueInfo info,
                          InfoOfAval(aval, absl::StrCat("output ", i)));
     const ValueInfo* have = s.Info(value);

@@ -26,7 +26,9 @@ const absl::flat_hash_map<std::string, Kind>& KindTable() {
           "optimization_barrier", "cond", "while", "scan", "shard_map",
           "custom_linear_solve",
           // hetrd: its decomposition (jaxpr/text/tridiagonal.h) inlined.
-          "tridiagonal"}) {
+          "tridiagonal",
+          // A leading dim of the [..., 2] pairs: the complex value's dim.
+          "dimension_size"}) {
       (*t)[p] = Kind::kTransparent;
     }
     // The generic reduce and reduce_window run their combiner jaxpr inline

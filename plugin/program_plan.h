@@ -261,12 +261,8 @@ absl::Status LowerShapeAssertion(E& e) {
       [emitter, check](V out, const jaxpr::Aval& aval) mutable
       -> absl::StatusOr<V> {
         V shape = emitter.Op("Shape", {out}, jaxpr::DType::kI64);
-        emitter.NameNode(shape, "shape_assertion_guard/Shape");
         V guarded = emitter.Op("Mul", {shape, check}, jaxpr::DType::kI64);
-        emitter.NameNode(guarded, "shape_assertion_guard/Mul");
-        V result = emitter.Op("Reshape", {out, guarded}, aval.dtype);
-        emitter.NameNode(result, "shape_assertion_guard/Reshape");
-        return result;
+        return emitter.Op("Reshape", {out, guarded}, aval.dtype);
       });
 }
 
