@@ -13,6 +13,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "converter/state.h"
+#include "jaxpr/argument_shape_checks.h"
 #include "jaxpr/status_macros.h"
 #include "plugin/conversion_checks.h"
 #include "plugin/io_names.h"
@@ -234,6 +235,12 @@ absl::StatusOr<onnx::ModelProto> ConvertToProto(
            s.AddInitializer(absl::StrCat("const_", i), *std::move(tensor)));
   }
 
+  // jax.export's checks of the argument shapes, which a printed jaxpr does
+  // not show (none when it has no symbolic input dims).
+  if (std::unique_ptr<jaxpr::ClosedJaxpr> checks =
+          jaxpr::ArgumentShapeChecks(main)) {
+    J2O_RETURN_IF_ERROR(s.LowerEquations(*checks));
+  }
   J2O_RETURN_IF_ERROR(s.LowerEquations(main));
 
   // The value of each output, made to depend on the shape assertions' checks
@@ -244,7 +251,14 @@ absl::StatusOr<onnx::ModelProto> ConvertToProto(
     if (s.output_guard_check().has_value()) {
       const jaxpr::Aval aval =
           atom.is_literal() ? LiteralAval(*atom.literal) : atom.var->aval;
-      J2O_ASSIGN_OR_RETURN(value, s.output_guard()(value, aval));
+      J2O_ASSIGN_OR_RETURN(std::string guarded,
+                           s.output_guard()(value, aval));
+      // The same type as the value it guards.
+      if (const ValueInfo* info = s.Info(value)) {
+        ValueInfo copy = *info;  // SetInfo may move the map's entries
+        s.SetInfo(guarded, std::move(copy));
+      }
+      value = std::move(guarded);
     }
     output_values.push_back(std::move(value));
   }

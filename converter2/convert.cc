@@ -12,6 +12,7 @@
 #include "converter2/nchw.h"
 #include "jaxpr/narrow_dtype.h"
 #include "jaxpr/prng.h"
+#include "jaxpr/argument_shape_checks.h"
 #include "jaxpr/status_macros.h"
 #include "plugin/conversion_checks.h"
 #include "plugin/io_names.h"
@@ -173,6 +174,12 @@ absl::StatusOr<ir::Model> ConvertToIr(const jaxpr::Bundle& bundle,
     ctx.Bind(var, init);
   }
 
+  // jax.export's checks of the argument shapes, which a printed jaxpr does
+  // not show (none when it has no symbolic input dims).
+  if (std::unique_ptr<jaxpr::ClosedJaxpr> checks =
+          jaxpr::ArgumentShapeChecks(main)) {
+    J2O_RETURN_IF_ERROR(ctx.LowerEquations(*checks));
+  }
   J2O_RETURN_IF_ERROR(ctx.LowerEquations(main));
 
   for (size_t i = 0; i < main.outvars.size(); ++i) {

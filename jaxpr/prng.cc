@@ -132,6 +132,8 @@ bool IsPrngPrimitive(absl::string_view primitive) {
 
 bool MovesKeys(const Eqn& eqn) {
   if (IsPrngPrimitive(eqn.primitive)) return false;
+  // A leading dim of the u32[..., W] key data: the key array's own dim.
+  if (eqn.primitive == "dimension_size") return false;
   bool any_key = false;
   for (const Atom& a : eqn.inputs) {
     any_key |= !a.is_literal() && IsSupportedKey(a.var->aval);

@@ -30,6 +30,7 @@
 #include "jaxpr/dtype.h"
 #include "jaxpr/jaxpr.h"
 #include "jaxpr/program_params.h"
+#include "jaxpr/prng.h"
 #include "jaxpr/status_macros.h"
 #include "plugin/emit.h"
 #include "plugin/lax_plan.h"
@@ -260,9 +261,13 @@ absl::Status LowerShapeAssertion(E& e) {
       check,
       [emitter, check](V out, const jaxpr::Aval& aval) mutable
       -> absl::StatusOr<V> {
+        // The element type the output is held in (a key as its u32 data;
+        // complex as its part dtype, OnnxDType).
+        J2O_ASSIGN_OR_RETURN(jaxpr::Aval physical, jaxpr::PhysicalAval(aval));
+        J2O_RETURN_IF_ERROR(OnnxDType(physical.dtype).status());
         V shape = emitter.Op("Shape", {out}, jaxpr::DType::kI64);
         V guarded = emitter.Op("Mul", {shape, check}, jaxpr::DType::kI64);
-        return emitter.Op("Reshape", {out, guarded}, aval.dtype);
+        return emitter.Op("Reshape", {out, guarded}, physical.dtype);
       });
 }
 
