@@ -37,15 +37,6 @@ class Builder {
     return Emit(primitive, Params(), {std::move(a), std::move(b)},
                 DType::kBool);
   }
-  static Atom One() {
-    Literal lit;
-    lit.kind = Literal::Kind::kInt;
-    lit.text = "1";
-    lit.int_value = 1;
-    lit.uint_value = 1;
-    lit.aval = Aval::Shaped(DType::kI64, {});
-    return Atom::OfLiteral(std::move(lit));
-  }
   void Assert(Atom ok, std::vector<Atom> quoted, std::string message) {
     Eqn eqn;
     eqn.primitive = "shape_assertion";
@@ -90,32 +81,21 @@ std::unique_ptr<ClosedJaxpr> ArgumentShapeChecks(const ClosedJaxpr& main) {
   for (const Eqn& eqn : main.eqns) {
     if (eqn.primitive == "shape_assertion") return nullptr;
   }
-  // The first whole-dim occurrence of each symbol: where its value is read.
+  // The first whole-dim occurrence of each symbol: where its value is read
+  // (the origin dim_as_value reads).
   absl::flat_hash_set<std::string> bound;
-  std::vector<std::pair<int, int>> origins;  // (input, axis), in that order
+  absl::flat_hash_set<std::pair<int, int>> is_origin;  // (input, axis)
   for (size_t i = 0; i < main.invars.size(); ++i) {
     const Aval& aval = main.invars[i]->aval;
     if (!aval.is_shaped()) continue;
     for (int axis = 0; axis < aval.rank(); ++axis) {
       const DimExpr& d = aval.shape[axis];
       if (d.kind() == DimExpr::Kind::kSymbol && bound.insert(d.symbol()).second) {
-        origins.emplace_back(static_cast<int>(i), axis);
+        is_origin.insert({static_cast<int>(i), axis});
       }
     }
   }
-  const absl::flat_hash_set<std::pair<int, int>> is_origin(origins.begin(),
-                                                           origins.end());
   Builder b(main);
-  for (const auto& [input, axis] : origins) {
-    const std::string& symbol = main.invars[input]->aval.shape[axis].symbol();
-    Atom value = b.DimensionSize(main.invars[input], axis);
-    b.Assert(b.Compare("ge", value, Builder::One()), {value},
-             absl::StrCat(kPrefix, "Expected value >= 1 for dimension "
-                                   "variable '",
-                          symbol, "'. Obtained dimension variables: '", symbol,
-                          "' = {0} from specification '", symbol,
-                          "' for dimension ", DimName(input, axis), "."));
-  }
   for (size_t i = 0; i < main.invars.size(); ++i) {
     const Aval& aval = main.invars[i]->aval;
     if (!aval.is_shaped()) continue;

@@ -228,8 +228,8 @@ absl::Status LowerDimensionSize(E& e) {
 // function fails when `ok` is false. ONNX has no assertion op, so the check
 // is a Gather from [1] at index Where(ok, 0, 1): out of bounds when the
 // assertion fails, which ONNX Runtime reports as an error naming the node,
-// and the node is named after the message. The check's [1]-shaped result
-// (one) chains the checks of one program, and every graph output is made to
+// and the node is named after the message. The check's scalar result (one)
+// chains the checks of one program, and every graph output is made to
 // depend on the newest through Reshape(out, Shape(out) * check), so that no
 // output is computed without the checks (the emitter's SetOutputGuard). A
 // literal `ok` is decided now. The message's {k} placeholders stay
@@ -251,9 +251,16 @@ absl::Status LowerShapeAssertion(E& e) {
   }
   J2O_ASSIGN_OR_RETURN(V ok, e.In(0));
   const jaxpr::DType i64 = jaxpr::DType::kI64;
-  V index = e.Op("Where", {ok, e.ConstI64({0}), e.ConstI64({1})}, i64);
-  std::optional<V> previous = e.OutputGuardToken();
-  V check = e.Op("Gather", {previous.value_or(e.ConstI64({1})), index}, i64,
+  auto scalar = [&](int64_t v) {
+    return e.Const(jaxpr::Array::ScalarFromInt64(i64, v));
+  };
+  V index = e.Op("Where", {ok, scalar(0), scalar(1)}, i64);
+  // The previous check is 1 (or failed the run): multiplying by it only
+  // orders the checks.
+  if (std::optional<V> previous = e.OutputGuardToken()) {
+    index = e.Op("Mul", {index, *previous}, i64);
+  }
+  V check = e.Op("Gather", {e.ConstI64({1}), index}, i64,
                  {OpAttr::Int("axis", 0)});
   e.NameNode(check, absl::StrCat("shape_assertion: ", message));
   E emitter = e;

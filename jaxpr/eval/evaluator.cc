@@ -511,28 +511,6 @@ absl::StatusOr<std::vector<Array>> Evaluate(const ClosedJaxpr& jaxpr,
       }
     }
   }
-  // jax.export refuses a dimension variable below 1; a program that states
-  // its own checks (shape_assertion) reports them itself
-  // (jaxpr/argument_shape_checks.h).
-  const bool own_checks =
-      std::any_of(jaxpr.eqns.begin(), jaxpr.eqns.end(), [](const Eqn& e) {
-        return e.primitive == "shape_assertion";
-      });
-  for (size_t i = 0; i < inputs.size() && !own_checks; ++i) {
-    const Aval& aval = jaxpr.invars[i]->aval;
-    if (!aval.is_shaped()) continue;
-    for (int axis = 0; axis < aval.rank(); ++axis) {
-      const DimExpr& d = aval.shape[axis];
-      if (d.kind() != DimExpr::Kind::kSymbol) continue;
-      auto it = bindings.find(d.symbol());
-      if (it != bindings.end() && it->second < 1) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            "input ", i, ": dimension ", axis, " binds the dimension variable '",
-            d.symbol(), "' to ", it->second,
-            "; jax.export requires every dimension variable to be >= 1"));
-      }
-    }
-  }
   Interpreter interp(options);
   return interp.Run(jaxpr, consts, inputs, bindings);
 }

@@ -119,9 +119,14 @@ TEST(ConvertTest, SymbolicBatchBecomesDimParamOnInputsAndOutputs) {
   EXPECT_THAT(DimsOf(g.output(0)), ElementsAre("B", "3"));
   EXPECT_EQ(g.output(0).type().tensor_type().elem_type(),
             onnx::TensorProto::FLOAT);
-  // The Add writes the output directly (renamed, no Identity).
-  EXPECT_THAT(OpTypes(g), ElementsAre("Add"));
-  EXPECT_EQ(g.node(0).output(0), "c");
+  // b's dim B is checked against a's (jaxpr/argument_shape_checks.h: a
+  // Gather that fails the run when they differ), and the output depends on
+  // the check through a Reshape, which writes it directly (renamed, no
+  // Identity).
+  EXPECT_THAT(OpTypes(g),
+              ElementsAre("Shape", "Squeeze", "Shape", "Squeeze", "Equal",
+                          "Where", "Gather", "Add", "Shape", "Mul", "Reshape"));
+  EXPECT_EQ(g.node(g.node_size() - 1).output(0), "c");
   EXPECT_EQ(model->ir_version(), plugin::IrVersionForOpset(17));
   ASSERT_EQ(model->opset_import_size(), 1);
   EXPECT_EQ(model->opset_import(0).version(), 17);
@@ -206,8 +211,10 @@ TEST(ConvertTest, OutputBytesAreIdenticalAcrossConversions) {
   EXPECT_EQ(SerializeDeterministic(*first), SerializeDeterministic(*second));
   // The two `1.0` literals share one initializer, next to const_0; the exact
   // float max (plugin/float_extremes.h: a zero result takes IEEE's sign)
-  // adds its +0 and -1 scalars (its 1 shares the literals' initializer).
-  EXPECT_EQ(first->graph().initializer_size(), 4);
+  // adds its +0 and -1 scalars (its 1 shares the literals' initializer);
+  // the check that b's B equals a's (jaxpr/argument_shape_checks.h) adds
+  // the axes of its Squeeze, the Gather's [1] and the Where's 0 and 1.
+  EXPECT_EQ(first->graph().initializer_size(), 8);
   EXPECT_EQ(OnnxValidate(*first), "");
 }
 
