@@ -183,21 +183,33 @@ absl::Status LowerPlatformIndex(E& e) {
       0, e.Const(jaxpr::Array::ScalarFromInt64(jaxpr::DType::kI32, index)));
 }
 
-template <class E>
-absl::Status LowerDimAsValue(E& e) {
-  namespace pi = program_internal;
-  const jaxpr::DType dtype = e.eqn().outputs[0]->aval.dtype;
-  J2O_ASSIGN_OR_RETURN(jaxpr::DimExpr dim, jaxpr::DimAsValueExpr(e.eqn()));
-  pi::V<E> v;
+namespace program_internal {
+
+// Binds output 0 to the value of `dim`: a constant when it is static, else
+// the int64 [1] that `runtime` computes, squeezed; cast to the outvar's
+// dtype (i32, or i64 under x64).
+template <class E, class F>
+absl::Status SetDimensionOut(E& e, const jaxpr::DimExpr& dim, F runtime) {
+  V<E> v;
   if (dim.is_constant()) {
     v = e.Const(jaxpr::Array::ScalarFromInt64(jaxpr::DType::kI64,
                                               dim.constant_value()));
   } else {
-    J2O_ASSIGN_OR_RETURN(auto d, e.DimValue(dim));  // int64 [1]
+    J2O_ASSIGN_OR_RETURN(auto d, runtime());  // int64 [1]
     v = e.Op("Squeeze", {d, e.ConstI64({0})}, jaxpr::DType::kI64);
   }
-  J2O_ASSIGN_OR_RETURN(v, pi::Cast(e, v, jaxpr::DType::kI64, dtype));
+  J2O_ASSIGN_OR_RETURN(v, Cast(e, v, jaxpr::DType::kI64,
+                               e.eqn().outputs[0]->aval.dtype));
   return e.SetOut(0, v);
+}
+
+}  // namespace program_internal
+
+template <class E>
+absl::Status LowerDimAsValue(E& e) {
+  J2O_ASSIGN_OR_RETURN(jaxpr::DimExpr dim, jaxpr::DimAsValueExpr(e.eqn()));
+  return program_internal::SetDimensionOut(e, dim,
+                                           [&] { return e.DimValue(dim); });
 }
 
 // jax.export's dimension_size[dimension=k] x: x's size along k, read from
@@ -205,23 +217,14 @@ absl::Status LowerDimAsValue(E& e) {
 // that a shape_assertion can compare the dims that one symbol names.
 template <class E>
 absl::Status LowerDimensionSize(E& e) {
-  namespace pi = program_internal;
-  const jaxpr::Eqn& eqn = e.eqn();
-  const jaxpr::DType dtype = eqn.outputs[0]->aval.dtype;
-  J2O_ASSIGN_OR_RETURN(int64_t k, eqn.params.GetInt("dimension"));
-  const jaxpr::Aval& x_aval = eqn.inputs[0].var->aval;
-  pi::V<E> v;
-  if (x_aval.shape[k].is_constant()) {
-    v = e.Const(jaxpr::Array::ScalarFromInt64(jaxpr::DType::kI64,
-                                              x_aval.shape[k].constant_value()));
-  } else {
-    J2O_ASSIGN_OR_RETURN(auto x, e.In(0));
-    v = e.Op("Shape", {x}, jaxpr::DType::kI64,
-             {OpAttr::Int("start", k), OpAttr::Int("end", k + 1)});
-    v = e.Op("Squeeze", {v, e.ConstI64({0})}, jaxpr::DType::kI64);
-  }
-  J2O_ASSIGN_OR_RETURN(v, pi::Cast(e, v, jaxpr::DType::kI64, dtype));
-  return e.SetOut(0, v);
+  J2O_ASSIGN_OR_RETURN(int64_t k, e.eqn().params.GetInt("dimension"));
+  return program_internal::SetDimensionOut(
+      e, e.eqn().inputs[0].var->aval.shape[k],
+      [&]() -> absl::StatusOr<program_internal::V<E>> {
+        J2O_ASSIGN_OR_RETURN(auto x, e.In(0));
+        return e.Op("Shape", {x}, jaxpr::DType::kI64,
+                    {OpAttr::Int("start", k), OpAttr::Int("end", k + 1)});
+      });
 }
 
 // jax.export's shape_assertion[error_message] ok *inputs: the exported
