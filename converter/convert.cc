@@ -251,8 +251,7 @@ absl::StatusOr<onnx::ModelProto> ConvertToProto(
     if (s.output_guard_check().has_value()) {
       const jaxpr::Aval aval =
           atom.is_literal() ? LiteralAval(*atom.literal) : atom.var->aval;
-      J2O_ASSIGN_OR_RETURN(std::string guarded,
-                           s.output_guard()(value, aval));
+      J2O_ASSIGN_OR_RETURN(std::string guarded, s.output_guard()(value, aval));
       // The same type as the value it guards.
       if (const ValueInfo* info = s.Info(value)) {
         ValueInfo copy = *info;  // SetInfo may move the map's entries

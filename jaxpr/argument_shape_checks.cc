@@ -90,7 +90,8 @@ std::unique_ptr<ClosedJaxpr> ArgumentShapeChecks(const ClosedJaxpr& main) {
     if (!aval.is_shaped()) continue;
     for (int axis = 0; axis < aval.rank(); ++axis) {
       const DimExpr& d = aval.shape[axis];
-      if (d.kind() == DimExpr::Kind::kSymbol && bound.insert(d.symbol()).second) {
+      if (d.kind() == DimExpr::Kind::kSymbol &&
+          bound.insert(d.symbol()).second) {
         is_origin.insert({static_cast<int>(i), axis});
       }
     }
@@ -110,12 +111,12 @@ std::unique_ptr<ClosedJaxpr> ArgumentShapeChecks(const ClosedJaxpr& main) {
       if (!computable) continue;
       Atom actual = b.DimensionSize(main.invars[i], axis);
       Atom specified = b.DimAsValue(d);
-      b.Assert(b.Compare("eq", actual, specified), {actual, specified},
-               absl::StrCat(kPrefix,
-                            "Found inconsistency between dimension size ",
-                            DimName(static_cast<int>(i), axis),
-                            " (= {0}) and the specification '", d.ToString(),
-                            "' (= {1})."));
+      b.Assert(
+          b.Compare("eq", actual, specified), {actual, specified},
+          absl::StrCat(kPrefix, "Found inconsistency between dimension size ",
+                       DimName(static_cast<int>(i), axis),
+                       " (= {0}) and the specification '", d.ToString(),
+                       "' (= {1})."));
     }
   }
   return b.Finish();

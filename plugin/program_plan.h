@@ -29,8 +29,8 @@
 #include "jaxpr/array.h"
 #include "jaxpr/dtype.h"
 #include "jaxpr/jaxpr.h"
-#include "jaxpr/program_params.h"
 #include "jaxpr/prng.h"
+#include "jaxpr/program_params.h"
 #include "jaxpr/status_macros.h"
 #include "plugin/emit.h"
 #include "plugin/lax_plan.h"
@@ -198,8 +198,8 @@ absl::Status SetDimensionOut(E& e, const jaxpr::DimExpr& dim, F runtime) {
     J2O_ASSIGN_OR_RETURN(auto d, runtime());  // int64 [1]
     v = e.Op("Squeeze", {d, e.ConstI64({0})}, jaxpr::DType::kI64);
   }
-  J2O_ASSIGN_OR_RETURN(v, Cast(e, v, jaxpr::DType::kI64,
-                               e.eqn().outputs[0]->aval.dtype));
+  J2O_ASSIGN_OR_RETURN(
+      v, Cast(e, v, jaxpr::DType::kI64, e.eqn().outputs[0]->aval.dtype));
   return e.SetOut(0, v);
 }
 
@@ -263,14 +263,14 @@ absl::Status LowerShapeAssertion(E& e) {
   if (std::optional<V> previous = e.OutputGuardToken()) {
     index = e.Op("Mul", {index, *previous}, i64);
   }
-  V check = e.Op("Gather", {e.ConstI64({1}), index}, i64,
-                 {OpAttr::Int("axis", 0)});
+  V check =
+      e.Op("Gather", {e.ConstI64({1}), index}, i64, {OpAttr::Int("axis", 0)});
   e.NameNode(check, absl::StrCat("shape_assertion: ", message));
   E emitter = e;
   return e.SetOutputGuard(
       check,
-      [emitter, check](V out, const jaxpr::Aval& aval) mutable
-      -> absl::StatusOr<V> {
+      [emitter, check](V out,
+                       const jaxpr::Aval& aval) mutable -> absl::StatusOr<V> {
         // The element type the output is held in (a key as its u32 data;
         // complex as its part dtype, OnnxDType).
         J2O_ASSIGN_OR_RETURN(jaxpr::Aval physical, jaxpr::PhysicalAval(aval));

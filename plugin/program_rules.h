@@ -48,8 +48,9 @@ void ProgramRules(R& r) {
                        17,
                        "the dimension from the input shapes at run time"});
   r.template Neutral<&LowerDimensionSize<E>>(
-      "dimension_size",
-      {{"Shape", "Squeeze", "Cast"}, 17, "the operand's dimension at run time"});
+      "dimension_size", {{"Shape", "Squeeze", "Cast"},
+                         17,
+                         "the operand's dimension at run time"});
   r.template Neutral<&LowerShapeAssertion<E>>(
       "shape_assertion",
       {{"Where", "Gather", "Shape", "Mul", "Reshape"},

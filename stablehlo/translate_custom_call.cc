@@ -67,9 +67,9 @@ absl::StatusOr<bool> CheckStaticShapeAssertion(OpContext& ctx,
   }
   if (!holds.has_value()) return false;
   if (*holds) return true;
-  return ctx.Error(absl::StrCat(
-      "shape assertion failed for the static shapes: ",
-      FormatAssertionMessage(ctx, AssertionMessage(ctx))));
+  return ctx.Error(
+      absl::StrCat("shape assertion failed for the static shapes: ",
+                   FormatAssertionMessage(ctx, AssertionMessage(ctx))));
 }
 
 absl::Status CustomCall(OpContext& ctx) {

@@ -67,9 +67,9 @@ absl::Status GetDimensionSize(OpContext& ctx) {
   // dimension_size is i32 unless x64.
   Params p;
   p.Set("dimension", ParamValue::Int(dim));
-  Val v = ctx.Emit1("dimension_size", std::move(p), {x},
-                    WithDType(out, out.dtype == DType::kI64 ? DType::kI64
-                                                            : DType::kI32));
+  Val v = ctx.Emit1(
+      "dimension_size", std::move(p), {x},
+      WithDType(out, out.dtype == DType::kI64 ? DType::kI64 : DType::kI32));
   v = ConvertTo(ctx, v, out.dtype);
   ctx.SetDimValues(v, {d});
   ctx.Bind(0, v);

@@ -159,8 +159,8 @@ Result DimensionSizeKernel(const EvalContext& ctx,
   if (dimension < 0 || dimension >= inputs[0].rank()) {
     return absl::InvalidArgumentError("dimension_size: dimension out of range");
   }
-  return std::vector<Array>{Array::ScalarFromInt64(
-      ctx.OutputDType(0), inputs[0].shape()[dimension])};
+  return std::vector<Array>{
+      Array::ScalarFromInt64(ctx.OutputDType(0), inputs[0].shape()[dimension])};
 }
 
 Result ShapeAssertionKernel(const EvalContext& ctx,

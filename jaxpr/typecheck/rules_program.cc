@@ -260,7 +260,8 @@ absl::Status DimensionSizeRule(RuleContext& ctx) {
   J2O_RETURN_IF_ERROR(ctx.Outputs(1));
   J2O_ASSIGN_OR_RETURN(int64_t dimension, ctx.Int("dimension"));
   J2O_RETURN_IF_ERROR(ctx.Axis(dimension, ctx.in(0).rank(), "dimension"));
-  const DType dtype = ctx.out(0).dtype == DType::kI64 ? DType::kI64 : DType::kI32;
+  const DType dtype =
+      ctx.out(0).dtype == DType::kI64 ? DType::kI64 : DType::kI32;
   ctx.SetResult(MakeAval(dtype, {}));
   return absl::OkStatus();
 }

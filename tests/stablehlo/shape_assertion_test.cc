@@ -49,9 +49,9 @@ absl::StatusOr<std::vector<jaxpr::Array>> RunInOrt(
   auto model = ToOnnx(*bundle, options);
   if (!model.ok()) return model.status();
   // ctest runs the cases of this file as parallel processes.
-  const std::string path = absl::StrCat(::testing::TempDir(), "/assert_",
-                                        getpid(), ir ? "_ir" : "_legacy",
-                                        opset, ".onnx");
+  const std::string path =
+      absl::StrCat(::testing::TempDir(), "/assert_", getpid(),
+                   ir ? "_ir" : "_legacy", opset, ".onnx");
   {
     std::ofstream out(path, std::ios::binary);
     model->SerializeToOstream(&out);
@@ -130,8 +130,8 @@ TEST(ShapeAssertion, OnnxRuntimeFailsWhereTheExportedFunctionWould) {
   for (const Case& c : Cases()) {
     for (bool ir : {false, true}) {
       for (int opset : {23, 17}) {
-        SCOPED_TRACE(absl::StrCat(c.file, ir ? " ir" : " legacy", " opset ",
-                                  opset));
+        SCOPED_TRACE(
+            absl::StrCat(c.file, ir ? " ir" : " legacy", " opset ", opset));
         auto good = RunInOrt(c.file, ir, opset, OnesOf(c.good));
         ASSERT_TRUE(good.ok()) << good.status();
         auto want = Interpret(c.file, OnesOf(c.good));
@@ -158,8 +158,9 @@ TEST(ShapeAssertion, OnnxRuntimeFailsWhereTheExportedFunctionWould) {
           continue;
         }
         ASSERT_FALSE(empty.ok());
-        EXPECT_THAT(empty.status().message(),
-                    HasSubstr("Expected value >= 1 for dimension variable 'b'"));
+        EXPECT_THAT(
+            empty.status().message(),
+            HasSubstr("Expected value >= 1 for dimension variable 'b'"));
       }
     }
   }

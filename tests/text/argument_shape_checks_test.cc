@@ -1,7 +1,7 @@
 // jaxpr/argument_shape_checks.h: the consistency checks jax.export puts
 // before a function with symbolic argument shapes, built for a printed jaxpr
-// that does not show them (golden text of the equations; the numeric side, ONNX Runtime refusing
-// the shapes, is tests/stablehlo/shape_assertion_test.cc).
+// that does not show them (golden text of the equations; the numeric side, ONNX
+// Runtime refusing the shapes, is tests/stablehlo/shape_assertion_test.cc).
 #include "jaxpr/argument_shape_checks.h"
 
 #include <string>
@@ -38,21 +38,24 @@ TEST(ArgumentShapeChecks, EveryDimASymbolNamesAgainMatchesItsFirst) {
       "shape_check_1:i64[] = dim_as_value[dim=b] \n"
       "shape_check_2:bool[] = eq shape_check_0 shape_check_1\n"
       "shape_assertion[\n"
-      "  error_message=" + a_message +
+      "  error_message=" +
+          a_message +
           "args[1].shape[0] (= {0}) and the specification 'b' (= {1}).\n"
           "] shape_check_2 shape_check_0 shape_check_1\n"
           "shape_check_3:i64[] = dimension_size[dimension=0] e\n"
           "shape_check_4:i64[] = dim_as_value[dim=2*b] \n"
           "shape_check_5:bool[] = eq shape_check_3 shape_check_4\n"
           "shape_assertion[\n"
-          "  error_message=" + a_message +
+          "  error_message=" +
+          a_message +
           "args[2].shape[0] (= {0}) and the specification '2*b' (= {1}).\n"
           "] shape_check_5 shape_check_3 shape_check_4\n"
           "shape_check_6:i64[] = dimension_size[dimension=1] d\n"
           "shape_check_7:i64[] = dim_as_value[dim=b] \n"
           "shape_check_8:bool[] = eq shape_check_6 shape_check_7\n"
           "shape_assertion[\n"
-          "  error_message=" + a_message +
+          "  error_message=" +
+          a_message +
           "args[3].shape[1] (= {0}) and the specification 'b' (= {1}).\n"
           "] shape_check_8 shape_check_6 shape_check_7\n");
 }
@@ -61,8 +64,7 @@ TEST(ArgumentShapeChecks, NoneForStaticShapesOrAProgramWithItsOwnChecks) {
   EXPECT_EQ(ChecksOf("{ lambda ; a:f32[3,4]. let  in (a,) }"), "none");
   // Each symbol once: nothing to compare (no `b >= 1` either: a jaxpr runs
   // at size 0).
-  EXPECT_EQ(ChecksOf("{ lambda ; a:f32[b,n] c:f32[4]. let  in (a,) }"),
-            "none");
+  EXPECT_EQ(ChecksOf("{ lambda ; a:f32[b,n] c:f32[4]. let  in (a,) }"), "none");
   // A symbol only inside an expression has no value to read: not checked.
   EXPECT_EQ(ChecksOf("{ lambda ; a:f32[2*b]. let  in (a,) }"), "none");
   EXPECT_EQ(ChecksOf(R"({ lambda ; a:f32[b]. let
