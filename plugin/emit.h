@@ -21,6 +21,12 @@
 //                                  // runs while iter < trip && continue
 //   absl::StatusOr<std::vector<Value>> Inline(     // lowers a jaxpr's
 //       const jaxpr::ClosedJaxpr&, const std::vector<Value>& args);  // eqns
+//   void NameNode(Value, std::string);             // names v's producer
+//   std::optional<Value> OutputGuardToken();       // the newest check, and
+//   absl::Status SetOutputGuard(Value check,       // a rewrite the core
+//       std::function<StatusOr<Value>(Value, const jaxpr::Aval&)>);
+//                          // applies to every graph output (main graph only;
+//                          // shape_assertion, plugin/program_plan.h)
 #ifndef JAX2ONNX_PLUGIN_EMIT_H_
 #define JAX2ONNX_PLUGIN_EMIT_H_
 
