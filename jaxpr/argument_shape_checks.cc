@@ -28,9 +28,7 @@ class Builder {
   // dim_as_value[dim=EXPR], as an i64 scalar.
   Atom DimAsValue(const DimExpr& d) {
     Params p;
-    p.Set("dim", d.kind() == DimExpr::Kind::kSymbol
-                     ? ParamValue::Name(d.symbol())
-                     : ParamValue::Opaque(d.ToString()));
+    p.Set("dim", DimParam(d));
     return Emit("dim_as_value", std::move(p), {}, DType::kI64);
   }
   Atom Compare(const char* primitive, Atom a, Atom b) {

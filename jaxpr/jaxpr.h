@@ -142,6 +142,14 @@ struct JaxprFile {
 // dtype), else JAX's default (bool / int32 / float32 / complex64).
 DType LiteralDType(const Literal& literal, const Eqn* context);
 
+// A dimension as a param, in the form the jaxpr parser reads back: an int,
+// a name (`dim=b`), or an opaque expression (`dim=2*b + 1`).
+inline ParamValue DimParam(const DimExpr& d) {
+  if (d.is_constant()) return ParamValue::Int(d.constant_value());
+  if (d.kind() == DimExpr::Kind::kSymbol) return ParamValue::Name(d.symbol());
+  return ParamValue::Opaque(d.ToString());
+}
+
 // Visits every equation of a jaxpr and, depth-first, of the jaxprs in its
 // params (each shared jaxpr once per reference).
 void ForEachEqn(const ClosedJaxpr& jaxpr,

@@ -72,15 +72,7 @@ ParamValue DimsParam(const std::vector<DimExpr>& dims) {
   // the interpreter and both lowerings read, and which the jaxpr parser
   // reads back from the printed program (a fixed point).
   std::vector<ParamValue> items;
-  for (const DimExpr& d : dims) {
-    if (d.is_constant()) {
-      items.push_back(ParamValue::Int(d.constant_value()));
-    } else if (d.kind() == DimExpr::Kind::kSymbol) {
-      items.push_back(ParamValue::Name(d.symbol()));
-    } else {
-      items.push_back(ParamValue::Opaque(d.ToString()));
-    }
-  }
+  for (const DimExpr& d : dims) items.push_back(jaxpr::DimParam(d));
   return ParamValue::Tuple(std::move(items));
 }
 

@@ -12,7 +12,6 @@
 #include <variant>
 #include <vector>
 
-#include "absl/container/flat_hash_set.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "converter/state.h"
@@ -92,24 +91,19 @@ class NeutralLegacyEmitter {
     return s_.SetOutputGuard(std::move(check), std::move(guard));
   }
   // Names the node that produces `v` (ONNX Runtime's errors quote it),
-  // with a ` (2)`, ` (3)`, ... suffix when another node has the name (node
-  // names are unique in a valid model). Scans the graph: for a few nodes.
+  // made unique by State::FreshName (node names are unique in a valid
+  // model). `v`'s producer is looked for from the newest node back: it is
+  // the one the recipe just emitted.
   void NameNode(const Value& v, std::string name) {
     auto& nodes = *s_.graph().mutable_node();
-    onnx::NodeProto* producer = nullptr;
-    absl::flat_hash_set<std::string> taken;
-    for (onnx::NodeProto& node : nodes) {
-      taken.insert(node.name());
-      for (const std::string& out : node.output()) {
-        if (out == v) producer = &node;
+    for (int n = nodes.size() - 1; n >= 0; --n) {
+      for (const std::string& out : nodes[n].output()) {
+        if (out == v) {
+          nodes[n].set_name(s_.FreshName(name));
+          return;
+        }
       }
     }
-    if (producer == nullptr) return;
-    std::string unique = name;
-    for (int k = 2; taken.contains(unique); ++k) {
-      unique = absl::StrCat(name, " (", k, ")");
-    }
-    producer->set_name(std::move(unique));
   }
   // Lowers `jaxpr`'s equations inline on `args`; returns its outvars.
   absl::StatusOr<std::vector<Value>> Inline(const jaxpr::ClosedJaxpr& jaxpr,
