@@ -9,43 +9,13 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_format.h"
 #include "absl/strings/str_join.h"
+#include "ir/float16.h"
 
 namespace jax2onnx::ir {
 namespace {
 
 constexpr int64_t kMaxShownElements = 16;
 constexpr int64_t kHeadElements = 8;
-
-float HalfToFloat(uint16_t h) {
-  uint32_t sign = (h >> 15) & 1, exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
-  uint32_t bits;
-  if (exp == 0) {
-    if (mant == 0) {
-      bits = sign << 31;
-    } else {  // subnormal: renormalize
-      exp = 127 - 15 + 1;
-      while ((mant & 0x400) == 0) {
-        mant <<= 1;
-        --exp;
-      }
-      bits = (sign << 31) | (exp << 23) | ((mant & 0x3ff) << 13);
-    }
-  } else if (exp == 31) {
-    bits = (sign << 31) | 0x7f800000 | (mant << 13);
-  } else {
-    bits = (sign << 31) | ((exp - 15 + 127) << 23) | (mant << 13);
-  }
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
-
-float BFloat16ToFloat(uint16_t b) {
-  uint32_t bits = static_cast<uint32_t>(b) << 16;
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
 
 template <typename T>
 T Load(const char* p) {
@@ -54,16 +24,23 @@ T Load(const char* p) {
   return v;
 }
 
-std::string Element(int dtype, const char* p) {
+// A float element: six significant digits for reading, or enough to read
+// back the same value (`exact`).
+std::string Real(double v, bool exact, bool is_double) {
+  if (!exact) return absl::StrCat(v);
+  return is_double ? absl::StrFormat("%.17g", v) : absl::StrFormat("%.9g", v);
+}
+
+std::string Element(int dtype, const char* p, bool exact) {
   switch (dtype) {
     case onnx::TensorProto::FLOAT:
-      return absl::StrCat(Load<float>(p));
+      return Real(Load<float>(p), exact, false);
     case onnx::TensorProto::DOUBLE:
-      return absl::StrCat(Load<double>(p));
+      return Real(Load<double>(p), exact, true);
     case onnx::TensorProto::FLOAT16:
-      return absl::StrCat(HalfToFloat(Load<uint16_t>(p)));
+      return Real(HalfToFloat(Load<uint16_t>(p)), exact, false);
     case onnx::TensorProto::BFLOAT16:
-      return absl::StrCat(BFloat16ToFloat(Load<uint16_t>(p)));
+      return Real(BFloat16ToFloat(Load<uint16_t>(p)), exact, false);
     case onnx::TensorProto::INT8:
       return absl::StrCat(Load<int8_t>(p));
     case onnx::TensorProto::INT16:
@@ -83,12 +60,22 @@ std::string Element(int dtype, const char* p) {
     case onnx::TensorProto::BOOL:
       return Load<uint8_t>(p) ? "true" : "false";
     case onnx::TensorProto::COMPLEX64:
-      return absl::StrCat(Load<float>(p), "+", Load<float>(p + 4), "i");
+      return absl::StrCat(Real(Load<float>(p), exact, false), "+",
+                          Real(Load<float>(p + 4), exact, false), "i");
     case onnx::TensorProto::COMPLEX128:
-      return absl::StrCat(Load<double>(p), "+", Load<double>(p + 8), "i");
+      return absl::StrCat(Real(Load<double>(p), exact, true), "+",
+                          Real(Load<double>(p + 8), exact, true), "i");
     default:
       return "?";
   }
+}
+
+// A float attribute value always reads as a float: `1.0`, not `1` (which
+// would read back as an int).
+std::string FloatAttr(float v, bool exact) {
+  std::string s = Real(v, exact, false);
+  if (s.find_first_of(".en") == std::string::npos) absl::StrAppend(&s, ".0");
+  return s;
 }
 
 uint64_t Fnv1a(absl::string_view bytes) {
@@ -106,7 +93,7 @@ std::string Quote(absl::string_view s) {
 
 std::string Ref(const Value* v) {
   if (v == nullptr || v->name().empty()) return "_";
-  return absl::StrCat("%", v->name());
+  return absl::StrCat("%", PrintName(v->name()));
 }
 
 std::string Decl(const Value* v) {
@@ -115,13 +102,51 @@ std::string Decl(const Value* v) {
   return absl::StrCat(Ref(v), ": ", v->type()->ToString());
 }
 
+// The attribute kind as `@ref: kind` and typed empty lists print it.
+const char* AttrKindName(AttrType type) {
+  switch (type) {
+    case onnx::AttributeProto::FLOAT:
+      return "float";
+    case onnx::AttributeProto::INT:
+      return "int";
+    case onnx::AttributeProto::STRING:
+      return "string";
+    case onnx::AttributeProto::TENSOR:
+      return "tensor";
+    case onnx::AttributeProto::GRAPH:
+      return "graph";
+    case onnx::AttributeProto::SPARSE_TENSOR:
+      return "sparse_tensor";
+    case onnx::AttributeProto::TYPE_PROTO:
+      return "type";
+    case onnx::AttributeProto::FLOATS:
+      return "floats";
+    case onnx::AttributeProto::INTS:
+      return "ints";
+    case onnx::AttributeProto::STRINGS:
+      return "strings";
+    case onnx::AttributeProto::TENSORS:
+      return "tensors";
+    case onnx::AttributeProto::GRAPHS:
+      return "graphs";
+    case onnx::AttributeProto::SPARSE_TENSORS:
+      return "sparse_tensors";
+    case onnx::AttributeProto::TYPE_PROTOS:
+      return "types";
+    default:
+      return "undefined";
+  }
+}
+
 class Printer {
  public:
+  explicit Printer(const PrintOptions& options) : options_(options) {}
+
   void GraphTo(const ir::Graph& g, int indent, absl::string_view keyword) {
     std::vector<std::string> ins, outs;
     for (const Value* v : g.inputs()) ins.push_back(Decl(v));
     for (const Value* v : g.outputs()) outs.push_back(Decl(v));
-    absl::StrAppend(&out_, keyword, " ", g.name(), "(",
+    absl::StrAppend(&out_, keyword, " ", PrintName(g.name()), "(",
                     absl::StrJoin(ins, ", "), ") -> (",
                     absl::StrJoin(outs, ", "), ") {\n");
     BodyTo(g, indent + 2);
@@ -136,7 +161,7 @@ class Printer {
     });
     for (const Value* v : inits) {
       absl::StrAppend(&out_, pad, "init ", Decl(v), " = ",
-                      PrintTensor(*v->const_value()), "\n");
+                      PrintTensor(*v->const_value(), options_), "\n");
     }
     for (const SparseTensor& s : g.sparse_initializers()) {
       absl::StrAppend(&out_, pad, "sparse_init ", Sparse(s), "\n");
@@ -175,12 +200,17 @@ class Printer {
   void AttrTo(const ir::Attr& a, int indent) {
     absl::StrAppend(&out_, a.name(), "=");
     if (a.is_ref()) {
-      absl::StrAppend(&out_, "@", a.ref_attr_name());
+      absl::StrAppend(&out_, "@", a.ref_attr_name(), ": ",
+                      AttrKindName(a.type()));
+      return;
+    }
+    if (IsEmptyList(a)) {
+      absl::StrAppend(&out_, AttrKindName(a.type()), " []");
       return;
     }
     switch (a.type()) {
       case onnx::AttributeProto::FLOAT:
-        absl::StrAppend(&out_, a.f());
+        absl::StrAppend(&out_, FloatAttr(a.f(), options_.exact));
         break;
       case onnx::AttributeProto::INT:
         absl::StrAppend(&out_, a.i());
@@ -189,7 +219,7 @@ class Printer {
         absl::StrAppend(&out_, Quote(a.s()));
         break;
       case onnx::AttributeProto::TENSOR:
-        absl::StrAppend(&out_, "tensor ", PrintTensor(a.t()));
+        absl::StrAppend(&out_, "tensor ", PrintTensor(a.t(), options_));
         break;
       case onnx::AttributeProto::GRAPH:
         GraphTo(*a.g(), indent, "graph");
@@ -201,7 +231,13 @@ class Printer {
         absl::StrAppend(&out_, "type ", a.tp().ToString());
         break;
       case onnx::AttributeProto::FLOATS:
-        absl::StrAppend(&out_, "[", absl::StrJoin(a.floats(), ", "), "]");
+        absl::StrAppend(&out_, "[",
+                        absl::StrJoin(a.floats(), ", ",
+                                      [&](std::string* out, float f) {
+                                        absl::StrAppend(
+                                            out, FloatAttr(f, options_.exact));
+                                      }),
+                        "]");
         break;
       case onnx::AttributeProto::INTS:
         absl::StrAppend(&out_, "[", absl::StrJoin(a.ints(), ", "), "]");
@@ -214,7 +250,9 @@ class Printer {
       }
       case onnx::AttributeProto::TENSORS: {
         std::vector<std::string> q;
-        for (const Tensor& t : a.tensors()) q.push_back(PrintTensor(t));
+        for (const Tensor& t : a.tensors()) {
+          q.push_back(PrintTensor(t, options_));
+        }
         absl::StrAppend(&out_, "tensors [", absl::StrJoin(q, ", "), "]");
         break;
       }
@@ -244,21 +282,57 @@ class Printer {
     }
   }
 
-  static std::string Sparse(const SparseTensor& s) {
+  std::string Sparse(const SparseTensor& s) const {
     return absl::StrCat("sparse[", absl::StrJoin(s.dims, ","),
-                        "](values=", PrintTensor(s.values),
-                        ", indices=", PrintTensor(s.indices), ")");
+                        "](values=", PrintTensor(s.values, options_),
+                        ", indices=", PrintTensor(s.indices, options_), ")");
   }
 
   std::string& out() { return out_; }
 
  private:
+  static bool IsEmptyList(const ir::Attr& a) {
+    switch (a.type()) {
+      case onnx::AttributeProto::FLOATS:
+        return a.floats().empty();
+      case onnx::AttributeProto::INTS:
+        return a.ints().empty();
+      case onnx::AttributeProto::STRINGS:
+        return a.strings().empty();
+      case onnx::AttributeProto::TENSORS:
+        return a.tensors().empty();
+      case onnx::AttributeProto::GRAPHS:
+        return a.graphs().empty();
+      case onnx::AttributeProto::SPARSE_TENSORS:
+        return a.sparse_tensors().empty();
+      case onnx::AttributeProto::TYPE_PROTOS:
+        return a.types().empty();
+      default:
+        return false;
+    }
+  }
+
+  PrintOptions options_;
   std::string out_;
 };
 
 }  // namespace
 
-std::string PrintTensor(const Tensor& t) {
+bool IsPlainName(absl::string_view name) {
+  if (name.empty()) return false;
+  for (unsigned char c : name) {
+    if (c <= ' ' || c >= 0x7f) return false;
+    if (std::strchr(",(){}[]\"=#%:@\\", c) != nullptr) return false;
+  }
+  return true;
+}
+
+std::string PrintName(absl::string_view name) {
+  if (name.empty() || IsPlainName(name)) return std::string(name);
+  return Quote(name);
+}
+
+std::string PrintTensor(const Tensor& t, const PrintOptions& options) {
   std::string head = absl::StrCat(DataTypeShortName(t.dtype()), "[",
                                   absl::StrJoin(t.dims(), ","), "]");
   if (t.is_external()) {
@@ -269,7 +343,7 @@ std::string PrintTensor(const Tensor& t) {
     return absl::StrCat(head, "{external ", absl::StrJoin(kv, ", "), "}");
   }
   int64_t n = t.num_elements();
-  int64_t shown = n <= kMaxShownElements ? n : kHeadElements;
+  int64_t shown = options.exact || n <= kMaxShownElements ? n : kHeadElements;
   std::vector<std::string> elems;
   if (t.is_string()) {
     for (int64_t i = 0; i < shown; ++i) elems.push_back(Quote(t.strings()[i]));
@@ -277,7 +351,7 @@ std::string PrintTensor(const Tensor& t) {
     int size = DataTypeSize(t.dtype());
     absl::string_view b = t.bytes();
     for (int64_t i = 0; i < shown; ++i) {
-      elems.push_back(Element(t.dtype(), b.data() + i * size));
+      elems.push_back(Element(t.dtype(), b.data() + i * size, options.exact));
     }
   }
   if (shown < n) {
@@ -293,40 +367,40 @@ std::string PrintTensor(const Tensor& t) {
   return absl::StrCat(head, "{", absl::StrJoin(elems, ", "), "}");
 }
 
-std::string PrintAttr(const Attr& attr) {
-  Printer p;
+std::string PrintAttr(const Attr& attr, const PrintOptions& options) {
+  Printer p(options);
   p.AttrTo(attr, 0);
   return p.out();
 }
 
-std::string PrintNode(const Node& node) {
-  Printer p;
+std::string PrintNode(const Node& node, const PrintOptions& options) {
+  Printer p(options);
   p.NodeTo(node, 0);
   return p.out();
 }
 
-std::string PrintGraph(const Graph& graph) {
-  Printer p;
+std::string PrintGraph(const Graph& graph, const PrintOptions& options) {
+  Printer p(options);
   p.GraphTo(graph, 0, "graph");
   absl::StrAppend(&p.out(), "\n");
   return p.out();
 }
 
-std::string PrintFunction(const Function& f) {
-  Printer p;
+std::string PrintFunction(const Function& f, const PrintOptions& options) {
+  Printer p(options);
   std::vector<std::string> opsets;
   for (const OpsetImport& o : f.opset_imports()) {
     opsets.push_back(absl::StrCat(Quote(o.domain), ": ", o.version));
   }
-  absl::StrAppend(&p.out(), "function ", f.domain(), "::", f.name(), " attrs=[",
-                  absl::StrJoin(f.attributes(), ", "), "] opsets={",
+  absl::StrAppend(&p.out(), "function ", f.domain(), "::", PrintName(f.name()),
+                  " attrs=[", absl::StrJoin(f.attributes(), ", "), "] opsets={",
                   absl::StrJoin(opsets, ", "), "}\n");
   p.GraphTo(f.body(), 0, "body");
   absl::StrAppend(&p.out(), "\n");
   return p.out();
 }
 
-std::string PrintModel(const Model& model) {
+std::string PrintModel(const Model& model, const PrintOptions& options) {
   std::vector<std::string> opsets;
   for (const OpsetImport& o : model.opset_imports()) {
     opsets.push_back(absl::StrCat(Quote(o.domain), ": ", o.version));
@@ -342,9 +416,9 @@ std::string PrintModel(const Model& model) {
   for (const auto& [k, v] : model.metadata_props()) {
     absl::StrAppend(&out, "meta ", Quote(k), " = ", Quote(v), "\n");
   }
-  absl::StrAppend(&out, PrintGraph(model.graph()));
+  absl::StrAppend(&out, PrintGraph(model.graph(), options));
   for (const Function* f : model.functions()) {
-    absl::StrAppend(&out, PrintFunction(*f));
+    absl::StrAppend(&out, PrintFunction(*f, options));
   }
   return out;
 }

@@ -1,6 +1,7 @@
 // Names and equality for IR types.
 #include "ir/type.h"
 
+#include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
 
@@ -78,8 +79,20 @@ std::string Dim::ToString() const {
   switch (kind_) {
     case Kind::kValue:
       return absl::StrCat(value_);
-    case Kind::kParam:
-      return param_;
+    case Kind::kParam: {
+      // Quoted where the text would not read back as this param: empty,
+      // `?`, an integer, or holding a separator, quote or control byte.
+      bool plain = !param_.empty() && param_ != "?" &&
+                   param_.find_first_not_of("-0123456789") != std::string::npos;
+      for (unsigned char c : param_) {
+        if (c < ' ' || c >= 0x7f || c == ',' || c == '[' || c == ']' ||
+            c == '"' || c == '\\') {
+          plain = false;
+        }
+      }
+      if (plain) return param_;
+      return absl::StrCat("\"", absl::CEscape(param_), "\"");
+    }
     case Kind::kUnknown:
       break;
   }

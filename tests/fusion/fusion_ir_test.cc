@@ -303,7 +303,7 @@ TEST(FusionIrTest, AFusedOutputKeepsItsGraphOutputName) {
   std::string text = FuseAndCompare(b24, true);
   EXPECT_EQ(text,
             "graph g(%x: f32[2,4]) -> (%out: f32[2,4]) {\n"
-            "  %out: f32[2,4] = Swish(%x) {alpha=1}\n"
+            "  %out: f32[2,4] = Swish(%x) {alpha=1.0}\n"
             "}\n");
 }
 

@@ -275,7 +275,7 @@ TEST_F(FusionTest, SiluBecomesSwishFromOpset24Only) {
   swish.fuse_swish = true;  // off by default: ORT 1.30 has no Swish kernel
   Fused f = ConvertFuseAndCheck("silu", 24, /*check_numbers=*/false, 0, swish);
   EXPECT_EQ(f.fused_counts, "Swish=1");
-  EXPECT_THAT(f.fused_text, HasSubstr("Swish(%a) {alpha=1}"));
+  EXPECT_THAT(f.fused_text, HasSubstr("Swish(%a) {alpha=1.0}"));
   Fused old = ConvertFuseAndCheck("silu", 23, true, 0, swish);
   EXPECT_FALSE(old.changed);
   Fused by_default = ConvertFuseAndCheck("silu", 24);

@@ -1,7 +1,8 @@
 // Helpers for the tests of one IR pass each (tests/ir/<pass>_test.cc): the
-// graph before is built by hand with these, the pass runs with the verifier
-// around it and the cleanup passes after, and ONNX Runtime must accept the
-// model before and after (tests/ir/ir_ort_accepts.h).
+// graph before is stated as IR text (ParseIr) or built by hand with these,
+// the pass runs with the verifier around it and the cleanup passes after,
+// and ONNX Runtime must accept the model before and after
+// (tests/ir/ir_ort_accepts.h).
 #ifndef JAX2ONNX_TESTS_IR_PASS_TEST_UTIL_H_
 #define JAX2ONNX_TESTS_IR_PASS_TEST_UTIL_H_
 
@@ -16,6 +17,7 @@
 #include "glog/logging.h"
 #include "gtest/gtest.h"
 #include "ir/ir.h"
+#include "ir/parser.h"
 #include "ir/pass.h"
 #include "ir/passes/passes.h"
 #include "tests/ir/ir_ort_accepts.h"
@@ -23,6 +25,17 @@
 namespace jax2onnx::ir::pass_test {
 
 using TP = onnx::TensorProto;
+
+// The model the printer's text describes (ir/parser.h), e.g.
+//   Model m = ParseIr(R"(
+//     graph main(%x: f32[2]) -> (%y: f32[2]) {
+//       %y: f32[2] = Relu(%x)
+//     })");
+inline Model ParseIr(absl::string_view text) {
+  absl::StatusOr<Model> m = ParseModel(text);
+  CHECK(m.ok()) << m.status();
+  return *std::move(m);
+}
 
 inline Type T(int dtype, Shape s) { return Type::Tensor(dtype, s); }
 inline Type F32(Shape s) { return T(TP::FLOAT, s); }
