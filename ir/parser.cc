@@ -254,7 +254,22 @@ class Parser {
     return Dim(std::move(text));
   }
 
+  // Types and graphs nest; the bound keeps the recursion off the stack's
+  // end on any input (the jaxpr parser's bound is the same).
+  static constexpr int kMaxNesting = 256;
+  struct Nest {
+    explicit Nest(int* depth) : depth(depth) { ++*depth; }
+    ~Nest() { --*depth; }
+    int* depth;
+  };
+  absl::Status CheckNesting() const {
+    if (depth_ <= kMaxNesting) return absl::OkStatus();
+    return Error(absl::StrCat("nested more than ", kMaxNesting, " deep"));
+  }
+
   absl::StatusOr<Type> ParseType() {
+    Nest nest(&depth_);
+    if (absl::Status s = CheckNesting(); !s.ok()) return s;
     SkipWs();
     for (auto [word, kind] : {std::pair{"seq", Type::Kind::kSequence},
                               std::pair{"opt", Type::Kind::kOptional}}) {
@@ -434,6 +449,9 @@ class Parser {
     int64_t n = 1;
     for (int64_t d : dims) {
       if (d < 0) return Error("negative tensor dimension");
+      if (d > 0 && n > std::numeric_limits<int64_t>::max() / d) {
+        return Error("tensor has too many elements");
+      }
       n *= d;
     }
     std::vector<std::string> strings;
@@ -734,6 +752,8 @@ class Parser {
 
   // `NAME(%in: T, ...) -> (%out: T, ...) { body }`, the keyword consumed.
   absl::Status GraphInto(Graph& g) {
+    Nest nest(&depth_);
+    if (absl::Status s = CheckNesting(); !s.ok()) return s;
     absl::StatusOr<std::string> name = Name();
     if (!name.ok()) return name.status();
     g.set_name(*name);
@@ -1022,6 +1042,7 @@ class Parser {
 
   absl::string_view text_;
   size_t pos_ = 0;
+  int depth_ = 0;
   std::vector<Scope*> scopes_;
 };
 

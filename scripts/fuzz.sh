@@ -6,8 +6,8 @@
 #   scripts/fuzz.sh [RUNS] [TARGET...]
 #
 # RUNS: executions per target (default 1000000). TARGETS: parser_fuzzer,
-# npz_fuzzer, convert_fuzzer (default: all three). Crashes, hangs (-timeout,
-# 10 s) and OOMs (-rss_limit_mb 2048) are written to build-fuzz/artifacts/
+# npz_fuzzer, convert_fuzzer, ir_text_fuzzer (default: all four). Crashes,
+# hangs (-timeout, 10 s) and OOMs (-rss_limit_mb 2048) are written to build-fuzz/artifacts/
 # and fail the script; turn each into a regression test of the gcc ctest
 # suite (see docs/testing.md "Fuzzing"; convert_fuzzer inputs go to
 # tests/fuzz/regressions/, replayed by convert_fuzz_replay).
@@ -22,7 +22,7 @@ cd "$(dirname "$0")/.."
 runs=${1:-1000000}
 shift || true
 targets=("$@")
-[ ${#targets[@]} -gt 0 ] || targets=(parser_fuzzer npz_fuzzer convert_fuzzer)
+[ ${#targets[@]} -gt 0 ] || targets=(parser_fuzzer npz_fuzzer convert_fuzzer ir_text_fuzzer)
 build=build-fuzz
 CXX=${CXX:-clang++}
 cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
@@ -37,6 +37,8 @@ seed() {  # seed directory of a target (fresh copies; libFuzzer adds to it)
   case "$1" in
     parser_fuzzer|convert_fuzzer)
       find testdata -name '*.jaxpr' -size -64k -exec cp -n {} "$dir/" \; ;;
+    ir_text_fuzzer)
+      cp -n tests/fuzz/ir_text_seeds/*.ir "$dir/" ;;
     npz_fuzzer)
       find testdata -name '*.npz' -size -64k | while read -r f; do
         cp -n "$f" "$dir/$(echo "$f" | tr / _)"; done ;;

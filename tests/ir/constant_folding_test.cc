@@ -1,8 +1,9 @@
-// The constant-folding pass (ir/passes/constant_folding.cc) on small hand-built
-// graphs: the graph after is compared as printed text written by hand (values
-// derived in comments) and each test also pins what the pass refuses
+// The constant-folding pass (ir/passes/constant_folding.cc) on small graphs:
+// the graph after is compared as printed text written by hand (values derived
+// in comments) and each test also pins what the pass refuses
 // (tests/ir/pass_test_util.h: verifier around the pass, cleanup after, ONNX
-// Runtime accepts the model before and after).
+// Runtime accepts the model before and after). The input graphs are stated
+// as IR text, except the two with 512-element weights, built by hand.
 #include <cstring>
 #include <string>
 #include <vector>
@@ -20,28 +21,23 @@ using pass_test::F32;
 using pass_test::I64;
 using pass_test::Init;
 using pass_test::Op;
+using pass_test::ParseIr;
 using pass_test::RunPass;
-using pass_test::T;
 using pass_test::TP;
 
 TEST(ConstantFoldingTest, TransposesAndReshapesASingleUseWeight) {
-  Model m;
-  Graph& g = m.graph();
-  g.set_name("main");
-  Value* x = g.AddInput("x", F32({3, 2}));
   // w = [[1, 2, 3], [4, 5, 6]]; w^T = [[1, 4], [2, 5], [3, 6]].
-  Value* w = Init(
-      g, "w", Tensor::FromVector<float>(TP::FLOAT, {2, 3}, {1, 2, 3, 4, 5, 6}));
-  Node* t =
-      Op(g, "Transpose", {w}, "wt", F32({3, 2}), A(Attr::Ints("perm", {1, 0})));
-  Node* r =
-      Op(g, "Reshape", {t->output(0), I64(g, "s", {6})}, "flat", F32({6}));
-  Node* y = Op(g, "Add", {x, t->output(0)}, "y", F32({3, 2}));
-  Node* z = Op(g, "Neg", {r->output(0)}, "z", F32({6}));
-  g.AddOutput(y->output(0));
-  g.AddOutput(z->output(0));
+  Model m = ParseIr(R"(
+    graph main(%x: f32[3,2]) -> (%y: f32[3,2], %z: f32[6]) {
+      init %w: f32[2,3] = f32[2,3]{1, 2, 3, 4, 5, 6}
+      init %s: i64[1] = i64[1]{6}
+      %wt: f32[3,2] = Transpose(%w) {perm=[1, 0]}
+      %flat: f32[6] = Reshape(%wt, %s)
+      %y: f32[3,2] = Add(%x, %wt)
+      %z: f32[6] = Neg(%flat)
+    })");
   EXPECT_TRUE(RunPass("constant-folding", m));
-  EXPECT_EQ(PrintGraph(g),
+  EXPECT_EQ(PrintGraph(m.graph()),
             "graph main(%x: f32[3,2]) -> (%y: f32[3,2], %z: f32[6]) {\n"
             "  init %flat: f32[6] = f32[6]{1, 4, 2, 5, 3, 6}\n"
             "  init %wt: f32[3,2] = f32[3,2]{1, 4, 2, 5, 3, 6}\n"
@@ -52,36 +48,29 @@ TEST(ConstantFoldingTest, TransposesAndReshapesASingleUseWeight) {
 }
 
 TEST(ConstantFoldingTest, CastsExactlyAndRefusesFloatToInt) {
-  Model m;
-  Graph& g = m.graph();
-  g.set_name("main");
-  // 2^32 + 5 wraps to 5 in int32; -1 stays -1.
-  Value* big = Init(g, "big",
-                    Tensor::FromVector<int64_t>(TP::INT64, {2},
-                                                {(int64_t{1} << 32) + 5, -1}));
-  // 0.1 (f64) rounds to the nearest f32, printed with 9 digits.
-  Value* tenth =
-      Init(g, "tenth", Tensor::FromVector<double>(TP::DOUBLE, {1}, {0.1}));
-  Value* half =
-      Init(g, "half", Tensor::FromVector<float>(TP::FLOAT, {1}, {2.5f}));
-  Node* a = Op(g, "Cast", {big}, "a", T(TP::INT32, {2}),
-               A(Attr::Int("to", TP::INT32)));
-  Node* b =
-      Op(g, "Cast", {tenth}, "b", F32({1}), A(Attr::Int("to", TP::FLOAT)));
-  Node* c = Op(g, "Cast", {half}, "c", T(TP::INT32, {1}),
-               A(Attr::Int("to", TP::INT32)));
-  g.AddOutput(Op(g, "Neg", {a->output(0)}, "na", T(TP::INT32, {2}))->output(0));
-  g.AddOutput(Op(g, "Neg", {b->output(0)}, "nb", F32({1}))->output(0));
-  g.AddOutput(Op(g, "Neg", {c->output(0)}, "nc", T(TP::INT32, {1}))->output(0));
+  // 2^32 + 5 wraps to 5 in int32; -1 stays -1. 0.1 (f64) rounds to the
+  // nearest f32, printed with 9 digits.
+  Model m = ParseIr(R"(
+    graph main() -> (%na: i32[2], %nb: f32[1], %nc: i32[1]) {
+      init %big: i64[2] = i64[2]{4294967301, -1}
+      init %tenth: f64[1] = f64[1]{0.1}
+      init %half: f32[1] = f32[1]{2.5}
+      %a: i32[2] = Cast(%big) {to=6}
+      %b: f32[1] = Cast(%tenth) {to=1}
+      %c: i32[1] = Cast(%half) {to=6}
+      %na: i32[2] = Neg(%a)
+      %nb: f32[1] = Neg(%b)
+      %nc: i32[1] = Neg(%c)
+    })");
   EXPECT_TRUE(RunPass("constant-folding", m));
   // The f32 nearest 0.1 is 0x3DCCCCCD (round to nearest even of
   // 0x3DCCCCCC.CCC...); the printer shows its shortest form, 0.1.
-  const Value* folded = g.initializer("b");
+  const Value* folded = m.graph().initializer("b");
   ASSERT_NE(folded, nullptr);
   uint32_t bits;
   std::memcpy(&bits, folded->const_value()->bytes().data(), 4);
   EXPECT_EQ(bits, 0x3DCCCCCDu);
-  EXPECT_EQ(PrintGraph(g),
+  EXPECT_EQ(PrintGraph(m.graph()),
             "graph main() -> (%na: i32[2], %nb: f32[1], %nc: i32[1]) {\n"
             "  init %a: i32[2] = i32[2]{5, -1}\n"
             "  init %b: f32[1] = f32[1]{0.1}\n"

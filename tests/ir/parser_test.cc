@@ -175,6 +175,11 @@ TEST(ParserTest, ErrorsNameTheLineAndColumn) {
             "1:15: error: %y is declared f32[2] where it is defined");
   EXPECT_EQ(ParseError("graph g() -> () {\n}\nextra"),
             "3:1: error: expected `function` or the end");
+  // Nesting is bounded (types here; subgraphs count the same way), so no
+  // input can overflow the stack.
+  std::string deep = "graph g(%x: ";
+  for (int i = 0; i < 300; ++i) deep += "seq(";
+  EXPECT_EQ(ParseError(deep), "1:1033: error: nested more than 256 deep");
 }
 
 // print(exact) -> parse -> print(exact) is the identity, and the parsed
@@ -205,6 +210,24 @@ void ExpectRoundTrip(const Model& model, const std::string& what,
       failures->push_back(absl::StrCat(what, ": parsed model: ", s.message()));
     }
   }
+}
+
+// The IR dumps kept as the fuzzer's seeds (JAX2ONNX_DEBUG_IR_DUMP of cond,
+// while, scan and function bundles, printed in the default mode) parse and
+// print back to themselves.
+TEST(ParserRoundTripTest, TheFuzzerSeedsPrintBackToThemselves) {
+  int seeds = 0;
+  for (const auto& e : std::filesystem::directory_iterator(
+           JAX2ONNX_SOURCE_DIR "/tests/fuzz/ir_text_seeds")) {
+    std::ifstream in(e.path());
+    std::stringstream buf;
+    buf << in.rdbuf();
+    absl::StatusOr<Model> m = ParseModel(buf.str());
+    ASSERT_TRUE(m.ok()) << e.path() << ": " << m.status();
+    EXPECT_EQ(PrintModel(*m), buf.str()) << e.path();
+    ++seeds;
+  }
+  EXPECT_GT(seeds, 10);
 }
 
 TEST(ParserRoundTripTest, EveryLibonnxTestdataModel) {

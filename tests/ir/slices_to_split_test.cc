@@ -1,10 +1,10 @@
-// The slices-to-split pass (ir/passes/slices_to_split.cc) on small hand-built
-// graphs: the graph after is compared as printed text written by hand (values
+// The slices-to-split pass (ir/passes/slices_to_split.cc) on small graphs
+// stated as IR text (the hundred slices of the last test are built in a
+// loop): the graph after is compared as printed text written by hand (values
 // derived in comments) and each test also pins what the pass refuses
 // (tests/ir/pass_test_util.h: verifier around the pass, cleanup after, ONNX
 // Runtime accepts the model before and after).
 #include <algorithm>
-#include <limits>
 #include <string>
 #include <vector>
 
@@ -19,47 +19,56 @@ namespace {
 using pass_test::F32;
 using pass_test::I64;
 using pass_test::Op;
+using pass_test::ParseIr;
 using pass_test::RunPass;
 
-Value* Slice(Graph& g, Value* x, const std::string& name,
-             std::vector<int64_t> starts, std::vector<int64_t> ends,
-             std::vector<int64_t> axes, Shape shape,
-             std::vector<int64_t> steps = {}) {
-  std::vector<Value*> ins = {x, I64(g, name + "_starts", starts),
-                             I64(g, name + "_ends", ends),
-                             I64(g, name + "_axes", axes)};
-  if (!steps.empty()) ins.push_back(I64(g, name + "_steps", steps));
-  return Op(g, "Slice", ins, name, F32(shape))->output(0);
-}
-
 TEST(SlicesToSplitTest, StaticSlicesAlongOneAxisBecomeOneSplit) {
-  Model m;
-  m.SetOpsetVersion("", 23);
-  Graph& g = m.graph();
-  g.set_name("main");
-  Value* x = g.AddInput("x", F32({6, "B"}));
-  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
   // Rows [0,2), [2,3) and [-2, end) = [4,6) of the 6: five of six rows in
   // three disjoint ranges, so one Split into [2, 1, 1, 2] whose third
   // output (the gap, row 3) nobody reads. Axis 1 is symbolic and taken
-  // whole by `a` (start 0, end INT64_MAX).
-  Value* a = Slice(g, x, "a", {0, 0}, {2, kMax}, {0, 1}, {2, "B"});
-  Value* b = Slice(g, x, "b", {2}, {3}, {0}, {1, "B"});
-  Value* c = Slice(g, x, "c", {-2}, {kMax}, {-2}, {2, "B"});
-  // Refused: the only slice of its group (columns of x), a stride of 2,
-  // and a repeat of b's range (it keeps its own Slice).
-  Value* d = Slice(g, x, "d", {1}, {2}, {1}, {6, 1});
-  Value* e = Slice(g, x, "e", {0}, {6}, {0}, {3, "B"}, {2});
-  Value* f = Slice(g, x, "f", {2}, {3}, {0}, {1, "B"});
-  g.AddOutput(Op(g, "Neg", {a}, "na", F32({2, "B"}))->output(0));
-  g.AddOutput(b);  // a graph output keeps its name
-  g.AddOutput(Op(g, "Neg", {c}, "nc", F32({2, "B"}))->output(0));
-  g.AddOutput(Op(g, "Neg", {d}, "nd", F32({6, 1}))->output(0));
-  g.AddOutput(Op(g, "Neg", {e}, "ne", F32({3, "B"}))->output(0));
-  g.AddOutput(Op(g, "Neg", {f}, "nf", F32({1, "B"}))->output(0));
+  // whole by `a` (start 0, end INT64_MAX = 9223372036854775807). b is a
+  // graph output: it keeps its name. Refused: d, the only slice of its group
+  // (columns of x), e, a stride of 2, and f, a repeat of b's range (it keeps
+  // its own Slice).
+  Model m = ParseIr(R"(
+    model ir_version=0 opsets={"": 23}
+    graph main(%x: f32[6,B])
+        -> (%na: f32[2,B], %b: f32[1,B], %nc: f32[2,B], %nd: f32[6,1],
+            %ne: f32[3,B], %nf: f32[1,B]) {
+      init %a_starts: i64[2] = i64[2]{0, 0}
+      init %a_ends: i64[2] = i64[2]{2, 9223372036854775807}
+      init %a_axes: i64[2] = i64[2]{0, 1}
+      init %b_starts: i64[1] = i64[1]{2}
+      init %b_ends: i64[1] = i64[1]{3}
+      init %b_axes: i64[1] = i64[1]{0}
+      init %c_starts: i64[1] = i64[1]{-2}
+      init %c_ends: i64[1] = i64[1]{9223372036854775807}
+      init %c_axes: i64[1] = i64[1]{-2}
+      init %d_starts: i64[1] = i64[1]{1}
+      init %d_ends: i64[1] = i64[1]{2}
+      init %d_axes: i64[1] = i64[1]{1}
+      init %e_starts: i64[1] = i64[1]{0}
+      init %e_ends: i64[1] = i64[1]{6}
+      init %e_axes: i64[1] = i64[1]{0}
+      init %e_steps: i64[1] = i64[1]{2}
+      init %f_starts: i64[1] = i64[1]{2}
+      init %f_ends: i64[1] = i64[1]{3}
+      init %f_axes: i64[1] = i64[1]{0}
+      %a: f32[2,B] = Slice(%x, %a_starts, %a_ends, %a_axes)
+      %b: f32[1,B] = Slice(%x, %b_starts, %b_ends, %b_axes)
+      %c: f32[2,B] = Slice(%x, %c_starts, %c_ends, %c_axes)
+      %d: f32[6,1] = Slice(%x, %d_starts, %d_ends, %d_axes)
+      %e: f32[3,B] = Slice(%x, %e_starts, %e_ends, %e_axes, %e_steps)
+      %f: f32[1,B] = Slice(%x, %f_starts, %f_ends, %f_axes)
+      %na: f32[2,B] = Neg(%a)
+      %nc: f32[2,B] = Neg(%c)
+      %nd: f32[6,1] = Neg(%d)
+      %ne: f32[3,B] = Neg(%e)
+      %nf: f32[1,B] = Neg(%f)
+    })");
   EXPECT_TRUE(RunPass("slices-to-split", m));
   EXPECT_EQ(
-      PrintGraph(g),
+      PrintGraph(m.graph()),
       "graph main(%x: f32[6,B]) -> (%na: f32[2,B], %b: f32[1,B], %nc: "
       "f32[2,B], %nd: f32[6,1], %ne: f32[3,B], %nf: f32[1,B]) {\n"
       "  init %d_axes: i64[1] = i64[1]{1}\n"
@@ -87,19 +96,29 @@ TEST(SlicesToSplitTest, StaticSlicesAlongOneAxisBecomeOneSplit) {
 }
 
 TEST(SlicesToSplitTest, RefusesOverlapsAndSparseCoverage) {
-  Model m;
-  m.SetOpsetVersion("", 23);
-  Graph& g = m.graph();
-  g.set_name("main");
-  Value* x = g.AddInput("x", F32({8}));
-  Value* y = g.AddInput("y", F32({8}));
   // Overlapping ranges [0,3) and [2,4) of x; two single elements of y
   // (2 of 8 elements: a Split would copy four times what they read).
-  Value* a = Slice(g, x, "a", {0}, {3}, {0}, {3});
-  Value* b = Slice(g, x, "b", {2}, {4}, {0}, {2});
-  Value* c = Slice(g, y, "c", {0}, {1}, {0}, {1});
-  Value* d = Slice(g, y, "d", {5}, {6}, {0}, {1});
-  for (Value* v : {a, b, c, d}) g.AddOutput(v);
+  Model m = ParseIr(R"(
+    model ir_version=0 opsets={"": 23}
+    graph main(%x: f32[8], %y: f32[8])
+        -> (%a: f32[3], %b: f32[2], %c: f32[1], %d: f32[1]) {
+      init %a_starts: i64[1] = i64[1]{0}
+      init %a_ends: i64[1] = i64[1]{3}
+      init %a_axes: i64[1] = i64[1]{0}
+      init %b_starts: i64[1] = i64[1]{2}
+      init %b_ends: i64[1] = i64[1]{4}
+      init %b_axes: i64[1] = i64[1]{0}
+      init %c_starts: i64[1] = i64[1]{0}
+      init %c_ends: i64[1] = i64[1]{1}
+      init %c_axes: i64[1] = i64[1]{0}
+      init %d_starts: i64[1] = i64[1]{5}
+      init %d_ends: i64[1] = i64[1]{6}
+      init %d_axes: i64[1] = i64[1]{0}
+      %a: f32[3] = Slice(%x, %a_starts, %a_ends, %a_axes)
+      %b: f32[2] = Slice(%x, %b_starts, %b_ends, %b_axes)
+      %c: f32[1] = Slice(%y, %c_starts, %c_ends, %c_axes)
+      %d: f32[1] = Slice(%y, %d_starts, %d_ends, %d_axes)
+    })");
   EXPECT_FALSE(RunPass("slices-to-split", m));
 }
 

@@ -1,5 +1,7 @@
 // The topological-sort pass (ir/passes/topological_sort.cc): stable order,
 // implicit subgraph inputs, cycles, and long chains without deep recursion.
+// The unsorted input graphs are stated as IR text (a value may be used
+// before the node that defines it); the long chain is built in a loop.
 // Expected text is written by hand.
 #include <string>
 #include <vector>
@@ -15,28 +17,25 @@
 namespace jax2onnx::ir {
 namespace {
 
-using pass_test::AddNode;
 using pass_test::F32;
+using pass_test::ParseIr;
 using pass_test::RunPassAlone;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 TEST(TopologicalSortTest, MovesNodesAfterTheirProducersStably) {
-  Model m;
-  Graph& g = m.graph();
-  g.set_name("main");
-  Value* x = g.AddInput("x", F32({2}));
-  Node* z = AddNode(g, "Sin", {x}, {"z"});
-  Node* relu = AddNode(g, "Relu", {x}, {"a"});
-  Node* neg = AddNode(g, "Neg", {relu->output(0)}, {"b"});
-  Node* sum = AddNode(g, "Add", {relu->output(0), neg->output(0)}, {"y"});
-  g.AddOutput(sum->output(0));
-  g.MoveBefore(sum, z);    // Add, Z, Relu, Neg
-  g.MoveAfter(relu, neg);  // Add, Z, Neg, Relu
+  // Add and Neg come before the Relu they read.
+  Model m = ParseIr(R"(
+    graph main(%x: f32[2]) -> (%y: f32[2]) {
+      %y: f32[2] = Add(%a, %b)
+      %z: f32[2] = Sin(%x)
+      %b: f32[2] = Neg(%a)
+      %a: f32[2] = Relu(%x)
+    })");
   // DFS from Add emits Relu, then Neg (its deps), then Add; Z keeps its
   // relative place after them.
   EXPECT_TRUE(RunPassAlone("topological-sort", m));
-  EXPECT_EQ(PrintGraph(g),
+  EXPECT_EQ(PrintGraph(m.graph()),
             "graph main(%x: f32[2]) -> (%y: f32[2]) {\n"
             "  %a: f32[2] = Relu(%x)\n"
             "  %b: f32[2] = Neg(%a)\n"
@@ -48,36 +47,29 @@ TEST(TopologicalSortTest, MovesNodesAfterTheirProducersStably) {
 }
 
 TEST(TopologicalSortTest, HonoursImplicitInputsOfSubgraphs) {
-  Model m;
-  Graph& g = m.graph();
-  g.set_name("main");
-  Value* x = g.AddInput("x", F32({2}));
-  Value* c = g.AddInput("c", Type::Tensor(onnx::TensorProto::BOOL, Shape()));
-  Node* relu = AddNode(g, "Relu", {x}, {"a"});
-  auto body = std::make_unique<Graph>("body");
-  body->AddOutput(AddNode(*body, "Neg", {relu->output(0)}, {"n"})->output(0));
-  auto else_body = std::make_unique<Graph>("else_body");
-  else_body->AddOutput(AddNode(*else_body, "Abs", {x}, {"e"})->output(0));
-  Node* if_node = AddNode(g, "If", {c}, {"o"});
-  if_node->SetAttr(Attr::GraphValue("then_branch", std::move(body)));
-  if_node->SetAttr(Attr::GraphValue("else_branch", std::move(else_body)));
-  g.AddOutput(if_node->output(0));
-  g.MoveBefore(if_node, relu);
+  // The If comes first, though its then-branch reads %a of the main graph.
+  Model m = ParseIr(R"(
+    graph main(%x: f32[2], %c: bool[]) -> (%o: f32[2]) {
+      %o: f32[2] = If(%c) {then_branch=graph body() -> (%n: f32[2]) {
+        %n: f32[2] = Neg(%a)
+      }, else_branch=graph else_body() -> (%e: f32[2]) {
+        %e: f32[2] = Abs(%x)
+      }}
+      %a: f32[2] = Relu(%x)
+    })");
   EXPECT_TRUE(RunPassAlone("topological-sort", m));
   std::vector<std::string> ops;
-  for (Node* n : g.nodes()) ops.push_back(n->op_type());
+  for (Node* n : m.graph().nodes()) ops.push_back(n->op_type());
   EXPECT_THAT(ops, ElementsAre("Relu", "If"));
   EXPECT_IR_MODEL_ORT_ACCEPTS(m);
 }
 
 TEST(TopologicalSortTest, RefusesACycle) {
-  Model m;
-  Graph& g = m.graph();
-  Value* x = g.AddInput("x", F32({2}));
-  Node* a = AddNode(g, "A", {x}, {"a"});
-  a->set_name("na");
-  Node* b = AddNode(g, "B", {a->output(0)}, {"b"});
-  ReplaceInputWith(a, 0, b->output(0));
+  Model m = ParseIr(R"(
+    graph (%x: f32[2]) -> () {
+      %a: f32[2] = A(%b)  # na
+      %b: f32[2] = B(%a)
+    })");
   absl::StatusOr<bool> r = CreatePass("topological-sort")->Run(m);
   EXPECT_THAT(r.status().message(),
               HasSubstr("has a dependency cycle through node"));
