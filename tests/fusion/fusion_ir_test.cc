@@ -1,21 +1,28 @@
-// The fusion passes on hand-built IR: the forms the generic simplifications
-// leave (ReduceX with keepdims=1, explicit Expand, ReduceMean, Pow) and
-// near misses that must stay unfused (epsilon outside the square root, a
-// divisor that is not the axis size, a wrong GELU constant). Each fused
-// graph is pinned as printed text, and the fused and unfused models are run
-// in ONNX Runtime on the same seeded inputs and must agree to rounding.
-#include <cmath>
-#include <limits>
-#include <memory>
+// The fusion passes on small graphs stated as IR text: the forms the
+// generic simplifications leave (ReduceX with keepdims=1, explicit Expand,
+// ReduceMean, Pow) and near misses that must stay unfused (epsilon outside
+// the square root, a divisor that is not the axis size, a wrong GELU
+// constant). Each fused graph is pinned as printed text, and the fused and
+// unfused models are run in ONNX Runtime on the same seeded inputs and must
+// agree to rounding. Constants are named by kind (%i int64, %k f32 scalar,
+// %w f32 tensor, %m bool mask, %cn a Constant node; then %k_1, %k_2, ... the
+// way Graph::FreshName numbers a taken name), and f32 values are written
+// with the nine significant digits that read back as the same float.
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/string_view.h"
+#include "absl/strings/substitute.h"
 #include "api/check.h"
 #include "api/ort_runner.h"
+#include "glog/logging.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "ir/parser.h"
 #include "ir/pass.h"
 #include "ir/passes/fusions.h"
 #include "ir/printer.h"
@@ -29,91 +36,13 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-constexpr int kF32 = onnx::TensorProto::FLOAT;
-
-Type F32(Shape s) { return Type::Tensor(kF32, std::move(s)); }
-
-class Builder {
- public:
-  explicit Builder(int opset) {
-    model_.set_ir_version(10);
-    model_.SetOpsetVersion("", opset);
-    model_.graph().set_name("g");
-  }
-  Graph& g() { return model_.graph(); }
-  Model& model() { return model_; }
-
-  Value* Input(const std::string& name, Shape s) {
-    return g().AddInput(name, F32(std::move(s)));
-  }
-  Value* Scalar(float v) {
-    std::vector<float> data = {v};
-    Value* c = *g().AddInitializer(
-        g().FreshName("k"),
-        Tensor::FromVector<float>(kF32, {}, absl::MakeConstSpan(data)));
-    c->SetType(F32(Shape()));
-    return c;
-  }
-  // A Constant node with value_float (the form constant folding may leave).
-  Value* ConstantNode(float v) {
-    Node* n =
-        g().Append(Node::Create("", "Constant", {}, {g().FreshName("cn")}));
-    n->SetAttr(Attr::Float("value_float", v));
-    n->output(0)->SetType(F32(Shape()));
-    return n->output(0);
-  }
-  Value* Floats(std::vector<float> v) {
-    int64_t n = static_cast<int64_t>(v.size());
-    Value* c = *g().AddInitializer(
-        g().FreshName("w"),
-        Tensor::FromVector<float>(kF32, {n}, absl::MakeConstSpan(v)));
-    c->SetType(F32(Shape({n})));
-    return c;
-  }
-  Value* Ints(std::vector<int64_t> v) {
-    int64_t n = static_cast<int64_t>(v.size());
-    Value* c = *g().AddInitializer(
-        g().FreshName("i"),
-        Tensor::FromVector<int64_t>(onnx::TensorProto::INT64, {n},
-                                    absl::MakeConstSpan(v)));
-    c->SetType(Type::Tensor(onnx::TensorProto::INT64, Shape({n})));
-    return c;
-  }
-  // A node with one float32 output named `out` of shape `s` (and a
-  // keepdims attribute when `keepdims` >= 0).
-  Value* Op(const std::string& op, std::vector<Value*> ins,
-            const std::string& out, Shape s, int keepdims = -1) {
-    Node* n = g().Append(Node::Create("", op, ins, {out}));
-    if (keepdims >= 0) n->SetAttr(Attr::Int("keepdims", keepdims));
-    n->output(0)->SetType(F32(std::move(s)));
-    return n->output(0);
-  }
-  void Output(Value* v) { g().AddOutput(v); }
-  static Shape ShapeOf(const std::vector<int64_t>& dims) {
-    std::vector<Dim> d;
-    for (int64_t x : dims) d.push_back(Dim(x));
-    return Shape(std::move(d));
-  }
-  // A bool initializer of shape `dims`.
-  Value* Bools(std::vector<int64_t> dims, const std::vector<uint8_t>& v) {
-    Value* c = *g().AddInitializer(
-        g().FreshName("m"),
-        Tensor::FromVector<uint8_t>(onnx::TensorProto::BOOL, dims,
-                                    absl::MakeConstSpan(v)));
-    c->SetType(Type::Tensor(onnx::TensorProto::BOOL, ShapeOf(dims)));
-    return c;
-  }
-  Value* Constant(std::vector<int64_t> dims, std::vector<float> v) {
-    Value* c = *g().AddInitializer(
-        g().FreshName("w"),
-        Tensor::FromVector<float>(kF32, dims, absl::MakeConstSpan(v)));
-    c->SetType(F32(ShapeOf(dims)));
-    return c;
-  }
-
- private:
-  Model model_;
-};
+// The model the printer's text describes (ir/parser.h); the same as
+// pass_test::ParseIr (tests/ir/pass_test_util.h).
+Model ParseIr(absl::string_view text) {
+  absl::StatusOr<Model> m = ParseModel(text);
+  CHECK(m.ok()) << m.status();
+  return *std::move(m);
+}
 
 std::vector<jaxpr::Array> RandomInputs(const Graph& g) {
   std::mt19937 rng(7);
@@ -131,31 +60,30 @@ std::vector<jaxpr::Array> RandomInputs(const Graph& g) {
   return out;
 }
 
-// Runs the fusions on `b`'s model and returns the printed graph; checks in
-// ONNX Runtime that the fused model computes what the unfused one does.
-std::string FuseAndCompare(Builder& b, bool expect_change) {
-  onnx::ModelProto before = ToProto(b.model());
-  std::vector<jaxpr::Array> inputs = RandomInputs(b.g());
+// Runs the fusions on `m` and returns the printed graph; checks in ONNX
+// Runtime that the fused model computes what the unfused one does.
+std::string FuseAndCompare(Model& m, bool expect_change) {
+  onnx::ModelProto before = ToProto(m);
+  std::vector<jaxpr::Array> inputs = RandomInputs(m.graph());
   PassManagerOptions options;
   options.verify_each_pass = true;
   PassManager manager(std::move(options));
   FusionOptions fusion_options;
   fusion_options.fuse_swish = true;      // off in the pipeline (see fusions.h)
   fusion_options.fuse_attention = true;  // likewise
-  AddFusionPasses(manager, *b.model().OpsetVersion(""), fusion_options);
-  absl::StatusOr<bool> changed = manager.Run(b.model());
+  AddFusionPasses(manager, *m.OpsetVersion(""), fusion_options);
+  absl::StatusOr<bool> changed = manager.Run(m);
   EXPECT_TRUE(changed.ok()) << changed.status();
   EXPECT_EQ(changed.value_or(!expect_change), expect_change);
-  EXPECT_TRUE(Verify(b.model()).ok());
-  std::string text = PrintGraph(b.g());
+  EXPECT_TRUE(Verify(m).ok());
+  std::string text = PrintGraph(m.graph());
   std::string reason;
   if (!api::OrtRunner::Shared().IsAvailable(&reason)) {
     ADD_FAILURE() << "ONNX Runtime unavailable: " << reason;
     return text;
   }
   auto want = api::RunModel(before, inputs, api::OrtRunner::Shared());
-  auto got =
-      api::RunModel(ToProto(b.model()), inputs, api::OrtRunner::Shared());
+  auto got = api::RunModel(ToProto(m), inputs, api::OrtRunner::Shared());
   EXPECT_TRUE(want.ok()) << want.status();
   EXPECT_TRUE(got.ok()) << got.status() << "\n" << text;
   if (want.ok() && got.ok()) {
@@ -169,138 +97,154 @@ std::string FuseAndCompare(Builder& b, bool expect_change) {
 }
 
 // x: f32[2,3,16]; the layer norm with keepdims=1 reductions (the form left
-// once Unsqueeze after ReduceSum is folded), scale and bias as [16].
-// `eps_inside` false puts epsilon outside the square root;
-// `divisor` is what the sums are divided by.
-void BuildKeepdimsLayerNorm(Builder& b, bool eps_inside, float divisor) {
-  Value* x = b.Input("x", {2, 3, 16});
-  Value* axes = b.Ints({-1});
-  Value* n = b.Scalar(divisor);
-  Value* keep = b.Op("ReduceSum", {x, axes}, "sum", {2, 3, 1}, 1);
-  Value* mean = b.Op("Div", {keep, n}, "mean", {2, 3, 1});
-  Value* sq = b.Op("Mul", {x, x}, "sq", {2, 3, 16});
-  Value* keep2 = b.Op("ReduceSum", {sq, axes}, "sum2", {2, 3, 1}, 1);
-  Value* mean2 = b.Op("Div", {keep2, n}, "mean2", {2, 3, 1});
-  Value* mm = b.Op("Mul", {mean, mean}, "mm", {2, 3, 1});
-  Value* d = b.Op("Sub", {mean2, mm}, "d", {2, 3, 1});
-  Value* var = b.Op("Max", {d, b.Scalar(0)}, "var", {2, 3, 1});
-  Value* c = b.Op("Sub", {x, mean}, "centered", {2, 3, 16});
-  Value* eps = b.Scalar(1e-5f);
-  Value* inv = nullptr;
-  if (eps_inside) {
-    Value* ve = b.Op("Add", {var, eps}, "ve", {2, 3, 1});
-    Value* s = b.Op("Sqrt", {ve}, "s", {2, 3, 1});
-    inv = b.Op("Div", {b.Scalar(1), s}, "inv", {2, 3, 1});
-  } else {
-    Value* s = b.Op("Sqrt", {var}, "s", {2, 3, 1});
-    Value* se = b.Op("Add", {s, eps}, "se", {2, 3, 1});
-    inv = b.Op("Reciprocal", {se}, "inv", {2, 3, 1});
-  }
-  std::vector<float> scale(16), bias(16);
-  for (int i = 0; i < 16; ++i) {
-    scale[i] = 0.5f + 0.1f * i;
-    bias[i] = -0.25f * i;
-  }
-  Value* y = b.Op("Mul", {c, inv}, "y", {2, 3, 16});
-  Value* ys = b.Op("Mul", {b.Floats(scale), y}, "ys", {2, 3, 16});
-  b.Output(b.Op("Add", {ys, b.Floats(bias)}, "out", {2, 3, 16}));
+// once Unsqueeze after ReduceSum is folded), scale %w = 0.5f + 0.1f * i and
+// bias %w_1 = -0.25f * i (-0 at i = 0) as [16]; %k_2 is epsilon, 1e-5f.
+// `eps_inside` false puts epsilon outside the square root (and leaves out
+// the %k_3 = 1 of the division); `divisor` is what the sums are divided by.
+std::string KeepdimsLayerNormIr(int opset, bool eps_inside, int divisor) {
+  return absl::Substitute(
+      R"(
+    model ir_version=10 opsets={"": $0}
+    graph g(%x: f32[2,3,16]) -> (%out: f32[2,3,16]) {
+      init %i: i64[1] = i64[1]{-1}
+      init %k: f32[] = f32[]{$1}
+      init %k_1: f32[] = f32[]{0}
+      init %k_2: f32[] = f32[]{9.99999975e-06}
+      $2
+      init %w: f32[16] = f32[16]{0.5, 0.600000024, 0.699999988, 0.800000012,
+          0.899999976, 1, 1.10000002, 1.20000005, 1.29999995, 1.4000001, 1.5,
+          1.60000002, 1.70000005, 1.80000007, 1.89999998, 2}
+      init %w_1: f32[16] = f32[16]{-0, -0.25, -0.5, -0.75, -1, -1.25, -1.5,
+          -1.75, -2, -2.25, -2.5, -2.75, -3, -3.25, -3.5, -3.75}
+      %sum: f32[2,3,1] = ReduceSum(%x, %i) {keepdims=1}
+      %mean: f32[2,3,1] = Div(%sum, %k)
+      %sq: f32[2,3,16] = Mul(%x, %x)
+      %sum2: f32[2,3,1] = ReduceSum(%sq, %i) {keepdims=1}
+      %mean2: f32[2,3,1] = Div(%sum2, %k)
+      %mm: f32[2,3,1] = Mul(%mean, %mean)
+      %d: f32[2,3,1] = Sub(%mean2, %mm)
+      %var: f32[2,3,1] = Max(%d, %k_1)
+      %centered: f32[2,3,16] = Sub(%x, %mean)
+      $3
+      %y: f32[2,3,16] = Mul(%centered, %inv)
+      %ys: f32[2,3,16] = Mul(%w, %y)
+      %out: f32[2,3,16] = Add(%ys, %w_1)
+    })",
+      opset, divisor, eps_inside ? "init %k_3: f32[] = f32[]{1}" : "",
+      eps_inside ? "%ve: f32[2,3,1] = Add(%var, %k_2)\n"
+                   "      %s: f32[2,3,1] = Sqrt(%ve)\n"
+                   "      %inv: f32[2,3,1] = Div(%k_3, %s)"
+                 : "%s: f32[2,3,1] = Sqrt(%var)\n"
+                   "      %se: f32[2,3,1] = Add(%s, %k_2)\n"
+                   "      %inv: f32[2,3,1] = Reciprocal(%se)");
 }
 
 TEST(FusionIrTest, KeepdimsLayerNormWithScaleAndBias) {
-  Builder b(23);
-  BuildKeepdimsLayerNorm(b, /*eps_inside=*/true, 16);
-  std::string text = FuseAndCompare(b, true);
+  Model m = ParseIr(KeepdimsLayerNormIr(23, /*eps_inside=*/true, 16));
+  std::string text = FuseAndCompare(m, true);
   EXPECT_THAT(text, ::testing::HasSubstr(
                         "  %out: f32[2,3,16] = LayerNormalization(%x, %w, "
                         "%w_1) {axis=-1, epsilon=1e-05}\n}\n"));
-  EXPECT_EQ(b.g().num_nodes(), 1u);
+  EXPECT_EQ(m.graph().num_nodes(), 1u);
 }
 
 TEST(FusionIrTest, EpsilonOutsideTheSquareRootIsNotALayerNorm) {
-  Builder b(23);
-  BuildKeepdimsLayerNorm(b, /*eps_inside=*/false, 16);
-  size_t before = b.g().num_nodes();
-  FuseAndCompare(b, false);
-  EXPECT_EQ(b.g().num_nodes(), before);
+  Model m = ParseIr(KeepdimsLayerNormIr(23, /*eps_inside=*/false, 16));
+  size_t before = m.graph().num_nodes();
+  FuseAndCompare(m, false);
+  EXPECT_EQ(m.graph().num_nodes(), before);
 }
 
 TEST(FusionIrTest, MeanDividedByAnotherCountIsNotALayerNorm) {
-  Builder b(23);
   // jnp.var(ddof=1)-like divisor: 15 for 16 elements.
-  BuildKeepdimsLayerNorm(b, /*eps_inside=*/true, 15);
-  size_t before = b.g().num_nodes();
-  FuseAndCompare(b, false);
-  EXPECT_EQ(b.g().num_nodes(), before);
+  Model m = ParseIr(KeepdimsLayerNormIr(23, /*eps_inside=*/true, 15));
+  size_t before = m.graph().num_nodes();
+  FuseAndCompare(m, false);
+  EXPECT_EQ(m.graph().num_nodes(), before);
 }
 
 TEST(FusionIrTest, LayerNormBelowOpset17IsLeftAlone) {
-  Builder b(16);
-  BuildKeepdimsLayerNorm(b, /*eps_inside=*/true, 16);
-  size_t before = b.g().num_nodes();
-  FuseAndCompare(b, false);
-  EXPECT_EQ(b.g().num_nodes(), before);
+  Model m = ParseIr(KeepdimsLayerNormIr(16, /*eps_inside=*/true, 16));
+  size_t before = m.graph().num_nodes();
+  FuseAndCompare(m, false);
+  EXPECT_EQ(m.graph().num_nodes(), before);
 }
 
 TEST(FusionIrTest, SoftmaxWithKeepdimsAndExplicitExpand) {
-  Builder b(23);
-  Value* x = b.Input("x", {4, 5});
-  Value* axes = b.Ints({1});
-  Value* shape = b.Ints({4, 5});
-  Value* m = b.Op("ReduceMax", {x, axes}, "m", {4, 1}, 1);
-  Value* me = b.Op("Expand", {m, shape}, "me", {4, 5});
-  Value* s = b.Op("Sub", {x, me}, "s", {4, 5});
-  Value* e = b.Op("Exp", {s}, "e", {4, 5});
-  Value* z = b.Op("ReduceSum", {e, axes}, "z", {4, 1}, 1);
-  b.Output(b.Op("Div", {e, z}, "out", {4, 5}));
-  std::string text = FuseAndCompare(b, true);
+  Model m = ParseIr(R"(
+    model ir_version=10 opsets={"": 23}
+    graph g(%x: f32[4,5]) -> (%out: f32[4,5]) {
+      init %i: i64[1] = i64[1]{1}
+      init %i_1: i64[2] = i64[2]{4, 5}
+      %m: f32[4,1] = ReduceMax(%x, %i) {keepdims=1}
+      %me: f32[4,5] = Expand(%m, %i_1)
+      %s: f32[4,5] = Sub(%x, %me)
+      %e: f32[4,5] = Exp(%s)
+      %z: f32[4,1] = ReduceSum(%e, %i) {keepdims=1}
+      %out: f32[4,5] = Div(%e, %z)
+    })");
+  std::string text = FuseAndCompare(m, true);
   EXPECT_THAT(text, ::testing::HasSubstr(
                         "  %out: f32[4,5] = Softmax(%x) {axis=1}\n}\n"));
-  EXPECT_EQ(b.g().num_nodes(), 1u);
+  EXPECT_EQ(m.graph().num_nodes(), 1u);
 }
 
 // x * 0.5 * (1 + tanh(c1 * (x + c2 * Pow(x, 3)))) with the 0.5 applied to x
-// first, as hand-written models do, and given by a Constant node.
-void BuildTanhGelu(Builder& b, float c2) {
-  Value* x = b.Input("x", {3, 8});
-  Value* cube = b.Op("Pow", {x, b.Scalar(3)}, "cube", {3, 8});
-  Value* t = b.Op("Mul", {cube, b.Scalar(c2)}, "t", {3, 8});
-  Value* inner = b.Op("Add", {t, x}, "inner", {3, 8});
-  Value* arg =
-      b.Op("Mul", {inner, b.Scalar(0.7978845608028654f)}, "arg", {3, 8});
-  Value* th = b.Op("Tanh", {arg}, "th", {3, 8});
-  Value* h = b.Op("Add", {th, b.Scalar(1)}, "h", {3, 8});
-  Value* hx = b.Op("Mul", {b.ConstantNode(0.5), x}, "hx", {3, 8});
-  b.Output(b.Op("Mul", {hx, h}, "out", {3, 8}));
+// first, as hand-written models do, and given by a Constant node. c1 is
+// sqrt(2 / pi), 0.7978845608028654f = 0.797884583; `c2` is the text of the
+// f32 cubic coefficient.
+std::string TanhGeluIr(absl::string_view c2) {
+  return absl::Substitute(
+      R"(
+    model ir_version=10 opsets={"": 20}
+    graph g(%x: f32[3,8]) -> (%out: f32[3,8]) {
+      init %k: f32[] = f32[]{3}
+      init %k_1: f32[] = f32[]{$0}
+      init %k_2: f32[] = f32[]{0.797884583}
+      init %k_3: f32[] = f32[]{1}
+      %cube: f32[3,8] = Pow(%x, %k)
+      %t: f32[3,8] = Mul(%cube, %k_1)
+      %inner: f32[3,8] = Add(%t, %x)
+      %arg: f32[3,8] = Mul(%inner, %k_2)
+      %th: f32[3,8] = Tanh(%arg)
+      %h: f32[3,8] = Add(%th, %k_3)
+      %cn: f32[] = Constant() {value_float=0.5}
+      %hx: f32[3,8] = Mul(%cn, %x)
+      %out: f32[3,8] = Mul(%hx, %h)
+    })",
+      c2);
 }
 
 TEST(FusionIrTest, TanhGeluWithPowAndOtherAssociation) {
-  Builder b(20);
-  BuildTanhGelu(b, 0.044715f);
-  std::string text = FuseAndCompare(b, true);
+  Model m = ParseIr(TanhGeluIr("0.0447149985"));  // 0.044715f
+  std::string text = FuseAndCompare(m, true);
   EXPECT_THAT(text, ::testing::HasSubstr("  %out: f32[3,8] = Gelu(%x) "
                                          "{approximate=\"tanh\"}\n}\n"));
-  EXPECT_EQ(b.g().num_nodes(), 1u);
+  EXPECT_EQ(m.graph().num_nodes(), 1u);
 }
 
 TEST(FusionIrTest, TanhGeluWithAnotherCubicCoefficientIsLeftAlone) {
-  Builder b(20);
-  BuildTanhGelu(b, 0.0447f);
-  size_t before = b.g().num_nodes();
-  FuseAndCompare(b, false);
-  EXPECT_EQ(b.g().num_nodes(), before);
+  Model m = ParseIr(TanhGeluIr("0.0447000004"));  // 0.0447f
+  size_t before = m.graph().num_nodes();
+  FuseAndCompare(m, false);
+  EXPECT_EQ(m.graph().num_nodes(), before);
 }
 
 TEST(FusionIrTest, AFusedOutputKeepsItsGraphOutputName) {
-  Builder b(23);
-  Value* x = b.Input("x", {2, 4});
-  Value* sig = b.Op("Sigmoid", {x}, "sig", {2, 4});
-  b.Output(b.Op("Mul", {x, sig}, "out", {2, 4}));
-  Builder b24(24);
-  Value* x24 = b24.Input("x", {2, 4});
-  Value* sig24 = b24.Op("Sigmoid", {x24}, "sig", {2, 4});
-  b24.Output(b24.Op("Mul", {sig24, x24}, "out", {2, 4}));
-  FuseAndCompare(b, false);  // Swish needs opset 24
-  std::string text = FuseAndCompare(b24, true);
+  Model m = ParseIr(R"(
+    model ir_version=10 opsets={"": 23}
+    graph g(%x: f32[2,4]) -> (%out: f32[2,4]) {
+      %sig: f32[2,4] = Sigmoid(%x)
+      %out: f32[2,4] = Mul(%x, %sig)
+    })");
+  Model m24 = ParseIr(R"(
+    model ir_version=10 opsets={"": 24}
+    graph g(%x: f32[2,4]) -> (%out: f32[2,4]) {
+      %sig: f32[2,4] = Sigmoid(%x)
+      %out: f32[2,4] = Mul(%sig, %x)
+    })");
+  FuseAndCompare(m, false);  // Swish needs opset 24
+  std::string text = FuseAndCompare(m24, true);
   EXPECT_EQ(text,
             "graph g(%x: f32[2,4]) -> (%out: f32[2,4]) {\n"
             "  %out: f32[2,4] = Swish(%x) {alpha=1.0}\n"
@@ -335,100 +279,146 @@ struct AttentionSpec {
   int softmax_axis = -1;
 };
 
-void BuildAttention(Builder& b, const AttentionSpec& spec) {
+// finfo(f32).min, -FLT_MAX.
+constexpr char kFinfoMin[] = "-3.40282347e+38";
+// Causal over T=4 queries and S=5 keys (query i sees keys 0..i+1), a row
+// per query; as a bool mask, as 0/1 floats, and with query 2 seeing nothing.
+constexpr char kCausal[] =
+    "true, true, false, false, false, "
+    "true, true, true, false, false, "
+    "true, true, true, true, false, "
+    "true, true, true, true, true";
+constexpr char kCausalFloats[] =
+    "1, 1, 0, 0, 0, "
+    "1, 1, 1, 0, 0, "
+    "1, 1, 1, 1, 0, "
+    "1, 1, 1, 1, 1";
+constexpr char kCausalRow2Masked[] =
+    "true, true, false, false, false, "
+    "true, true, true, false, false, "
+    "false, false, false, false, false, "
+    "true, true, true, true, true";
+// The bias 0.1f * (i % 7) - 0.3f for i < 20, a row per query; and with
+// query 1's row all finfo.min.
+constexpr char kBias[] =
+    "-0.300000012, -0.200000018, -0.100000009, 0, 0.099999994, "
+    "0.199999988, 0.300000012, -0.300000012, -0.200000018, -0.100000009, "
+    "0, 0.099999994, 0.199999988, 0.300000012, -0.300000012, "
+    "-0.200000018, -0.100000009, 0, 0.099999994, 0.199999988";
+constexpr char kBiasRow1Masked[] =
+    "-0.300000012, -0.200000018, -0.100000009, 0, 0.099999994, "
+    "-3.40282347e+38, -3.40282347e+38, -3.40282347e+38, -3.40282347e+38, "
+    "-3.40282347e+38, "
+    "0, 0.099999994, 0.199999988, 0.300000012, -0.300000012, "
+    "-0.200000018, -0.100000009, 0, 0.099999994, 0.199999988";
+
+// The graph `spec` describes, as IR text. Its constants are named in the
+// order they come: the scale's (%k_1, as %k is the key input; or %w), then
+// the mask's (%w or %w_1; the bool %m, then the Where's fill %k_2 or %k_1).
+// 1/sqrt(8.0f) is 0.353553385 in f32 and sqrt(8.0f) 2.82842708.
+std::string AttentionIr(const AttentionSpec& spec, int opset) {
   using Scale = AttentionSpec::Scale;
   using Mask = AttentionSpec::Mask;
-  Value* q = b.Input("q", {2, 3, 4, 8});
-  Value* k = b.Input("k", {2, 3, 5, 8});
-  Value* v = b.Input("v", {2, 3, 5, 6});
-  Value* bias =
-      spec.mask == Mask::kInputBias ? b.Input("bias", {1, 1, 4, 5}) : nullptr;
-  Value* c_in = spec.scale == Scale::kInput ? b.Input("c", {}) : nullptr;
-  const float finfo_min = -std::numeric_limits<float>::max();
-  Value* kt = b.Op("Transpose", {k}, "kt", {2, 3, 8, 5});
-  kt->producer()->SetAttr(Attr::Ints("perm", {0, 1, 3, 2}));
-  const float inv_sqrt_d = 1.0f / std::sqrt(8.0f);
-  if (spec.scale == Scale::kDivQuery) {
-    q = b.Op("Div", {q, b.Scalar(std::sqrt(8.0f))}, "qs", {2, 3, 4, 8});
+  std::string inputs = "%q: f32[2,3,4,8], %k: f32[2,3,5,8], %v: f32[2,3,5,6]";
+  if (spec.mask == Mask::kInputBias) {
+    absl::StrAppend(&inputs, ", %bias: f32[1,1,4,5]");
   }
-  Value* s = b.Op("MatMul", {q, kt}, "scores", {2, 3, 4, 5});
+  if (spec.scale == Scale::kInput) absl::StrAppend(&inputs, ", %c: f32[]");
+  std::string inits;
+  std::string nodes =
+      "  %kt: f32[2,3,8,5] = Transpose(%k) {perm=[0, 1, 3, 2]}\n";
+  std::string query = "%q";
+  std::string factor;  // what the scores are multiplied by, if anything
   switch (spec.scale) {
     case Scale::kMulScores:
-      s = b.Op("Mul", {s, b.Scalar(inv_sqrt_d)}, "scaled", {2, 3, 4, 5});
-      break;
-    case Scale::kNegative:
-      s = b.Op("Mul", {s, b.Scalar(-inv_sqrt_d)}, "scaled", {2, 3, 4, 5});
-      break;
-    case Scale::kPerHead:
-      s = b.Op("Mul", {s, b.Constant({1, 3, 1, 1}, {0.25f, 0.5f, 1.0f})},
-               "scaled", {2, 3, 4, 5});
-      break;
-    case Scale::kInput:
-      s = b.Op("Mul", {s, c_in}, "scaled", {2, 3, 4, 5});
+      inits += "  init %k_1: f32[] = f32[]{0.353553385}\n";
+      factor = "%k_1";
       break;
     case Scale::kDivQuery:
+      inits += "  init %k_1: f32[] = f32[]{2.82842708}\n";
+      nodes += "  %qs: f32[2,3,4,8] = Div(%q, %k_1)\n";
+      query = "%qs";
+      break;
+    case Scale::kNegative:
+      inits += "  init %k_1: f32[] = f32[]{-0.353553385}\n";
+      factor = "%k_1";
+      break;
+    case Scale::kPerHead:
+      inits += "  init %w: f32[1,3,1,1] = f32[1,3,1,1]{0.25, 0.5, 1}\n";
+      factor = "%w";
+      break;
+    case Scale::kInput:
+      factor = "%c";
       break;
   }
-  // Causal over T=4 queries and S=5 keys (query i sees keys 0..i+1).
-  std::vector<uint8_t> causal;
-  for (int i = 0; i < 4; ++i) {
-    for (int j = 0; j < 5; ++j) causal.push_back(j <= i + 1);
+  absl::StrAppend(&nodes, "  %scores: f32[2,3,4,5] = MatMul(", query,
+                  ", %kt)\n");
+  std::string logits = "%scores";
+  if (!factor.empty()) {
+    absl::StrAppend(&nodes, "  %scaled: f32[2,3,4,5] = Mul(%scores, ", factor,
+                    ")\n");
+    logits = "%scaled";
   }
+  const bool scalar_scale = spec.scale == Scale::kMulScores ||
+                            spec.scale == Scale::kDivQuery ||
+                            spec.scale == Scale::kNegative;
+  const std::string fill = scalar_scale ? "k_2" : "k_1";
+  const std::string weights = spec.scale == Scale::kPerHead ? "w_1" : "w";
   switch (spec.mask) {
     case Mask::kNone:
       break;
     case Mask::kBias:
-    case Mask::kFullyMaskedBias: {
-      std::vector<float> values;
-      for (int i = 0; i < 20; ++i) values.push_back(0.1f * (i % 7) - 0.3f);
-      if (spec.mask == Mask::kFullyMaskedBias) {
-        for (int j = 0; j < 5; ++j) values[5 + j] = finfo_min;
-      }
-      s = b.Op("Add", {s, b.Constant({1, 1, 4, 5}, values)}, "biased",
-               {2, 3, 4, 5});
+    case Mask::kFullyMaskedBias:
+      absl::StrAppend(
+          &inits, "  init %", weights, ": f32[1,1,4,5] = f32[1,1,4,5]{",
+          spec.mask == Mask::kBias ? kBias : kBiasRow1Masked, "}\n");
+      absl::StrAppend(&nodes, "  %biased: f32[2,3,4,5] = Add(", logits, ", %",
+                      weights, ")\n");
+      logits = "%biased";
       break;
-    }
     case Mask::kInputBias:
-      s = b.Op("Add", {s, bias}, "biased", {2, 3, 4, 5});
+      absl::StrAppend(&nodes, "  %biased: f32[2,3,4,5] = Add(", logits,
+                      ", %bias)\n");
+      logits = "%biased";
+      break;
+    case Mask::kMultiplied:
+      absl::StrAppend(&inits, "  init %", weights,
+                      ": f32[1,1,4,5] = f32[1,1,4,5]{", kCausalFloats, "}\n");
+      absl::StrAppend(&nodes, "  %masked: f32[2,3,4,5] = Mul(", logits, ", %",
+                      weights, ")\n");
+      logits = "%masked";
       break;
     case Mask::kCausalWhere:
-      s = b.Op("Where", {b.Bools({1, 1, 4, 5}, causal), s, b.Scalar(finfo_min)},
-               "masked", {2, 3, 4, 5});
-      break;
-    case Mask::kMultiplied: {
-      std::vector<float> m(causal.begin(), causal.end());
-      s = b.Op("Mul", {s, b.Constant({1, 1, 4, 5}, m)}, "masked", {2, 3, 4, 5});
-      break;
-    }
-    case Mask::kFullyMaskedWhere: {
-      std::vector<uint8_t> m = causal;
-      for (int j = 0; j < 5; ++j) m[2 * 5 + j] = 0;  // query 2 sees nothing
-      s = b.Op("Where", {b.Bools({1, 1, 4, 5}, m), s, b.Scalar(finfo_min)},
-               "masked", {2, 3, 4, 5});
-      break;
-    }
+    case Mask::kFullyMaskedWhere:
     case Mask::kSmallFillWhere:
-      s = b.Op("Where", {b.Bools({1, 1, 4, 5}, causal), s, b.Scalar(-1e9f)},
-               "masked", {2, 3, 4, 5});
+      absl::StrAppend(
+          &inits, "  init %m: bool[1,1,4,5] = bool[1,1,4,5]{",
+          spec.mask == Mask::kFullyMaskedWhere ? kCausalRow2Masked : kCausal,
+          "}\n", "  init %", fill, ": f32[] = f32[]{",
+          spec.mask == Mask::kSmallFillWhere ? "-1e+09" : kFinfoMin, "}\n");
+      absl::StrAppend(&nodes, "  %masked: f32[2,3,4,5] = Where(%m, ", logits,
+                      ", %", fill, ")\n");
+      logits = "%masked";
       break;
   }
-  Value* p = b.Op("Softmax", {s}, "probs", {2, 3, 4, 5});
-  p->producer()->SetAttr(Attr::Int("axis", spec.softmax_axis));
-  b.Output(b.Op("MatMul", {p, v}, "out", {2, 3, 4, 6}));
+  return absl::StrCat("model ir_version=10 opsets={\"\": ", opset, "}\n",
+                      "graph g(", inputs, ") -> (%out: f32[2,3,4,6]) {\n",
+                      inits, nodes, "  %probs: f32[2,3,4,5] = Softmax(", logits,
+                      ") {axis=", spec.softmax_axis, "}\n",
+                      "  %out: f32[2,3,4,6] = MatMul(%probs, %v)\n"
+                      "}\n");
 }
 
 std::string FusedAttentionText(const AttentionSpec& spec) {
-  Builder b(23);
-  BuildAttention(b, spec);
-  return FuseAndCompare(b, true);
+  Model m = ParseIr(AttentionIr(spec, /*opset=*/23));
+  return FuseAndCompare(m, true);
 }
 
 void ExpectNoAttentionFusion(const AttentionSpec& spec, int opset = 23) {
-  Builder b(opset);
-  BuildAttention(b, spec);
-  const size_t before = b.g().num_nodes();
-  std::string text = FuseAndCompare(b, false);
-  EXPECT_EQ(b.g().num_nodes(), before) << text;
+  Model m = ParseIr(AttentionIr(spec, opset));
+  const size_t before = m.graph().num_nodes();
+  std::string text = FuseAndCompare(m, false);
+  EXPECT_EQ(m.graph().num_nodes(), before) << text;
   EXPECT_THAT(text, Not(HasSubstr("Attention")));
 }
 
