@@ -1,5 +1,6 @@
 // A pipeline-neutral node emitter interface for lowering recipes written once
-// as templates and instantiated by both pipelines (conv, windows, sort).
+// as templates and instantiated by both pipelines (conv, windows, sort,
+// gather/scatter, ...), stated as the concept NeutralEmitter below.
 //
 // An emitter E provides:
 //   using Value;                                   // a value handle
@@ -11,14 +12,16 @@
 //                              std::vector<OpAttr> = {});
 //   Value Const(const jaxpr::Array&);
 //   Value ConstI64(std::vector<int64_t>);          // 1-D int64
+//   Value ConstI64Scalar(int64_t);                 // int64 scalar
 //   absl::StatusOr<Value> DimValue(const jaxpr::DimExpr&);   // int64 [1]
 //   absl::StatusOr<Value> ShapeValue(const std::vector<jaxpr::DimExpr>&);
 //   absl::Status SetOut(int i, Value);             // binds output i
 //   absl::StatusOr<std::vector<Value>> Loop(       // ONNX Loop; returns the
 //       Value trip_count, std::vector<Value> inits, // final carried values
 //       std::vector<CarriedType>, const NeutralLoopBody<Value>&,
-//       bool early_exit = false);  // body returns {continue?, carried...}:
+//       bool early_exit = false,   // body returns {continue?, carried...}:
 //                                  // runs while iter < trip && continue
+//       const LoopNames& = {});    // the body graph's and iter's names
 //   absl::StatusOr<std::vector<Value>> Inline(     // lowers a jaxpr's
 //       const jaxpr::ClosedJaxpr&, const std::vector<Value>& args);  // eqns
 //   void NameNode(Value, std::string);             // names v's producer
@@ -30,15 +33,19 @@
 #ifndef JAX2ONNX_PLUGIN_EMIT_H_
 #define JAX2ONNX_PLUGIN_EMIT_H_
 
+#include <concepts>
 #include <cstdint>
 #include <functional>
+#include <optional>
 #include <string>
 #include <utility>
 #include <variant>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "jaxpr/jaxpr.h"
+#include "jaxpr/mesh.h"
 
 namespace jax2onnx::plugin {
 
@@ -87,6 +94,56 @@ inline std::vector<jaxpr::DimExpr> SwapLast2(
 template <typename Value>
 using NeutralLoopBody = std::function<absl::StatusOr<std::vector<Value>>(
     Value iter, const std::vector<Value>& carried)>;
+
+// The names a Loop's body graph and its iteration input take in the model
+// (the indexing recipes' row-by-row loops call theirs scatter_rows/row).
+struct LoopNames {
+  const char* body = "loop_body";
+  const char* iter = "iter";
+};
+
+// The interface above as a C++20 concept: both pipelines' emitters
+// (plugins/lax/legacy_emitter.h, plugins2/lax/ir_emitter.h) are checked
+// against it where they are defined, and recipe templates may constrain
+// their emitter with it (`template <NeutralEmitter E>`), so a recipe that
+// calls something an emitter lacks fails at its call, naming the concept.
+template <typename E>
+concept NeutralEmitter = requires(
+    E& e, typename E::Value v, std::vector<typename E::Value> vs,
+    std::string name, const jaxpr::Array& array, const jaxpr::DimExpr& dim,
+    const std::vector<jaxpr::DimExpr>& dims, jaxpr::DType dtype,
+    std::vector<jaxpr::DType> dtypes, std::vector<OpAttr> attrs,
+    std::vector<CarriedType> carried, NeutralLoopBody<typename E::Value> body,
+    const LoopNames& loop_names, const jaxpr::ClosedJaxpr& jaxpr,
+    std::function<absl::StatusOr<typename E::Value>(typename E::Value,
+                                                    const jaxpr::Aval&)>
+        guard) {
+  { e.eqn() } -> std::same_as<const jaxpr::Eqn&>;
+  { e.opset() } -> std::same_as<int>;
+  { e.threefry_partitionable() } -> std::same_as<bool>;
+  { e.mesh_axis_sizes() } -> std::same_as<const std::vector<jaxpr::MeshAxis>&>;
+  { e.In(0) } -> std::same_as<absl::StatusOr<typename E::Value>>;
+  { e.Op("Add", vs, dtype, attrs) } -> std::same_as<typename E::Value>;
+  { e.Op("Add", vs, dtype) } -> std::same_as<typename E::Value>;
+  {
+    e.OpMulti("TopK", vs, dtypes, attrs)
+    } -> std::same_as<std::vector<typename E::Value>>;
+  { e.Const(array) } -> std::same_as<typename E::Value>;
+  { e.ConstI64(std::vector<int64_t>{}) } -> std::same_as<typename E::Value>;
+  { e.ConstI64Scalar(int64_t{0}) } -> std::same_as<typename E::Value>;
+  { e.DimValue(dim) } -> std::same_as<absl::StatusOr<typename E::Value>>;
+  { e.ShapeValue(dims) } -> std::same_as<absl::StatusOr<typename E::Value>>;
+  { e.SetOut(0, v) } -> std::same_as<absl::Status>;
+  {
+    e.Loop(v, vs, carried, body, false, loop_names)
+    } -> std::same_as<absl::StatusOr<std::vector<typename E::Value>>>;
+  {
+    e.Inline(jaxpr, vs)
+    } -> std::same_as<absl::StatusOr<std::vector<typename E::Value>>>;
+  e.NameNode(v, name);
+  { e.OutputGuardToken() } -> std::same_as<std::optional<typename E::Value>>;
+  { e.SetOutputGuard(v, guard) } -> std::same_as<absl::Status>;
+};
 
 }  // namespace jax2onnx::plugin
 

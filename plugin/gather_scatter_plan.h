@@ -109,56 +109,13 @@ absl::StatusOr<std::vector<jaxpr::DimExpr>> ParseSliceSizes(
     const jaxpr::Eqn& eqn, const std::vector<jaxpr::DimExpr>& operand_shape);
 
 // ---------------------------------------------------------------------------
-// Emission against a builder. `B` provides:
-//   using Value = ...;  (ir::Value* or a value name)
-//   int opset();
-//   absl::StatusOr<Value> Input(const jaxpr::Eqn&, int);
-//   Value Op(absl::string_view op, std::vector<Value> inputs,
-//            std::vector<OnnxAttr> attrs, jaxpr::DType out_dtype);
-//   Value ConstI64(std::vector<int64_t>);  Value ConstI64Scalar(int64_t);
-//   absl::StatusOr<Value> ConstArray(const jaxpr::Array&);
-//   absl::StatusOr<Value> DimValue(const jaxpr::DimExpr&);
-//   absl::StatusOr<Value> ShapeValue(const std::vector<jaxpr::DimExpr>&);
-//   absl::Status SetOutput(const jaxpr::Eqn&, int, Value);
-//   absl::StatusOr<std::vector<Value>> Loop(Value trip_count,
-//       std::vector<Value> inits, const std::vector<CarriedType>& types,
-//       const LoopBody<Value>& body);  // ONNX Loop; returns final carries
-//                                      // (declared with their shapes)
+// Emission through a pipeline-neutral emitter E (plugin/emit.h) bound to the
+// equation being lowered.
 
 // Emits a Loop body: given the iteration number (int64 scalar) and the
 // carried values, returns the next carried values.
 template <typename Value>
-using LoopBody = std::function<absl::StatusOr<std::vector<Value>>(
-    Value iter, const std::vector<Value>& carried)>;
-
-struct OnnxAttr {
-  enum class Kind { kInt, kInts, kString };
-  std::string name;
-  Kind kind = Kind::kInt;
-  int64_t i = 0;
-  std::vector<int64_t> ints;
-  std::string s;
-  static OnnxAttr Int(std::string n, int64_t v) {
-    OnnxAttr a;
-    a.name = std::move(n);
-    a.i = v;
-    return a;
-  }
-  static OnnxAttr Ints(std::string n, std::vector<int64_t> v) {
-    OnnxAttr a;
-    a.name = std::move(n);
-    a.kind = Kind::kInts;
-    a.ints = std::move(v);
-    return a;
-  }
-  static OnnxAttr String(std::string n, std::string v) {
-    OnnxAttr a;
-    a.name = std::move(n);
-    a.kind = Kind::kString;
-    a.s = std::move(v);
-    return a;
-  }
-};
+using LoopBody = NeutralLoopBody<Value>;
 
 // The aval of operand `i` (a scalar of the literal's dtype for untyped
 // literals).
@@ -167,14 +124,14 @@ jaxpr::Aval InAvalOf(const jaxpr::Eqn& eqn, int i);
 // The ONNX element type code of a JAX dtype (error for types ONNX lacks).
 absl::StatusOr<int> OnnxDTypeCode(jaxpr::DType dtype);
 
-template <typename B>
+template <NeutralEmitter E>
 class IndexingEmitter {
  public:
-  using V = typename B::Value;
+  using V = typename E::Value;
   using DType = jaxpr::DType;
   using DimExpr = jaxpr::DimExpr;
 
-  explicit IndexingEmitter(B& b) : b_(b) {}
+  explicit IndexingEmitter(E& e) : e_(e) {}
 
   absl::Status Gather(const jaxpr::Eqn& eqn);
   absl::Status Scatter(const jaxpr::Eqn& eqn);
@@ -184,8 +141,8 @@ class IndexingEmitter {
  private:
   // ---- small op helpers ----
   V Op(absl::string_view op, std::vector<V> ins, DType dt,
-       std::vector<OnnxAttr> attrs = {}) {
-    return b_.Op(op, std::move(ins), std::move(attrs), dt);
+       std::vector<OpAttr> attrs = {}) {
+    return e_.Op(op, std::move(ins), dt, std::move(attrs));
   }
   // ORT's ScatterND max/min is std::max/min: a NaN update is dropped when
   // the value it meets is not NaN, and -0/+0 keep whichever came first.
@@ -196,10 +153,11 @@ class IndexingEmitter {
   // for min), whose reciprocal is the correctly signed zero.
   absl::StatusOr<V> FixFloatScatterMinMax(V data, V indices, V upd, V out,
                                           DType d,
-                                          const std::vector<OnnxAttr>& attrs,
+                                          const std::vector<OpAttr>& attrs,
                                           bool is_max) {
-    auto scalar = [&](double x) { return b_.ConstArray(
-                                      jaxpr::Array::ScalarFromDouble(d, x)); };
+    auto scalar = [&](double x) {
+      return ConstArray(jaxpr::Array::ScalarFromDouble(d, x));
+    };
     const double inf = std::numeric_limits<double>::infinity();
     J2O_ASSIGN_OR_RETURN(V zero, scalar(0.0));
     J2O_ASSIGN_OR_RETURN(V one, scalar(1.0));
@@ -216,7 +174,7 @@ class IndexingEmitter {
                 d);
     };
     V nan_seen = Op("ScatterND", {nan_mask(data), indices, nan_mask(upd)}, d,
-                    {OnnxAttr::String("reduction", "max")});
+                    {OpAttr::String("reduction", "max")});
     // -inf exactly where a zero result must be -0.
     V scattered_sign =
         Op("ScatterND", {zero_sign(data), indices, zero_sign(upd)}, d, attrs);
@@ -240,43 +198,43 @@ class IndexingEmitter {
   absl::StatusOr<V> Cast(V v, DType from, DType to) {
     if (from == to) return v;
     J2O_ASSIGN_OR_RETURN(int code, OnnxDTypeCode(to));
-    return Op("Cast", {v}, to, {OnnxAttr::Int("to", code)});
+    return Op("Cast", {v}, to, {OpAttr::Int("to", code)});
   }
   V Transpose(V v, const std::vector<int64_t>& perm, DType dt) {
     for (size_t i = 0; i < perm.size(); ++i) {
       if (perm[i] != static_cast<int64_t>(i)) {
-        return Op("Transpose", {v}, dt, {OnnxAttr::Ints("perm", perm)});
+        return Op("Transpose", {v}, dt, {OpAttr::Ints("perm", perm)});
       }
     }
     return v;
   }
   V Unsqueeze(V v, std::vector<int64_t> axes, DType dt) {
     if (axes.empty()) return v;
-    return Op("Unsqueeze", {v, b_.ConstI64(std::move(axes))}, dt);
+    return Op("Unsqueeze", {v, e_.ConstI64(std::move(axes))}, dt);
   }
   V Squeeze(V v, std::vector<int64_t> axes, DType dt) {
-    return Op("Squeeze", {v, b_.ConstI64(std::move(axes))}, dt);
+    return Op("Squeeze", {v, e_.ConstI64(std::move(axes))}, dt);
   }
   V SliceAxis(V v, int64_t axis, V start, V end, DType dt) {
-    return Op("Slice", {v, start, end, b_.ConstI64({axis})}, dt);
+    return Op("Slice", {v, start, end, e_.ConstI64({axis})}, dt);
   }
   V SliceLast(V v, int64_t k, DType dt) {  // v[..., k:k+1]
-    return SliceAxis(v, -1, b_.ConstI64({k}), b_.ConstI64({k + 1}), dt);
+    return SliceAxis(v, -1, e_.ConstI64({k}), e_.ConstI64({k + 1}), dt);
   }
   V Concat(std::vector<V> vs, int64_t axis, DType dt) {
     if (vs.size() == 1) return vs[0];
-    return Op("Concat", std::move(vs), dt, {OnnxAttr::Int("axis", axis)});
+    return Op("Concat", std::move(vs), dt, {OpAttr::Int("axis", axis)});
   }
   // min over the last axis of a bool tensor, keepdims=0.
   absl::StatusOr<V> AllLast(V v) {
     J2O_ASSIGN_OR_RETURN(V i, Cast(v, DType::kBool, DType::kI64));
     V r;
-    if (b_.opset() >= 18) {
-      r = Op("ReduceMin", {i, b_.ConstI64({-1})}, DType::kI64,
-             {OnnxAttr::Int("keepdims", 0)});
+    if (e_.opset() >= 18) {
+      r = Op("ReduceMin", {i, e_.ConstI64({-1})}, DType::kI64,
+             {OpAttr::Int("keepdims", 0)});
     } else {
       r = Op("ReduceMin", {i}, DType::kI64,
-             {OnnxAttr::Ints("axes", {-1}), OnnxAttr::Int("keepdims", 0)});
+             {OpAttr::Ints("axes", {-1}), OpAttr::Int("keepdims", 0)});
     }
     return Cast(r, DType::kI64, DType::kBool);
   }
@@ -286,11 +244,11 @@ class IndexingEmitter {
     if (n.is_constant()) {
       std::vector<int64_t> vals(n.constant_value());
       std::iota(vals.begin(), vals.end(), 0);
-      range = b_.ConstI64(std::move(vals));
+      range = e_.ConstI64(std::move(vals));
     } else {
-      J2O_ASSIGN_OR_RETURN(V nv, b_.DimValue(n));
+      J2O_ASSIGN_OR_RETURN(V nv, e_.DimValue(n));
       V ns = Squeeze(nv, {0}, DType::kI64);
-      range = Op("Range", {b_.ConstI64Scalar(0), ns, b_.ConstI64Scalar(1)},
+      range = Op("Range", {e_.ConstI64Scalar(0), ns, e_.ConstI64Scalar(1)},
                  DType::kI64);
     }
     std::vector<int64_t> axes;
@@ -302,10 +260,10 @@ class IndexingEmitter {
   // [1] int64 holding dim - size.
   absl::StatusOr<V> DimMinus(const DimExpr& dim, const DimExpr& size) {
     if (dim.is_constant() && size.is_constant()) {
-      return b_.ConstI64({dim.constant_value() - size.constant_value()});
+      return e_.ConstI64({dim.constant_value() - size.constant_value()});
     }
-    J2O_ASSIGN_OR_RETURN(V d, b_.DimValue(dim));
-    J2O_ASSIGN_OR_RETURN(V s, b_.DimValue(size));
+    J2O_ASSIGN_OR_RETURN(V d, e_.DimValue(dim));
+    J2O_ASSIGN_OR_RETURN(V s, e_.DimValue(size));
     return Op("Sub", {d, s}, DType::kI64);
   }
   // Start indices (any integer dtype, shape [..., K]) as int64 clamped to
@@ -323,7 +281,7 @@ class IndexingEmitter {
     if (idx_dtype == DType::kU64) {
       // u64 values >= 2^63 wrap to negatives in i64; they are above every
       // bound, so they clamp to hi, not 0.
-      V neg = Op("Less", {i64, b_.ConstI64Scalar(0)}, DType::kBool);
+      V neg = Op("Less", {i64, e_.ConstI64Scalar(0)}, DType::kBool);
       clamped =
           Op("Where",
              {neg,
@@ -331,7 +289,7 @@ class IndexingEmitter {
               upper},
              DType::kI64);
     } else {
-      clamped = Op("Max", {upper, b_.ConstI64Scalar(0)}, DType::kI64);
+      clamped = Op("Max", {upper, e_.ConstI64Scalar(0)}, DType::kI64);
     }
     Starts s{clamped, V()};
     if (want_mask) {
@@ -354,7 +312,7 @@ class IndexingEmitter {
       vals.push_back(operand_shape[d].constant_value() -
                      sizes[d].constant_value());
     }
-    if (all_static) return b_.ConstI64(vals);
+    if (all_static) return e_.ConstI64(vals);
     std::vector<V> parts;
     for (int64_t d : dims) {
       J2O_ASSIGN_OR_RETURN(V p, DimMinus(operand_shape[d], sizes[d]));
@@ -411,7 +369,7 @@ class IndexingEmitter {
         J2O_ASSIGN_OR_RETURN(V io, Iota(window_sizes[k], nb + k, rank));
         add(io);
       }
-      if (!has) add(b_.ConstI64Scalar(0));
+      if (!has) add(e_.ConstI64Scalar(0));
       comps.push_back(c);
     }
     return comps;
@@ -419,7 +377,7 @@ class IndexingEmitter {
 
   absl::StatusOr<V> Stack(const std::vector<V>& comps,
                           const std::vector<DimExpr>& shape) {
-    J2O_ASSIGN_OR_RETURN(V sv, b_.ShapeValue(shape));
+    J2O_ASSIGN_OR_RETURN(V sv, e_.ShapeValue(shape));
     const int64_t rank = static_cast<int64_t>(shape.size());
     std::vector<V> parts;
     for (V c : comps) {
@@ -466,7 +424,7 @@ class IndexingEmitter {
         wd = DType::kI64;  // integer casts wrap, so the round trip is exact
         break;
     }
-    J2O_ASSIGN_OR_RETURN(V fv, b_.ConstArray(fill));
+    J2O_ASSIGN_OR_RETURN(V fv, ConstArray(fill));
     J2O_ASSIGN_OR_RETURN(V xw, Cast(x, dt, wd));
     J2O_ASSIGN_OR_RETURN(V fw, Cast(fv, dt, wd));
     return Cast(Op("Where", {mask, xw, fw}, wd), wd, dt);
@@ -479,10 +437,16 @@ class IndexingEmitter {
     if (a.is_literal() && !a.literal->aval.has_value() &&
         a.literal->kind == jaxpr::Literal::Kind::kInt) {
       *dtype = DType::kI64;
-      return b_.ConstI64Scalar(a.literal->int_value);
+      return e_.ConstI64Scalar(a.literal->int_value);
     }
     *dtype = InAvalOf(eqn, i).dtype;
-    return b_.Input(eqn, i);
+    return e_.In(i);
+  }
+  // A constant of `a`'s dtype: an error, not a crash, for a dtype ONNX
+  // cannot hold.
+  absl::StatusOr<V> ConstArray(const jaxpr::Array& a) {
+    J2O_RETURN_IF_ERROR(OnnxDTypeCode(a.dtype()).status());
+    return e_.Const(a);
   }
 
   absl::StatusOr<V> ScatterCore(const jaxpr::Eqn& eqn, const ScatterPlan& p);
@@ -493,13 +457,13 @@ class IndexingEmitter {
                                       V indices, int64_t depth, V updates,
                                       DType dtype, ScatterReduction reduction);
 
-  B& b_;
+  E& e_;
 };
 
 // ---------------------------------------------------------------------------
 
-template <typename B>
-absl::Status IndexingEmitter<B>::Gather(const jaxpr::Eqn& eqn) {
+template <NeutralEmitter E>
+absl::Status IndexingEmitter<E>::Gather(const jaxpr::Eqn& eqn) {
   J2O_ASSIGN_OR_RETURN(GatherPlan p, PlanGather(eqn));
   const jaxpr::Aval& op_aval = InAvalOf(eqn, 0);
   const jaxpr::Aval& idx_aval = InAvalOf(eqn, 1);
@@ -508,8 +472,8 @@ absl::Status IndexingEmitter<B>::Gather(const jaxpr::Eqn& eqn) {
   const int nw = static_cast<int>(p.window_dims.size());
   const int K = static_cast<int>(p.start_index_map.size());
   const bool fill = p.mode == IndexMode::kFillOrDrop && K > 0;
-  J2O_ASSIGN_OR_RETURN(V operand, b_.Input(eqn, 0));
-  J2O_ASSIGN_OR_RETURN(V idx, b_.Input(eqn, 1));
+  J2O_ASSIGN_OR_RETURN(V operand, e_.In(0));
+  J2O_ASSIGN_OR_RETURN(V idx, e_.In(1));
   J2O_ASSIGN_OR_RETURN(V hi,
                        Upper(p.start_index_map, op_aval.shape, p.slice_sizes));
 
@@ -537,7 +501,7 @@ absl::Status IndexingEmitter<B>::Gather(const jaxpr::Eqn& eqn) {
     if (p.strategy == GatherPlan::Strategy::kAxisGather) {
       const int64_t a = p.start_index_map[0];
       V flat = Squeeze(st.clamped, {-1}, DType::kI64);
-      produced = Op("Gather", {operand, flat}, dt, {OnnxAttr::Int("axis", a)});
+      produced = Op("Gather", {operand, flat}, dt, {OpAttr::Int("axis", a)});
       for (int k = 0; k < nw && p.window_dims[k] < a; ++k) {
         tags.push_back({false, k});
       }
@@ -553,7 +517,7 @@ absl::Status IndexingEmitter<B>::Gather(const jaxpr::Eqn& eqn) {
       op_perm.insert(op_perm.end(), p.window_dims.begin(), p.window_dims.end());
       V data = Transpose(operand, op_perm, dt);
       produced = Op("GatherND", {data, st.clamped}, dt,
-                    {OnnxAttr::Int("batch_dims", nbd)});
+                    {OpAttr::Int("batch_dims", nbd)});
       tags = batch_tags;
       for (int k = 0; k < nw; ++k) tags.push_back({false, k});
     }
@@ -562,8 +526,8 @@ absl::Status IndexingEmitter<B>::Gather(const jaxpr::Eqn& eqn) {
       if (tags[j].is_batch) continue;
       const int64_t d = p.window_dims[tags[j].index];
       if (p.slice_sizes[d] == op_aval.shape[d]) continue;
-      J2O_ASSIGN_OR_RETURN(V end, b_.DimValue(p.slice_sizes[d]));
-      produced = SliceAxis(produced, static_cast<int64_t>(j), b_.ConstI64({0}),
+      J2O_ASSIGN_OR_RETURN(V end, e_.DimValue(p.slice_sizes[d]));
+      produced = SliceAxis(produced, static_cast<int64_t>(j), e_.ConstI64({0}),
                            end, dt);
     }
   } else {
@@ -596,26 +560,26 @@ absl::Status IndexingEmitter<B>::Gather(const jaxpr::Eqn& eqn) {
     J2O_ASSIGN_OR_RETURN(produced, SelectFill(m, produced, p.fill));
   }
   produced = Transpose(produced, PermFromTags(tags, p.output_tags), dt);
-  return b_.SetOutput(eqn, 0, produced);
+  return e_.SetOut(0, produced);
 }
 
 // ---------------------------------------------------------------------------
 
-template <typename B>
-absl::Status IndexingEmitter<B>::Scatter(const jaxpr::Eqn& eqn) {
+template <NeutralEmitter E>
+absl::Status IndexingEmitter<E>::Scatter(const jaxpr::Eqn& eqn) {
   J2O_ASSIGN_OR_RETURN(ScatterPlan p, PlanScatter(eqn));
   J2O_ASSIGN_OR_RETURN(V out, ScatterCore(eqn, p));
-  return b_.SetOutput(eqn, 0, out);
+  return e_.SetOut(0, out);
 }
 
-template <typename B>
-absl::StatusOr<typename B::Value> IndexingEmitter<B>::SequentialScatter(
+template <NeutralEmitter E>
+absl::StatusOr<typename E::Value> IndexingEmitter<E>::SequentialScatter(
     V data, const std::vector<DimExpr>& data_shape, V indices, int64_t depth,
     V updates, DType dtype, ScatterReduction reduction) {
   // Rows [R, depth] and their updates [R, data.shape[depth:]...]; the
   // static depth and the carried shape keep every value typed for ONNX
   // shape inference.
-  V rows = Op("Reshape", {indices, b_.ConstI64({-1, depth})}, DType::kI64);
+  V rows = Op("Reshape", {indices, e_.ConstI64({-1, depth})}, DType::kI64);
   const std::vector<DimExpr> window(data_shape.begin() + depth,
                                     data_shape.end());
   std::vector<int64_t> static_window;
@@ -625,51 +589,42 @@ absl::StatusOr<typename B::Value> IndexingEmitter<B>::SequentialScatter(
   V row_shape;
   if (static_window.size() == window.size()) {
     static_window.insert(static_window.begin(), -1);
-    row_shape = b_.ConstI64(static_window);
+    row_shape = e_.ConstI64(static_window);
   } else {
-    J2O_ASSIGN_OR_RETURN(V window_sv, b_.ShapeValue(window));
-    row_shape = Concat({b_.ConstI64({-1}), window_sv}, 0, DType::kI64);
+    J2O_ASSIGN_OR_RETURN(V window_sv, e_.ShapeValue(window));
+    row_shape = Concat({e_.ConstI64({-1}), window_sv}, 0, DType::kI64);
   }
   V row_updates = Op("Reshape", {updates, row_shape}, dtype);
   V trip =
-      Op("Gather", {Op("Shape", {rows}, DType::kI64), b_.ConstI64Scalar(0)},
-         DType::kI64, {OnnxAttr::Int("axis", 0)});
+      Op("Gather", {Op("Shape", {rows}, DType::kI64), e_.ConstI64Scalar(0)},
+         DType::kI64, {OpAttr::Int("axis", 0)});
   J2O_ASSIGN_OR_RETURN(
       std::vector<V> outs,
-      b_.Loop(trip, {data}, {CarriedType(dtype, data_shape)},
+      e_.Loop(trip, {data}, {CarriedType(dtype, data_shape)},
               [&](V iter, const std::vector<V>& carried)
                   -> absl::StatusOr<std::vector<V>> {
                 V at = Unsqueeze(iter, {0}, DType::kI64);
                 V row = Op("Gather", {rows, at}, DType::kI64,
-                           {OnnxAttr::Int("axis", 0)});
+                           {OpAttr::Int("axis", 0)});
                 V upd = Op("Gather", {row_updates, at}, dtype,
-                           {OnnxAttr::Int("axis", 0)});
+                           {OpAttr::Int("axis", 0)});
                 if (reduction == ScatterReduction::kMin ||
                     reduction == ScatterReduction::kMax) {
                   V current = Op("GatherND", {carried[0], row}, dtype);
                   const bool is_min = reduction == ScatterReduction::kMin;
-                  // plugin/float_extremes.h's exact max/min (NaN, -0 < +0)
-                  // through this emitter's Op and constants.
-                  struct Ops {
-                    IndexingEmitter* self;
-                    V Op(absl::string_view t, std::vector<V> in, DType dt) {
-                      return self->Op(t, std::move(in), dt);
-                    }
-                    V Const(const jaxpr::Array& a) {
-                      return self->b_.ConstArray(a).value();
-                    }
-                  } ops{this};
-                  V extreme = ExactMaxMin(ops, current, upd, dtype, !is_min);
+                  // plugin/float_extremes.h's exact max/min (NaN, -0 < +0).
+                  V extreme = ExactMaxMin(e_, current, upd, dtype, !is_min);
                   upd = extreme;
                 }
                 return std::vector<V>{
                     Op("ScatterND", {carried[0], row, upd}, dtype)};
-              }));
+              },
+              /*early_exit=*/false, {.body = "scatter_rows", .iter = "row"}));
   return outs[0];
 }
 
-template <typename B>
-absl::StatusOr<typename B::Value> IndexingEmitter<B>::ScatterCore(
+template <NeutralEmitter E>
+absl::StatusOr<typename E::Value> IndexingEmitter<E>::ScatterCore(
     const jaxpr::Eqn& eqn, const ScatterPlan& p) {
   const jaxpr::Aval& op_aval = InAvalOf(eqn, 0);
   const jaxpr::Aval& idx_aval = InAvalOf(eqn, 1);
@@ -691,7 +646,7 @@ absl::StatusOr<typename B::Value> IndexingEmitter<B>::ScatterCore(
   // index rows one at a time in a Loop instead (in order, so the last
   // duplicate wins as in XLA; min/max read the current value back).
   const bool sequential =
-      b_.opset() < 18 && (min_max || (p.reduction == ScatterReduction::kNone &&
+      e_.opset() < 18 && (min_max || (p.reduction == ScatterReduction::kNone &&
                                       !p.unique_indices));
   const bool dedup = !sequential && p.reduction == ScatterReduction::kNone &&
                      !p.unique_indices;
@@ -728,9 +683,9 @@ absl::StatusOr<typename B::Value> IndexingEmitter<B>::ScatterCore(
       reduction = p.reduction == ScatterReduction::kMin ? "min" : "max";
       break;
   }
-  J2O_ASSIGN_OR_RETURN(V operand, b_.Input(eqn, 0));
-  J2O_ASSIGN_OR_RETURN(V idx, b_.Input(eqn, 1));
-  J2O_ASSIGN_OR_RETURN(V upd, b_.Input(eqn, 2));
+  J2O_ASSIGN_OR_RETURN(V operand, e_.In(0));
+  J2O_ASSIGN_OR_RETURN(V idx, e_.In(1));
+  J2O_ASSIGN_OR_RETURN(V upd, e_.In(2));
   J2O_ASSIGN_OR_RETURN(upd, Cast(upd, upd_aval.dtype, dt));
   J2O_ASSIGN_OR_RETURN(operand, Cast(operand, dt, cd));
   J2O_ASSIGN_OR_RETURN(upd, Cast(upd, dt, cd));
@@ -739,7 +694,7 @@ absl::StatusOr<typename B::Value> IndexingEmitter<B>::ScatterCore(
     // x ^ 2^63 orders u64 values as i64 does.
     jaxpr::Array sb(DType::kI64, {});
     sb.SetFromInt64(0, std::numeric_limits<int64_t>::min());
-    J2O_ASSIGN_OR_RETURN(sign_bit, b_.ConstArray(sb));
+    J2O_ASSIGN_OR_RETURN(sign_bit, ConstArray(sb));
     operand = Op("BitwiseXor", {operand, sign_bit}, cd);
     upd = Op("BitwiseXor", {upd, sign_bit}, cd);
   }
@@ -796,12 +751,12 @@ absl::StatusOr<typename B::Value> IndexingEmitter<B>::ScatterCore(
   V dim0;
   if (scratch) {
     // A scratch row at index dim0 of axis 0, sliced off after the scatter.
-    J2O_ASSIGN_OR_RETURN(dim0, b_.DimValue(data_shape[0]));
+    J2O_ASSIGN_OR_RETURN(dim0, e_.DimValue(data_shape[0]));
     std::vector<DimExpr> row_shape = data_shape;
     row_shape[0] = DimExpr::Constant(1);
-    J2O_ASSIGN_OR_RETURN(V row_sv, b_.ShapeValue(row_shape));
+    J2O_ASSIGN_OR_RETURN(V row_sv, e_.ShapeValue(row_shape));
     jaxpr::Array zero(cd, {});
-    J2O_ASSIGN_OR_RETURN(V zv, b_.ConstArray(zero));
+    J2O_ASSIGN_OR_RETURN(V zv, ConstArray(zero));
     V row = Op("Expand", {zv, row_sv}, cd);
     data = Concat({data, row}, 0, cd);
     if (drop) {
@@ -817,33 +772,33 @@ absl::StatusOr<typename B::Value> IndexingEmitter<B>::ScatterCore(
   if (dedup) {
     // Last update in index order wins: scatter each element's position with
     // max, read the winner back, send the losers to the scratch row.
-    J2O_ASSIGN_OR_RETURN(V ksv, b_.ShapeValue(key_shape));
-    V n = b_.opset() >= 18
-              ? Op("ReduceProd", {ksv, b_.ConstI64({0})}, DType::kI64,
-                   {OnnxAttr::Int("keepdims", 0)})
+    J2O_ASSIGN_OR_RETURN(V ksv, e_.ShapeValue(key_shape));
+    V n = e_.opset() >= 18
+              ? Op("ReduceProd", {ksv, e_.ConstI64({0})}, DType::kI64,
+                   {OpAttr::Int("keepdims", 0)})
               : Op("ReduceProd", {ksv}, DType::kI64,
-                   {OnnxAttr::Ints("axes", {0}), OnnxAttr::Int("keepdims", 0)});
+                   {OpAttr::Ints("axes", {0}), OpAttr::Int("keepdims", 0)});
     V pos = Op("Reshape",
-               {Op("Range", {b_.ConstI64Scalar(0), n, b_.ConstI64Scalar(1)},
+               {Op("Range", {e_.ConstI64Scalar(0), n, e_.ConstI64Scalar(1)},
                    DType::kI64),
                 ksv},
                DType::kI64);
     const int C = static_cast<int>(comps.size());
     V data_sv = Op("Shape", {data}, DType::kI64);
     V lead =
-        SliceAxis(data_sv, 0, b_.ConstI64({0}), b_.ConstI64({C}), DType::kI64);
-    V init = Op("Expand", {b_.ConstI64Scalar(-1), lead}, DType::kI64);
+        SliceAxis(data_sv, 0, e_.ConstI64({0}), e_.ConstI64({C}), DType::kI64);
+    V init = Op("Expand", {e_.ConstI64Scalar(-1), lead}, DType::kI64);
     V w = Op("ScatterND", {init, indices, pos}, DType::kI64,
-             {OnnxAttr::String("reduction", "max")});
+             {OpAttr::String("reduction", "max")});
     V winner = Op("Equal", {Op("GatherND", {w, indices}, DType::kI64), pos},
                   DType::kBool);
     V d0s = Squeeze(dim0, {0}, DType::kI64);
     comps[0] = Op("Where", {winner, comps[0], d0s}, DType::kI64);
     J2O_ASSIGN_OR_RETURN(indices, Stack(comps, key_shape));
   }
-  std::vector<OnnxAttr> attrs;
+  std::vector<OpAttr> attrs;
   if (reduction != "none") {
-    attrs.push_back(OnnxAttr::String("reduction", reduction));
+    attrs.push_back(OpAttr::String("reduction", reduction));
   }
   V out;
   if (sequential) {
@@ -864,7 +819,7 @@ absl::StatusOr<typename B::Value> IndexingEmitter<B>::ScatterCore(
                                                           ScatterReduction::kMax));
     }
   }
-  if (scratch) out = SliceAxis(out, 0, b_.ConstI64({0}), dim0, cd);
+  if (scratch) out = SliceAxis(out, 0, e_.ConstI64({0}), dim0, cd);
   std::vector<int64_t> inv(op_perm.size());
   for (size_t i = 0; i < op_perm.size(); ++i) inv[op_perm[i]] = int64_t(i);
   out = Transpose(out, inv, cd);
@@ -874,8 +829,8 @@ absl::StatusOr<typename B::Value> IndexingEmitter<B>::ScatterCore(
 
 // ---------------------------------------------------------------------------
 
-template <typename B>
-absl::Status IndexingEmitter<B>::DynamicSlice(const jaxpr::Eqn& eqn) {
+template <NeutralEmitter E>
+absl::Status IndexingEmitter<E>::DynamicSlice(const jaxpr::Eqn& eqn) {
   const jaxpr::Aval& op_aval = InAvalOf(eqn, 0);
   const DType dt = op_aval.dtype;
   const int r = op_aval.rank();
@@ -887,7 +842,7 @@ absl::Status IndexingEmitter<B>::DynamicSlice(const jaxpr::Eqn& eqn) {
   }
   J2O_ASSIGN_OR_RETURN(std::vector<DimExpr> sizes,
                        ParseSliceSizes(eqn, op_aval.shape));
-  J2O_ASSIGN_OR_RETURN(V x, b_.Input(eqn, 0));
+  J2O_ASSIGN_OR_RETURN(V x, e_.In(0));
   std::vector<V> starts, ends;
   std::vector<int64_t> axes;
   for (int d = 0; d < r; ++d) {
@@ -897,23 +852,23 @@ absl::Status IndexingEmitter<B>::DynamicSlice(const jaxpr::Eqn& eqn) {
     J2O_ASSIGN_OR_RETURN(V hi, DimMinus(op_aval.shape[d], sizes[d]));
     V s1 = Unsqueeze(s, {0}, sdt);
     J2O_ASSIGN_OR_RETURN(Starts st, PrepareStarts(s1, sdt, hi, false));
-    J2O_ASSIGN_OR_RETURN(V size, b_.DimValue(sizes[d]));
+    J2O_ASSIGN_OR_RETURN(V size, e_.DimValue(sizes[d]));
     starts.push_back(st.clamped);
     ends.push_back(Op("Add", {st.clamped, size}, DType::kI64));
     axes.push_back(d);
   }
   if (axes.empty()) {
-    return b_.SetOutput(eqn, 0, Op("Identity", {x}, dt));
+    return e_.SetOut(0, Op("Identity", {x}, dt));
   }
   V out = Op("Slice",
              {x, Concat(starts, 0, DType::kI64), Concat(ends, 0, DType::kI64),
-              b_.ConstI64(axes)},
+              e_.ConstI64(axes)},
              dt);
-  return b_.SetOutput(eqn, 0, out);
+  return e_.SetOut(0, out);
 }
 
-template <typename B>
-absl::Status IndexingEmitter<B>::DynamicUpdateSlice(const jaxpr::Eqn& eqn) {
+template <NeutralEmitter E>
+absl::Status IndexingEmitter<E>::DynamicUpdateSlice(const jaxpr::Eqn& eqn) {
   const jaxpr::Aval& op_aval = InAvalOf(eqn, 0);
   const jaxpr::Aval& up_aval = InAvalOf(eqn, 1);
   const DType dt = op_aval.dtype;
@@ -925,19 +880,19 @@ absl::Status IndexingEmitter<B>::DynamicUpdateSlice(const jaxpr::Eqn& eqn) {
                      "the same rank and ",
                      r, " start indices"));
   }
-  J2O_ASSIGN_OR_RETURN(V x, b_.Input(eqn, 0));
-  J2O_ASSIGN_OR_RETURN(V u, b_.Input(eqn, 1));
+  J2O_ASSIGN_OR_RETURN(V x, e_.In(0));
+  J2O_ASSIGN_OR_RETURN(V u, e_.In(1));
   J2O_ASSIGN_OR_RETURN(u, Cast(u, up_aval.dtype, dt));
   // Dims from `k` on are covered whole by the update: ScatterND writes
   // them as slices, so the index grid spans only dims [0, k).
   int k = r;
   while (k > 0 && up_aval.shape[k - 1] == op_aval.shape[k - 1]) --k;
-  if (k == 0) return b_.SetOutput(eqn, 0, Op("Identity", {u}, dt));
+  if (k == 0) return e_.SetOut(0, Op("Identity", {u}, dt));
   for (const DimExpr& d : up_aval.shape) {
     // An empty update changes nothing (and an empty index grid trips
     // shape inference).
     if (d.is_constant() && d.constant_value() == 0) {
-      return b_.SetOutput(eqn, 0, Op("Identity", {x}, dt));
+      return e_.SetOut(0, Op("Identity", {x}, dt));
     }
   }
   std::vector<DimExpr> grid_shape(up_aval.shape.begin(),
@@ -953,7 +908,7 @@ absl::Status IndexingEmitter<B>::DynamicUpdateSlice(const jaxpr::Eqn& eqn) {
     comps.push_back(Op("Add", {io, st.clamped}, DType::kI64));
   }
   J2O_ASSIGN_OR_RETURN(V indices, Stack(comps, grid_shape));
-  return b_.SetOutput(eqn, 0, Op("ScatterND", {x, indices, u}, dt));
+  return e_.SetOut(0, Op("ScatterND", {x, indices, u}, dt));
 }
 
 }  // namespace jax2onnx::plugin

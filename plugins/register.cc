@@ -4,6 +4,7 @@
 
 #include "plugin/complex_wrappers.h"
 #include "plugin/conv_rules.h"
+#include "plugin/indexing_rules.h"
 #include "plugin/program_rules.h"
 #include "plugin/reduction_rules.h"
 #include "plugin/shape_rules.h"
@@ -22,7 +23,7 @@ void RegisterAll() {
     RegisterLinalg();
     RegisterCalls();
     plugin::ProgramRules(shared);
-    RegisterIndexing();
+    plugin::IndexingRules(shared);
     RegisterControlFlow();
     plugin::ConvRules(shared);
     plugin::SortRules(shared);

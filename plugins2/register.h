@@ -13,7 +13,6 @@ void RegisterAll();
 void RegisterElementwise();
 void RegisterLinalg();
 void RegisterCalls();
-void RegisterIndexing();
 void RegisterControlFlow();
 void RegisterCollectives();  // lax/collectives.cc
 void RegisterKeyWords();  // lax/key_words.cc: structural ops on PRNG keys

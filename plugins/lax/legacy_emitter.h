@@ -72,6 +72,7 @@ class NeutralLegacyEmitter {
     return *v;
   }
   Value ConstI64(std::vector<int64_t> v) { return s_.ConstI64(v); }
+  Value ConstI64Scalar(int64_t v) { return s_.ConstI64Scalar(v); }
   absl::StatusOr<Value> DimValue(const jaxpr::DimExpr& d) {
     return s_.DimValue(d);
   }
@@ -126,7 +127,8 @@ class NeutralLegacyEmitter {
   absl::StatusOr<std::vector<Value>> Loop(
       Value trip_count, std::vector<Value> inits,
       const std::vector<plugin::CarriedType>& types,
-      const plugin::NeutralLoopBody<Value>& body, bool early_exit = false) {
+      const plugin::NeutralLoopBody<Value>& body, bool early_exit = false,
+      const plugin::LoopNames& names = {}) {
     std::vector<converter::ValueInfo> infos;
     for (const plugin::CarriedType& t : types) {
       J2O_ASSIGN_OR_RETURN(converter::ValueInfo info, CarriedInfo(t));
@@ -135,9 +137,9 @@ class NeutralLegacyEmitter {
     J2O_ASSIGN_OR_RETURN(
         onnx::GraphProto graph,
         s_.BuildSubgraph(
-            "loop_body", [&]() -> absl::StatusOr<std::vector<Value>> {
+            names.body, [&]() -> absl::StatusOr<std::vector<Value>> {
               Value iter = s_.AddGraphInput(
-                  "iter",
+                  names.iter,
                   converter::ValueInfo::Tensor(onnx::TensorProto::INT64, {}));
               Value cond = s_.AddGraphInput(
                   "cond",
@@ -210,6 +212,7 @@ class NeutralLegacyEmitter {
   converter::State& s_;
   const jaxpr::Eqn& eqn_;
 };
+static_assert(plugin::NeutralEmitter<NeutralLegacyEmitter>);
 
 // The legacy lowering that runs the shared recipe `Recipe` (plugin/*_plan.h)
 // through a NeutralLegacyEmitter.

@@ -65,6 +65,7 @@ class NeutralIrEmitter {
   }
   Value Const(const jaxpr::Array& a) { return ctx_.ConstArray(a); }
   Value ConstI64(std::vector<int64_t> v) { return ctx_.ConstI64(std::move(v)); }
+  Value ConstI64Scalar(int64_t v) { return ctx_.ConstI64Scalar(v); }
   absl::StatusOr<Value> DimValue(const jaxpr::DimExpr& d) {
     return ctx_.DimValue(d);
   }
@@ -107,7 +108,8 @@ class NeutralIrEmitter {
   absl::StatusOr<std::vector<Value>> Loop(
       Value trip_count, std::vector<Value> inits,
       const std::vector<plugin::CarriedType>& carried_types,
-      const plugin::NeutralLoopBody<Value>& body, bool early_exit = false) {
+      const plugin::NeutralLoopBody<Value>& body, bool early_exit = false,
+      const plugin::LoopNames& names = {}) {
     std::vector<ir::Type> types;
     for (const plugin::CarriedType& t : carried_types) {
       J2O_ASSIGN_OR_RETURN(ir::Type type, CarriedIrType(t));
@@ -116,9 +118,9 @@ class NeutralIrEmitter {
     J2O_ASSIGN_OR_RETURN(
         std::unique_ptr<ir::Graph> graph,
         ctx_.BuildSubgraph(
-            "loop_body", [&]() -> absl::StatusOr<std::vector<Value>> {
+            names.body, [&]() -> absl::StatusOr<std::vector<Value>> {
               Value iter = ctx_.AddGraphInput(
-                  "iter",
+                  names.iter,
                   ir::Type::Tensor(onnx::TensorProto::INT64, ir::Shape{}));
               Value cond = ctx_.AddGraphInput(
                   "cond",
@@ -180,6 +182,7 @@ class NeutralIrEmitter {
   converter2::LoweringContext& ctx_;
   const jaxpr::Eqn& eqn_;
 };
+static_assert(plugin::NeutralEmitter<NeutralIrEmitter>);
 
 // The IR lowering that runs the shared recipe `Recipe` (plugin/*_plan.h)
 // through a NeutralIrEmitter.
