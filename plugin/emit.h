@@ -11,6 +11,9 @@
 //   std::vector<Value> OpMulti(op_type, inputs, std::vector<jaxpr::DType>,
 //                              std::vector<OpAttr> = {});
 //   Value Const(const jaxpr::Array&);
+//   int OnnxDTypeOf(Value) const;                  // the element type the
+//                                                  // pipeline knows for a
+//                                                  // value, else UNDEFINED
 //   Value ConstI64(std::vector<int64_t>);          // 1-D int64
 //   Value ConstI64Scalar(int64_t);                 // int64 scalar
 //   absl::StatusOr<Value> DimValue(const jaxpr::DimExpr&);   // int64 [1]
@@ -129,6 +132,7 @@ concept NeutralEmitter = requires(
     e.OpMulti("TopK", vs, dtypes, attrs)
     } -> std::same_as<std::vector<typename E::Value>>;
   { e.Const(array) } -> std::same_as<typename E::Value>;
+  { e.OnnxDTypeOf(v) } -> std::same_as<int>;
   { e.ConstI64(std::vector<int64_t>{}) } -> std::same_as<typename E::Value>;
   { e.ConstI64Scalar(int64_t{0}) } -> std::same_as<typename E::Value>;
   { e.DimValue(dim) } -> std::same_as<absl::StatusOr<typename E::Value>>;

@@ -4,9 +4,12 @@
 
 #include "plugin/complex_wrappers.h"
 #include "plugin/conv_rules.h"
+#include "plugin/decomposition_rules.h"
+#include "plugin/dot_general_rules.h"
 #include "plugin/indexing_rules.h"
 #include "plugin/program_rules.h"
 #include "plugin/reduction_rules.h"
+#include "plugin/select_window_rules.h"
 #include "plugin/shape_rules.h"
 #include "plugin/sort_rules.h"
 #include "plugins/lax/legacy_emitter.h"
@@ -20,7 +23,9 @@ void RegisterAll() {
     RegisterElementwise();
     plugin::ShapeRules(shared);
     plugin::ReductionRules(shared);
-    RegisterLinalg();
+    plugin::DecompositionRules(shared);
+    plugin::SelectWindowRules(shared);
+    plugin::DotGeneralRules(shared);
     RegisterCalls();
     plugin::ProgramRules(shared);
     plugin::IndexingRules(shared);

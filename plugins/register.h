@@ -11,7 +11,6 @@ void RegisterAll();
 
 // One per family file (plugins/lax/<family>.cc).
 void RegisterElementwise();
-void RegisterLinalg();
 void RegisterCalls();
 void RegisterControlFlow();
 void RegisterCollectives();  // lax/collectives.cc

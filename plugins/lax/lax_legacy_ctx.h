@@ -107,15 +107,6 @@ std::vector<std::common_type_t<T...>> Attrs(T... attrs) {
   return v;
 }
 
-// A Cast to `to`, skipped when `v` already has that dtype.
-inline absl::StatusOr<std::string> CastTo(LaxLegacyCtx& ctx,
-                                          const std::string& v,
-                                          jaxpr::DType to) {
-  J2O_ASSIGN_OR_RETURN(int onnx_to, plugin::OnnxDType(to));
-  if (ctx.DTypeOf(v) == onnx_to) return v;
-  return ctx.Op("Cast", {v}, Attrs(converter::AttrInt("to", onnx_to)));
-}
-
 // Adapts a lowering written against LaxLegacyCtx to the registry's legacy
 // signature.
 template <absl::Status (*Lower)(LaxLegacyCtx&, const jaxpr::Eqn&)>

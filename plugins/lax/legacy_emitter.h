@@ -72,6 +72,10 @@ class NeutralLegacyEmitter {
     return *v;
   }
   Value ConstI64(std::vector<int64_t> v) { return s_.ConstI64(v); }
+  int OnnxDTypeOf(const Value& v) const {
+    const converter::ValueInfo* info = s_.Info(v);
+    return info ? info->dtype : onnx::TensorProto::UNDEFINED;
+  }
   Value ConstI64Scalar(int64_t v) { return s_.ConstI64Scalar(v); }
   absl::StatusOr<Value> DimValue(const jaxpr::DimExpr& d) {
     return s_.DimValue(d);

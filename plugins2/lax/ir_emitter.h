@@ -65,6 +65,31 @@ class NeutralIrEmitter {
   }
   Value Const(const jaxpr::Array& a) { return ctx_.ConstArray(a); }
   Value ConstI64(std::vector<int64_t> v) { return ctx_.ConstI64(std::move(v)); }
+  // The value's element type, derived through its producer when the value
+  // is untyped (the context leaves the outputs of its own Op untyped).
+  int OnnxDTypeOf(Value v) const {
+    for (int depth = 0; v != nullptr && depth < 64; ++depth) {
+      if (v->dtype() != onnx::TensorProto::UNDEFINED) return v->dtype();
+      const ir::Node* n = v->producer();
+      if (n == nullptr) break;
+      const std::string& op = n->op_type();
+      if (op == "Cast") {
+        const ir::Attr* to = n->attr("to");
+        return to ? static_cast<int>(to->i()) : onnx::TensorProto::UNDEFINED;
+      }
+      if (op == "ArgMax" || op == "ArgMin" || op == "Shape") {
+        return onnx::TensorProto::INT64;
+      }
+      if (op == "IsNaN" || op == "Equal" || op == "Less" || op == "Greater" ||
+          op == "Not") {
+        return onnx::TensorProto::BOOL;
+      }
+      const int i = op == "Where" ? 1 : 0;
+      if (n->num_inputs() <= i) break;
+      v = n->input(i);
+    }
+    return onnx::TensorProto::UNDEFINED;
+  }
   Value ConstI64Scalar(int64_t v) { return ctx_.ConstI64Scalar(v); }
   absl::StatusOr<Value> DimValue(const jaxpr::DimExpr& d) {
     return ctx_.DimValue(d);
