@@ -158,7 +158,10 @@ absl::StatusOr<Z<E>> FillColumns(
   E& e = cb.e;
   linalg_plan::Builder<E>& b = cb.b;
   const DType d = cb.d;
-  auto [iota_r, eye] = eig_plan::ResidualEye(b, r);
+  // Named variables, not a structured binding: the loop bodies below
+  // capture them, which clang before 16 refuses for bindings.
+  const std::pair<V<E>, V<E>> residual = eig_plan::ResidualEye(b, r);
+  const V<E> iota_r = residual.first, eye = residual.second;
   J2O_ASSIGN_OR_RETURN(
       std::vector<V<E>> out,
       e.Loop(trip, {q0.re, q0.im},

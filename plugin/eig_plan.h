@@ -335,7 +335,10 @@ absl::StatusOr<V<E>> FillColumns(
   using jaxpr::DType;
   auto& e = b.e;
   const DType dt = b.dt;
-  auto [iota_r, eye] = ResidualEye(b, r);
+  // Named variables, not a structured binding: the loop bodies below
+  // capture them, which clang before 16 refuses for bindings.
+  const std::pair<V<E>, V<E>> residual = ResidualEye(b, r);
+  const V<E> iota_r = residual.first, eye = residual.second;
   J2O_ASSIGN_OR_RETURN(
       std::vector<V<E>> out,
       e.Loop(trip, {q}, {CarriedType(dt, q_shape)},
