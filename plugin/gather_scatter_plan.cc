@@ -80,8 +80,6 @@ jaxpr::Aval InAvalOf(const jaxpr::Eqn& eqn, int i) {
   return jaxpr::Aval::Shaped(jaxpr::LiteralDType(*a.literal, &eqn), {});
 }
 
-absl::StatusOr<int> OnnxDTypeCode(DType dtype) { return OnnxDType(dtype); }
-
 absl::StatusOr<IndexMode> ParseIndexMode(const jaxpr::Eqn& eqn) {
   const ParamValue* v = eqn.params.Find("mode");
   if (v == nullptr || v->is_none()) return IndexMode::kFillOrDrop;

@@ -39,6 +39,7 @@
 #include "plugin/emit.h"
 #include "plugin/float_extremes.h"
 #include "plugin/lax_plan.h"
+#include "plugin/onnx_types.h"
 
 namespace jax2onnx::plugin {
 
@@ -121,9 +122,6 @@ using LoopBody = NeutralLoopBody<Value>;
 // literals).
 jaxpr::Aval InAvalOf(const jaxpr::Eqn& eqn, int i);
 
-// The ONNX element type code of a JAX dtype (error for types ONNX lacks).
-absl::StatusOr<int> OnnxDTypeCode(jaxpr::DType dtype);
-
 template <NeutralEmitter E>
 class IndexingEmitter {
  public:
@@ -197,7 +195,7 @@ class IndexingEmitter {
   }
   absl::StatusOr<V> Cast(V v, DType from, DType to) {
     if (from == to) return v;
-    J2O_ASSIGN_OR_RETURN(int code, OnnxDTypeCode(to));
+    J2O_ASSIGN_OR_RETURN(int code, OnnxDType(to));
     return Op("Cast", {v}, to, {OpAttr::Int("to", code)});
   }
   V Transpose(V v, const std::vector<int64_t>& perm, DType dt) {
@@ -445,7 +443,7 @@ class IndexingEmitter {
   // A constant of `a`'s dtype: an error, not a crash, for a dtype ONNX
   // cannot hold.
   absl::StatusOr<V> ConstArray(const jaxpr::Array& a) {
-    J2O_RETURN_IF_ERROR(OnnxDTypeCode(a.dtype()).status());
+    J2O_RETURN_IF_ERROR(OnnxDType(a.dtype()).status());
     return e_.Const(a);
   }
 
