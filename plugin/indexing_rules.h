@@ -10,43 +10,36 @@
 
 namespace jax2onnx::plugin {
 
-template <NeutralEmitter E>
-absl::Status LowerGather(E& e) {
-  return IndexingEmitter<E>(e).Gather(e.eqn());
-}
-template <NeutralEmitter E>
-absl::Status LowerScatter(E& e) {
-  return IndexingEmitter<E>(e).Scatter(e.eqn());
-}
-template <NeutralEmitter E>
-absl::Status LowerDynamicSlice(E& e) {
-  return IndexingEmitter<E>(e).DynamicSlice(e.eqn());
-}
-template <NeutralEmitter E>
-absl::Status LowerDynamicUpdateSlice(E& e) {
-  return IndexingEmitter<E>(e).DynamicUpdateSlice(e.eqn());
+// The lowering of one equation by IndexingEmitter's `Lower` (Gather,
+// Scatter, DynamicSlice or DynamicUpdateSlice).
+template <NeutralEmitter E,
+          absl::Status (IndexingEmitter<E>::*Lower)(const jaxpr::Eqn&)>
+absl::Status LowerIndexing(E& e) {
+  IndexingEmitter<E> indexing(e);
+  return (indexing.*Lower)(e.eqn());
 }
 
 template <class R>
 void IndexingRules(R& r) {
   using E = typename R::Emitter;
-  r.template Neutral<&LowerGather<E>>(
+  r.template Neutral<&LowerIndexing<E, &IndexingEmitter<E>::Gather>>(
       "gather", {{"Gather", "GatherND", "Where", "Transpose", "Slice"},
                  kMinOpset,
                  "row gather -> Gather; collapsed indexed dims -> "
                  "GatherND (batch_dims); else index grid + GatherND"});
   for (const char* name : {"scatter", "scatter-add", "scatter-sub",
                            "scatter-mul", "scatter-min", "scatter-max"}) {
-    r.template Neutral<&LowerScatter<E>>(
+    r.template Neutral<&LowerIndexing<E, &IndexingEmitter<E>::Scatter>>(
         name, {{"ScatterND", "Concat", "Slice", "Where", "Loop", "GatherND"},
                kMinOpset,
                "dropped windows and losing duplicates go to a scratch "
                "row; below opset 18 min/max and non-unique scatter "
                "apply index rows in order in a Loop"});
   }
-  r.template Neutral<&LowerDynamicSlice<E>>(
+  r.template Neutral<&LowerIndexing<E, &IndexingEmitter<E>::DynamicSlice>>(
       "dynamic_slice", {{"Slice"}, kMinOpset, "XLA start clamping"});
-  r.template Neutral<&LowerDynamicUpdateSlice<E>>(
+  r.template Neutral<
+      &LowerIndexing<E, &IndexingEmitter<E>::DynamicUpdateSlice>>(
       "dynamic_update_slice",
       {{"ScatterND"}, kMinOpset, "XLA start clamping; index grid"});
 }
