@@ -21,6 +21,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "ir/float16.h"
+#include "ir/printer.h"
 
 namespace jax2onnx::ir {
 namespace {
@@ -28,38 +29,14 @@ namespace {
 using TP = onnx::TensorProto;
 using AP = onnx::AttributeProto;
 
-struct DtypeName {
-  const char* name;
-  int dtype;
-};
-constexpr DtypeName kDtypes[] = {
-    {"undef", TP::UNDEFINED}, {"f32", TP::FLOAT},     {"u8", TP::UINT8},
-    {"i8", TP::INT8},         {"u16", TP::UINT16},    {"i16", TP::INT16},
-    {"i32", TP::INT32},       {"i64", TP::INT64},     {"str", TP::STRING},
-    {"bool", TP::BOOL},       {"f16", TP::FLOAT16},   {"f64", TP::DOUBLE},
-    {"u32", TP::UINT32},      {"u64", TP::UINT64},    {"c64", TP::COMPLEX64},
-    {"c128", TP::COMPLEX128}, {"bf16", TP::BFLOAT16},
-};
-
-struct AttrKind {
-  const char* name;
-  AttrType type;
-};
-constexpr AttrKind kAttrKinds[] = {
-    {"float", AP::FLOAT},
-    {"int", AP::INT},
-    {"string", AP::STRING},
-    {"tensor", AP::TENSOR},
-    {"graph", AP::GRAPH},
-    {"sparse_tensor", AP::SPARSE_TENSOR},
-    {"type", AP::TYPE_PROTO},
-    {"floats", AP::FLOATS},
-    {"ints", AP::INTS},
-    {"strings", AP::STRINGS},
-    {"tensors", AP::TENSORS},
-    {"graphs", AP::GRAPHS},
-    {"sparse_tensors", AP::SPARSE_TENSORS},
-    {"types", AP::TYPE_PROTOS},
+// The element types and attribute kinds the printer names, looked up by
+// the names DataTypeShortName and AttrKindName give them.
+constexpr int kMaxDtypeCode = TP::BFLOAT16;
+constexpr AttrType kAttrKinds[] = {
+    AP::FLOAT,          AP::INT,           AP::STRING,     AP::TENSOR,
+    AP::GRAPH,          AP::SPARSE_TENSOR, AP::TYPE_PROTO, AP::FLOATS,
+    AP::INTS,           AP::STRINGS,       AP::TENSORS,    AP::GRAPHS,
+    AP::SPARSE_TENSORS, AP::TYPE_PROTOS,
 };
 
 bool IsWordChar(char c) {
@@ -67,10 +44,8 @@ bool IsWordChar(char c) {
          c == '.' || c == '-';
 }
 
-bool IsPlainNameChar(char c) {
-  unsigned char u = static_cast<unsigned char>(c);
-  return u > ' ' && u < 0x7f && std::strchr(",(){}[]\"=#%:@\\", c) == nullptr;
-}
+// A character the printer writes in a name without quoting it.
+bool IsPlainNameChar(char c) { return IsPlainName(absl::string_view(&c, 1)); }
 
 // A use of a name not yet defined when its node was read.
 struct PendingUse {
@@ -217,10 +192,10 @@ class Parser {
     SkipWs();
     size_t at = pos_;
     absl::string_view w = Word();
-    for (const DtypeName& d : kDtypes) {
-      if (w == d.name) {
+    for (int code = 0; code <= kMaxDtypeCode; ++code) {
+      if (w == DataTypeShortName(code)) {
         pos_ += w.size();
-        return d.dtype;
+        return code;
       }
     }
     int code = 0;
@@ -572,10 +547,10 @@ class Parser {
       if (absl::Status s = Expect(":"); !s.ok()) return s;
       SkipWs();
       absl::string_view kind = Word();
-      for (const AttrKind& k : kAttrKinds) {
-        if (kind == k.name) {
+      for (AttrType type : kAttrKinds) {
+        if (kind == AttrKindName(type)) {
           pos_ += kind.size();
-          return Attr::Ref(std::move(name), k.type, *std::move(ref));
+          return Attr::Ref(std::move(name), type, *std::move(ref));
         }
       }
       return Error(absl::StrCat("unknown attribute kind `", kind, "`"));
@@ -612,11 +587,11 @@ class Parser {
     }
     // A list with its kind named: `tensors [...]`, `types [...]` and the
     // empty lists of any kind.
-    for (const AttrKind& k : kAttrKinds) {
-      if (word != k.name) continue;
+    for (AttrType type : kAttrKinds) {
+      if (word != AttrKindName(type)) continue;
       pos_ += word.size();
       if (absl::Status s = Expect("["); !s.ok()) return s;
-      switch (k.type) {
+      switch (type) {
         case AP::TENSORS: {
           auto v = List<Tensor>([&] { return ParseTensor(); });
           if (!v.ok()) return v.status();
@@ -629,7 +604,7 @@ class Parser {
         }
         default:
           if (absl::Status s = Expect("]"); !s.ok()) return s;
-          return EmptyList(std::move(name), k.type, at);
+          return EmptyList(std::move(name), type, at);
       }
     }
     if (Consume("[")) return NonEmptyList(std::move(name));

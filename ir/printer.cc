@@ -102,42 +102,6 @@ std::string Decl(const Value* v) {
   return absl::StrCat(Ref(v), ": ", v->type()->ToString());
 }
 
-// The attribute kind as `@ref: kind` and typed empty lists print it.
-const char* AttrKindName(AttrType type) {
-  switch (type) {
-    case onnx::AttributeProto::FLOAT:
-      return "float";
-    case onnx::AttributeProto::INT:
-      return "int";
-    case onnx::AttributeProto::STRING:
-      return "string";
-    case onnx::AttributeProto::TENSOR:
-      return "tensor";
-    case onnx::AttributeProto::GRAPH:
-      return "graph";
-    case onnx::AttributeProto::SPARSE_TENSOR:
-      return "sparse_tensor";
-    case onnx::AttributeProto::TYPE_PROTO:
-      return "type";
-    case onnx::AttributeProto::FLOATS:
-      return "floats";
-    case onnx::AttributeProto::INTS:
-      return "ints";
-    case onnx::AttributeProto::STRINGS:
-      return "strings";
-    case onnx::AttributeProto::TENSORS:
-      return "tensors";
-    case onnx::AttributeProto::GRAPHS:
-      return "graphs";
-    case onnx::AttributeProto::SPARSE_TENSORS:
-      return "sparse_tensors";
-    case onnx::AttributeProto::TYPE_PROTOS:
-      return "types";
-    default:
-      return "undefined";
-  }
-}
-
 class Printer {
  public:
   explicit Printer(const PrintOptions& options) : options_(options) {}
@@ -317,6 +281,41 @@ class Printer {
 };
 
 }  // namespace
+
+const char* AttrKindName(AttrType type) {
+  switch (type) {
+    case onnx::AttributeProto::FLOAT:
+      return "float";
+    case onnx::AttributeProto::INT:
+      return "int";
+    case onnx::AttributeProto::STRING:
+      return "string";
+    case onnx::AttributeProto::TENSOR:
+      return "tensor";
+    case onnx::AttributeProto::GRAPH:
+      return "graph";
+    case onnx::AttributeProto::SPARSE_TENSOR:
+      return "sparse_tensor";
+    case onnx::AttributeProto::TYPE_PROTO:
+      return "type";
+    case onnx::AttributeProto::FLOATS:
+      return "floats";
+    case onnx::AttributeProto::INTS:
+      return "ints";
+    case onnx::AttributeProto::STRINGS:
+      return "strings";
+    case onnx::AttributeProto::TENSORS:
+      return "tensors";
+    case onnx::AttributeProto::GRAPHS:
+      return "graphs";
+    case onnx::AttributeProto::SPARSE_TENSORS:
+      return "sparse_tensors";
+    case onnx::AttributeProto::TYPE_PROTOS:
+      return "types";
+    default:
+      return "undefined";
+  }
+}
 
 bool IsPlainName(absl::string_view name) {
   if (name.empty()) return false;

@@ -48,6 +48,9 @@ std::string PrintTensor(const Tensor& tensor, const PrintOptions& options = {});
 // it is plain (no space, control character, non-ASCII byte or any of
 // `,(){}[]"=#%:@\\`), else quoted and C-escaped.
 bool IsPlainName(absl::string_view name);
+// An attribute kind as `@ref: kind` and typed empty lists (`ints []`) print
+// it: "float", "ints", "types", ... ("undefined" for others).
+const char* AttrKindName(AttrType type);
 std::string PrintName(absl::string_view name);
 std::string PrintAttr(const Attr& attr, const PrintOptions& options = {});
 
