@@ -896,8 +896,17 @@ class Parser {
         if (!attrs.empty()) {
           if (absl::Status s = Expect(","); !s.ok()) return s;
         }
+        size_t at = (SkipWs(), pos_);
         absl::StatusOr<Attr> a = ParseAttr();
         if (!a.ok()) return a.status();
+        // A second attribute of the same name would replace the first one
+        // (and free its subgraphs, whose pending uses are still listed).
+        for (const Attr& earlier : attrs) {
+          if (earlier.name() == a->name()) {
+            return ErrorAt(at, absl::StrCat("attribute ", a->name(),
+                                            " is given twice"));
+          }
+        }
         attrs.push_back(*std::move(a));
       }
     }

@@ -175,6 +175,17 @@ TEST(ParserTest, ErrorsNameTheLineAndColumn) {
             "1:15: error: %y is declared f32[2] where it is defined");
   EXPECT_EQ(ParseError("graph g() -> () {\n}\nextra"),
             "3:1: error: expected `function` or the end");
+  // Found by ir_text_fuzzer: a repeated attribute replaced the first one and
+  // freed its subgraph while that subgraph's use of %x (defined later) was
+  // still waiting to be bound.
+  EXPECT_EQ(ParseError("graph g(%c: bool[]) -> () {\n"
+                       "  %o = If(%c) {then_branch=graph a() -> (%n) {\n"
+                       "    %n = Neg(%x)\n"
+                       "  }, then_branch=graph b() -> () {\n"
+                       "  }}\n"
+                       "  %x = Relu(%c)\n"
+                       "}\n"),
+            "4:6: error: attribute then_branch is given twice");
   // Nesting is bounded (types here; subgraphs count the same way), so no
   // input can overflow the stack.
   std::string deep = "graph g(%x: ";
