@@ -113,11 +113,6 @@ absl::StatusOr<std::vector<jaxpr::DimExpr>> ParseSliceSizes(
 // Emission through a pipeline-neutral emitter E (plugin/emit.h) bound to the
 // equation being lowered.
 
-// Emits a Loop body: given the iteration number (int64 scalar) and the
-// carried values, returns the next carried values.
-template <typename Value>
-using LoopBody = NeutralLoopBody<Value>;
-
 // The aval of operand `i` (a scalar of the literal's dtype for untyped
 // literals).
 jaxpr::Aval InAvalOf(const jaxpr::Eqn& eqn, int i);

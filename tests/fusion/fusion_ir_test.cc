@@ -19,16 +19,15 @@
 #include "absl/strings/substitute.h"
 #include "api/check.h"
 #include "api/ort_runner.h"
-#include "glog/logging.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "ir/parser.h"
 #include "ir/pass.h"
 #include "ir/passes/fusions.h"
 #include "ir/printer.h"
 #include "ir/serde.h"
 #include "ir/verifier.h"
 #include "jaxpr/io/compare.h"
+#include "tests/ir/parse_ir.h"
 
 namespace jax2onnx::ir {
 namespace {
@@ -36,13 +35,7 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::Not;
 
-// The model the printer's text describes (ir/parser.h); the same as
-// pass_test::ParseIr (tests/ir/pass_test_util.h).
-Model ParseIr(absl::string_view text) {
-  absl::StatusOr<Model> m = ParseModel(text);
-  CHECK(m.ok()) << m.status();
-  return *std::move(m);
-}
+using pass_test::ParseIr;
 
 std::vector<jaxpr::Array> RandomInputs(const Graph& g) {
   std::mt19937 rng(7);

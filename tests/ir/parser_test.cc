@@ -23,6 +23,7 @@
 #include "ir/printer.h"
 #include "ir/serde.h"
 #include "ir/verifier.h"
+#include "tests/ir/parse_ir.h"
 
 namespace jax2onnx::ir {
 namespace {
@@ -31,11 +32,7 @@ using ::testing::HasSubstr;
 
 constexpr PrintOptions kExact{.exact = true};
 
-Model Parse(absl::string_view text) {
-  absl::StatusOr<Model> m = ParseModel(text);
-  CHECK(m.ok()) << m.status();
-  return *std::move(m);
-}
+using pass_test::ParseIr;
 
 std::string ParseError(absl::string_view text) {
   absl::StatusOr<Model> m = ParseModel(text);
@@ -62,7 +59,7 @@ TEST(ParserTest, ReadsWhatThePrinterWrites) {
       "  }, then_branch=graph then_g() -> (%x) {\n"
       "  }}\n"
       "}\n";
-  Model m = Parse(text);
+  Model m = ParseIr(text);
   EXPECT_EQ(m.ir_version(), 10);
   EXPECT_EQ(m.OpsetVersion("com.microsoft"), 1);
   EXPECT_EQ(m.producer_name(), "jax2onnx");
@@ -130,7 +127,7 @@ TEST(ParserTest, ReadsEveryElementTypeAndFunctions) {
       "body Scale(%in) -> (%out) {\n"
       "  %out = Mul(%in, %in) {k=@factor: int}\n"
       "}\n";
-  Model m = Parse(text);
+  Model m = ParseIr(text);
   const Graph& g = m.graph();
   // f16 0.1 rounds to 0x2e66; 65504 is the largest half, 0x7bff; bf16 of
   // 3.14159 (0x40490fd0) rounds to 0x4049.
@@ -152,7 +149,7 @@ TEST(ParserTest, ReadsEveryElementTypeAndFunctions) {
   EXPECT_EQ(f.attributes(), (std::vector<std::string>{"factor"}));
   EXPECT_EQ(f.body().first_node()->attr("k")->type(),
             onnx::AttributeProto::INT);
-  EXPECT_EQ(PrintModel(Parse(PrintModel(m, kExact)), kExact),
+  EXPECT_EQ(PrintModel(ParseIr(PrintModel(m, kExact)), kExact),
             PrintModel(m, kExact));
 }
 

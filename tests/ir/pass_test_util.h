@@ -17,25 +17,14 @@
 #include "glog/logging.h"
 #include "gtest/gtest.h"
 #include "ir/ir.h"
-#include "ir/parser.h"
 #include "ir/pass.h"
 #include "ir/passes/passes.h"
 #include "tests/ir/ir_ort_accepts.h"
+#include "tests/ir/parse_ir.h"
 
 namespace jax2onnx::ir::pass_test {
 
 using TP = onnx::TensorProto;
-
-// The model the printer's text describes (ir/parser.h), e.g.
-//   Model m = ParseIr(R"(
-//     graph main(%x: f32[2]) -> (%y: f32[2]) {
-//       %y: f32[2] = Relu(%x)
-//     })");
-inline Model ParseIr(absl::string_view text) {
-  absl::StatusOr<Model> m = ParseModel(text);
-  CHECK(m.ok()) << m.status();
-  return *std::move(m);
-}
 
 inline Type T(int dtype, Shape s) { return Type::Tensor(dtype, s); }
 inline Type F32(Shape s) { return T(TP::FLOAT, s); }
