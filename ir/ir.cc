@@ -2,6 +2,7 @@
 #include "ir/ir.h"
 
 #include <algorithm>
+#include <atomic>
 
 #include "absl/strings/str_cat.h"
 #include "glog/logging.h"
@@ -15,6 +16,12 @@ std::string Describe(const Node* node) {
   return absl::StrCat("node '", node->name(), "' (", node->op_type(), ")");
 }
 
+std::atomic<uint64_t> subgraph_structure_version{0};
+
+void BumpSubgraphStructureVersion() {
+  subgraph_structure_version.fetch_add(1, std::memory_order_relaxed);
+}
+
 void EraseOne(std::vector<Graph*>* v, Graph* g) {
   auto it = std::find(v->begin(), v->end(), g);
   CHECK(it != v->end());
@@ -22,6 +29,10 @@ void EraseOne(std::vector<Graph*>* v, Graph* g) {
 }
 
 }  // namespace
+
+uint64_t SubgraphStructureVersion() {
+  return subgraph_structure_version.load(std::memory_order_relaxed);
+}
 
 // ---------------------------------------------------------------- Value
 
@@ -228,9 +239,11 @@ void Node::SetAttr(Attr attr) {
   const bool had_subgraphs = has_subgraphs();
   const bool adds_graphs = attr.holds_graphs();
   bool replaced = false;
+  bool drops_graphs = false;
   for (Attr& a : attrs_) {
     if (a.name_ == attr.name_) {
-      graph_attrs_ -= a.holds_graphs() ? 1 : 0;
+      drops_graphs = a.holds_graphs();
+      graph_attrs_ -= drops_graphs ? 1 : 0;
       a = std::move(attr);
       replaced = true;
       break;
@@ -238,24 +251,27 @@ void Node::SetAttr(Attr attr) {
   }
   if (!replaced) attrs_.push_back(std::move(attr));
   graph_attrs_ += adds_graphs ? 1 : 0;
-  NoteSubgraphChange(had_subgraphs);
+  NoteSubgraphChange(had_subgraphs, adds_graphs || drops_graphs);
 }
 
 bool Node::RemoveAttr(absl::string_view name) {
   for (auto it = attrs_.begin(); it != attrs_.end(); ++it) {
     if (it->name_ == name) {
       const bool had_subgraphs = has_subgraphs();
-      graph_attrs_ -= it->holds_graphs() ? 1 : 0;
+      const bool drops_graphs = it->holds_graphs();
+      graph_attrs_ -= drops_graphs ? 1 : 0;
       attrs_.erase(it);
-      NoteSubgraphChange(had_subgraphs);
+      NoteSubgraphChange(had_subgraphs, drops_graphs);
       return true;
     }
   }
   return false;
 }
 
-void Node::NoteSubgraphChange(bool had_subgraphs) {
-  if (graph_ == nullptr || erased_ || had_subgraphs == has_subgraphs()) return;
+void Node::NoteSubgraphChange(bool had_subgraphs, bool graphs_changed) {
+  if (graph_ == nullptr || erased_) return;
+  if (graphs_changed) BumpSubgraphStructureVersion();
+  if (had_subgraphs == has_subgraphs()) return;
   if (has_subgraphs()) {
     ++graph_->num_subgraph_nodes_;
   } else {
@@ -547,7 +563,10 @@ void Graph::Link(Node* node, Node* before) {
     before->prev_ = node;
   }
   ++num_nodes_;
-  if (node->has_subgraphs()) ++num_subgraph_nodes_;
+  if (node->has_subgraphs()) {
+    ++num_subgraph_nodes_;
+    BumpSubgraphStructureVersion();
+  }
 }
 
 void Graph::Unlink(Node* node) {
@@ -564,7 +583,10 @@ void Graph::Unlink(Node* node) {
     tail_ = node->prev_;
   }
   --num_nodes_;
-  if (node->has_subgraphs()) --num_subgraph_nodes_;
+  if (node->has_subgraphs()) {
+    --num_subgraph_nodes_;
+    BumpSubgraphStructureVersion();
+  }
 }
 
 Node* Graph::Append(std::unique_ptr<Node> node) {

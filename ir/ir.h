@@ -281,8 +281,10 @@ class Node {
   void RemoveUse(int i);
   void AddUse(int i);
   // Keeps the graph's count of nodes with subgraphs after an attribute
-  // change (had_subgraphs: has_subgraphs() before it).
-  void NoteSubgraphChange(bool had_subgraphs);
+  // change (had_subgraphs: has_subgraphs() before it; graphs_changed: a
+  // subgraph attribute was set or removed, which SubgraphStructureVersion
+  // counts while the node is linked).
+  void NoteSubgraphChange(bool had_subgraphs, bool graphs_changed);
 
   // The list links and what passes test on every node come first, so that
   // a walk over a graph (every pass does several) can touch one cache line
@@ -591,7 +593,20 @@ class Model {
   std::vector<std::unique_ptr<Function>> functions_;
   absl::flat_hash_map<std::pair<std::string, std::string>, size_t>
       function_index_;
+  // AllGraphs(*this) as of SubgraphStructureVersion() ==
+  // all_graphs_version_ (ir/pass_manager.cc): passes ask for it after every
+  // step, and walking 100k nodes for it is ~10 ms.
+  std::vector<Graph*> all_graphs_;
+  uint64_t all_graphs_version_ = ~uint64_t{0};
+  friend std::vector<Graph*> AllGraphs(Model& model);
 };
+
+// A counter that changes whenever the set or order of subgraphs of any
+// graph may have changed: a node with subgraphs linked into or unlinked
+// from a graph, a subgraph attribute set on or removed from a linked node,
+// a function added to or removed from a model. Process-wide (a change in
+// one model only makes another model's cached graph list rebuild).
+uint64_t SubgraphStructureVersion();
 
 // Every graph reachable from `graph` (itself first, then subgraphs depth
 // first in node and attribute order).

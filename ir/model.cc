@@ -54,6 +54,7 @@ absl::StatusOr<Function*> Model::AddFunction(
   }
   function_index_.emplace(std::move(key), functions_.size());
   functions_.push_back(std::move(function));
+  all_graphs_version_ = ~uint64_t{0};
   return functions_.back().get();
 }
 
@@ -69,6 +70,7 @@ bool Model::RemoveFunction(absl::string_view domain, absl::string_view name) {
       std::make_pair(std::string(domain), std::string(name)));
   if (it == function_index_.end()) return false;
   functions_.erase(functions_.begin() + it->second);
+  all_graphs_version_ = ~uint64_t{0};
   function_index_.clear();
   for (size_t i = 0; i < functions_.size(); ++i) {
     function_index_.emplace(

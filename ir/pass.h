@@ -105,7 +105,8 @@ class PassManager {
 };
 
 // Graphs a pass should visit: the main graph and every function body,
-// each followed by its subgraphs.
+// each followed by its subgraphs. Cached in the model until
+// SubgraphStructureVersion() changes, so asking after every step is cheap.
 std::vector<Graph*> AllGraphs(Model& model);
 
 }  // namespace jax2onnx::ir

@@ -62,11 +62,18 @@ std::vector<std::string> RegisteredPassNames() {
 }
 
 std::vector<Graph*> AllGraphs(Model& model) {
-  std::vector<Graph*> out = GraphAndSubgraphs(&model.graph());
-  for (Function* f : model.functions()) {
-    for (Graph* g : GraphAndSubgraphs(&f->body())) out.push_back(g);
+  // Read before the walk: a change made meanwhile (by another thread, to
+  // another model) leaves the list marked stale.
+  const uint64_t version = SubgraphStructureVersion();
+  if (model.all_graphs_version_ != version) {
+    std::vector<Graph*> out = GraphAndSubgraphs(&model.graph());
+    for (Function* f : model.functions()) {
+      for (Graph* g : GraphAndSubgraphs(&f->body())) out.push_back(g);
+    }
+    model.all_graphs_ = std::move(out);
+    model.all_graphs_version_ = version;
   }
-  return out;
+  return model.all_graphs_;
 }
 
 PassManager::PassManager(PassManagerOptions options)
