@@ -694,6 +694,8 @@ void Graph::Reorder(absl::Span<Node* const> order) {
   }
   if (prev != nullptr) prev->next_ = nullptr;
   tail_ = prev;
+  // The subgraphs' order follows their nodes'.
+  if (num_subgraph_nodes_ > 1) BumpSubgraphStructureVersion();
 }
 
 void Graph::NoteName(const std::string& name) {

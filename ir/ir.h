@@ -603,8 +603,8 @@ class Model {
 
 // A counter that changes whenever the set or order of subgraphs of any
 // graph may have changed: a node with subgraphs linked into or unlinked
-// from a graph, a subgraph attribute set on or removed from a linked node,
-// a function added to or removed from a model. Process-wide (a change in
+// from a graph, nodes with subgraphs reordered, a subgraph attribute set on
+// or removed from a linked node. Process-wide (a change in
 // one model only makes another model's cached graph list rebuild).
 uint64_t SubgraphStructureVersion();
 

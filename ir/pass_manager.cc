@@ -39,6 +39,23 @@ constexpr PassFactory kPassFactories[] = {
     {"unused-initializer-pruning", &CreateUnusedInitializerPruningPass},
 };
 
+std::vector<Graph*> WalkAllGraphs(Model& model) {
+  std::vector<Graph*> out = GraphAndSubgraphs(&model.graph());
+  for (Function* f : model.functions()) {
+    for (Graph* g : GraphAndSubgraphs(&f->body())) out.push_back(g);
+  }
+  return out;
+}
+
+// With verification on: a change to the subgraph structure that did not
+// move SubgraphStructureVersion() would leave AllGraphs stale.
+absl::Status CheckAllGraphsCache(Model& model) {
+  if (AllGraphs(model) == WalkAllGraphs(model)) return absl::OkStatus();
+  return absl::InternalError(
+      "the cached graph list (AllGraphs) differs from a fresh walk: a "
+      "subgraph change did not bump SubgraphStructureVersion()");
+}
+
 void ReleaseErased(Model& model) {
   for (Graph* g : AllGraphs(model)) g->ReleaseErasedNodes();
 }
@@ -66,11 +83,7 @@ std::vector<Graph*> AllGraphs(Model& model) {
   // another model) leaves the list marked stale.
   const uint64_t version = SubgraphStructureVersion();
   if (model.all_graphs_version_ != version) {
-    std::vector<Graph*> out = GraphAndSubgraphs(&model.graph());
-    for (Function* f : model.functions()) {
-      for (Graph* g : GraphAndSubgraphs(&f->body())) out.push_back(g);
-    }
-    model.all_graphs_ = std::move(out);
+    model.all_graphs_ = WalkAllGraphs(model);
     model.all_graphs_version_ = version;
   }
   return model.all_graphs_;
@@ -146,7 +159,9 @@ absl::StatusOr<bool> PassManager::RunOne(Pass& pass, Model& model) {
     clean_at_[std::string(pass.name())] = epoch_;
   }
   if (options_.verify_each_pass) {
-    if (absl::Status s = Verify(model, options_.verify_options); !s.ok()) {
+    absl::Status s = Verify(model, options_.verify_options);
+    if (s.ok()) s = CheckAllGraphsCache(model);
+    if (!s.ok()) {
       return absl::Status(s.code(),
                           absl::StrCat("IR verification failed after pass '",
                                        pass.name(), "': ", s.message()));

@@ -1,6 +1,7 @@
 // The pass manager (ir/pass_manager.cc): fixpoint groups, anchor-op skipping,
 // the verifier around passes, the dump callback and the pass registry.
 // Expected text is written by hand.
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <vector>
@@ -223,6 +224,58 @@ TEST(PassManagerTest, DumpCallbackSeesEveryPassRunInOrder) {
               ElementsAre("0:topological-sort:1", "1:dead-node-elimination:1",
                           "2:unused-initializer-pruning:1"));
   EXPECT_IR_MODEL_ORT_ACCEPTS(m);
+}
+
+// A node `op` holding one named subgraph per entry of `branches`.
+Node* AddNodeWithSubgraphs(Graph& g, absl::string_view op,
+                           std::vector<std::string> branches) {
+  std::vector<Attr> attrs;
+  for (std::string& b : branches) {
+    attrs.push_back(Attr::GraphValue(b, std::make_unique<Graph>(b)));
+  }
+  return g.Append(Node::Create("", op, {}, {""}, std::move(attrs)));
+}
+
+std::vector<std::string> GraphNames(const std::vector<Graph*>& graphs) {
+  std::vector<std::string> names;
+  for (const Graph* g : graphs) names.push_back(g->name());
+  return names;
+}
+
+// AllGraphs is cached until the subgraph structure changes: after each kind
+// of change it must list what a fresh walk lists.
+TEST(PassManagerTest, AllGraphsFollowsEverySubgraphChange) {
+  Model m = SmallModel();
+  EXPECT_THAT(GraphNames(AllGraphs(m)), ElementsAre("main"));
+  Node* a = AddNodeWithSubgraphs(m.graph(), "If", {"a_then", "a_else"});
+  EXPECT_THAT(GraphNames(AllGraphs(m)),
+              ElementsAre("main", "a_then", "a_else"));
+  a->SetAttr(Attr::GraphValue("a_then", std::make_unique<Graph>("a_new")));
+  EXPECT_THAT(GraphNames(AllGraphs(m)),
+              ElementsAre("main", "a_new", "a_else"));
+  a->RemoveAttr("a_else");
+  EXPECT_THAT(GraphNames(AllGraphs(m)), ElementsAre("main", "a_new"));
+  Node* b = AddNodeWithSubgraphs(m.graph(), "Loop", {"b_body"});
+  EXPECT_THAT(GraphNames(AllGraphs(m)), ElementsAre("main", "a_new", "b_body"));
+  std::vector<Node*> order;
+  for (Node* n : m.graph().nodes()) order.push_back(n);
+  std::reverse(order.begin(), order.end());
+  m.graph().Reorder(order);
+  EXPECT_THAT(GraphNames(AllGraphs(m)), ElementsAre("main", "b_body", "a_new"));
+  m.graph().MoveBefore(a, b);
+  EXPECT_THAT(GraphNames(AllGraphs(m)), ElementsAre("main", "a_new", "b_body"));
+  AddNodeWithSubgraphs(*a->attr("a_then")->g(), "If", {"c_then"});
+  EXPECT_THAT(GraphNames(AllGraphs(m)),
+              ElementsAre("main", "a_new", "b_body", "c_then"));
+  ASSERT_TRUE(m.graph().Erase(a).ok());
+  EXPECT_THAT(GraphNames(AllGraphs(m)), ElementsAre("main", "b_body"));
+  auto f = std::make_unique<Function>("local", "f");
+  AddNodeWithSubgraphs(f->body(), "If", {"f_then"});
+  ASSERT_TRUE(m.AddFunction(std::move(f)).ok());
+  EXPECT_THAT(GraphNames(AllGraphs(m)),
+              ElementsAre("main", "b_body", "f", "f_then"));
+  ASSERT_TRUE(m.RemoveFunction("local", "f"));
+  EXPECT_THAT(GraphNames(AllGraphs(m)), ElementsAre("main", "b_body"));
 }
 
 TEST(PassManagerTest, UnknownPassNameListsKnownNames) {
