@@ -247,7 +247,7 @@ absl::StatusOr<onnx::ModelProto> ConvertToProto(
   // where there are any (State::output_guard).
   std::vector<std::string> output_values;
   for (const jaxpr::Atom& atom : main.outvars) {
-    J2O_ASSIGN_OR_RETURN(std::string value, s.Name(atom, nullptr));
+    J2O_ASSIGN_OR_RETURN(std::string value, s.ValueOf(atom, nullptr));
     if (s.output_guard_check().has_value()) {
       const jaxpr::Aval aval =
           atom.is_literal() ? LiteralAval(*atom.literal) : atom.var->aval;

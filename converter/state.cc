@@ -250,11 +250,11 @@ absl::StatusOr<std::string> State::Input(const jaxpr::Eqn& eqn, int i) {
         absl::StrCat("'", eqn.primitive, "' expects at least ", i + 1,
                      " operands, got ", eqn.inputs.size()));
   }
-  return Name(eqn.inputs[i], &eqn);
+  return ValueOf(eqn.inputs[i], &eqn);
 }
 
-absl::StatusOr<std::string> State::Name(const jaxpr::Atom& atom,
-                                        const jaxpr::Eqn* context) {
+absl::StatusOr<std::string> State::ValueOf(const jaxpr::Atom& atom,
+                                           const jaxpr::Eqn* context) {
   if (atom.is_literal()) {
     J2O_ASSIGN_OR_RETURN(
         jaxpr::Array value,
@@ -565,7 +565,7 @@ absl::StatusOr<std::vector<std::string>> State::Inline(
   J2O_RETURN_IF_ERROR(LowerEquations(jaxpr));
   std::vector<std::string> results;
   for (const jaxpr::Atom& out : jaxpr.outvars) {
-    J2O_ASSIGN_OR_RETURN(std::string v, Name(out, nullptr));
+    J2O_ASSIGN_OR_RETURN(std::string v, ValueOf(out, nullptr));
     results.push_back(std::move(v));
   }
   return results;

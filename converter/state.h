@@ -146,8 +146,8 @@ class State {
   absl::StatusOr<std::string> Input(const jaxpr::Eqn& eqn, int i);
   // The value name of a var, or of a literal materialized as an initializer;
   // `context` types untyped literals.
-  absl::StatusOr<std::string> Name(const jaxpr::Atom& atom,
-                                   const jaxpr::Eqn* context);
+  absl::StatusOr<std::string> ValueOf(const jaxpr::Atom& atom,
+                                      const jaxpr::Eqn* context);
   static const jaxpr::Aval& InAval(const jaxpr::Eqn& eqn, int i);
   static const jaxpr::Aval& OutAval(const jaxpr::Eqn& eqn, int i) {
     return eqn.outputs[i]->aval;

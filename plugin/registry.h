@@ -23,6 +23,10 @@ class LoweringContext;
 
 namespace jax2onnx::plugin {
 
+// The pipelines' names in messages.
+inline constexpr char kLegacyPipelineName[] = "legacy";
+inline constexpr char kIrPipelineName[] = "IR";
+
 using LegacyLoweringFn = absl::Status (*)(converter::State& s,
                                           const jaxpr::Eqn& eqn);
 using IrLoweringFn = absl::Status (*)(converter2::LoweringContext& ctx,

@@ -9,13 +9,6 @@ namespace jax2onnx::plugins {
 // Idempotent; cheap after the first call.
 void RegisterAll();
 
-// One per family file (plugins/lax/<family>.cc).
-void RegisterElementwise();
-void RegisterCalls();
-void RegisterControlFlow();
-void RegisterCollectives();  // lax/collectives.cc
-void RegisterKeyWords();  // lax/key_words.cc: structural ops on PRNG keys
-
 }  // namespace jax2onnx::plugins
 
 #endif  // JAX2ONNX_PLUGINS_REGISTER_H_

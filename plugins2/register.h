@@ -9,13 +9,6 @@ namespace jax2onnx::plugins2 {
 // Idempotent; cheap after the first call.
 void RegisterAll();
 
-// One per family file (plugins2/lax/<family>.cc).
-void RegisterElementwise();
-void RegisterCalls();
-void RegisterControlFlow();
-void RegisterCollectives();  // lax/collectives.cc
-void RegisterKeyWords();  // lax/key_words.cc: structural ops on PRNG keys
-
 }  // namespace jax2onnx::plugins2
 
 #endif  // JAX2ONNX_PLUGINS2_REGISTER_H_

@@ -14,7 +14,6 @@
 #include "plugin/registry.h"
 #include "plugins/lax/lax_legacy_ctx.h"
 #include "plugins/lax/legacy_emitter.h"
-#include "plugins/register.h"
 
 namespace jax2onnx::plugins {
 namespace {

@@ -22,7 +22,7 @@
 #include "plugin/control_flow_plan.h"
 #include "plugin/onnx_types.h"
 #include "plugin/registry.h"
-#include "plugins/register.h"
+#include "plugins/lax/legacy_emitter.h"
 
 namespace jax2onnx::plugins {
 namespace {

@@ -13,15 +13,9 @@
 #include "glog/logging.h"
 #include "jaxpr/jaxpr.h"
 #include "jaxpr/status_macros.h"
-#include "plugin/bitcast_plan.h"
-#include "plugin/elementwise_plan.h"
+#include "plugin/elementwise_rules.h"
 #include "plugin/onnx_types.h"
-#include "plugin/random_plan.h"
-#include "plugin/registry.h"
-#include "plugin/rng_bit_generator_plan.h"
-#include "plugin/special_plan.h"
 #include "plugins/lax/legacy_emitter.h"
-#include "plugins/register.h"
 
 namespace jax2onnx::plugins {
 namespace {
@@ -125,58 +119,10 @@ class LegacyEmitter {
   const jaxpr::Eqn& eqn_;
 };
 
-absl::Status LowerElementwise(State& s, const jaxpr::Eqn& eqn) {
-  LegacyEmitter emitter(s, eqn);
-  return ew::LowerElementwise(emitter);
-}
-absl::Status LowerSpecial(State& s, const jaxpr::Eqn& eqn) {
-  LegacyEmitter emitter(s, eqn);
-  return ew::LowerSpecial(emitter);
-}
-
-absl::Status LowerRandom(State& s, const jaxpr::Eqn& eqn) {
-  LegacyEmitter emitter(s, eqn);
-  return plugin::random::LowerRandom(emitter);
-}
-
-absl::Status LowerRngBitGenerator(State& s, const jaxpr::Eqn& eqn) {
-  LegacyEmitter emitter(s, eqn);
-  return plugin::random::LowerRngBitGenerator(emitter);
-}
-
-absl::Status LowerBitcast(State& s, const jaxpr::Eqn& eqn) {
-  LegacyEmitter emitter(s, eqn);
-  return plugin::bitcast::LowerBitcastConvertType(emitter);
-}
-
 }  // namespace
 
 void RegisterElementwise() {
-  plugin::Registry& registry = plugin::Registry::Global();
-  for (const ew::Rule<LegacyEmitter>& rule : ew::Rules<LegacyEmitter>()) {
-    registry.RegisterLegacy(rule.primitive, &LowerElementwise,
-                            {rule.onnx_ops, plugin::kMinOpset,
-                             absl::StrCat(rule.notes, rule.notes[0] ? "; " : "",
-                                          "complex refused")});
-  }
-  for (const ew::Rule<LegacyEmitter>& rule :
-       ew::SpecialRules<LegacyEmitter>()) {
-    registry.RegisterLegacy(rule.primitive, &LowerSpecial,
-                            {rule.onnx_ops, plugin::kMinOpset,
-                             absl::StrCat(rule.notes, rule.notes[0] ? "; " : "",
-                                          "complex refused")});
-  }
-  for (const std::string& name : plugin::random::RandomPrimitives()) {
-    registry.RegisterLegacy(name, &LowerRandom,
-                            {plugin::random::RandomOnnxOps(), plugin::kMinOpset,
-                             plugin::random::RandomNotes(name)});
-  }
-  registry.RegisterLegacy("rng_bit_generator", &LowerRngBitGenerator,
-                          {plugin::random::RngBitGeneratorOnnxOps(),
-                           plugin::kMinOpset, plugin::random::RngBitGeneratorNotes()});
-  registry.RegisterLegacy("bitcast_convert_type", &LowerBitcast,
-                          {plugin::bitcast::BitcastOnnxOps(), plugin::kMinOpset,
-                           plugin::bitcast::BitcastNotes()});
+  plugin::ElementwiseRules<LegacyRegistrar, LegacyEmitter>();
 }
 
 }  // namespace jax2onnx::plugins

@@ -15,7 +15,7 @@
 #include "jaxpr/status_macros.h"
 #include "onnx/onnx_pb.h"
 #include "plugin/registry.h"
-#include "plugins/register.h"
+#include "plugins/lax/legacy_emitter.h"
 
 namespace jax2onnx::plugins {
 namespace {
@@ -62,7 +62,7 @@ absl::Status LowerOnKeyWords(State& s, const jaxpr::Eqn& eqn,
       }
       J2O_ASSIGN_OR_RETURN(
           std::string name,
-          s.Name(jaxpr::Atom::OfVar(const_cast<jaxpr::Var*>(v)), nullptr));
+          s.ValueOf(jaxpr::Atom::OfVar(const_cast<jaxpr::Var*>(v)), nullptr));
       results[w].push_back(name);
     }
   }

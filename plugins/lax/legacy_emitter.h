@@ -21,6 +21,7 @@
 #include "plugin/emit.h"
 #include "plugin/onnx_types.h"
 #include "plugin/registry.h"
+#include "plugin/rules.h"
 
 namespace jax2onnx::plugins {
 
@@ -218,46 +219,22 @@ class NeutralLegacyEmitter {
 };
 static_assert(plugin::NeutralEmitter<NeutralLegacyEmitter>);
 
-// The legacy lowering that runs the shared recipe `Recipe` (plugin/*_plan.h)
-// through a NeutralLegacyEmitter.
-template <absl::Status (*Recipe)(NeutralLegacyEmitter&)>
-absl::Status WithNeutralEmitter(converter::State& s, const jaxpr::Eqn& eqn) {
-  NeutralLegacyEmitter e(s, eqn);
-  return Recipe(e);
-}
+// The legacy pipeline's registrar of the shared rule tables (plugin/rules.h).
+struct LegacyRegistrar
+    : plugin::RegistrarBase<
+          LegacyRegistrar, NeutralLegacyEmitter, converter::State,
+          plugin::LegacyLoweringFn, &plugin::PrimitiveEntry::legacy,
+          &plugin::PrimitiveEntry::legacy_info,
+          &plugin::Registry::RegisterLegacy, plugin::kLegacyPipelineName,
+          plugin::kIrPipelineName> {};
 
-// The legacy pipeline's registrar of the shared rule tables (plugin/rules.h):
-// a rule's recipe runs through WithNeutralEmitter.
-struct LegacyRegistrar {
-  using Emitter = NeutralLegacyEmitter;
-  // What a pipeline-generic wrapper of registered lowerings needs
-  // (plugin/complex_wrappers.h): the lowering context and function types,
-  // the registry fields and registration of this pipeline, and the value
-  // a lowering bound to a jaxpr atom.
-  using Context = converter::State;
-  using LoweringFn = plugin::LegacyLoweringFn;
-  static constexpr const char* kName = "legacy";
-  static LoweringFn LoweringOf(const plugin::PrimitiveEntry& entry) {
-    return entry.legacy;
-  }
-  static const plugin::LoweringInfo& InfoOf(const plugin::PrimitiveEntry& entry) {
-    return entry.legacy_info;
-  }
-  static void Register(absl::string_view primitive, LoweringFn fn,
-                       plugin::LoweringInfo info) {
-    plugin::Registry::Global().RegisterLegacy(primitive, fn, std::move(info));
-  }
-  static absl::StatusOr<Emitter::Value> ValueOf(Context& ctx,
-                                                const jaxpr::Atom& atom,
-                                                const jaxpr::Eqn* eqn) {
-    return ctx.Name(atom, eqn);
-  }
-  template <absl::Status (*Recipe)(Emitter&)>
-  void Neutral(absl::string_view primitive, plugin::LoweringInfo info) {
-    plugin::Registry::Global().RegisterLegacy(
-        primitive, &WithNeutralEmitter<Recipe>, std::move(info));
-  }
-};
+// The registrations that really differ per pipeline or take the
+// pipeline's own emitter (plugin/all_rules.h), one per family file
+// (plugins/lax/<family>.cc).
+void RegisterElementwise();
+void RegisterCalls();
+void RegisterControlFlow();
+void RegisterKeyWords();  // structural ops on PRNG keys
 
 }  // namespace jax2onnx::plugins
 

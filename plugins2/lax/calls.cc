@@ -15,7 +15,6 @@
 #include "plugin/call_rules.h"
 #include "plugin/registry.h"
 #include "plugins2/lax/ir_emitter.h"
-#include "plugins2/register.h"
 
 namespace jax2onnx::plugins2 {
 namespace {

@@ -23,7 +23,7 @@
 #include "plugin/control_flow_plan.h"
 #include "plugin/onnx_types.h"
 #include "plugin/registry.h"
-#include "plugins2/register.h"
+#include "plugins2/lax/ir_emitter.h"
 
 namespace jax2onnx::plugins2 {
 namespace {

@@ -14,15 +14,9 @@
 #include "glog/logging.h"
 #include "jaxpr/jaxpr.h"
 #include "jaxpr/status_macros.h"
-#include "plugin/bitcast_plan.h"
-#include "plugin/elementwise_plan.h"
+#include "plugin/elementwise_rules.h"
 #include "plugin/onnx_types.h"
-#include "plugin/random_plan.h"
-#include "plugin/registry.h"
-#include "plugin/rng_bit_generator_plan.h"
-#include "plugin/special_plan.h"
 #include "plugins2/lax/ir_emitter.h"
-#include "plugins2/register.h"
 
 namespace jax2onnx::plugins2 {
 namespace {
@@ -156,57 +150,10 @@ class IrEmitter {
   absl::flat_hash_map<Value, DType> types_;
 };
 
-absl::Status LowerElementwise(LoweringContext& ctx, const jaxpr::Eqn& eqn) {
-  IrEmitter emitter(ctx, eqn);
-  return ew::LowerElementwise(emitter);
-}
-absl::Status LowerSpecial(LoweringContext& ctx, const jaxpr::Eqn& eqn) {
-  IrEmitter emitter(ctx, eqn);
-  return ew::LowerSpecial(emitter);
-}
-
-absl::Status LowerRandom(LoweringContext& ctx, const jaxpr::Eqn& eqn) {
-  IrEmitter emitter(ctx, eqn);
-  return plugin::random::LowerRandom(emitter);
-}
-
-absl::Status LowerRngBitGenerator(LoweringContext& ctx, const jaxpr::Eqn& eqn) {
-  IrEmitter emitter(ctx, eqn);
-  return plugin::random::LowerRngBitGenerator(emitter);
-}
-
-absl::Status LowerBitcast(LoweringContext& ctx, const jaxpr::Eqn& eqn) {
-  IrEmitter emitter(ctx, eqn);
-  return plugin::bitcast::LowerBitcastConvertType(emitter);
-}
-
 }  // namespace
 
 void RegisterElementwise() {
-  plugin::Registry& registry = plugin::Registry::Global();
-  for (const ew::Rule<IrEmitter>& rule : ew::Rules<IrEmitter>()) {
-    registry.RegisterIr(rule.primitive, &LowerElementwise,
-                        {rule.onnx_ops, plugin::kMinOpset,
-                         absl::StrCat(rule.notes, rule.notes[0] ? "; " : "",
-                                      "complex refused")});
-  }
-  for (const ew::Rule<IrEmitter>& rule : ew::SpecialRules<IrEmitter>()) {
-    registry.RegisterIr(rule.primitive, &LowerSpecial,
-                        {rule.onnx_ops, plugin::kMinOpset,
-                         absl::StrCat(rule.notes, rule.notes[0] ? "; " : "",
-                                      "complex refused")});
-  }
-  for (const std::string& name : plugin::random::RandomPrimitives()) {
-    registry.RegisterIr(name, &LowerRandom,
-                        {plugin::random::RandomOnnxOps(), plugin::kMinOpset,
-                         plugin::random::RandomNotes(name)});
-  }
-  registry.RegisterIr("rng_bit_generator", &LowerRngBitGenerator,
-                      {plugin::random::RngBitGeneratorOnnxOps(),
-                       plugin::kMinOpset, plugin::random::RngBitGeneratorNotes()});
-  registry.RegisterIr("bitcast_convert_type", &LowerBitcast,
-                      {plugin::bitcast::BitcastOnnxOps(), plugin::kMinOpset,
-                       plugin::bitcast::BitcastNotes()});
+  plugin::ElementwiseRules<IrRegistrar, IrEmitter>();
 }
 
 }  // namespace jax2onnx::plugins2

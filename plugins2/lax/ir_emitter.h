@@ -18,6 +18,7 @@
 #include "plugin/emit.h"
 #include "plugin/onnx_types.h"
 #include "plugin/registry.h"
+#include "plugin/rules.h"
 
 namespace jax2onnx::plugins2 {
 
@@ -209,47 +210,21 @@ class NeutralIrEmitter {
 };
 static_assert(plugin::NeutralEmitter<NeutralIrEmitter>);
 
-// The IR lowering that runs the shared recipe `Recipe` (plugin/*_plan.h)
-// through a NeutralIrEmitter.
-template <absl::Status (*Recipe)(NeutralIrEmitter&)>
-absl::Status WithNeutralEmitter(converter2::LoweringContext& ctx,
-                                const jaxpr::Eqn& eqn) {
-  NeutralIrEmitter e(ctx, eqn);
-  return Recipe(e);
-}
+// The IR pipeline's registrar of the shared rule tables (plugin/rules.h).
+struct IrRegistrar
+    : plugin::RegistrarBase<
+          IrRegistrar, NeutralIrEmitter, converter2::LoweringContext,
+          plugin::IrLoweringFn, &plugin::PrimitiveEntry::ir,
+          &plugin::PrimitiveEntry::ir_info, &plugin::Registry::RegisterIr,
+          plugin::kIrPipelineName, plugin::kLegacyPipelineName> {};
 
-// The IR pipeline's registrar of the shared rule tables (plugin/rules.h):
-// a rule's recipe runs through WithNeutralEmitter.
-struct IrRegistrar {
-  using Emitter = NeutralIrEmitter;
-  // What a pipeline-generic wrapper of registered lowerings needs
-  // (plugin/complex_wrappers.h): the lowering context and function types,
-  // the registry fields and registration of this pipeline, and the value
-  // a lowering bound to a jaxpr atom.
-  using Context = converter2::LoweringContext;
-  using LoweringFn = plugin::IrLoweringFn;
-  static constexpr const char* kName = "IR";
-  static LoweringFn LoweringOf(const plugin::PrimitiveEntry& entry) {
-    return entry.ir;
-  }
-  static const plugin::LoweringInfo& InfoOf(const plugin::PrimitiveEntry& entry) {
-    return entry.ir_info;
-  }
-  static void Register(absl::string_view primitive, LoweringFn fn,
-                       plugin::LoweringInfo info) {
-    plugin::Registry::Global().RegisterIr(primitive, fn, std::move(info));
-  }
-  static absl::StatusOr<Emitter::Value> ValueOf(Context& ctx,
-                                                const jaxpr::Atom& atom,
-                                                const jaxpr::Eqn* eqn) {
-    return ctx.ValueOf(atom, eqn);
-  }
-  template <absl::Status (*Recipe)(Emitter&)>
-  void Neutral(absl::string_view primitive, plugin::LoweringInfo info) {
-    plugin::Registry::Global().RegisterIr(
-        primitive, &WithNeutralEmitter<Recipe>, std::move(info));
-  }
-};
+// The registrations that really differ per pipeline or take the
+// pipeline's own emitter (plugin/all_rules.h), one per family file
+// (plugins2/lax/<family>.cc).
+void RegisterElementwise();
+void RegisterCalls();
+void RegisterControlFlow();
+void RegisterKeyWords();  // structural ops on PRNG keys
 
 }  // namespace jax2onnx::plugins2
 

@@ -13,7 +13,7 @@
 #include "jaxpr/prng.h"
 #include "jaxpr/status_macros.h"
 #include "plugin/registry.h"
-#include "plugins2/register.h"
+#include "plugins2/lax/ir_emitter.h"
 
 namespace jax2onnx::plugins2 {
 namespace {
