@@ -1,6 +1,8 @@
 // Tensor construction.
 #include "ir/tensor.h"
 
+#include <mutex>
+
 namespace jax2onnx::ir {
 
 Tensor::Tensor(int dtype, std::vector<int64_t> dims, std::string bytes)
@@ -22,7 +24,24 @@ Tensor Tensor::Borrowed(int dtype, std::vector<int64_t> dims,
            t.num_elements() * DataTypeSize(dtype));
   t.borrowed_ = bytes;
   t.keep_alive_ = std::move(keep_alive);
+  if (reinterpret_cast<uintptr_t>(bytes.data()) % 8 != 0) {
+    t.aligned_copy_ = std::make_shared<AlignedCopyState>();
+  }
   return t;
+}
+
+struct Tensor::AlignedCopyState {
+  std::once_flag once;
+  std::string bytes;  // heap or in-object storage, aligned to 8 either way
+};
+
+const char* Tensor::AlignedCopy() const {
+  CHECK(aligned_copy_ != nullptr) << "only borrowed bytes can be misaligned";
+  std::call_once(aligned_copy_->once, [this] {
+    const absl::string_view b = bytes();
+    aligned_copy_->bytes.assign(b.data(), b.size());
+  });
+  return aligned_copy_->bytes.data();
 }
 
 Tensor Tensor::Strings(std::vector<int64_t> dims,

@@ -61,13 +61,16 @@ class Tensor {
   absl::string_view bytes() const {
     return keep_alive_ ? borrowed_ : absl::string_view(owned_);
   }
-  // Elements reinterpreted as T; T's size must match the dtype. Unaligned
-  // borrowed data is the caller's concern (owned data is malloc-aligned).
+  // Elements reinterpreted as T; T's size must match the dtype. Borrowed
+  // bytes not aligned for T (a weight np.savez stored unaligned) are read
+  // from an aligned copy, made on the first call.
   template <typename T>
   absl::Span<const T> data() const {
     CHECK_EQ(static_cast<int>(sizeof(T)), DataTypeSize(dtype_));
     absl::string_view b = bytes();
-    return absl::Span<const T>(reinterpret_cast<const T*>(b.data()),
+    const char* p = b.data();
+    if (reinterpret_cast<uintptr_t>(p) % alignof(T) != 0) p = AlignedCopy();
+    return absl::Span<const T>(reinterpret_cast<const T*>(p),
                                b.size() / sizeof(T));
   }
   const std::vector<std::string>& strings() const { return strings_; }
@@ -90,11 +93,17 @@ class Tensor {
   void set_data_location(int loc) { data_location_ = loc; }
 
  private:
+  struct AlignedCopyState;
+  const char* AlignedCopy() const;
+
   int dtype_ = onnx::TensorProto::UNDEFINED;
   std::vector<int64_t> dims_;
   std::string owned_;
   absl::string_view borrowed_;
   std::shared_ptr<const void> keep_alive_;
+  // For borrowed bytes not aligned to 8 (shared by copies of the tensor,
+  // which borrow the same bytes).
+  std::shared_ptr<AlignedCopyState> aligned_copy_;
   std::vector<std::string> strings_;
   std::string name_;
   std::string doc_string_;

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <complex>
 #include <limits>
+#include <mutex>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
@@ -147,13 +148,28 @@ Array Array::Borrowed(DType dtype, std::vector<int64_t> shape,
   CHECK_EQ(bytes.size(),
            static_cast<size_t>(NumElements(array.shape_)) * ItemSize(dtype));
   const int item = std::max(ItemSize(dtype), 1);
-  CHECK_EQ(reinterpret_cast<uintptr_t>(bytes.data()) %
-               static_cast<uintptr_t>(std::min(item, 8)),
-           0u)
-      << "borrowed bytes not aligned to the element size";
+  if (reinterpret_cast<uintptr_t>(bytes.data()) %
+          static_cast<uintptr_t>(std::min(item, 8)) !=
+      0) {
+    array.aligned_copy_ = std::make_shared<AlignedCopyState>();
+  }
   array.borrowed_ = bytes;
   array.borrowed_owner_ = std::move(keep_alive);
   return array;
+}
+
+struct Array::AlignedCopyState {
+  std::once_flag once;
+  std::vector<uint8_t> bytes;  // operator new's alignment suits every dtype
+};
+
+const uint8_t* Array::AlignedCopy() const {
+  // Once per borrowed span, whichever copy of the array (or thread) asks.
+  std::call_once(aligned_copy_->once, [this] {
+    absl::Span<const uint8_t> b = Bytes();
+    aligned_copy_->bytes.assign(b.begin(), b.end());
+  });
+  return aligned_copy_->bytes.data();
 }
 
 Array::SharedView Array::Share() const {
@@ -168,6 +184,7 @@ std::vector<uint8_t>& Array::Detach() {
       std::make_shared<std::vector<uint8_t>>(current.begin(), current.end());
   borrowed_ = {};
   borrowed_owner_ = nullptr;
+  aligned_copy_ = nullptr;
   return *data_;
 }
 
@@ -189,7 +206,7 @@ int64_t Array::FlatIndex(absl::Span<const int64_t> index) const {
 }
 
 double Array::GetAsDouble(int64_t i) const {
-  const uint8_t* p = Bytes().data();
+  const uint8_t* p = AlignedBytes();
   switch (dtype_) {
     case DType::kBool:
       return p[i] ? 1.0 : 0.0;
@@ -228,7 +245,7 @@ double Array::GetAsDouble(int64_t i) const {
 }
 
 int64_t Array::GetAsInt64(int64_t i) const {
-  const uint8_t* p = Bytes().data();
+  const uint8_t* p = AlignedBytes();
   switch (dtype_) {
     case DType::kBool:
       return p[i] ? 1 : 0;
@@ -255,7 +272,7 @@ int64_t Array::GetAsInt64(int64_t i) const {
 
 uint64_t Array::GetAsUInt64(int64_t i) const {
   if (dtype_ == DType::kU64) {
-    return reinterpret_cast<const uint64_t*>(Bytes().data())[i];
+    return reinterpret_cast<const uint64_t*>(AlignedBytes())[i];
   }
   return static_cast<uint64_t>(GetAsInt64(i));
 }

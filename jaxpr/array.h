@@ -29,9 +29,12 @@ class Array {
   // Zero-filled array.
   Array(DType dtype, std::vector<int64_t> shape);
   // An array over bytes it does not own (e.g. a memory-mapped npz entry):
-  // `bytes` must hold exactly the array's elements, stay valid and never
-  // change while `keep_alive` lives, and be aligned to the element size
-  // (typed access needs it). A write first copies them (copy on write).
+  // `bytes` must hold exactly the array's elements and stay valid and
+  // unchanged while `keep_alive` lives. A write first copies them (copy on
+  // write). Bytes not aligned to the element size (about half the entries
+  // np.savez writes) are borrowed as they are: bytes() and Share() give
+  // them without a copy (what the ONNX writer needs), and the first typed
+  // access (data(), typed_data(), GetAs*) makes one aligned copy.
   static Array Borrowed(DType dtype, std::vector<int64_t> shape,
                         absl::Span<const uint8_t> bytes,
                         std::shared_ptr<const void> keep_alive);
@@ -48,7 +51,7 @@ class Array {
   // this array's own, so a pointer they return must not outlive a later
   // copy of the array that is meant to stay unchanged.
   uint8_t* data() { return Mutable().data(); }
-  const uint8_t* data() const { return Bytes().data(); }
+  const uint8_t* data() const { return AlignedBytes(); }
   size_t num_bytes() const { return Bytes().size(); }
   std::vector<uint8_t>& bytes() { return Mutable(); }
   absl::Span<const uint8_t> bytes() const { return Bytes(); }
@@ -69,7 +72,7 @@ class Array {
   }
   template <typename T>
   const T* typed_data() const {
-    return reinterpret_cast<const T*>(Bytes().data());
+    return reinterpret_cast<const T*>(AlignedBytes());
   }
 
   // Element i (flat, row-major) converted to double / int64 (bool -> 0/1,
@@ -109,6 +112,14 @@ class Array {
   }
   // Makes the bytes this array's own (allocating them when there are none).
   std::vector<uint8_t>& Detach();
+  // Bytes() at an address aligned to the element size: Bytes() itself, or
+  // for misaligned borrowed bytes the aligned copy, made on first use.
+  const uint8_t* AlignedBytes() const {
+    if (aligned_copy_ == nullptr) return Bytes().data();
+    return AlignedCopy();
+  }
+  const uint8_t* AlignedCopy() const;
+  struct AlignedCopyState;
 
   DType dtype_ = DType::kInvalid;
   std::vector<int64_t> shape_;
@@ -116,6 +127,9 @@ class Array {
   // Borrowed bytes (Borrowed()); in use while the owner is non-null.
   absl::Span<const uint8_t> borrowed_;
   std::shared_ptr<const void> borrowed_owner_;
+  // Set for misaligned borrowed bytes only (shared by copies of the array,
+  // which borrow the same bytes).
+  std::shared_ptr<AlignedCopyState> aligned_copy_;
 };
 
 // The complex I/O convention of the converted models: a c64[s] (c128[s])

@@ -47,6 +47,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/string_view.h"
 #include "jaxpr/jaxpr.h"
 #include "jaxpr/mesh.h"
 
@@ -147,6 +148,35 @@ concept NeutralEmitter = requires(
   e.NameNode(v, name);
   { e.OutputGuardToken() } -> std::same_as<std::optional<typename E::Value>>;
   { e.SetOutputGuard(v, guard) } -> std::same_as<absl::Status>;
+};
+
+// What the two pipelines' neutral emitters share: the equation, the options
+// a recipe may read and the operands, from the pipeline's lowering context
+// Ctx (converter::State, converter2::LoweringContext), and Op as the first
+// result of the emitter's OpMulti (Derived::OpMulti).
+template <class Derived, class Ctx, class V>
+class NeutralEmitterBase {
+ public:
+  using Value = V;
+
+  NeutralEmitterBase(Ctx& ctx, const jaxpr::Eqn& eqn) : ctx_(ctx), eqn_(eqn) {}
+
+  const jaxpr::Eqn& eqn() const { return eqn_; }
+  int opset() const { return ctx_.opset(); }
+  bool threefry_partitionable() const { return ctx_.threefry_partitionable(); }
+  const std::vector<jaxpr::MeshAxis>& mesh_axis_sizes() const {
+    return ctx_.mesh_axis_sizes();
+  }
+  absl::StatusOr<Value> In(int i) { return ctx_.Input(eqn_, i); }
+  Value Op(absl::string_view op_type, std::vector<Value> inputs,
+           jaxpr::DType out, std::vector<OpAttr> attrs = {}) {
+    return static_cast<Derived&>(*this).OpMulti(op_type, std::move(inputs),
+                                                {out}, std::move(attrs))[0];
+  }
+
+ protected:
+  Ctx& ctx_;
+  const jaxpr::Eqn& eqn_;
 };
 
 }  // namespace jax2onnx::plugin

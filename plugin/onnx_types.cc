@@ -92,7 +92,8 @@ std::vector<int64_t> OnnxDims(DType dtype, const std::vector<int64_t>& shape) {
 }
 
 std::string OnnxRawData(const jaxpr::Array& array) {
-  const auto* bytes = reinterpret_cast<const char*>(array.data());
+  // bytes(), not data(): a copy of the bytes needs no aligned view of them.
+  const auto* bytes = reinterpret_cast<const char*>(array.bytes().data());
   const std::optional<jaxpr::NarrowFormat> format =
       jaxpr::NarrowFormatOf(array.dtype());
   const int bits = format ? jaxpr::Info(*format).bits : 8;

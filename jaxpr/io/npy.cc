@@ -5,7 +5,6 @@
 #include "jaxpr/io/npy.h"
 
 #include <fcntl.h>
-#include <sys/mman.h>
 #include <unistd.h>
 #include <zip.h>
 #include <zlib.h>
@@ -642,44 +641,22 @@ std::optional<absl::StatusOr<Array>> ReadNpzEntryInPlace(
   return absl::StatusOr<Array>(std::move(array));
 }
 
-// `bytes` of private anonymous memory, page-aligned and already faulted in
-// (zero pages), unmapped when the last owner goes; null where mmap fails.
-std::shared_ptr<uint8_t> PopulatedBuffer(uint64_t bytes) {
-  void* p = ::mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0);
-  if (p == MAP_FAILED) return nullptr;
-  return std::shared_ptr<uint8_t>(static_cast<uint8_t*>(p),
-                                  [bytes](uint8_t* q) { ::munmap(q, bytes); });
-}
-
-// Copies a stored npz entry that cannot be borrowed as is (data not aligned
-// to its element size, as in about half the entries `np.savez` writes;
-// Fortran order, byte-swapped or bool data to canonicalize) out of the
-// mapped file: one pass of the fast CRC and memcpy over the mapped bytes,
-// instead of libzip's read (zlib's CRC and a second copy through its
-// buffers). The copied pages of the map are released, so the weights stay
-// resident once.
+// Copies a stored npz entry that cannot be borrowed as is (Fortran order,
+// byte-swapped or bool data to canonicalize) out of the mapped file: one
+// pass of the fast CRC and memcpy over the mapped bytes, instead of
+// libzip's read (zlib's CRC and a second copy through its buffers). The
+// copied pages of the map are released, so the data stays resident once.
 absl::StatusOr<Array> CopyStoredNpzEntry(const MappedFile& map,
                                          const StoredZipEntry& entry,
                                          const NpyLayout& layout,
                                          const std::string& what) {
   const uint8_t* start = map.bytes().data() + entry.data_offset;
-  // Plain data of 64 KiB or more goes to an anonymous mapping the kernel
-  // fills with zero pages in one call (MAP_POPULATE), borrowed by the
-  // array: no zero-fill by Array's vector and no page fault per 4 KiB
-  // while copying (together ~15% of a np.savez ViT-B conversion's CPU).
-  const bool plain = !layout.fortran && !layout.swap &&
-                     layout.dtype != DType::kBool &&
-                     layout.data_bytes >= (64 << 10);
-  std::shared_ptr<uint8_t> buffer;
-  Array array;
-  if (plain) buffer = PopulatedBuffer(layout.data_bytes);
-  if (buffer == nullptr) array = Array(layout.dtype, layout.shape);
+  Array array(layout.dtype, layout.shape);
   // The CRC and the copy in one pass: each chunk is copied right after the
   // CRC has read it, while it is still in the cache.
   constexpr uint64_t kChunk = 256 << 10;
   uint32_t crc = Crc32(0, start, layout.data_offset);
-  uint8_t* to = buffer != nullptr ? buffer.get() : array.data();
+  uint8_t* to = array.data();
   for (uint64_t done = 0; done < layout.data_bytes;) {
     const uint64_t n = std::min(kChunk, layout.data_bytes - done);
     const uint8_t* from = start + layout.data_offset + done;
@@ -695,21 +672,17 @@ absl::StatusOr<Array> CopyStoredNpzEntry(const MappedFile& map,
                    "does not match its bytes)");
   }
   map.ReleasePages(entry.data_offset, entry.size);
-  if (buffer != nullptr) {
-    return Array::Borrowed(
-        layout.dtype, layout.shape,
-        absl::Span<const uint8_t>(buffer.get(), layout.data_bytes),
-        std::shared_ptr<const void>(buffer));
-  }
   FinishNpy(layout, &array);
   return array;
 }
 
 // Borrows a stored (uncompressed) npz entry in place from the mapped file:
 // no copy, the map stays alive while the array does. The entry's CRC is
-// checked first (one pass over the bytes, as libzip would). An entry that
-// cannot be used as is (Fortran order, byte-swapped, bools to canonicalize,
-// data not aligned to the element size) is copied out of the map instead.
+// checked first (one pass over the bytes, as libzip would). Data not
+// aligned to its element size (about half the entries np.savez writes) is
+// borrowed too: the ONNX writer reads it as bytes, and typed access copies
+// it then (Array::Borrowed). An entry that cannot be used as is (Fortran
+// order, byte-swapped, bools to canonicalize) is copied out of the map.
 // Returns nullopt for a header the libzip path should report on.
 std::optional<absl::StatusOr<Array>> BorrowStoredNpzEntry(
     const std::shared_ptr<const MappedFile>& map, const StoredZipEntry& entry,
@@ -724,9 +697,7 @@ std::optional<absl::StatusOr<Array>> BorrowStoredNpzEntry(
     return absl::StatusOr<Array>(s);
   }
   const uint8_t* data = start + layout->data_offset;
-  const uintptr_t align = std::clamp(ItemSize(layout->dtype), 1, 8);
-  if (layout->fortran || layout->swap || layout->dtype == DType::kBool ||
-      reinterpret_cast<uintptr_t>(data) % align != 0) {
+  if (layout->fortran || layout->swap || layout->dtype == DType::kBool) {
     return CopyStoredNpzEntry(*map, entry, *layout, what);
   }
   if (Crc32(0, start, entry.size) != entry.crc32) {

@@ -34,24 +34,11 @@ inline absl::StatusOr<converter::ValueInfo> CarriedInfo(
   return converter::ValueInfo::OfAval(jaxpr::Aval::Shaped(t.dtype, t.shape));
 }
 
-class NeutralLegacyEmitter {
+class NeutralLegacyEmitter
+    : public plugin::NeutralEmitterBase<NeutralLegacyEmitter, converter::State,
+                                        std::string> {
  public:
-  using Value = std::string;
-
-  NeutralLegacyEmitter(converter::State& s, const jaxpr::Eqn& eqn)
-      : s_(s), eqn_(eqn) {}
-
-  const jaxpr::Eqn& eqn() const { return eqn_; }
-  int opset() const { return s_.opset(); }
-  bool threefry_partitionable() const { return s_.threefry_partitionable(); }
-  const std::vector<jaxpr::MeshAxis>& mesh_axis_sizes() const {
-    return s_.mesh_axis_sizes();
-  }
-  absl::StatusOr<Value> In(int i) { return s_.Input(eqn_, i); }
-  Value Op(absl::string_view op_type, std::vector<Value> inputs,
-           jaxpr::DType out, std::vector<plugin::OpAttr> attrs = {}) {
-    return OpMulti(op_type, std::move(inputs), {out}, std::move(attrs))[0];
-  }
+  using NeutralEmitterBase::NeutralEmitterBase;
   std::vector<Value> OpMulti(absl::string_view op_type,
                              std::vector<Value> inputs,
                              std::vector<jaxpr::DType> outs,
@@ -64,48 +51,48 @@ class NeutralLegacyEmitter {
       CHECK(dtype.ok()) << dtype.status();
       infos.push_back(converter::ValueInfo::UnknownShape(*dtype));
     }
-    return s_.AddNodeMulti(op_type, std::move(inputs), std::move(infos),
-                           std::move(protos));
+    return ctx_.AddNodeMulti(op_type, std::move(inputs), std::move(infos),
+                             std::move(protos));
   }
   Value Const(const jaxpr::Array& a) {
-    auto v = s_.ConstArray(a);
+    auto v = ctx_.ConstArray(a);
     CHECK(v.ok()) << v.status();
     return *v;
   }
-  Value ConstI64(std::vector<int64_t> v) { return s_.ConstI64(v); }
+  Value ConstI64(std::vector<int64_t> v) { return ctx_.ConstI64(v); }
   int OnnxDTypeOf(const Value& v) const {
-    const converter::ValueInfo* info = s_.Info(v);
+    const converter::ValueInfo* info = ctx_.Info(v);
     return info ? info->dtype : onnx::TensorProto::UNDEFINED;
   }
-  Value ConstI64Scalar(int64_t v) { return s_.ConstI64Scalar(v); }
+  Value ConstI64Scalar(int64_t v) { return ctx_.ConstI64Scalar(v); }
   absl::StatusOr<Value> DimValue(const jaxpr::DimExpr& d) {
-    return s_.DimValue(d);
+    return ctx_.DimValue(d);
   }
   absl::StatusOr<Value> ShapeValue(const std::vector<jaxpr::DimExpr>& d) {
-    return s_.ShapeValue(d);
+    return ctx_.ShapeValue(d);
   }
   absl::Status SetOut(int i, const Value& v) {
-    return s_.SetOutput(eqn_, i, v);
+    return ctx_.SetOutput(eqn_, i, v);
   }
   // Shape assertions (plugin::LowerShapeAssertion): the newest check and the
   // rewrite the core applies to every graph output.
   std::optional<Value> OutputGuardToken() const {
-    return s_.output_guard_check();
+    return ctx_.output_guard_check();
   }
   absl::Status SetOutputGuard(Value check,
                               converter::State::OutputGuard guard) {
-    return s_.SetOutputGuard(std::move(check), std::move(guard));
+    return ctx_.SetOutputGuard(std::move(check), std::move(guard));
   }
   // Names the node that produces `v` (ONNX Runtime's errors quote it),
   // made unique by State::FreshName (node names are unique in a valid
   // model). `v`'s producer is looked for from the newest node back: it is
   // the one the recipe just emitted.
   void NameNode(const Value& v, std::string name) {
-    auto& nodes = *s_.graph().mutable_node();
+    auto& nodes = *ctx_.graph().mutable_node();
     for (int n = nodes.size() - 1; n >= 0; --n) {
       for (const std::string& out : nodes[n].output()) {
         if (out == v) {
-          nodes[n].set_name(s_.FreshName(name));
+          nodes[n].set_name(ctx_.FreshName(name));
           return;
         }
       }
@@ -114,7 +101,7 @@ class NeutralLegacyEmitter {
   // Lowers `jaxpr`'s equations inline on `args`; returns its outvars.
   absl::StatusOr<std::vector<Value>> Inline(const jaxpr::ClosedJaxpr& jaxpr,
                                             const std::vector<Value>& args) {
-    return s_.Inline(jaxpr, args);
+    return ctx_.Inline(jaxpr, args);
   }
   // A vector of dtypes (no shapes); a template so that a braced list of
   // dtypes binds to the CarriedType overload alone.
@@ -141,17 +128,17 @@ class NeutralLegacyEmitter {
     }
     J2O_ASSIGN_OR_RETURN(
         onnx::GraphProto graph,
-        s_.BuildSubgraph(
+        ctx_.BuildSubgraph(
             names.body, [&]() -> absl::StatusOr<std::vector<Value>> {
-              Value iter = s_.AddGraphInput(
+              Value iter = ctx_.AddGraphInput(
                   names.iter,
                   converter::ValueInfo::Tensor(onnx::TensorProto::INT64, {}));
-              Value cond = s_.AddGraphInput(
+              Value cond = ctx_.AddGraphInput(
                   "cond",
                   converter::ValueInfo::Tensor(onnx::TensorProto::BOOL, {}));
               std::vector<Value> carried;
               for (const converter::ValueInfo& info : infos) {
-                carried.push_back(s_.AddGraphInput("carried", info));
+                carried.push_back(ctx_.AddGraphInput("carried", info));
               }
               J2O_ASSIGN_OR_RETURN(std::vector<Value> next,
                                    body(iter, carried));
@@ -164,17 +151,17 @@ class NeutralLegacyEmitter {
               for (size_t k = 0; k < infos.size(); ++k) {
                 if (!infos[k].has_shape) continue;
                 const Value& out = next[first + k];
-                const converter::ValueInfo* have = s_.Info(out);
+                const converter::ValueInfo* have = ctx_.Info(out);
                 if (have != nullptr && have->has_shape &&
                     !Refines(infos[k], *have)) {
                   return absl::InternalError(absl::StrCat(
                       "Loop body output ", k, " has shape ", have->ToString(),
                       ", not the carried shape ", infos[k].ToString()));
                 }
-                s_.SetInfo(out, infos[k]);
+                ctx_.SetInfo(out, infos[k]);
               }
               if (early_exit) return next;
-              std::vector<Value> outs = {s_.AddNode(
+              std::vector<Value> outs = {ctx_.AddNode(
                   "Identity", {cond},
                   converter::ValueInfo::Tensor(onnx::TensorProto::BOOL, {}))};
               outs.insert(outs.end(), next.begin(), next.end());
@@ -185,8 +172,8 @@ class NeutralLegacyEmitter {
                                      jaxpr::DType::kBool, 1))
                                : Value()};
     loop_in.insert(loop_in.end(), inits.begin(), inits.end());
-    return s_.AddNodeMulti("Loop", std::move(loop_in), infos,
-                           {converter::AttrGraph("body", std::move(graph))});
+    return ctx_.AddNodeMulti("Loop", std::move(loop_in), infos,
+                             {converter::AttrGraph("body", std::move(graph))});
   }
 
  private:
@@ -213,9 +200,6 @@ class NeutralLegacyEmitter {
     }
     return converter::AttrString(a.name, std::get<std::string>(a.value));
   }
-
-  converter::State& s_;
-  const jaxpr::Eqn& eqn_;
 };
 static_assert(plugin::NeutralEmitter<NeutralLegacyEmitter>);
 

@@ -31,24 +31,11 @@ inline absl::StatusOr<ir::Type> CarriedIrType(const plugin::CarriedType& t) {
       jaxpr::Aval::Shaped(t.dtype, t.shape), "a Loop-carried value");
 }
 
-class NeutralIrEmitter {
+class NeutralIrEmitter
+    : public plugin::NeutralEmitterBase<
+          NeutralIrEmitter, converter2::LoweringContext, ir::Value*> {
  public:
-  using Value = ir::Value*;
-
-  NeutralIrEmitter(converter2::LoweringContext& ctx, const jaxpr::Eqn& eqn)
-      : ctx_(ctx), eqn_(eqn) {}
-
-  const jaxpr::Eqn& eqn() const { return eqn_; }
-  int opset() const { return ctx_.opset(); }
-  bool threefry_partitionable() const { return ctx_.threefry_partitionable(); }
-  const std::vector<jaxpr::MeshAxis>& mesh_axis_sizes() const {
-    return ctx_.mesh_axis_sizes();
-  }
-  absl::StatusOr<Value> In(int i) { return ctx_.Input(eqn_, i); }
-  Value Op(absl::string_view op_type, std::vector<Value> inputs,
-           jaxpr::DType out, std::vector<plugin::OpAttr> attrs = {}) {
-    return OpMulti(op_type, std::move(inputs), {out}, std::move(attrs))[0];
-  }
+  using NeutralEmitterBase::NeutralEmitterBase;
   std::vector<Value> OpMulti(absl::string_view op_type,
                              std::vector<Value> inputs,
                              std::vector<jaxpr::DType> outs,
@@ -204,9 +191,6 @@ class NeutralIrEmitter {
     return ir::Attr::String(std::move(a.name),
                             std::move(std::get<std::string>(a.value)));
   }
-
-  converter2::LoweringContext& ctx_;
-  const jaxpr::Eqn& eqn_;
 };
 static_assert(plugin::NeutralEmitter<NeutralIrEmitter>);
 

@@ -2,6 +2,8 @@
 // (including erasure during iteration), ownership and fresh names.
 #include "ir/ir.h"
 
+#include <cstring>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -24,6 +26,27 @@ std::vector<std::string> OpTypes(const Graph& g) {
   std::vector<std::string> out;
   for (const Node* n : g.nodes()) out.push_back(n->op_type());
   return out;
+}
+
+// Borrowed bytes at an odd address (a weight np.savez stored unaligned):
+// bytes() is the borrowed span itself, data<T>() an aligned copy with the
+// same values, made once and shared by copies of the tensor.
+TEST(IrTest, MisalignedBorrowedTensorReadsTypedFromAnAlignedCopy) {
+  const double values[3] = {1.5, -2.25, 1e300};
+  auto buffer = std::make_shared<std::vector<char>>(1 + sizeof values);
+  std::memcpy(buffer->data() + 1, values, sizeof values);
+  const absl::string_view odd(buffer->data() + 1, sizeof values);
+  Tensor t = Tensor::Borrowed(onnx::TensorProto::DOUBLE, {3}, odd, buffer);
+  EXPECT_EQ(t.bytes().data(), odd.data());
+  absl::Span<const double> typed = t.data<double>();
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(typed.data()) % alignof(double), 0u);
+  EXPECT_THAT(typed, ElementsAre(1.5, -2.25, 1e300));
+  const Tensor copy = t;
+  EXPECT_EQ(copy.data<double>().data(), typed.data());
+  // One-byte elements need no copy.
+  Tensor bytes = Tensor::Borrowed(onnx::TensorProto::UINT8, {24}, odd, buffer);
+  EXPECT_EQ(reinterpret_cast<const char*>(bytes.data<uint8_t>().data()),
+            odd.data());
 }
 
 TEST(IrTest, NodeCreationRecordsProducerAndUses) {
