@@ -26,18 +26,16 @@ template <class R>
 class MeshDriver : public R::Emitter {
  public:
   using Value = typename R::Emitter::Value;
-
-  MeshDriver(typename R::Context& ctx, const jaxpr::Eqn& eqn)
-      : R::Emitter(ctx, eqn), ctx_(ctx) {}
+  using R::Emitter::Emitter;
 
   absl::StatusOr<Value> Operand(const jaxpr::Atom& atom,
                                 const jaxpr::Eqn* eqn) {
-    return R::ValueOf(ctx_, atom, eqn);
+    return R::ValueOf(this->ctx_, atom, eqn);
   }
-  void Bind(const jaxpr::Var* var, const Value& v) { ctx_.Bind(var, v); }
+  void Bind(const jaxpr::Var* var, const Value& v) { this->ctx_.Bind(var, v); }
   absl::StatusOr<Value> Bound(const jaxpr::Var* var) {
-    return R::ValueOf(ctx_, jaxpr::Atom::OfVar(const_cast<jaxpr::Var*>(var)),
-                      nullptr);
+    return R::ValueOf(
+        this->ctx_, jaxpr::Atom::OfVar(const_cast<jaxpr::Var*>(var)), nullptr);
   }
   absl::Status Lower(const jaxpr::Eqn& eqn) {
     const Registry& registry = Registry::Global();
@@ -46,14 +44,11 @@ class MeshDriver : public R::Emitter {
       return absl::UnimplementedError(MissingLoweringMessage(
           registry, eqn.primitive, R::kName, R::kOtherName));
     }
-    return R::LoweringOf(*entry)(ctx_, eqn);
+    return R::LoweringOf(*entry)(this->ctx_, eqn);
   }
   absl::Status SetOutputOf(const jaxpr::Eqn& eqn, int i, const Value& v) {
-    return ctx_.SetOutput(eqn, i, v);
+    return this->ctx_.SetOutput(eqn, i, v);
   }
-
- private:
-  typename R::Context& ctx_;
 };
 
 template <class R, absl::Status (*Recipe)(MeshDriver<R>&, const jaxpr::Eqn&)>

@@ -46,8 +46,7 @@ template <class R>
 class ComplexEmitter : public R::Emitter {
  public:
   using Value = typename R::Emitter::Value;
-  ComplexEmitter(typename R::Context& ctx, const jaxpr::Eqn& eqn)
-      : R::Emitter(ctx, eqn), ctx_(ctx) {}
+  using R::Emitter::Emitter;
 
   // Runs the real lowering of `real.eqn` with its replaced operands bound to
   // `parts`; returns its outputs (an empty value for dropped ones).
@@ -59,27 +58,25 @@ class ComplexEmitter : public R::Emitter {
           "no real ", R::kName, " lowering of '", real.eqn.primitive, "'"));
     }
     for (size_t j = 0; j < real.replaced.size(); ++j) {
-      ctx_.Bind(real.eqn.inputs[real.replaced[j]].var, parts[j]);
+      this->ctx_.Bind(real.eqn.inputs[real.replaced[j]].var, parts[j]);
     }
-    absl::Status status = fn(ctx_, real.eqn);
+    absl::Status status = fn(this->ctx_, real.eqn);
     std::vector<Value> outs;
     for (const jaxpr::Var* out : real.eqn.outputs) {
       if (status.ok() && !out->is_drop) {
-        auto v = R::ValueOf(
-            ctx_, jaxpr::Atom::OfVar(const_cast<jaxpr::Var*>(out)), &real.eqn);
+        auto v = R::ValueOf(this->ctx_,
+                            jaxpr::Atom::OfVar(const_cast<jaxpr::Var*>(out)),
+                            &real.eqn);
         if (!v.ok()) status = v.status();
         outs.push_back(v.ok() ? *v : Value{});
       } else {
         outs.push_back(Value{});
       }
     }
-    for (const auto& var : real.owned) ctx_.Unbind(var.get());
+    for (const auto& var : real.owned) this->ctx_.Unbind(var.get());
     if (!status.ok()) return status;
     return outs;
   }
-
- private:
-  typename R::Context& ctx_;
 };
 
 template <class R>

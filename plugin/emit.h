@@ -175,6 +175,8 @@ class NeutralEmitterBase {
   }
 
  protected:
+  // Also for the emitters that extend a pipeline's emitter with lowering
+  // and binding (plugin/complex_wrappers.h, plugin/collectives_rules.h).
   Ctx& ctx_;
   const jaxpr::Eqn& eqn_;
 };
