@@ -121,7 +121,8 @@ with zipfile.ZipFile(sys.argv[1]) as z:
 print(total)
 PY
 )
-ratio() { python3 -c "import sys; print(f'{float(sys.argv[1]) / float(sys.argv[2]):.2f}')" "$1" "$2"; }
+# "-" where the floor measured 0 (a tiny bundle's cp takes no CPU time).
+ratio() { python3 -c "import sys; a, b = map(float, sys.argv[1:]); print(f'{a / b:.2f}' if b else '-')" "$1" "$2"; }
 if [ "$layers" = vit ]; then
   echo "bundle: ViT-B/16, npz $npz_bytes bytes, weights $weight_bytes bytes"
 else
