@@ -42,9 +42,11 @@ void Scan(const jaxpr::ClosedJaxpr& jaxpr, const std::string& file,
     if (reason.empty() && !lowered) {
       reason = pipeline == Pipeline::kIr
                    ? plugin::MissingLoweringMessage(registry, eqn.primitive,
-                                                    "IR", "legacy")
+                                                    plugin::kIrPipelineName,
+                                                    plugin::kLegacyPipelineName)
                    : plugin::MissingLoweringMessage(registry, eqn.primitive,
-                                                    "legacy", "IR");
+                                                    plugin::kLegacyPipelineName,
+                                                    plugin::kIrPipelineName);
     }
     if (!reason.empty()) {
       auto [it, inserted] = unsupported->try_emplace(eqn.primitive);

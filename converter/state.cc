@@ -622,11 +622,13 @@ absl::Status State::LowerEquations(const jaxpr::ClosedJaxpr& jaxpr) {
     const plugin::PrimitiveEntry* entry = registry.Find(eqn.primitive);
     if (entry == nullptr || entry->legacy == nullptr) {
       const std::string message = plugin::MissingLoweringMessage(
-          registry, eqn.primitive, "legacy", "IR");
+          registry, eqn.primitive, plugin::kLegacyPipelineName,
+          plugin::kIrPipelineName);
       return EqnError(eqn, index, absl::StatusCode::kUnimplemented, message);
     }
     if (absl::Status too_old =
-            plugin::CheckMinOpset(entry->legacy_info, eqn.primitive, "legacy", opset_);
+            plugin::CheckMinOpset(entry->legacy_info, eqn.primitive,
+                                  plugin::kLegacyPipelineName, opset_);
         !too_old.ok()) {
       return EqnError(eqn, index, too_old.code(), too_old.message());
     }

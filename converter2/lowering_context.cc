@@ -532,11 +532,12 @@ absl::Status LoweringContext::LowerEquations(const jaxpr::ClosedJaxpr& jaxpr) {
     const plugin::PrimitiveEntry* entry = registry.Find(eqn.primitive);
     if (entry == nullptr || entry->ir == nullptr) {
       const std::string message = plugin::MissingLoweringMessage(
-          registry, eqn.primitive, "IR", "legacy");
+          registry, eqn.primitive, plugin::kIrPipelineName,
+          plugin::kLegacyPipelineName);
       return EqnError(eqn, index, absl::StatusCode::kUnimplemented, message);
     }
-    if (absl::Status too_old =
-            plugin::CheckMinOpset(entry->ir_info, eqn.primitive, "IR", opset_);
+    if (absl::Status too_old = plugin::CheckMinOpset(
+            entry->ir_info, eqn.primitive, plugin::kIrPipelineName, opset_);
         !too_old.ok()) {
       return EqnError(eqn, index, too_old.code(), too_old.message());
     }

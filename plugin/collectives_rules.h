@@ -34,8 +34,7 @@ class MeshDriver : public R::Emitter {
   }
   void Bind(const jaxpr::Var* var, const Value& v) { this->ctx_.Bind(var, v); }
   absl::StatusOr<Value> Bound(const jaxpr::Var* var) {
-    return R::ValueOf(
-        this->ctx_, jaxpr::Atom::OfVar(const_cast<jaxpr::Var*>(var)), nullptr);
+    return Operand(jaxpr::Atom::OfVar(const_cast<jaxpr::Var*>(var)), nullptr);
   }
   absl::Status Lower(const jaxpr::Eqn& eqn) {
     const Registry& registry = Registry::Global();

@@ -125,18 +125,15 @@ jaxpr::NamedArrays BorrowArrays(const py::list& entries) {
           absl::StrCat("array '", name, "': the buffer is not C-contiguous"));
     }
     const auto* data = static_cast<const uint8_t*>(info.ptr);
-    const size_t alignment =
-        jaxpr::ItemSize(*dtype) > 8 ? 8 : jaxpr::ItemSize(*dtype);
-    if (want > 0 && reinterpret_cast<uintptr_t>(data) % alignment == 0) {
+    if (want > 0) {
+      // Borrowed at any address: a misaligned buffer is copied only if
+      // something reads it typed (jaxpr::Array::Borrowed).
       named.emplace_back(
           name, jaxpr::Array::Borrowed(*dtype, shape,
                                        absl::Span<const uint8_t>(data, want),
                                        KeepAlive(std::move(owner))));
     } else {
-      // Empty or misaligned: typed access needs alignment, so copy.
-      jaxpr::Array array(*dtype, shape);
-      std::copy(data, data + want, array.bytes().begin());
-      named.emplace_back(name, std::move(array));
+      named.emplace_back(name, jaxpr::Array(*dtype, shape));
     }
   }
   return named;
